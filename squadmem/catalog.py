@@ -1,0 +1,166 @@
+"""The memory of one tree: every tier file split into sections, each with its id.
+
+A section's id is ``<owner>/<slug>``: owner is the agent (hot, cold and archive
+share one namespace) or ``wiki:<topic>``; the slug comes from the title, or
+from an ``id=`` flag. Ids are assigned in tier order (hot, cold, archive),
+then file order. Built from the work tree or from blobs of any commit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Mapping
+
+from squadmem import sections, titles
+from squadmem.errors import SquadmemError
+from squadmem.layout import TIERS, Layout, TierFile, classify, decode_tier
+
+SESSION_TITLE = "Session"
+INDEX_TITLE = "Index → Deeper Tiers"
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One section of one tier file, with its identity."""
+
+    id: str
+    tier: str
+    file: str  # repository-relative path of its tier file
+    name: str  # agent or wiki topic of that file
+    title: str
+    position: int  # index among its file's sections
+    section: sections.Section
+
+    @property
+    def text(self) -> str:
+        return self.section.text
+
+    @property
+    def bytes(self) -> int:
+        return len(self.section.text.encode("utf-8"))
+
+    @property
+    def lines(self) -> int:
+        return len(sections.lines(self.section.text))
+
+    @property
+    def pinned(self) -> bool:
+        return self.section.flags.pin
+
+    @property
+    def kind(self) -> str | None:
+        return self.section.flags.kind
+
+    @property
+    def is_session(self) -> bool:
+        return self.tier == "hot" and self.title == SESSION_TITLE
+
+    @property
+    def is_index(self) -> bool:
+        return self.tier == "hot" and self.title == INDEX_TITLE
+
+
+@dataclasses.dataclass(frozen=True)
+class TierDoc:
+    """One tier file, parsed."""
+
+    tier_file: TierFile
+    text: str
+    document: sections.Document
+
+    @property
+    def bytes(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+    @property
+    def lines(self) -> int:
+        return len(sections.lines(self.text))
+
+
+@dataclasses.dataclass(frozen=True)
+class Memory:
+    files: dict[str, TierDoc]  # by repository-relative path
+    entries: tuple[Entry, ...]
+
+    def by_id(self) -> dict[str, Entry]:
+        return {e.id: e for e in self.entries}
+
+    def in_file(self, rel: str) -> list[Entry]:
+        return [e for e in self.entries if e.file == rel]
+
+    def find(self, ref: str) -> Entry:
+        """The entry with id ``ref``, or else with exactly the heading ``ref``; never a guess."""
+        for entry in self.entries:
+            if entry.id == ref:
+                return entry
+        matches = [e for e in self.entries if ref in (e.title, e.section.raw_heading)]
+        if len(matches) == 1:
+            return matches[0]
+        if not matches:
+            raise SquadmemError(
+                f"no section has the id or heading {ref!r}",
+                hint="see the ids with: squadmem list",
+            )
+        candidates = ", ".join(f"{e.id} ({e.file})" for e in matches)
+        raise SquadmemError(f"{ref!r} is ambiguous: {candidates}", hint="name the section by its id")
+
+
+def parse_file(tf: TierFile, text: str) -> TierDoc:
+    try:
+        return TierDoc(tf, text, sections.split(text))
+    except sections.FlagError as exc:
+        raise SquadmemError(f"{tf.rel}: {exc}", hint="flags are: id=NAME pin kind=decision|fact topic=NAME") from None
+
+
+def _owner(tf: TierFile) -> str:
+    return tf.owner
+
+
+def build(docs: Iterable[TierDoc]) -> Memory:
+    """Assign ids across files and return the memory they make."""
+    order = {tier: n for n, tier in enumerate(TIERS)}
+    ordered = sorted(docs, key=lambda d: (order[d.tier_file.tier], d.tier_file.name))
+    by_owner: dict[str, list[tuple[TierDoc, int, str, str]]] = {}
+    for doc in ordered:
+        for position, section in enumerate(doc.document.sections):
+            title = titles.plain(section.raw_heading)
+            base = section.flags.id or sections.slugify(title)
+            by_owner.setdefault(_owner(doc.tier_file), []).append((doc, position, title, base))
+    entries: list[Entry] = []
+    for owner, items in by_owner.items():
+        explicit: dict[str, str] = {}
+        for doc, position, _, _ in items:
+            flag_id = doc.document.sections[position].flags.id
+            if flag_id:
+                if flag_id in explicit:
+                    raise SquadmemError(
+                        f"{doc.tier_file.rel}: id={flag_id} is also set in {explicit[flag_id]}",
+                        hint="give each section of an agent its own id",
+                    )
+                explicit[flag_id] = doc.tier_file.rel
+        slugs = sections.assign_slugs([base for *_, base in items])
+        for (doc, position, title, _), slug in zip(items, slugs, strict=True):
+            tf = doc.tier_file
+            entries.append(
+                Entry(f"{owner}/{slug}", tf.tier, tf.rel, tf.name, title, position, doc.document.sections[position])
+            )
+    return Memory({d.tier_file.rel: d for d in ordered}, tuple(entries))
+
+
+def from_texts(texts: Mapping[str, str]) -> Memory:
+    """The memory of a tree given as {repository path: text}; non-tier paths are ignored."""
+    docs = []
+    for rel, text in texts.items():
+        tf = classify(rel)
+        if tf is not None:
+            docs.append(parse_file(tf, text))
+    return build(docs)
+
+
+def from_blobs(blobs: Mapping[str, bytes]) -> Memory:
+    return from_texts({rel: decode_tier(raw, rel) for rel, raw in blobs.items() if classify(rel)})
+
+
+def load(layout: Layout) -> Memory:
+    """The memory of the work tree."""
+    return build(parse_file(tf, layout.read_tier(tf)) for tf in layout.tier_files())

@@ -1,0 +1,1 @@
+"""Hook entry points. Standard library only: they run on every commit."""

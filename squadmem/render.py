@@ -1,0 +1,27 @@
+"""Plain-text tables and JSON for command output."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> str:
+    """A fixed-width table; columns whose index is in ``right`` align right."""
+    cells = [[str(c) for c in headers]] + [[("" if c is None else str(c)) for c in row] for row in rows]
+    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
+    out = []
+    for row in cells:
+        parts = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        out.append("  ".join(parts).rstrip())
+    return "\n".join(out)
+
+
+def to_json(data: Any) -> str:
+    return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
+
+
+def tokens(n_bytes: int) -> int:
+    """Approximate tokens for a byte count (about 4 bytes a token in English prose)."""
+    return (n_bytes + 3) // 4

@@ -1,0 +1,124 @@
+"""``squadmem init``: the layout, settings, attributes and hooks, idempotently.
+
+Never overwrites what is there: a file that exists is left byte for byte, and
+Squad's own files in ``.squad/memory/`` are never touched. A second run
+changes nothing and says so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+from squadmem import githooks, settings
+from squadmem.errors import SquadmemError
+from squadmem.layout import LOG_DIR, MEMORY_DIR, Layout, check_name
+from squadmem.repo import Repo
+
+ATTRIBUTES_HEADER = "# squadmem: daily logs only ever grow, so a union merge keeps both sides"
+ATTRIBUTES = (f"{MEMORY_DIR}/{LOG_DIR}/*.md merge=union",)
+KEEP_DIRS = ("wiki", "archive", LOG_DIR)
+
+
+@dataclasses.dataclass
+class InitResult:
+    created: list[str] = dataclasses.field(default_factory=list)
+    updated: list[str] = dataclasses.field(default_factory=list)
+    agents: list[str] = dataclasses.field(default_factory=list)
+    skipped_agents: list[str] = dataclasses.field(default_factory=list)
+    hooks: githooks.HookResult = githooks.HookResult()
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.created or self.updated or self.hooks.installed)
+
+
+def template(file: str, **values: str) -> str:
+    text = resources.files("squadmem").joinpath(f"templates/{file}").read_text("utf-8")
+    return text.format(**values)
+
+
+def discover_agents(root: Path) -> tuple[list[str], list[str]]:
+    """Agent names from ``.squad/agents/*/``: (valid, refused)."""
+    folder = root / ".squad" / "agents"
+    if not folder.is_dir():
+        return [], []
+    valid, refused = [], []
+    for child in sorted(folder.iterdir()):
+        if not child.is_dir():
+            continue
+        try:
+            valid.append(check_name(child.name))
+        except SquadmemError:
+            refused.append(child.name)
+    return valid, refused
+
+
+def _create(layout: Layout, path: Path, text: str, result: InitResult) -> None:
+    if path.exists() or path.is_symlink():
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "x", encoding="utf-8", newline="") as handle:
+        handle.write(text)
+    result.created.append(layout.rel(path))
+
+
+def _attributes(root: Path, result: InitResult) -> None:
+    path = root / ".gitattributes"
+    current = path.read_bytes().decode("utf-8", "surrogateescape") if path.exists() else ""
+    present = {line.strip() for line in current.splitlines()}
+    missing = [line for line in ATTRIBUTES if line not in present]
+    if not missing:
+        return
+    addition = ("" if not current or current.endswith("\n") else "\n") + "\n".join(
+        [ATTRIBUTES_HEADER, *missing]
+    ) + "\n"
+    with open(path, "a", encoding="utf-8", newline="") as handle:
+        handle.write(addition)
+    (result.updated if current else result.created).append(".gitattributes")
+
+
+def init(repo: Repo, agents: Sequence[str] = (), hooks: bool = True) -> InitResult:
+    layout = repo.layout
+    result = InitResult()
+    names = [check_name(a) for a in agents]
+    if not names:
+        names, result.skipped_agents = discover_agents(repo.root)
+    result.agents = sorted(set(names))
+    # Check every path before writing any, so a refusal leaves the repository as it was.
+    targets = [(layout.tier_path(tier, a), tier, a) for a in result.agents for tier in ("hot", "cold")]
+    keep = [layout.memory / d / ".gitkeep" for d in KEEP_DIRS]
+    for folder in {layout.memory, *(p.parent for p, _, _ in targets), *(k.parent for k in keep)}:
+        if folder.exists():
+            layout.inside(folder)
+    hooks_path = repo.config("core.hooksPath")
+    _create(layout, layout.memory / "tiers.toml", settings.TEMPLATE, result)
+    for path, tier, agent in targets:
+        _create(layout, path, template(f"{tier}.md", name=agent), result)
+    for path in keep:
+        _create(layout, path, "", result)
+    _attributes(repo.root, result)
+    if hooks:
+        result.hooks = githooks.install(repo.root, repo.git_dir / "hooks", hooks_path)
+    return result
+
+
+
+
+def describe(result: InitResult) -> str:
+    lines = [f"created {path}" for path in result.created]
+    lines += [f"updated {path}" for path in result.updated]
+    if result.skipped_agents:
+        lines.append("skipped agent folders with names squadmem refuses: " + ", ".join(result.skipped_agents))
+    hooks = result.hooks
+    lines += [f"installed git hook {e}" for e in hooks.installed if e not in hooks.chained]
+    lines += [f"installed git hook {e} (the hook that was there runs first: {e}.squadmem-legacy)" for e in hooks.chained]
+    if hooks.instead:
+        lines += [hooks.instead + "; add these lines instead:", hooks.snippet or ""]
+    if not result.changed:
+        lines.insert(0, "nothing to do: squadmem is already set up here")
+    if not result.agents:
+        lines.append("no agents yet: pass --agent NAME, or run `squad init` to create .squad/agents/")
+    return "\n".join(lines)

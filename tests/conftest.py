@@ -1,0 +1,127 @@
+"""Sealed, real git repositories for tests.
+
+Every test gets its own HOME, an empty git template, no system or global git
+config, and a fixed identity; dates come from GIT_AUTHOR_DATE /
+GIT_COMMITTER_DATE so ages are exact. Nothing is mocked.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+REAL_HOME = Path(os.environ.get("HOME", "/root"))
+
+
+def _home_snapshot() -> dict[str, float]:
+    try:
+        return {p.name: p.stat().st_mtime for p in REAL_HOME.iterdir() if not p.name.startswith(".cache")}
+    except OSError:
+        return {}
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _home_untouched() -> Iterator[None]:
+    """Fail the run if any test wrote to the real $HOME."""
+    before = _home_snapshot()
+    yield
+    after = _home_snapshot()
+    assert before == after, "a test wrote to $HOME"
+
+
+@pytest.fixture(autouse=True)
+def _sealed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path_factory.mktemp("home")
+    template = tmp_path_factory.mktemp("git-template")
+    for name in list(os.environ):
+        if name.startswith("GIT_") or name.startswith("SQUADMEM_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    monkeypatch.setenv("GIT_TEMPLATE_DIR", str(template))
+    monkeypatch.setenv("GIT_AUTHOR_NAME", "Test Author")
+    monkeypatch.setenv("GIT_AUTHOR_EMAIL", "author@example.com")
+    monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
+    monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.com")
+    monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-cache"))
+
+
+class GitRepo:
+    """A real repository in a temporary folder, with helpers to build history."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def git(self, *args: str, date: str | None = None, check: bool = True, input: str | None = None) -> str:
+        env = dict(os.environ)
+        if date is not None:
+            env["GIT_AUTHOR_DATE"] = date
+            env["GIT_COMMITTER_DATE"] = date
+        proc = subprocess.run(
+            ["git", *args], cwd=self.root, env=env, text=True, capture_output=True, input=input
+        )
+        if check and proc.returncode != 0:
+            raise AssertionError(f"git {' '.join(args)} failed ({proc.returncode}): {proc.stderr}")
+        return proc.stdout
+
+    def write(self, rel: str, text: str | bytes) -> Path:
+        path = self.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_bytes(text.encode("utf-8"))
+        return path
+
+    def read(self, rel: str) -> str:
+        return (self.root / rel).read_bytes().decode("utf-8")
+
+    def commit(self, message: str, files: Mapping[str, str | bytes | None] | None = None, *, date: str) -> str:
+        """Write (or, for None, delete) files, stage them, commit at ``date``; return the sha."""
+        for rel, text in (files or {}).items():
+            if text is None:
+                self.git("rm", "-q", "--", rel)
+            else:
+                self.write(rel, text)
+                self.git("add", "--", rel)
+        self.git("commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", message, date=date)
+        return self.git("rev-parse", "HEAD").strip()
+
+    def head(self) -> str:
+        return self.git("rev-parse", "HEAD").strip()
+
+    def snapshot(self) -> dict[str, bytes]:
+        """Every file in the work tree (not .git) with its bytes, plus HEAD and the index."""
+        files = {
+            p.relative_to(self.root).as_posix(): p.read_bytes()
+            for p in sorted(self.root.rglob("*"))
+            if p.is_file() and ".git" not in p.relative_to(self.root).parts
+        }
+        files["<HEAD>"] = self.git("rev-parse", "--verify", "-q", "HEAD", check=False).encode()
+        files["<index>"] = self.git("ls-files", "-s").encode()
+        return files
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> GitRepo:
+    root = tmp_path / "repo"
+    root.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    return GitRepo(root)
+
+
+def run_squadmem(cwd: Path, *args: str, input: str | None = None, date: str | None = None) -> subprocess.CompletedProcess[str]:
+    """The real ``squadmem`` command, in a child process."""
+    env = dict(os.environ)
+    if date is not None:
+        env["GIT_AUTHOR_DATE"] = date
+        env["GIT_COMMITTER_DATE"] = date
+    return subprocess.run(
+        [sys.executable, "-m", "squadmem", *args], cwd=cwd, env=env, text=True, capture_output=True, input=input
+    )
