@@ -109,7 +109,9 @@ def parse_file(tf: TierFile, text: str) -> TierDoc:
     try:
         return TierDoc(tf, text, sections.split(text))
     except sections.FlagError as exc:
-        raise SquadmemError(f"{tf.rel}: {exc}", hint="flags are: id=NAME pin kind=decision|fact topic=NAME") from None
+        raise SquadmemError(
+            f"{tf.rel}: {exc}", hint="flags are: id=NAME pin kind=decision|fact topic=NAME"
+        ) from None
 
 
 def _owner(tf: TierFile) -> str:
@@ -142,7 +144,15 @@ def build(docs: Iterable[TierDoc]) -> Memory:
         for (doc, position, title, _), slug in zip(items, slugs, strict=True):
             tf = doc.tier_file
             entries.append(
-                Entry(f"{owner}/{slug}", tf.tier, tf.rel, tf.name, title, position, doc.document.sections[position])
+                Entry(
+                    f"{owner}/{slug}",
+                    tf.tier,
+                    tf.rel,
+                    tf.name,
+                    title,
+                    position,
+                    doc.document.sections[position],
+                )
             )
     return Memory({d.tier_file.rel: d for d in ordered}, tuple(entries))
 

@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from squadmem import __version__, listing, render, scaffold
+from squadmem import __version__, listing, render, scaffold, settings
 from squadmem.errors import Exit, SquadmemError
 from squadmem.repo import Repo
 
@@ -32,6 +32,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
+DEBUG_HINT = "SQUADMEM_DEBUG=1 shows the traceback"
 F = TypeVar("F", bound=Callable[..., Any])
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
@@ -50,11 +51,11 @@ def guarded(fn: F) -> F:
             raise typer.Exit(int(exc.code)) from None
         except (typer.Exit, typer.Abort, KeyboardInterrupt):
             raise
-        except Exception as exc:  # noqa: BLE001 - the one place unexpected errors are caught
+        except Exception as exc:
             if os.environ.get("SQUADMEM_DEBUG"):
                 traceback.print_exc()
             typer.echo(f"squadmem: internal error: {type(exc).__name__}: {exc}", err=True)
-            typer.echo("hint: this is a bug in squadmem; please report it with the output of SQUADMEM_DEBUG=1 squadmem ...", err=True)
+            typer.echo(f"hint: this is a bug in squadmem; please report it ({DEBUG_HINT})", err=True)
             raise typer.Exit(int(Exit.INTERNAL)) from None
 
     return wrapper  # type: ignore[return-value]
@@ -83,7 +84,13 @@ def open_repo(ctx: typer.Context) -> Repo:
     directory = ctx.find_root().obj or Path(".")
     if not Path(directory).is_dir():
         raise SquadmemError(f"-C {directory}: no such folder", hint="pass an existing folder")
-    return Repo(directory)
+    repo = Repo(directory)
+    try:
+        settings.load(repo.layout.memory)  # a malformed tiers.toml is refused before any work
+    except SquadmemError:
+        repo.close()
+        raise
+    return repo
 
 
 @app.command()
@@ -92,9 +99,13 @@ def init(
     ctx: typer.Context,
     agent: Annotated[
         list[str] | None,
-        typer.Option("--agent", "-a", help="Agent to scaffold (repeatable); default: the folders of .squad/agents/."),
+        typer.Option(
+            "--agent", "-a", help="Agent to scaffold (repeatable); default: the folders of .squad/agents/."
+        ),
     ] = None,
-    hooks: Annotated[bool, typer.Option(help="Install the git hooks (chaining any hook already there).")] = True,
+    hooks: Annotated[
+        bool, typer.Option(help="Install the git hooks (chaining any hook already there).")
+    ] = True,
 ) -> None:
     """Create the memory layout, tiers.toml, .gitattributes lines and git hooks.
 
@@ -111,7 +122,9 @@ def init(
 def list_(
     ctx: typer.Context,
     agent: AgentOpt = None,
-    tier: Annotated[str | None, typer.Option("--tier", "-t", help="Only this tier: hot, cold, archive, wiki.")] = None,
+    tier: Annotated[
+        str | None, typer.Option("--tier", "-t", help="Only this tier: hot, cold, archive, wiki.")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """List every section: id, tier, size, flags and title."""

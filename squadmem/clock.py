@@ -27,7 +27,8 @@ def now(value: str | None = None) -> dt.datetime:
         return utc(date_parser.parse(value))
     except (ValueError, OverflowError):
         raise SquadmemError(
-            f"--now {value!r}: not a date", hint="give a date such as 2026-03-01 or '2026-03-01T12:00:00+02:00'"
+            f"--now {value!r}: not a date",
+            hint="give a date such as 2026-03-01 or '2026-03-01T12:00:00+02:00'",
         ) from None
 
 

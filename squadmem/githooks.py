@@ -83,7 +83,7 @@ def install(root: Path, hooks_dir: Path, hooks_path_config: str | None) -> HookR
             instead=f"core.hooksPath is set to {hooks_path_config}: squadmem installed no git hook",
             snippet="\n".join(
                 f"{hooks_path_config}/{event}: add the line\n    "
-                f"{sys.executable} -m squadmem.hooks.run {event} \"$@\""
+                f'{sys.executable} -m squadmem.hooks.run {event} "$@"'
                 for event in EVENTS
             ),
         )
@@ -117,6 +117,4 @@ def install(root: Path, hooks_dir: Path, hooks_path_config: str | None) -> HookR
         if chain:
             os.replace(path, hooks_dir / (event + LEGACY))
         _write_executable(path, render(event))
-    return HookResult(
-        tuple(e for e, _ in plan), tuple(e for e, chain in plan if chain), tuple(unchanged)
-    )
+    return HookResult(tuple(e for e, _ in plan), tuple(e for e, chain in plan if chain), tuple(unchanged))

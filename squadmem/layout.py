@@ -20,7 +20,15 @@ AGENT_TIERS = ("hot", "cold", "archive")
 LOG_DIR = "log"
 MAX_FILE_BYTES = 1024 * 1024
 # Squad's own files in .squad/memory/: squadmem never writes, moves or deletes them.
-SQUAD_OWNED = ("local", "policy-inbox", "semantic-inbox", "tombstones", "config.json", "index.json", "audit.jsonl")
+SQUAD_OWNED = (
+    "local",
+    "policy-inbox",
+    "semantic-inbox",
+    "tombstones",
+    "config.json",
+    "index.json",
+    "audit.jsonl",
+)
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _LOG_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
@@ -94,13 +102,14 @@ class Layout:
 
     def inside(self, path: Path) -> Path:
         """``path`` itself, if it resolves inside .squad/memory/ (symlinks followed); else raise."""
-        memory = self.memory.resolve()
-        resolved = path.resolve()
-        if resolved != memory and memory not in resolved.parents:
-            raise SquadmemError(
-                f"{self.rel(path)}: leads outside {MEMORY_DIR}/ (symlink to {resolved})",
-                hint="replace the symlink with a regular file or folder inside .squad/memory/",
-            )
+        memory = self.root.resolve() / MEMORY_DIR
+        for candidate in (self.memory, path):
+            resolved = candidate.resolve()
+            if resolved != memory and memory not in resolved.parents:
+                raise SquadmemError(
+                    f"{self.rel(candidate)}: leads outside {MEMORY_DIR}/ (symlink to {resolved})",
+                    hint="replace the symlink with a regular file or folder inside .squad/memory/",
+                )
         return path
 
     def tier_path(self, tier: str, name: str) -> Path:

@@ -42,9 +42,7 @@ def list_sections(repo: Repo, agent: str | None = None, tier: str | None = None)
 def text(rows: list[dict[str, Any]]) -> str:
     if not rows:
         return "no sections (squadmem init creates the tier files; ## headings make sections)"
-    body = [
-        (r["id"], r["tier"], r["bytes"], r["lines"], _flag_words(r["flags"]), r["title"]) for r in rows
-    ]
+    body = [(r["id"], r["tier"], r["bytes"], r["lines"], _flag_words(r["flags"]), r["title"]) for r in rows]
     return render.table(("id", "tier", "bytes", "lines", "flags", "title"), body, right=(2, 3))
 
 

@@ -13,7 +13,9 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
     out = []
     for row in cells:
-        parts = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))]
+        parts = [
+            c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
         out.append("  ".join(parts).rstrip())
     return "\n".join(out)
 

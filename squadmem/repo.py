@@ -8,7 +8,9 @@ command, its exit status and its stderr.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -16,7 +18,7 @@ from types import TracebackType
 
 import git
 
-from squadmem.errors import Exit, SquadmemError
+from squadmem.errors import SquadmemError
 from squadmem.layout import Layout
 
 
@@ -26,6 +28,15 @@ def _clean_env() -> dict[str, str]:
     keep |= {"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL"}
     keep |= {"GIT_TEMPLATE_DIR", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS"}
     return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in keep}
+
+
+def _failed(args: Sequence[str], status: object, stderr: str) -> SquadmemError:
+    lines = [line.strip().strip("'").strip() for line in stderr.strip().splitlines() if line.strip()]
+    last = lines[-1] if lines else "no message"
+    return SquadmemError(
+        f"git {' '.join(args[:2])} failed (exit {status}): {last}",
+        hint="see what git says; `git status` shows the state of the repository",
+    )
 
 
 class Repo:
@@ -48,7 +59,9 @@ class Repo:
     def __enter__(self) -> Repo:
         return self
 
-    def __exit__(self, *exc: tuple[type[BaseException] | None, BaseException | None, TracebackType | None]) -> None:
+    def __exit__(
+        self, *exc: tuple[type[BaseException] | None, BaseException | None, TracebackType | None]
+    ) -> None:
         self.close()
 
     def close(self) -> None:
@@ -61,50 +74,43 @@ class Repo:
 
     def run_bytes(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
         full_env = dict(self._env, **(env or {}))
-        stdin = None
-        if input is not None:
-            stdin = tempfile.TemporaryFile()
-            stdin.write(input)
-            stdin.seek(0)
-        try:
-            out = self._repo.git.execute(
-                ["git", *args],
-                istream=stdin,  # type: ignore[arg-type]
-                as_process=False,
-                stdout_as_string=False,
-                env=full_env,
-                strip_newline_in_stdout=False,
-                with_extended_output=False,
-            )
-        except git.GitCommandError as exc:
-            stderr = exc.stderr.strip() if isinstance(exc.stderr, str) else str(exc.stderr)
-            stderr = stderr.removeprefix("stderr: ").strip().strip("'").strip()
-            raise SquadmemError(
-                f"git {' '.join(args[:3])} failed (exit {exc.status}): {stderr.splitlines()[-1] if stderr else ''}",
-                hint="check the repository with git status; squadmem changed nothing",
-                code=Exit.INTERNAL,
-            ) from None
-        finally:
-            if stdin is not None:
-                stdin.close()
+        with contextlib.ExitStack() as stack:
+            stdin = None
+            if input is not None:
+                stdin = stack.enter_context(tempfile.TemporaryFile())
+                stdin.write(input)
+                stdin.seek(0)
+            try:
+                out = self._repo.git.execute(
+                    ["git", *args],
+                    istream=stdin,
+                    as_process=False,
+                    stdout_as_string=False,
+                    env=full_env,
+                    strip_newline_in_stdout=False,
+                    with_extended_output=False,
+                )
+            except git.GitCommandError as exc:
+                stderr = exc.stderr if isinstance(exc.stderr, str) else str(exc.stderr)
+                raise _failed(args, exc.status, stderr.removeprefix("\n  stderr: ")) from None
         assert isinstance(out, bytes)
         return out
 
     def stream(self, *args: str) -> Iterator[bytes]:
         """Lines of ``git args`` stdout as they come, from one process."""
-        proc = self._repo.git.execute(["git", *args], as_process=True, env=self._env)  # type: ignore[call-overload]
+        proc = subprocess.Popen(
+            ["git", *args], cwd=self.root, env=self._env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+        assert proc.stdout is not None and proc.stderr is not None
         try:
-            assert proc.stdout is not None
             yield from proc.stdout
         finally:
-            proc.proc.stdout.close()
-            status = proc.proc.wait()
-            if status != 0:
-                err = proc.proc.stderr.read().decode("utf-8", "replace").strip() if proc.proc.stderr else ""
-                raise SquadmemError(
-                    f"git {' '.join(args[:3])} failed (exit {status}): {err.splitlines()[-1] if err else ''}",
-                    code=Exit.INTERNAL,
-                )
+            proc.stdout.close()
+            err = proc.stderr.read().decode("utf-8", "replace")
+            proc.stderr.close()
+            status = proc.wait()
+        if status != 0:
+            raise _failed(args, status, err)
 
     def blob(self, sha: str) -> bytes:
         """A blob's bytes through the long-lived ``cat-file --batch`` process."""

@@ -28,7 +28,7 @@ class InitResult:
     updated: list[str] = dataclasses.field(default_factory=list)
     agents: list[str] = dataclasses.field(default_factory=list)
     skipped_agents: list[str] = dataclasses.field(default_factory=list)
-    hooks: githooks.HookResult = githooks.HookResult()
+    hooks: githooks.HookResult = dataclasses.field(default_factory=githooks.HookResult)
 
     @property
     def changed(self) -> bool:
@@ -72,9 +72,11 @@ def _attributes(root: Path, result: InitResult) -> None:
     missing = [line for line in ATTRIBUTES if line not in present]
     if not missing:
         return
-    addition = ("" if not current or current.endswith("\n") else "\n") + "\n".join(
-        [ATTRIBUTES_HEADER, *missing]
-    ) + "\n"
+    addition = (
+        ("" if not current or current.endswith("\n") else "\n")
+        + "\n".join([ATTRIBUTES_HEADER, *missing])
+        + "\n"
+    )
     with open(path, "a", encoding="utf-8", newline="") as handle:
         handle.write(addition)
     (result.updated if current else result.created).append(".gitattributes")
@@ -105,8 +107,6 @@ def init(repo: Repo, agents: Sequence[str] = (), hooks: bool = True) -> InitResu
     return result
 
 
-
-
 def describe(result: InitResult) -> str:
     lines = [f"created {path}" for path in result.created]
     lines += [f"updated {path}" for path in result.updated]
@@ -114,7 +114,10 @@ def describe(result: InitResult) -> str:
         lines.append("skipped agent folders with names squadmem refuses: " + ", ".join(result.skipped_agents))
     hooks = result.hooks
     lines += [f"installed git hook {e}" for e in hooks.installed if e not in hooks.chained]
-    lines += [f"installed git hook {e} (the hook that was there runs first: {e}.squadmem-legacy)" for e in hooks.chained]
+    lines += [
+        f"installed git hook {e} (the hook that was there runs first: {e}.squadmem-legacy)"
+        for e in hooks.chained
+    ]
     if hooks.instead:
         lines += [hooks.instead + "; add these lines instead:", hooks.snippet or ""]
     if not result.changed:

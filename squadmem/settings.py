@@ -131,16 +131,13 @@ def _bad(path: Path, text: str, table: str | None, key: str, why: str) -> Squadm
     return SquadmemError(f"{where}: {name} {why}", hint="fix the value or delete the line to use the default")
 
 
-def _coerce(path: Path, text: str, table: str, key: str, value: Any, default: Any) -> Any:
-    if isinstance(default, bool) or isinstance(value, bool):
-        raise _bad(path, text, table, key, f"must be a {type(default).__name__}, not {value!r}")
-    if isinstance(default, int) and not isinstance(default, bool):
-        if not isinstance(value, int) or value < 0:
-            raise _bad(path, text, table, key, f"must be a whole number >= 0, not {value!r}")
-        return value
-    if isinstance(default, float) or isinstance(default, int):
-        if not isinstance(value, int | float) or value < 0:
-            raise _bad(path, text, table, key, f"must be a number >= 0, not {value!r}")
+def _coerce(path: Path, text: str, table: str, key: str, value: Any, kind: str) -> Any:
+    if kind in ("int", "float"):
+        whole = kind == "int"
+        wanted = "a whole number >= 0" if whole else "a number >= 0"
+        kinds = int if whole else int | float
+        if isinstance(value, bool) or not isinstance(value, kinds) or value < 0:
+            raise _bad(path, text, table, key, f"must be {wanted}, not {value!r}")
         return value
     choices = _CHOICES.get((table, key))
     if not isinstance(value, str) or (choices and value not in choices):
@@ -168,13 +165,12 @@ def parse(text: str, path: Path) -> Settings:
         cls = _TABLES.get(name)
         if cls is None or not isinstance(value, dict):
             raise _bad(path, text, None, name, "is not a squadmem setting")
-        defaults = cls()
-        known = {f.name for f in dataclasses.fields(cls)}
+        known = {f.name: str(f.type) for f in dataclasses.fields(cls)}
         values = {}
         for key, item in value.items():
             if key not in known:
                 raise _bad(path, text, name, key, "is not a squadmem setting")
-            values[key] = _coerce(path, text, name, key, item, getattr(defaults, key))
+            values[key] = _coerce(path, text, name, key, item, known[key])
         changes[name] = cls(**values)
     return Settings(**changes)
 

@@ -82,7 +82,9 @@ class GitRepo:
     def read(self, rel: str) -> str:
         return (self.root / rel).read_bytes().decode("utf-8")
 
-    def commit(self, message: str, files: Mapping[str, str | bytes | None] | None = None, *, date: str) -> str:
+    def commit(
+        self, message: str, files: Mapping[str, str | bytes | None] | None = None, *, date: str
+    ) -> str:
         """Write (or, for None, delete) files, stage them, commit at ``date``; return the sha."""
         for rel, text in (files or {}).items():
             if text is None:
@@ -116,12 +118,19 @@ def repo(tmp_path: Path) -> GitRepo:
     return GitRepo(root)
 
 
-def run_squadmem(cwd: Path, *args: str, input: str | None = None, date: str | None = None) -> subprocess.CompletedProcess[str]:
+def run_squadmem(
+    cwd: Path, *args: str, input: str | None = None, date: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """The real ``squadmem`` command, in a child process."""
     env = dict(os.environ)
     if date is not None:
         env["GIT_AUTHOR_DATE"] = date
         env["GIT_COMMITTER_DATE"] = date
     return subprocess.run(
-        [sys.executable, "-m", "squadmem", *args], cwd=cwd, env=env, text=True, capture_output=True, input=input
+        [sys.executable, "-m", "squadmem", *args],
+        cwd=cwd,
+        env=env,
+        text=True,
+        capture_output=True,
+        input=input,
     )

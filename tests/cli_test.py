@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+import typer
+from typer.testing import CliRunner
+
+from squadmem import __version__
+from squadmem.cli import app, guarded
+
+runner = CliRunner()
+
+
+def test_version() -> None:
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout == f"squadmem {__version__}\n"
+
+
+def _commands(group: typer.Typer, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found = [(*prefix, c.name or c.callback.__name__) for c in group.registered_commands if c.callback]
+    for sub in group.registered_groups:
+        assert sub.typer_instance is not None and sub.name is not None
+        found += _commands(sub.typer_instance, (*prefix, sub.name))
+    return found
+
+
+@pytest.mark.parametrize("command", _commands(app), ids=" ".join)
+def test_help_on_every_command(command: tuple[str, ...]) -> None:
+    result = runner.invoke(app, [*command, "--help"])
+    assert result.exit_code == 0
+    assert "Usage:" in result.stdout
+
+
+def test_unknown_command_is_usage_error() -> None:
+    result = runner.invoke(app, ["frobnicate"])
+    assert result.exit_code == 2
+
+
+def test_guarded_unexpected_error_exits_3() -> None:
+    @guarded
+    def boom() -> None:
+        raise RuntimeError("kaboom")
+
+    with pytest.raises(typer.Exit) as info:
+        boom()
+    assert info.value.exit_code == 3
+
+
+def test_module_entry_point_runs() -> None:
+    proc = subprocess.run([sys.executable, "-m", "squadmem", "--version"], capture_output=True, text=True)
+    assert proc.returncode == 0
+    assert proc.stdout.strip() == f"squadmem {__version__}"

@@ -1,0 +1,61 @@
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+import pytest
+
+from squadmem import settings
+from squadmem.errors import SquadmemError
+
+
+def test_template_holds_every_default() -> None:
+    """The tiers.toml that init writes spells out every key, each at its default."""
+    assert settings.parse(settings.TEMPLATE, Path("tiers.toml")) == settings.Settings()
+    defaults = settings.Settings()
+    for field in dataclasses.fields(defaults):
+        value = getattr(defaults, field.name)
+        if dataclasses.is_dataclass(value):
+            assert f"[{field.name}]" in settings.TEMPLATE
+            for inner in dataclasses.fields(value):
+                assert f"\n{inner.name} = " in settings.TEMPLATE, inner.name
+        else:
+            assert f"\n{field.name} = " in settings.TEMPLATE
+
+
+def test_load_missing_file_gives_defaults(tmp_path: Path) -> None:
+    assert settings.load(tmp_path) == settings.Settings()
+
+
+def test_parse_overrides_one_key() -> None:
+    got = settings.parse("timezone = 'Europe/Paris'\n[hot]\nstale_days = 3\n", Path("t"))
+    assert got.hot.stale_days == 3
+    assert got.hot.max_bytes == 4096
+    assert str(got.tz) == "Europe/Paris"
+
+
+def test_replace_ignores_none() -> None:
+    got = settings.Settings().replace(hot={"stale_days": 2, "max_bytes": None})
+    assert got.hot.stale_days == 2
+    assert got.hot.max_bytes == 4096
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("[hot]\nmax_bytes = -1\n", "t:2: hot.max_bytes must be a whole number >= 0, not -1"),
+        ("[hot]\nmax_bytes = true\n", "t:2: hot.max_bytes must be a whole number >= 0, not True"),
+        ("[cold]\n\nttl_days = 'x'\n", "t:3: cold.ttl_days must be a number >= 0, not 'x'"),
+        ("hot = 3\n", "t:1: hot is not a squadmem setting"),
+    ],
+)
+def test_parse_errors_name_key_and_line(text: str, message: str) -> None:
+    with pytest.raises(SquadmemError) as info:
+        settings.parse(text, Path("t"))
+    assert info.value.message == message
+
+
+def test_load_not_utf8(tmp_path: Path) -> None:
+    (tmp_path / "tiers.toml").write_bytes(b"\xff")
+    with pytest.raises(SquadmemError, match="not UTF-8"):
+        settings.load(tmp_path)
