@@ -10,8 +10,9 @@ markdown-it-py in ``commonmark`` mode: a boundary is exactly a ``heading_open``
 line of its ``map[0]``. ``_Blocks`` below follows markdown-it's block
 algorithm rule for rule, its departures from the spec included (they are
 pinned in the tests), but keeps only the structure: no tokens and no inline
-parsing, a string test or a regex per line. One consequence to know: a BOM
-is text to markdown-it, so ``\ufeff## A`` on the first line is no boundary.
+parsing, a string test or a regex per line. One departure: a leading BOM is
+skipped (as cmark does; markdown-it would read it as text), so a file saved
+with a BOM still has its first ``## A`` as a boundary.
 """
 
 from __future__ import annotations
@@ -47,7 +48,8 @@ class Boundary:
 
 def boundaries(text: str) -> list[Boundary]:
     """One Boundary per top-level level-2 heading (ATX or setext), in file order."""
-    blocks = _Blocks(text)
+    # A leading byte order mark is not text (cmark skips it too): `\ufeff## A` is a heading.
+    blocks = _Blocks(text.removeprefix("\ufeff"))
     blocks.tokenize(0, blocks.line_max)
     return blocks.found
 
