@@ -135,11 +135,463 @@ def list_(
 
 # --- history, uses and report commands ---
 
+WhenOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--now",
+        help="Compute ages as of this moment (any date dateutil parses, UTC if no zone); default: the clock.",
+    ),
+]
+VerboseOpt = Annotated[
+    bool,
+    typer.Option("--verbose", "-v", help="Say on stderr what the history cache did (read, rebuilt, why)."),
+]
+
+
+@app.command("report")
+@guarded
+def report_command(
+    ctx: typer.Context,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the report as JSON (schema in the README).")
+    ] = False,
+    fmt: Annotated[
+        str, typer.Option("--format", "-f", help="text, markdown or json.", show_default=True)
+    ] = "text",
+    now: WhenOpt = None,
+    agent: AgentOpt = None,
+    verbose: VerboseOpt = False,
+) -> None:
+    """Tier files against their budgets, each section's last use, daily logs, and what to run next.
+
+    A section's last use is the latest of: the earliest commit holding its
+    current text (a move keeps it, an edit resets it), any commit whose
+    Squad-Memory-Used trailer names it, a pending use (squadmem touch), and
+    an uncommitted edit (now). History is read once and cached in
+    .git/squadmem/, so later runs read only new commits. In a shallow clone,
+    ages that reach the boundary are "unknown" and such sections never move.
+
+    Example: squadmem report --agent picard --now 2026-03-01 --format markdown
+    """
+    from squadmem import clock
+    from squadmem import report as reporting
+
+    if fmt not in ("text", "markdown", "json"):
+        raise SquadmemError(f"--format {fmt}: unknown format", hint="use text, markdown or json")
+    moment = clock.now(now)
+    with open_repo(ctx) as repo:
+        data = reporting.make(repo, now=moment, agent=agent, verbose=verbose)
+    if as_json or fmt == "json":
+        typer.echo(render.to_json(data))
+    else:
+        typer.echo(
+            reporting.markdown(data) if fmt == "markdown" else reporting.text(data), nl=fmt != "markdown"
+        )
+
+
+@app.command("history")
+@guarded
+def history_command(
+    ctx: typer.Context,
+    ref: Annotated[
+        str, typer.Argument(metavar="ID", help="A section's id (see squadmem list) or exact heading.")
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """A section's timeline from commits: created, edited, moved (from → to), used.
+
+    Each event names its commit, date and author. A move is found by content,
+    whoever made it (squadmem or a hand cut-and-paste); an edit made on a
+    branch is dated by the branch's commit; uses are commits whose
+    Squad-Memory-Used trailer names the section, plus pending uses.
+
+    Example: squadmem history picard/auth-tokens
+    """
+    from squadmem import timeline
+
+    with open_repo(ctx) as repo:
+        data = timeline.timeline(repo, ref)
+    typer.echo(render.to_json(data) if as_json else timeline.text(data))
+
+
+@app.command("touch")
+@guarded
+def touch_command(
+    ctx: typer.Context,
+    refs: Annotated[list[str], typer.Argument(metavar="ID...", help="Section ids or exact headings.")],
+    now: WhenOpt = None,
+) -> None:
+    """Record a use of each section now: it counts at once, and rides on your next commit.
+
+    The uses wait in .git/squadmem/pending-uses.json; the prepare-commit-msg
+    hook (installed by squadmem init) adds them to your next commit message as
+    a trailer `Squad-Memory-Used: <id>, <id>`, and they are cleared once a
+    commit carrying them exists. A use keeps a section in hot, and brings a
+    cold or archive one back on the next squadmem maintain.
+
+    Example: squadmem touch picard/auth-tokens "Deploy checklist"
+    """
+    from squadmem import catalog, clock, uses
+
+    moment = clock.now(now)
+    with open_repo(ctx) as repo:
+        memory = catalog.load(repo.layout)
+        ids = list(dict.fromkeys(memory.find(ref).id for ref in refs))
+        uses.record(repo.state_dir, ids, moment)
+    typer.echo(f"recorded {len(ids)} use{'s' if len(ids) != 1 else ''}: {', '.join(ids)}")
+    typer.echo(f"they go into your next commit as: {uses.trailer_line(ids)}")
+
 
 # --- maintain, moves and demo commands ---
 
+AtOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--now", help="Compute ages as of this moment (any date python-dateutil parses); default: the clock."
+    ),
+]
+RefArg = Annotated[
+    str, typer.Argument(metavar="ID", help="A section's id (squadmem list shows them) or exact heading.")
+]
+TopicOpt = Annotated[
+    str | None,
+    typer.Option("--topic", help="With --to wiki: the topic (default: its topic= flag, else decisions)."),
+]
+
+
+def _print_outcome(outcome: Any, as_json: bool) -> None:
+    typer.echo(render.to_json(outcome.as_dict()) if as_json else outcome.text())
+
+
+@app.command()
+@guarded
+def maintain(
+    ctx: typer.Context,
+    dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the plan; change nothing.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the plan (and commits made) as JSON.")
+    ] = False,
+    agent: AgentOpt = None,
+    now: AtOpt = None,
+    hot_stale_days: Annotated[
+        float | None,
+        typer.Option(help="Hot section unused this many days → cold (default: hot.stale_days, 7)."),
+    ] = None,
+    hot_max_bytes: Annotated[
+        int | None,
+        typer.Option(help="Hot file budget in bytes, Index included (default: hot.max_bytes, 4096)."),
+    ] = None,
+    hot_max_lines: Annotated[
+        int | None,
+        typer.Option(help="Hot file budget in lines, Index included (default: hot.max_lines, 100)."),
+    ] = None,
+    cold_ttl_days: Annotated[
+        float | None,
+        typer.Option(help="Cold section unused this many days → wiki/archive (default: cold.ttl_days, 30)."),
+    ] = None,
+    promote_window_hours: Annotated[
+        float | None,
+        typer.Option(
+            help="Cold/archive section used this recently → hot (default: promote.window_hours, 24)."
+        ),
+    ] = None,
+) -> None:
+    """Apply the tier rules, one commit per move, then refresh each changed Index.
+
+    In order: hot sections unused for hot.stale_days go to cold; cold sections
+    unused for cold.ttl_days go to the wiki (kind=decision|fact, topic= or
+    "decisions") or the archive; cold and archive sections used (a
+    Squad-Memory-Used trailer or a pending touch) within promote.window_hours
+    come back to hot; then, while a hot file with its Index is over its budget,
+    its least recently used section goes to cold. Pinned sections, the Session
+    block, the Index and the wiki never move. Each move is a commit
+    `memory(<agent>): demote "<title>" hot → cold` with Squad-Memory-Move and
+    Squad-Memory-Reason trailers; your other staged and unstaged changes are
+    left alone, and a tier file with uncommitted changes makes the run refuse.
+    Thresholds come from .squad/memory/tiers.toml; the flags override them.
+
+    Example: squadmem maintain --dry-run --now 2026-03-01
+    """
+    from squadmem import clock
+    from squadmem import maintain as maintaining
+
+    overrides = {
+        "hot": {"stale_days": hot_stale_days, "max_bytes": hot_max_bytes, "max_lines": hot_max_lines},
+        "cold": {"ttl_days": cold_ttl_days},
+        "promote": {"window_hours": promote_window_hours},
+    }
+    with open_repo(ctx) as repo:
+        outcome = maintaining.maintain(
+            repo, now=clock.now(now), agent=agent, overrides=overrides, dry_run=dry_run
+        )
+    _print_outcome(outcome, as_json)
+
+
+@app.command()
+@guarded
+def promote(
+    ctx: typer.Context,
+    ref: RefArg,
+    to: Annotated[str, typer.Option("--to", help="Tier to move it to: hot, cold, archive or wiki.")] = "hot",
+    topic: TopicOpt = None,
+    as_json: JsonOpt = False,
+    now: AtOpt = None,
+) -> None:
+    """Move one section up to hot (or --to another tier), as one commit.
+
+    Name it by id or exact heading; a name that fits several sections is an
+    error listing them, never a guess. A section already in that tier is left
+    alone (exit 0). A missing hot file is created from the template. Moving
+    into hot counts as a use, so the stale rule does not send it straight back.
+
+    Example: squadmem promote picard/auth-tokens
+    """
+    from squadmem import clock
+    from squadmem import maintain as maintaining
+
+    with open_repo(ctx) as repo:
+        outcome = maintaining.move(repo, ref, verb="promote", now=clock.now(now), to=to, topic=topic)
+    _print_outcome(outcome, as_json)
+
+
+@app.command()
+@guarded
+def demote(
+    ctx: typer.Context,
+    ref: RefArg,
+    to: Annotated[
+        str | None, typer.Option("--to", help="Tier to move it to; default: one down (hot → cold → archive).")
+    ] = None,
+    topic: TopicOpt = None,
+    as_json: JsonOpt = False,
+    now: AtOpt = None,
+) -> None:
+    """Move one section down one tier (hot → cold, cold → archive), or --to a tier, as one commit.
+
+    Name it by id or exact heading; an ambiguous name lists the candidates and
+    exits 2. A section already in that tier (or in the archive) is left alone
+    (exit 0). A missing destination file is created from the template. A
+    section used within promote.window_hours comes back at the next maintain.
+
+    Example: squadmem demote "Auth tokens" --to archive
+    """
+    from squadmem import clock
+    from squadmem import maintain as maintaining
+
+    with open_repo(ctx) as repo:
+        outcome = maintaining.move(repo, ref, verb="demote", now=clock.now(now), to=to, topic=topic)
+    _print_outcome(outcome, as_json)
+
+
+@app.command()
+@guarded
+def restore(
+    ctx: typer.Context,
+    ref: RefArg,
+    at: Annotated[
+        str | None,
+        typer.Option("--at", help="Take it from this commit; default: the last commit that had it."),
+    ] = None,
+    to: Annotated[
+        str | None, typer.Option("--to", help="Tier to put it in; default: the tier it was in.")
+    ] = None,
+    topic: TopicOpt = None,
+    as_json: JsonOpt = False,
+    now: AtOpt = None,
+) -> None:
+    """Bring back a section that is no longer in any tier, from history, as one commit.
+
+    It is found by id or exact heading in the last commit that had it (or in
+    --at REV) and appended to the tier file it was in (or --to's), with
+    trailers Squad-Memory-Move: <id> history -> <tier> and Squad-Memory-Restore: <rev>.
+    A restore counts as a use. A section that is still there is left alone (exit 0).
+
+    Example: squadmem restore picard/auth-tokens --at HEAD~5
+    """
+    from squadmem import clock
+    from squadmem import maintain as maintaining
+
+    with open_repo(ctx) as repo:
+        outcome = maintaining.restore(repo, ref, now=clock.now(now), at=at, to=to, topic=topic)
+    _print_outcome(outcome, as_json)
+
+
+@app.command()
+@guarded
+def doctor(
+    ctx: typer.Context,
+    fix: Annotated[bool, typer.Option("--fix", help="Finish or roll back a half-finished move.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check squadmem's setup and memory's integrity; exit 1 if a check fails.
+
+    Hooks installed, tiers.toml valid, tier files readable, no section in two
+    places, no file under a tier folder squadmem cannot read, no Index line
+    pointing at nothing, no half-finished move (--fix completes or rolls it
+    back), shallow clone, pending uses.
+
+    Example: squadmem doctor --fix
+    """
+    from squadmem import doctor as doctoring
+
+    directory = ctx.find_root().obj or Path(".")
+    if not Path(directory).is_dir():
+        raise SquadmemError(f"-C {directory}: no such folder", hint="pass an existing folder")
+    with Repo(directory) as repo:  # not open_repo: a malformed tiers.toml is for doctor to report
+        checks = doctoring.run(repo, fix=fix)
+    typer.echo(render.to_json(doctoring.as_dict(checks)) if as_json else doctoring.text(checks))
+    raise typer.Exit(int(doctoring.exit_code(checks)))
+
+
+@app.command()
+@guarded
+def demo(
+    keep: Annotated[
+        Path | None, typer.Option("--keep", help="Build the demo repository here (a new folder) and keep it.")
+    ] = None,
+) -> None:
+    """Show squadmem at work on a throw-away repository with 60 days of agent memory.
+
+    Builds a git repository where picard, worf and data kept hot, cold and
+    wiki memory and daily logs for about 60 days (sample content shipped with
+    squadmem), then prints `squadmem report`, `squadmem maintain --dry-run`,
+    `squadmem maintain`, the resulting `git log --oneline` and one move commit.
+    The output is the same on every run (--now is the end of that history).
+
+    Example: squadmem demo --keep ledger-demo
+    """
+    from squadmem import demo as demoing
+
+    demoing.run(keep, typer.echo)
+
 
 # --- logs, verify and review commands ---
+
+log_app = typer.Typer(
+    help=(
+        "Daily logs: .squad/memory/log/YYYY-MM-DD.md, named by the day in tiers.toml's timezone; "
+        "append-only during its day, frozen after it."
+    ),
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(log_app, name="log")
+
+NowOpt = Annotated[
+    str | None,
+    typer.Option("--now", help="Take this moment as now (any date python-dateutil parses); default: clock."),
+]
+RangeArg = Annotated[
+    list[str] | None,
+    typer.Argument(
+        metavar="RANGE",
+        help="Commits to check, as for git log (origin/main..HEAD); default: @{upstream}..HEAD, else HEAD.",
+        show_default=False,
+    ),
+]
+
+
+@log_app.command("add")
+@guarded
+def log_add(
+    ctx: typer.Context,
+    text: Annotated[str, typer.Argument(help="The entry's text; - reads it from standard input.")],
+    agent: Annotated[str | None, typer.Option("--agent", "-a", help="Agent the entry is from.")] = None,
+    now: NowOpt = None,
+) -> None:
+    """Append a timestamped entry to today's log, creating the log if needed.
+
+    The entry reads `- 14:03 [picard] text`; the further lines of a multi-line
+    text are indented by two spaces. Commit the log during its day: after its
+    midnight (plus log.grace_minutes) the hooks and verify refuse any change.
+
+    Example: squadmem log add --agent picard "rotated the staging keys"
+    """
+    import sys
+
+    from squadmem import clock, logs, settings
+
+    body = sys.stdin.read() if text == "-" else text
+    with open_repo(ctx) as repo:
+        conf = settings.load(repo.layout.memory)
+        path = logs.append(repo.layout, conf.tz, body, clock.now(now), agent)
+        typer.echo(f"appended to {repo.layout.rel(path)}")
+
+
+@log_app.command("show")
+@guarded
+def log_show(
+    ctx: typer.Context,
+    day: Annotated[str | None, typer.Argument(metavar="[DATE]", help="YYYY-MM-DD; default: today.")] = None,
+    as_json: JsonOpt = False,
+    now: NowOpt = None,
+) -> None:
+    """Print a day's log (default: today's, in tiers.toml's timezone).
+
+    --json prints {"date", "file", "entries": [{"time", "agent", "text"}], "text"}.
+
+    Example: squadmem log show 2026-03-01 --json
+    """
+    from squadmem import clock, logs, settings
+
+    with open_repo(ctx) as repo:
+        conf = settings.load(repo.layout.memory)
+        date = logs.parse_day(day) if day else logs.today(clock.now(now), conf.tz)
+        rel, text = logs.read(repo.layout, date)
+    if as_json:
+        entries = [e.as_dict() for e in logs.entries(text)]
+        typer.echo(render.to_json({"date": date.isoformat(), "file": rel, "entries": entries, "text": text}))
+    else:
+        typer.echo(text, nl=not text.endswith("\n"))
+
+
+@app.command()
+@guarded
+def verify(ctx: typer.Context, revs: RangeArg = None, as_json: JsonOpt = False, now: NowOpt = None) -> None:
+    """Prove a range of commits kept memory's rules; exit 1 with one line per violation.
+
+    For every commit: daily logs judged by its committer date (no change after
+    the log's day, no rename or deletion, no bad or future name, only appends
+    during the day); each Squad-Memory-Move commit a pure move; each
+    Squad-Memory-Index commit only the Index section. At the tip: hot budgets.
+    Commits dated more than an hour after --now are reported too.
+
+    Examples: squadmem verify origin/main..HEAD; squadmem verify -- HEAD --not --remotes=origin
+    """
+    from squadmem import clock
+    from squadmem import verify as verifying
+
+    with open_repo(ctx) as repo:
+        result = verifying.verify(repo, revs, clock.now(now))
+    typer.echo(render.to_json(result.as_dict()) if as_json else verifying.text(result))
+    raise typer.Exit(int(verifying.exit_code(result)))
+
+
+@app.command()
+@guarded
+def review(
+    ctx: typer.Context,
+    revs: Annotated[list[str], typer.Argument(metavar="RANGE", help="Commits to review, as for git log.")],
+    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown (a pull-request comment) or json.")] = (
+        "markdown"
+    ),
+    now: NowOpt = None,
+) -> None:
+    """Render a range's memory changes as a pull-request comment.
+
+    Moves (section, from → to, reason, verified ✓/✗), hot and cold file sizes
+    at the range's base and tip against their budgets, bytes appended to daily
+    logs, and verify's violations. Exits 0 whatever it finds: verify is the gate.
+
+    Example: squadmem review origin/main..HEAD --format markdown > comment.md
+    """
+    from squadmem import clock
+    from squadmem import review as reviewing
+
+    reviewing.check_format(fmt)
+    with open_repo(ctx) as repo:
+        found = reviewing.review(repo, revs, clock.now(now))
+    typer.echo(reviewing.as_json(found) if fmt == "json" else reviewing.markdown(found), nl=fmt == "json")
 
 
 def run() -> None:

@@ -31,6 +31,7 @@ PRE_COMMIT_SNIPPET = """\
         entry: squadmem-log-check
         language: system
         files: ^\\.squad/memory/log/
+        always_run: true
         pass_filenames: false
     -   id: squadmem-budget-check
         name: squadmem hot tier within budget
@@ -44,8 +45,7 @@ PRE_COMMIT_SNIPPET = """\
         language: system
         stages: [prepare-commit-msg]
         always_run: true
-        pass_filenames: false
-    -   id: squadmem-verify
+    -   id: squadmem-verify-push
         name: squadmem verify
         entry: squadmem-verify-push
         language: system

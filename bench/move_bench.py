@@ -1,0 +1,161 @@
+"""Benchmark: one move commit during ``maintain`` against one ``git commit -q --no-verify`` process.
+
+A generated history (``bench/generate.py``, 2,000 commits by default) is
+checked out; one hot section is moved to cold and back, again and again:
+
+- *move commit*: ``moves.Writer.commit`` for one move, what each move of a
+  ``maintain`` run costs: blobs, trees and commit object written in-process,
+  the journal, ``git update-ref`` (compare-and-swap), the two tier files
+  replaced atomically, ``git update-index`` for those two paths;
+- *git commit*: the same two-file change made by hand and staged (not timed),
+  then one ``git commit -q --no-verify`` process (timed);
+- *run overhead*: what a ``maintain`` run pays once, whatever its number of
+  moves: the lock, the recovery check, ``git status`` of the tier files, the
+  identity (``git var -l``), the rehearsal of the plan against HEAD.
+
+The two are timed alternately; the table gives medians and the ratio
+(target: a move commit at most 3x a git commit).
+
+    python bench/move_bench.py [--runs 41] [--commits 2000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import generate
+
+from squadmem import catalog, index, maintain, moves, policy, settings
+from squadmem.repo import Repo
+
+TARGET = 3.0
+
+
+def _git(root: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def _pick(repo: Repo) -> tuple[str, str, str]:
+    """A hot file, its agent's cold file, and one movable section of the hot file."""
+    memory = catalog.load(repo.layout)
+    for entry in memory.entries:
+        if entry.tier == "hot" and not (entry.is_index or entry.is_session or entry.pinned):
+            return entry.file, entry.file.replace("/hot/", "/cold/"), entry.text
+    raise SystemExit("no movable hot section in the generated history")
+
+
+def _texts(repo: Repo, hot: str, cold: str, section: str, there: bool) -> dict[str, str]:
+    """The two files after moving ``section`` hot -> cold (``there`` False) or back."""
+    files = {rel: (repo.root / rel).read_text("utf-8") for rel in (hot, cold)}
+    source, target = (hot, cold) if not there else (cold, hot)
+    files[source], cut = index.remove(files[source], section)
+    files[target] = index.insert(files[target], cut)
+    return files
+
+
+def time_move(repo: Repo, hot: str, cold: str, section: str, there: bool) -> float:
+    files = _texts(repo, hot, cold, section, there)
+    with moves.session(repo) as writer:
+        writer.listing()  # the identity is read once per run (counted in the overhead row)
+        start = time.perf_counter()
+        writer.commit(
+            files, moves.message("memory(bench): move", "bench", [("Squad-Memory-Reason", "bench")])
+        )
+        return time.perf_counter() - start
+
+
+def time_git_commit(repo: Repo, hot: str, cold: str, section: str, there: bool) -> float:
+    for rel, text in _texts(repo, hot, cold, section, there).items():
+        (repo.root / rel).write_text(text, "utf-8")
+    _git(repo.root, "add", hot, cold)
+    start = time.perf_counter()
+    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "by hand"], cwd=repo.root, check=True)
+    return time.perf_counter() - start
+
+
+def time_overhead(repo: Repo) -> float:
+    """A run's fixed cost: session (lock, recovery), status, identity, rehearsal of an Index-only plan."""
+    conf = settings.load(repo.layout.memory)
+    memory = catalog.load(repo.layout)
+    plan = policy.plan(memory, {}, conf, maintain_now())
+    start = time.perf_counter()
+    with moves.session(repo) as writer:
+        writer.refuse_dirty(plan.read() or [memory.entries[0].file])
+        writer.listing()
+        writer.rehearse(plan, maintain.header)
+    return time.perf_counter() - start
+
+
+def maintain_now() -> policy.dt.datetime:
+    return policy.dt.datetime.now(policy.dt.UTC)
+
+
+def time_command(root: Path, section_id: str, there: bool) -> float:
+    """The whole ``squadmem demote``/``promote`` process: start, history, plan, move and Index commits."""
+    verb = "promote" if there else "demote"
+    start = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "squadmem", verb, section_id], cwd=root, check=True, capture_output=True
+    )
+    return time.perf_counter() - start
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--runs", type=int, default=41, help="moves and commits of each kind (default 41)")
+    parser.add_argument(
+        "--commits", type=int, default=2000, help="commits of generated history (default 2000)"
+    )
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp) / "repo"
+        os.environ.setdefault("GIT_AUTHOR_NAME", "Bench")
+        os.environ.setdefault("GIT_AUTHOR_EMAIL", "bench@example.com")
+        os.environ.setdefault("GIT_COMMITTER_NAME", "Bench")
+        os.environ.setdefault("GIT_COMMITTER_EMAIL", "bench@example.com")
+        generate.generate(root, args.commits)
+        _git(root, "config", "commit.gpgsign", "false")
+        with Repo(root) as repo:
+            hot, cold, section = _pick(repo)
+            move, commit, overhead = [], [], []
+            there = False
+            for _ in range(args.runs):
+                move.append(time_move(repo, hot, cold, section, there))
+                there = not there
+                commit.append(time_git_commit(repo, hot, cold, section, there))
+                there = not there
+                overhead.append(time_overhead(repo))
+            section_id = next(e.id for e in catalog.load(repo.layout).entries if e.text == section)
+            whole = []
+            for _ in range(max(args.runs // 4, 3)):
+                whole.append(time_command(root, section_id, there))
+                there = not there
+        m, c, o, w = (statistics.median(x) * 1000 for x in (move, commit, overhead, whole))
+        ratio = m / c
+        print(
+            f"one move commit vs one git commit ({args.commits}-commit history, medians of {args.runs} runs)"
+        )
+        print()
+        print("| what | median |")
+        print("|---|---|")
+        print(f"| one move commit during maintain (`moves.Writer.commit`) | {m:.1f} ms |")
+        print(f"| one `git commit -q --no-verify` of the same change | {c:.1f} ms |")
+        print(f"| ratio (target ≤ {TARGET:g}×) | {ratio:.2f}× {'✓' if ratio <= TARGET else '✗'} |")
+        print(
+            f"| a maintain run's fixed overhead, paid once (lock, status, identity, rehearsal) | {o:.1f} ms |"
+        )
+        print(f"| a whole `squadmem demote ID` process (start, history, plan, two commits) | {w:.1f} ms |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""``squadmem doctor``: is squadmem set up and is memory whole?
+
+Checks: the git hooks are installed (or the pre-commit framework / core.hooksPath
+names squadmem's), tiers.toml is valid, every tier file reads, no section is
+in two places (the same content twice across tiers), no file under a tier
+folder is invisible to squadmem, every Index line points at something, no move
+was left half-finished, whether the clone is shallow, and how many uses wait
+to be committed. ``--fix`` finishes or rolls back a half-finished move.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from squadmem import catalog, githooks, index, moves, render, settings, uses
+from squadmem.errors import Exit, SquadmemError
+from squadmem.layout import MEMORY_DIR, TIERS, classify
+from squadmem.repo import Repo
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # ok, warn or fail
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def hooks(repo: Repo) -> Check:
+    config = repo.root / ".pre-commit-config.yaml"
+    if config.exists():
+        found = "squadmem" in config.read_text("utf-8", "replace")
+        return Check(
+            "hooks",
+            OK if found else WARN,
+            "pre-commit framework: "
+            + ("squadmem's hooks listed" if found else "squadmem's hooks missing; see squadmem init"),
+        )
+    hooks_path = repo.config("core.hooksPath")
+    folder = (repo.root / hooks_path) if hooks_path else repo.git_dir / "hooks"
+    missing = []
+    for event in githooks.EVENTS:
+        path = folder / event
+        text = path.read_text("utf-8", "replace") if path.is_file() else ""
+        if "squadmem" not in text:
+            missing.append(event)
+    if missing:
+        return Check(
+            "hooks", WARN, f"not installed in {folder.name}/: {', '.join(missing)} (run: squadmem init)"
+        )
+    return Check("hooks", OK, f"{', '.join(githooks.EVENTS)} installed")
+
+
+def tiers_toml(repo: Repo) -> Check:
+    try:
+        settings.load(repo.layout.memory)
+    except SquadmemError as exc:
+        return Check("settings", FAIL, exc.message)
+    present = (repo.layout.memory / "tiers.toml").exists()
+    return Check("settings", OK, "tiers.toml is valid" if present else "no tiers.toml: the defaults apply")
+
+
+def duplicates(memory: catalog.Memory) -> Check:
+    seen: dict[str, list[catalog.Entry]] = {}
+    for entry in memory.entries:
+        if entry.is_index or entry.is_session:
+            continue
+        seen.setdefault(index.normalized(entry.text), []).append(entry)
+    twice = [group for group in seen.values() if len(group) > 1]
+    if not twice:
+        return Check("duplicates", OK, f"{len(memory.entries)} sections, none in two places")
+    shown = "; ".join(" = ".join(f"{e.id} ({e.tier})" for e in group) for group in twice[:3])
+    more = f" and {len(twice) - 3} more" if len(twice) > 3 else ""
+    return Check("duplicates", FAIL, f"the same section in two places: {shown}{more}")
+
+
+def orphans(repo: Repo, memory: catalog.Memory) -> Check:
+    problems = []
+    for tier in TIERS:
+        folder = repo.layout.memory / tier
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            rel = repo.layout.rel(path)
+            if path.is_file() and path.name != ".gitkeep" and classify(rel) is None:
+                problems.append(f"{rel} is not a tier file squadmem reads")
+    ids = {e.id for e in memory.entries}
+    topics = {f"wiki:{doc.tier_file.name}" for doc in memory.files.values() if doc.tier_file.tier == "wiki"}
+    for entry in memory.entries:
+        if entry.is_index:
+            for listed in index.listed_ids(entry.text):
+                if listed not in ids and listed not in topics:
+                    problems.append(
+                        f"the Index of {entry.file} lists {listed}, which is gone (run squadmem maintain)"
+                    )
+    if problems:
+        return Check("orphans", WARN, "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
+    return Check(
+        "orphans", OK, f"every file under {MEMORY_DIR}/ tiers is read; every Index line points somewhere"
+    )
+
+
+def journal(repo: Repo, fix: bool) -> Check:
+    found = moves.pending(repo)
+    if found is None:
+        return Check("moves", OK, "no half-finished move")
+    if not fix:
+        return Check("moves", FAIL, f"a move was interrupted: {found.subject} (run: squadmem doctor --fix)")
+    with moves.Lock(repo.state_dir):
+        note = moves.recover(repo)
+    return Check("moves", OK, f"fixed: {note}")
+
+
+def lock(repo: Repo) -> Check:
+    if moves.Lock(repo.state_dir).held_by_other():
+        return Check("lock", WARN, "another squadmem command is writing right now")
+    return Check("lock", OK, "no squadmem command is writing")
+
+
+def shallow(repo: Repo) -> Check:
+    if repo.is_shallow():
+        return Check(
+            "history",
+            WARN,
+            "shallow clone: sections older than its boundary have unknown ages and never move",
+        )
+    return Check("history", OK, "full history")
+
+
+def pending_uses(repo: Repo) -> Check:
+    value = uses.trailer_value(repo.state_dir)
+    count = len([i for i in value.split(",") if i.strip()]) if value else 0
+    detail = (
+        f"{count} pending use(s): they go into the next commit's {uses.TRAILER} trailer"
+        if count
+        else "no pending uses"
+    )
+    return Check("uses", OK, detail)
+
+
+def run(repo: Repo, fix: bool = False) -> list[Check]:
+    checks: list[Check] = [journal(repo, fix), lock(repo), hooks(repo), tiers_toml(repo)]
+    try:
+        memory = catalog.load(repo.layout)
+    except SquadmemError as exc:
+        checks.append(Check("tier files", FAIL, exc.message))
+    else:
+        checks.append(Check("tier files", OK, f"{len(memory.files)} tier files read"))
+        rest: list[Callable[[], Check]] = [lambda: duplicates(memory), lambda: orphans(repo, memory)]
+        checks.extend(check() for check in rest)
+    checks += [shallow(repo), pending_uses(repo)]
+    return checks
+
+
+def exit_code(checks: list[Check]) -> Exit:
+    return Exit.VIOLATIONS if any(c.status == FAIL for c in checks) else Exit.OK
+
+
+def text(checks: list[Check]) -> str:
+    return render.table(("check", "status", "detail"), [(c.name, c.status, c.detail) for c in checks])
+
+
+def as_dict(checks: list[Check]) -> dict[str, Any]:
+    return {"ok": exit_code(checks) == Exit.OK, "checks": [c.as_dict() for c in checks]}

@@ -1,0 +1,285 @@
+"""Daily logs: appending entries, and the rules that keep a log immutable after its day.
+
+Standard library only: the pre-commit hook and ``verify`` judge changes with
+the same :func:`judge`. A log is ``.squad/memory/log/YYYY-MM-DD.md``, named by
+the day in the team's time zone. During its day (and ``log.grace_minutes``
+after its midnight) it may only grow at its end; after that it may not
+change, be renamed or be deleted. A name that is not a real date, or a date
+in the future, is refused. Creating the log of a past day that has none (a
+backfill, as ``migrate`` does) changes nothing recorded and is allowed.
+
+An entry reads ``- 14:03 [picard] text``; the lines after the first of a
+multi-line text are indented by two spaces, so each entry stays one list item.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from typing import TYPE_CHECKING
+
+from squadmem.errors import SquadmemError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from squadmem.layout import Layout
+
+# layout.MEMORY_DIR + "/" + layout.LOG_DIR + "/" (a test holds them equal). The hook's start-up time
+# is measured against pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
+LOG_PREFIX = ".squad/memory/log/"
+_DATED = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
+_ENTRY = re.compile(r"- (\d{2}:\d{2})(?: \[([^\]]+)\])?(?: (.*))?")
+_EPOCH = re.compile(r"@?(\d+)(?: ([+-])(\d{2}):?(\d{2}))?")
+
+
+# -- names and days ------------------------------------------------------------------------------
+def log_day(rel: str) -> dt.date | str | None:
+    """What a repository path is: a log's date, ``"bad"`` for a dated name that is no real date, or None.
+
+    Only ``log/NNNN-NN-NN.md`` names are logs; other files in ``log/`` (``.gitkeep``) are not.
+    """
+    if not rel.startswith(LOG_PREFIX):
+        return None
+    match = _DATED.fullmatch(rel[len(LOG_PREFIX) :])
+    if not match:
+        return None
+    try:
+        return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError:
+        return "bad"
+
+
+def today(now: dt.datetime, tz: dt.tzinfo) -> dt.date:
+    return now.astimezone(tz).date()
+
+
+def closes_at(day: dt.date, tz: dt.tzinfo, grace_minutes: float) -> dt.datetime:
+    """The moment a day's log freezes: the next midnight in ``tz``, plus the grace period."""
+    midnight = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(), tzinfo=tz)
+    return midnight + dt.timedelta(minutes=grace_minutes)
+
+
+def _when(moment: dt.datetime, tz: dt.tzinfo) -> str:
+    return moment.astimezone(tz).strftime("%Y-%m-%d %H:%M ") + str(tz)
+
+
+# -- the immutability rules ------------------------------------------------------------------------
+class Change:
+    """One log path changed by a commit (or by the staged index): its bytes before and after.
+
+    ``old`` is None for a file that did not exist, ``new`` None for one deleted;
+    ``renamed_to`` names where a deleted file went when git saw a rename.
+    ``others`` holds the file in a merge's other parents (None where absent).
+    """
+
+    __slots__ = ("new", "old", "others", "path", "renamed_to")
+
+    def __init__(
+        self,
+        path: str,
+        old: bytes | None,
+        new: bytes | None,
+        renamed_to: str | None = None,
+        others: tuple[bytes | None, ...] = (),
+    ) -> None:
+        self.path = path
+        self.old = old
+        self.new = new
+        self.renamed_to = renamed_to
+        self.others = others
+
+    def __repr__(self) -> str:
+        return f"Change({self.path!r}, {self.old!r}, {self.new!r}, {self.renamed_to!r}, {self.others!r})"
+
+
+class Rules:
+    """The settings the rules need: the team's time zone and the grace period after midnight."""
+
+    __slots__ = ("grace_minutes", "tz")
+
+    def __init__(self, tz: dt.tzinfo, grace_minutes: float = 0) -> None:
+        self.tz = tz
+        self.grace_minutes = grace_minutes
+
+
+def judge(change: Change, now: dt.datetime, rules: Rules) -> list[str]:
+    """Why ``change``, made at ``now``, breaks the log rules: one reason per offence, [] if it is fine."""
+    day = log_day(change.path)
+    if day is None:
+        return []
+    if change.new == change.old or (change.others and change.new in change.others):
+        return []  # nothing new: unchanged, or a merge taking one parent's version
+    if day == "bad":
+        if change.new is None:
+            return []  # removing a misnamed file is fine
+        return [f"{change.path[len(LOG_PREFIX) : -3]} is not a real date; name daily logs log/YYYY-MM-DD.md"]
+    assert isinstance(day, dt.date)
+    local_today = today(now, rules.tz)
+    if day > local_today:
+        if change.new is None:
+            return []
+        return [f"dated in the future: it is {local_today.isoformat()} in {rules.tz}"]
+    frozen = closes_at(day, rules.tz, rules.grace_minutes)
+    if now >= frozen:
+        return _past(change, frozen, rules)
+    return _open(change)
+
+
+def _past(change: Change, frozen: dt.datetime, rules: Rules) -> list[str]:
+    ended = f"its day ended {_when(frozen, rules.tz)}"
+    if change.new is None:
+        verb = f"renamed to {change.renamed_to}" if change.renamed_to else "deleted"
+        return [f"{verb} after {ended}; a past day's log is frozen"]
+    if change.old is None:
+        return []  # a backfill: the day had no log, so nothing recorded changes
+    if change.others and _combines(change.new, (change.old, *change.others)):
+        return []
+    return [f"changed after {ended}; a past day's log is frozen (add to today's log instead)"]
+
+
+def _open(change: Change) -> list[str]:
+    if change.new is None:
+        verb = f"renamed to {change.renamed_to}" if change.renamed_to else "deleted"
+        return [f"{verb}; a daily log is never deleted or renamed, it only grows at its end"]
+    if change.old is None or change.new.startswith(change.old):
+        return []
+    if change.others and _combines(change.new, (change.old, *change.others)):
+        return []
+    return ["not an append: today's log may only grow at its end (earlier bytes changed)"]
+
+
+def _combines(merged: bytes, parents: tuple[bytes | None, ...]) -> bool:
+    """A merge (union) of logs: every line comes from a parent and every parent's line is kept."""
+    theirs = [set(p.splitlines()) for p in parents if p is not None]
+    ours = set(merged.splitlines())
+    return bool(theirs) and ours == set().union(*theirs)
+
+
+# -- git's dates ------------------------------------------------------------------------------------
+def parse_git_date(value: str) -> dt.datetime | None:
+    """A date in the formats git takes for GIT_COMMITTER_DATE: ISO 8601, RFC 2822, ``[@]<epoch> <tz>``.
+
+    None when it is none of these (git's own approximate dates are not read).
+    """
+    text = value.strip()
+    epoch = _EPOCH.fullmatch(text)
+    if epoch and (text.startswith("@") or epoch.group(2) or len(epoch.group(1)) >= 9):
+        return dt.datetime.fromtimestamp(int(epoch.group(1)), dt.UTC)
+    iso = text.replace(" ", "T", 1) if re.match(r"\d{4}-\d{2}-\d{2} \d", text) else text
+    iso = re.sub(r"\s+([+-]\d{2}:?\d{2}|Z)$", r"\1", iso)
+    try:
+        moment = dt.datetime.fromisoformat(iso)
+    except ValueError:
+        import email.utils  # only for RFC 2822 dates: keeps the hook's start-up light
+
+        try:
+            moment = email.utils.parsedate_to_datetime(text)
+        except (TypeError, ValueError, IndexError):
+            return None
+    return moment if moment.tzinfo else moment.astimezone()
+
+
+def commit_now(environ: dict[str, str] | os._Environ[str] | None = None) -> dt.datetime:
+    """The moment a commit being made will carry: GIT_COMMITTER_DATE when set, else the clock."""
+    env = os.environ if environ is None else environ
+    value = env.get("GIT_COMMITTER_DATE")
+    if value:
+        parsed = parse_git_date(value)
+        if parsed is not None:
+            return parsed
+    return dt.datetime.now(dt.UTC)
+
+
+# -- writing and reading entries -----------------------------------------------------------------------
+def title(day: dt.date) -> str:
+    return f"# Daily log {day.isoformat()}\n\n"
+
+
+def entry(text: str, moment: dt.datetime, tz: dt.tzinfo, agent: str | None = None) -> str:
+    """One entry: ``- HH:MM [agent] first line``, further lines indented by two spaces."""
+    from squadmem.layout import check_name
+
+    body = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    if not body.strip():
+        raise SquadmemError("nothing to log: the text is empty", hint='squadmem log add "what happened"')
+    first, *rest = body.split("\n")
+    who = f" [{check_name(agent)}]" if agent else ""
+    lines = [f"- {moment.astimezone(tz).strftime('%H:%M')}{who} {first}".rstrip()]
+    lines += [f"  {line}".rstrip() for line in rest]
+    return "\n".join(lines) + "\n"
+
+
+def append(layout: Layout, tz: dt.tzinfo, text: str, now: dt.datetime, agent: str | None = None) -> Path:
+    """Append an entry to today's log (by ``tz``), creating the log with its title line; return its path."""
+    day = today(now, tz)
+    line = entry(text, now, tz, agent)
+    path = layout.log_path(day)  # refuses a path that a symlink leads outside .squad/memory/
+    if path.is_symlink() or (path.exists() and not path.is_file()):
+        raise SquadmemError(f"{layout.rel(path)}: is not a regular file", hint="replace it with the log file")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "ab") as handle:
+        end = handle.tell()
+        prefix = title(day) if end == 0 else ""
+        if end and not _ends_with_newline(path, end):
+            prefix = "\n"
+        handle.write((prefix + line).encode("utf-8"))
+    return path
+
+
+def _ends_with_newline(path: Path, size: int) -> bool:
+    with open(path, "rb") as handle:
+        handle.seek(size - 1)
+        return handle.read(1) in (b"\n", b"\r")
+
+
+class Entry:
+    """One entry of a log: its ``HH:MM``, its agent (if named) and its text."""
+
+    __slots__ = ("agent", "text", "time")
+
+    def __init__(self, time: str, agent: str | None, text: str) -> None:
+        self.time = time
+        self.agent = agent
+        self.text = text
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"time": self.time, "agent": self.agent, "text": self.text}
+
+
+def entries(text: str) -> list[Entry]:
+    """The entries of a log's text; lines that are not entries (a raw session) join the entry above."""
+    found: list[Entry] = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        match = _ENTRY.fullmatch(line)
+        if match:
+            found.append(Entry(match.group(1), match.group(2), match.group(3) or ""))
+        elif found and (line.startswith("  ") or not line):
+            found[-1].text += f"\n{line[2:]}"
+    for item in found:
+        item.text = item.text.rstrip("\n")
+    return found
+
+
+def parse_day(value: str) -> dt.date:
+    """A ``YYYY-MM-DD`` argument."""
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError:
+        raise SquadmemError(
+            f"date {value!r}: not a date", hint="give the day as YYYY-MM-DD, e.g. 2026-03-01"
+        ) from None
+
+
+def read(layout: Layout, day: dt.date) -> tuple[str, str]:
+    """A day's log: its repository path and text."""
+    path = layout.log_path(day)
+    rel = layout.rel(path)
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        raise SquadmemError(
+            f"{rel}: no log for {day.isoformat()}", hint='squadmem log add "text" writes today\'s log'
+        ) from None
+    return rel, raw.decode("utf-8", "replace")

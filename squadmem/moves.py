@@ -1,0 +1,617 @@
+"""Carrying out a plan: one commit per move, serialized, crash-safe.
+
+A move commit is built beside the user's work, never through it: the blobs,
+trees and the commit object are written straight into the object store (loose
+objects, in-process), HEAD advances by compare-and-swap
+(``git update-ref HEAD <new> <old>``), then the tier files are replaced
+atomically (temporary file + ``os.replace``) and only their entries of the
+real index are refreshed. The user's other staged and unstaged changes are
+never read or written. A tier file the plan writes that has uncommitted
+changes makes the whole run refuse before anything is written.
+
+Writers serialize on ``.git/squadmem/lock`` (``flock``; a second writer
+waits ``SQUADMEM_LOCK_TIMEOUT`` seconds, default 5, then gives up with
+exit 2). Each commit is journaled in ``.git/squadmem/journal.json``: intent
+(old HEAD, new commit, paths) before HEAD moves, cleared when the work tree
+and index match the new HEAD. A process killed at any point leaves either the
+old HEAD (the journal is dropped: nothing else was written) or the new one
+(the next writer, or ``squadmem doctor --fix``, writes the files and index
+entries from it): every section is present exactly once, byte-identical in
+HEAD and the work tree.
+
+Testing aid: ``SQUADMEM_FAULT=<step>`` (or ``<step>@<n>`` for the n-th time
+that step is reached) makes the process exit at once with status 99 at that
+step; :data:`STEPS` lists them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import sys
+import time
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from squadmem import index, policy, uses
+from squadmem.errors import Exit, SquadmemError
+from squadmem.repo import Repo
+
+STEPS = (
+    "objects-written",  # blobs, trees and the commit object are in the object store
+    "journal-written",  # the intent is on disk; HEAD has not moved
+    "head-moved",  # HEAD is the new commit; work tree and index are not updated
+    "worktree-partial",  # the first of two tier files is written
+    "worktree-written",  # every tier file is written; the index is not updated
+    "index-updated",  # the index matches; pending uses are not consumed
+    "uses-consumed",  # pending uses are consumed; the journal is still there
+    "journal-cleared",  # the commit is complete
+)
+FAULT_ENV = "SQUADMEM_FAULT"
+FAULT_STATUS = 99
+LOCK_TIMEOUT_ENV = "SQUADMEM_LOCK_TIMEOUT"
+LOCK_TIMEOUT = 5.0
+JOURNAL = "journal.json"
+LOCK = "lock"
+_TMP_SUFFIX = ".squadmem-tmp"
+_reached: dict[str, int] = {}
+
+
+def fault(step: str) -> None:
+    """Exit the process at once (status 99) if ``SQUADMEM_FAULT`` names this step."""
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return
+    name, _, nth = spec.partition("@")
+    if name != step:
+        return
+    _reached[step] = _reached.get(step, 0) + 1
+    if _reached[step] == int(nth or 1):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(FAULT_STATUS)
+
+
+# -- the lock ------------------------------------------------------------------------------------
+
+
+def _lock_timeout() -> float:
+    raw = os.environ.get(LOCK_TIMEOUT_ENV)
+    if not raw:
+        return LOCK_TIMEOUT
+    try:
+        return max(float(raw), 0.0)
+    except ValueError:
+        raise SquadmemError(
+            f"{LOCK_TIMEOUT_ENV}={raw!r}: not a number of seconds",
+            hint=f"unset it, or set e.g. {LOCK_TIMEOUT_ENV}=30",
+        ) from None
+
+
+def _try_lock(fd: int) -> bool:
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+class Lock:
+    """``.git/squadmem/lock``: one squadmem writer at a time (released by the OS if the process dies)."""
+
+    def __init__(self, state_dir: Path, timeout: float | None = None) -> None:
+        self.path = state_dir / LOCK
+        self.timeout = _lock_timeout() if timeout is None else timeout
+        self.fd: int | None = None
+
+    def __enter__(self) -> Lock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.timeout
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+                os.close(fd)
+                raise SquadmemError(
+                    f"another squadmem command (pid {holder}) is writing to this repository; "
+                    f"gave up after waiting {self.timeout:g} s",
+                    hint=f"run it again when that one is done, or wait longer: {LOCK_TIMEOUT_ENV}=SECONDS",
+                )
+            time.sleep(0.02)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing the descriptor releases the lock
+            self.fd = None
+
+    def held_by_other(self) -> bool:
+        """Whether another process holds the lock now (doctor's check; never waits)."""
+        if not self.path.exists():
+            return False
+        fd = os.open(self.path, os.O_RDWR)
+        try:
+            return not _try_lock(fd)
+        finally:
+            os.close(fd)
+
+
+# -- git objects, written in-process -------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeEntry:
+    mode: bytes
+    name: bytes
+    sha: str
+
+    @property
+    def is_tree(self) -> bool:
+        return self.mode == b"40000"
+
+
+def parse_tree(data: bytes) -> list[TreeEntry]:
+    entries = []
+    pos = 0
+    while pos < len(data):
+        space = data.index(b" ", pos)
+        nul = data.index(b"\0", space)
+        entries.append(TreeEntry(data[pos:space], data[space + 1 : nul], data[nul + 1 : nul + 21].hex()))
+        pos = nul + 21
+    return entries
+
+
+def format_tree(entries: Sequence[TreeEntry]) -> bytes:
+    """Git's tree format, in git's order (a tree's name sorts as if it ended with ``/``)."""
+    ordered = sorted(entries, key=lambda e: e.name + (b"/" if e.is_tree else b""))
+    return b"".join(e.mode + b" " + e.name + b"\0" + bytes.fromhex(e.sha) for e in ordered)
+
+
+class Objects:
+    """Loose objects written in-process; trees and blobs read through the repo's cat-file."""
+
+    def __init__(self, repo: Repo) -> None:
+        self.repo = repo
+        self.dir = repo.git_dir / "objects"
+        fmt = repo.config("extensions.objectformat")
+        if fmt and fmt.lower() != "sha1":
+            raise SquadmemError(
+                f"this repository uses {fmt} object names; squadmem writes SHA-1 repositories only",
+                hint="run squadmem in a SHA-1 repository (git's default)",
+            )
+
+    def write(self, kind: str, data: bytes) -> str:
+        raw = f"{kind} {len(data)}\0".encode() + data
+        sha = hashlib.sha1(raw).hexdigest()
+        path = self.dir / sha[:2] / sha[2:]
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            tmp = path.parent / f"tmp_obj_squadmem_{os.getpid()}_{sha[2:10]}"
+            tmp.write_bytes(zlib.compress(raw))
+            tmp.chmod(0o444)
+            os.replace(tmp, path)
+        return sha
+
+    def read(self, sha: str) -> bytes:
+        return self.repo.blob(sha)
+
+    def tree_of(self, commit: str) -> str:
+        head = self.read(commit).split(b"\n", 1)[0]
+        if not head.startswith(b"tree "):
+            raise SquadmemError(f"{commit}: not a commit", code=Exit.INTERNAL)
+        return head[5:].decode("ascii")
+
+    def entry(self, tree: str, path: str) -> TreeEntry | None:
+        """The entry at ``path`` (forward slashes) in ``tree``, or None."""
+        parts = path.encode("utf-8").split(b"/")
+        current = tree
+        for depth, part in enumerate(parts):
+            found = next((e for e in parse_tree(self.read(current)) if e.name == part), None)
+            if found is None or (depth < len(parts) - 1 and not found.is_tree):
+                return None
+            if depth == len(parts) - 1:
+                return found
+            current = found.sha
+        return None
+
+    def content(self, tree: str, path: str) -> bytes | None:
+        found = self.entry(tree, path)
+        return None if found is None or found.is_tree else self.read(found.sha)
+
+    def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
+        """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
+        head, _, rest = path.partition("/")
+        entries = parse_tree(self.read(tree)) if tree else []
+        name = head.encode("utf-8")
+        old = next((e for e in entries if e.name == name), None)
+        others = [e for e in entries if e.name != name]
+        if rest:
+            sub = self.with_blob(old.sha if old is not None and old.is_tree else None, rest, blob, mode)
+            new = TreeEntry(b"40000", name, sub)
+        else:
+            new = TreeEntry(old.mode if old is not None and not old.is_tree else mode, name, blob)
+        return self.write("tree", format_tree([*others, new]))
+
+
+# -- the journal ---------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Journal:
+    """One commit in flight: enough to finish it or to forget it."""
+
+    old: str
+    new: str
+    paths: tuple[str, ...]
+    consume: tuple[str, ...]
+    subject: str
+
+    @staticmethod
+    def path(repo: Repo) -> Path:
+        return repo.state_dir / JOURNAL
+
+    def write(self, repo: Repo) -> None:
+        data = json.dumps(dataclasses.asdict(self), ensure_ascii=False).encode("utf-8")
+        _replace(self.path(repo), data)
+
+    @classmethod
+    def read(cls, repo: Repo) -> Journal | None:
+        try:
+            raw = json.loads(cls.path(repo).read_bytes())
+            return cls(raw["old"], raw["new"], tuple(raw["paths"]), tuple(raw["consume"]), raw["subject"])
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError):
+            return cls("", "", (), (), "(unreadable journal)")
+
+    @classmethod
+    def clear(cls, repo: Repo) -> None:
+        cls.path(repo).unlink(missing_ok=True)
+
+
+def _replace(path: Path, data: bytes, like: Path | None = None) -> None:
+    """Write ``path`` whole or not at all: a temporary file beside it, then ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}{_TMP_SUFFIX}")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    if like is not None and like.exists():
+        tmp.chmod(like.stat().st_mode & 0o7777)
+    os.replace(tmp, path)
+
+
+def _tmp_of(path: Path) -> Path:
+    return path.with_name(f".{path.name}{_TMP_SUFFIX}")
+
+
+# -- recovery ------------------------------------------------------------------------------------
+
+
+def pending(repo: Repo) -> Journal | None:
+    """The journal of a commit that did not finish, if there is one."""
+    return Journal.read(repo)
+
+
+def recover(repo: Repo) -> str | None:
+    """Finish or forget an interrupted commit; a sentence saying which, or None. Hold the lock."""
+    journal = Journal.read(repo)
+    _tmp_of(Journal.path(repo)).unlink(missing_ok=True)
+    if journal is None:
+        return None
+    for rel in journal.paths:
+        _tmp_of(repo.root / rel).unlink(missing_ok=True)
+    head = repo.head()
+    if not journal.new or head == journal.old or head is None:
+        Journal.clear(repo)
+        return f"an interrupted move was rolled back (HEAD had not moved): {journal.subject}"
+    objects = Objects(repo)
+    if head == journal.new:
+        _sync(repo, objects, journal, journal.paths)
+        Journal.clear(repo)
+        return f"an interrupted move was completed: {journal.subject}"
+    synced = _sync_if_untouched(repo, objects, journal, head)
+    Journal.clear(repo)
+    return (
+        f"an interrupted move was found after HEAD had moved on; {synced} tier file(s) brought up to date: "
+        f"{journal.subject}"
+    )
+
+
+def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) -> None:
+    tree = objects.tree_of(journal.new)
+    for rel in paths:
+        data = objects.content(tree, rel)
+        target = repo.root / rel
+        if data is not None and (not target.exists() or target.read_bytes() != data):
+            _replace(repo.layout.inside(target), data, like=target)
+    if paths:
+        _update_index(repo, paths)
+    if journal.consume:
+        uses.consume(repo.state_dir, journal.consume)
+
+
+def _sync_if_untouched(repo: Repo, objects: Objects, journal: Journal, head: str) -> int:
+    """HEAD moved past the journal: bring up to date the files nobody has touched since."""
+    old_tree, new_tree, head_tree = (objects.tree_of(c) for c in (journal.old, journal.new, head))
+    paths = []
+    for rel in journal.paths:
+        target = repo.root / rel
+        current = target.read_bytes() if target.exists() else None
+        if current == objects.content(old_tree, rel) and objects.content(head_tree, rel) == objects.content(
+            new_tree, rel
+        ):
+            paths.append(rel)
+    head_journal = dataclasses.replace(journal, new=head)
+    _sync(repo, objects, head_journal, paths)
+    return len(paths)
+
+
+def _update_index(repo: Repo, paths: Sequence[str], attempts: int = 50) -> None:
+    """Refresh only these paths' entries of the real index from the work tree (git's lock respected)."""
+    for attempt in range(attempts):
+        try:
+            repo.run("update-index", "--add", "--", *paths)
+            return
+        except SquadmemError:
+            if attempt == attempts - 1 or not (repo.git_dir / "index.lock").exists():
+                raise
+            time.sleep(0.05)
+
+
+@contextlib.contextmanager
+def session(repo: Repo, timeout: float | None = None) -> Iterator[Writer]:
+    """Hold the lock, finish any interrupted commit, and give a :class:`Writer`.
+
+    Every squadmem command that writes tier files or commits goes through here.
+    """
+    with Lock(repo.state_dir, timeout):
+        note = recover(repo)
+        yield Writer(repo, note)
+
+
+# -- writing commits -----------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Made:
+    sha: str
+    subject: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"commit": self.sha, "subject": self.subject}
+
+
+def _ident(listing: str, key: str) -> str:
+    for row in listing.splitlines():
+        if row.startswith(key + "="):
+            value = row[len(key) + 1 :]
+            if "(none)" in value.split(">")[0]:
+                break
+            return value
+    raise SquadmemError(
+        "git does not know who you are (user.name / user.email are not set)",
+        hint='set them: git config user.name "Your Name" && git config user.email you@example.com',
+    )
+
+
+def _config(listing: str, key: str) -> str | None:
+    found = None
+    for row in listing.splitlines():
+        name, eq, value = row.partition("=")
+        if eq and name.lower() == key:
+            found = value
+    return found
+
+
+def message(subject: str, body: str, trailers: Sequence[tuple[str, str]]) -> str:
+    lines = [subject, "", body, ""] if body else [subject, ""]
+    lines += [f"{key}: {value}" for key, value in trailers]
+    return "\n".join(lines) + "\n"
+
+
+class Writer:
+    """Makes squadmem's commits, one at a time, under the lock."""
+
+    def __init__(self, repo: Repo, recovered: str | None = None) -> None:
+        self.repo = repo
+        self.recovered = recovered
+        self.objects = Objects(repo)
+        head = repo.head()
+        if head is None:
+            raise SquadmemError(
+                "this repository has no commit yet",
+                hint="commit the tier files first (git add .squad && git commit)",
+            )
+        self.head = head
+        self.tree = self.objects.tree_of(head)
+        self._listing: str | None = None
+
+    # -- facts, read once per run -----------------------------------------------------------------
+    def listing(self) -> str:
+        if self._listing is None:
+            self._listing = self.repo.run("var", "-l")
+        return self._listing
+
+    def text(self, rel: str) -> str | None:
+        """A tier file as HEAD has it (None if HEAD has no such file)."""
+        data = self.objects.content(self.tree, rel)
+        return None if data is None else data.decode("utf-8")
+
+    def refuse_dirty(self, paths: Sequence[str]) -> None:
+        """Refuse (exit 2, nothing written) if a tier file differs from HEAD in the index or work tree."""
+        dirty = self.repo.dirty(paths)
+        for rel in paths:
+            if rel in dirty:
+                continue
+            path = self.repo.root / rel
+            data = self.objects.content(self.tree, rel)
+            on_disk = path.read_bytes() if path.exists() else None
+            if on_disk != data:
+                dirty.append(rel)
+        if dirty:
+            raise SquadmemError(
+                f"{sorted(dirty)[0]}: has uncommitted changes"
+                + (f" (and {len(dirty) - 1} more)" if len(dirty) > 1 else ""),
+                hint="commit or stash them first; squadmem changed nothing",
+            )
+
+    # -- one commit ------------------------------------------------------------------------------
+    def commit(self, files: Mapping[str, str], text: str, consume: Sequence[str] = ()) -> str:
+        """Commit ``files`` (repository path -> new text) on HEAD, then update the work tree and index."""
+        for rel in files:
+            self.repo.layout.inside(self.repo.root / rel)
+            path = self.repo.root / rel
+            on_disk = path.read_bytes() if path.exists() else None
+            if on_disk != self.objects.content(self.tree, rel):
+                raise SquadmemError(
+                    f"{rel}: changed while squadmem was running", hint="run the command again"
+                )
+        tree = self.tree
+        for rel, content in files.items():
+            tree = self.objects.with_blob(tree, rel, self.objects.write("blob", content.encode("utf-8")))
+        new = self._commit_object(tree, text)
+        fault("objects-written")
+        subject = text.split("\n", 1)[0]
+        Journal(self.head, new, tuple(files), tuple(consume), subject).write(self.repo)
+        fault("journal-written")
+        self._advance(new, subject)
+        fault("head-moved")
+        for number, (rel, content) in enumerate(files.items()):
+            path = self.repo.root / rel
+            _replace(path, content.encode("utf-8"), like=path)
+            if number == 0 and len(files) > 1:
+                fault("worktree-partial")
+        fault("worktree-written")
+        try:
+            _update_index(self.repo, list(files))
+        except SquadmemError:
+            raise SquadmemError(
+                f"committed {new[:12]}, but git's index could not be updated (.git/index.lock?)",
+                hint="once the other git command is done, run: squadmem doctor --fix",
+                code=Exit.INTERNAL,
+            ) from None
+        fault("index-updated")
+        if consume:
+            uses.consume(self.repo.state_dir, consume)
+        fault("uses-consumed")
+        Journal.clear(self.repo)
+        fault("journal-cleared")
+        self.head, self.tree = new, tree
+        return new
+
+    def _commit_object(self, tree: str, text: str) -> str:
+        listing = self.listing()
+        author = _ident(listing, "GIT_AUTHOR_IDENT")
+        committer = _ident(listing, "GIT_COMMITTER_IDENT")
+        sign = (_config(listing, "commit.gpgsign") or "false").lower() in ("true", "yes", "on", "1")
+        encoding = (_config(listing, "i18n.commitencoding") or "utf-8").lower()
+        if sign or encoding not in ("utf-8", "utf8"):
+            out = self.repo.run(
+                "commit-tree",
+                *(["-S"] if sign else []),
+                tree,
+                "-p",
+                self.head,
+                "-F",
+                "-",
+                input=text.encode(),
+            )
+            return out.strip()
+        raw = f"tree {tree}\nparent {self.head}\nauthor {author}\ncommitter {committer}\n\n{text}"
+        return self.objects.write("commit", raw.encode("utf-8"))
+
+    def _advance(self, new: str, subject: str) -> None:
+        """HEAD from the old commit to ``new``, only if it is still the old one."""
+        try:
+            self.repo.run("update-ref", "-m", f"commit (squadmem): {subject}", "HEAD", new, self.head)
+        except SquadmemError:
+            Journal.clear(self.repo)
+            raise SquadmemError(
+                "HEAD moved while squadmem was committing (a git commit at the same time?); "
+                "this move was not made",
+                hint="run the command again",
+            ) from None
+
+    # -- plans -----------------------------------------------------------------------------------
+    def execute(self, plan: policy.Plan, header: policy.Header) -> list[Made]:
+        """Make the plan's commits: each move, then each Index refresh. Pending uses go on the first."""
+        if plan.empty:
+            return []
+        self.refuse_dirty(plan.read())
+        steps = self.rehearse(plan, header)
+        trailer = uses.trailer_value(self.repo.state_dir)
+        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
+        made = []
+        for number, (files, subject, body, trailers, used) in enumerate(steps):
+            carried = tuple(dict.fromkeys([*(pending_ids if number == 0 else ()), *used]))
+            if carried:
+                trailers = [*trailers, (uses.TRAILER, ", ".join(carried))]
+            sha = self.commit(files, message(subject, body, trailers), pending_ids if number == 0 else ())
+            made.append(Made(sha, subject))
+        return made
+
+    def rehearse(
+        self, plan: policy.Plan, header: policy.Header
+    ) -> list[tuple[dict[str, str], str, str, list[tuple[str, str]], tuple[str, ...]]]:
+        """Every commit's files, from HEAD, before any is made; they must end where the plan said."""
+        texts: dict[str, str] = {}
+
+        def current(rel: str, tier: str, name: str) -> str:
+            if rel not in texts:
+                found = self.text(rel)
+                texts[rel] = header(tier, name) if found is None else found
+            return texts[rel]
+
+        steps = []
+        try:
+            for move in plan.moves:
+                files = {}
+                if move.source is not None:
+                    files[move.source], cut = index.remove(
+                        current(move.source, move.source_tier, move.source_name), move.text
+                    )
+                else:
+                    cut = move.text
+                files[move.target] = index.insert(
+                    current(move.target, move.target_tier, move.target_name), cut
+                )
+                texts.update(files)
+                steps.append((files, move.subject, move.why, move.trailers(), move.used))
+            for refresh in plan.indexes:
+                hot = index.replace(current(refresh.file, "hot", refresh.agent), refresh.text)
+                texts[refresh.file] = hot
+                lines = len(index.listed_ids(refresh.text))
+                body = f"{lines} line(s) pointing into cold, archive and the wiki"
+                steps.append(({refresh.file: hot}, refresh.subject, body, refresh.trailers(), ()))
+        except index.SpliceError as exc:
+            raise SquadmemError(
+                f"the plan no longer applies to HEAD: {exc}", hint="run the command again"
+            ) from None
+        for rel, text in texts.items():
+            if plan.files.get(rel, text) != text:
+                raise SquadmemError(
+                    f"{rel}: HEAD differs from the work tree the plan was made from",
+                    hint="commit or stash your changes to tier files, then run again",
+                )
+        return steps

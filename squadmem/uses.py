@@ -1,0 +1,164 @@
+"""Pending uses, and the ``Squad-Memory-Used`` trailers they become.
+
+A use of a section (``squadmem touch``, ``recall``, ``context --include-*``)
+is recorded at once in ``.git/squadmem/pending-uses.json`` and counts
+locally from that moment. The prepare-commit-msg hook writes the pending ids
+into the next commit message as a trailer, ``Squad-Memory-Used: a/x, b/y``;
+once a commit carrying them exists (the post-commit hook sees it, or history
+shows a trailer at or after the recorded time) they are dropped, so a commit
+that fails loses nothing and nothing is counted twice.
+
+Standard library only: the hooks import this module.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import json
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+
+TRAILER = "Squad-Memory-Used"
+FILE = "pending-uses.json"
+LOCK = "pending-uses.lock"
+VERSION = 1
+
+_TRAILER_LINE = re.compile(rf"^{TRAILER}[ \t]*:(.*)$", re.IGNORECASE)
+_SEPARATORS = re.compile(r"[,\s]+")
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: writers are not serialized
+    fcntl = None  # type: ignore[assignment]
+
+
+def _utc(value: dt.datetime) -> dt.datetime:
+    if value.tzinfo is None:
+        return value.replace(tzinfo=dt.UTC)
+    return value.astimezone(dt.UTC)
+
+
+@contextlib.contextmanager
+def _locked(state_dir: Path) -> Iterator[None]:
+    """Serialize read-modify-write of the pending file between processes."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with open(state_dir / LOCK, "a+b") as handle:
+        if fcntl is not None:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            if fcntl is not None:
+                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def _read(state_dir: Path) -> dict[str, dt.datetime]:
+    """The pending uses on disk; an unreadable file counts as none (it is rewritten on the next record)."""
+    try:
+        data = json.loads((state_dir / FILE).read_text("utf-8"))
+        uses = data["uses"] if data.get("version") == VERSION else {}
+        return {str(k): _utc(dt.datetime.fromisoformat(v)) for k, v in uses.items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return {}
+
+
+def _write(state_dir: Path, uses: Mapping[str, dt.datetime]) -> None:
+    """Atomically: a temporary file in the same folder, then a rename."""
+    if not uses:
+        with contextlib.suppress(FileNotFoundError):
+            (state_dir / FILE).unlink()
+        return
+    body = {"version": VERSION, "uses": {k: uses[k].isoformat() for k in sorted(uses)}}
+    fd, tmp = tempfile.mkstemp(prefix=".pending-", dir=state_dir)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(body, handle, indent=1)
+            handle.write("\n")
+        os.replace(tmp, state_dir / FILE)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def record(state_dir: Path, ids: Iterable[str], when: dt.datetime) -> None:
+    """Record a use of each id at ``when`` (to the second, as commit times are), keeping the latest per id."""
+    when = _utc(when).replace(microsecond=0)
+    with _locked(state_dir):
+        uses = _read(state_dir)
+        for ident in ids:
+            if ident not in uses or uses[ident] < when:
+                uses[ident] = when
+        _write(state_dir, uses)
+
+
+def pending(state_dir: Path) -> dict[str, dt.datetime]:
+    """Id -> latest pending use (aware UTC)."""
+    return _read(state_dir)
+
+
+def trailer_value(state_dir: Path) -> str | None:
+    """The pending ids as a trailer value, ``"a/x, b/y"``, or None when nothing is pending."""
+    uses = _read(state_dir)
+    return ", ".join(sorted(uses)) if uses else None
+
+
+def consume(state_dir: Path, ids: Iterable[str]) -> None:
+    """Drop the pending uses of ``ids``: a commit carrying them exists now."""
+    drop = set(ids)
+    if not drop or not (state_dir / FILE).exists():
+        return
+    with _locked(state_dir):
+        uses = _read(state_dir)
+        kept = {k: v for k, v in uses.items() if k not in drop}
+        if kept != uses:
+            _write(state_dir, kept)
+
+
+def settle(state_dir: Path, committed: Mapping[str, dt.datetime]) -> list[str]:
+    """Drop each pending use that a commit made at or after it already carries; return those ids.
+
+    ``committed`` maps an id to the time of the latest commit whose trailer
+    names it. A use recorded after that commit stays pending.
+    """
+    if not (state_dir / FILE).exists():
+        return []
+    with _locked(state_dir):
+        uses = _read(state_dir)
+        done = [k for k, v in uses.items() if k in committed and _utc(committed[k]) >= v]
+        if done:
+            _write(state_dir, {k: v for k, v in uses.items() if k not in done})
+    return sorted(done)
+
+
+def parse_used(message: str) -> list[str]:
+    """The ids named by ``Squad-Memory-Used:`` lines of a commit message, in order, each once.
+
+    A trailer line may sit anywhere in the message (squash merges keep them in
+    the body), its key is matched without regard to case, ids are separated
+    by commas or spaces, and an indented line right after continues it.
+    """
+    found: list[str] = []
+    continued = False
+    for line in message.splitlines():
+        match = _TRAILER_LINE.match(line)
+        if match:
+            found.extend(_ids(match.group(1)))
+            continued = True
+        elif continued and line[:1] in (" ", "\t") and line.strip():
+            found.extend(_ids(line))
+        else:
+            continued = False
+    return list(dict.fromkeys(found))
+
+
+def _ids(value: str) -> list[str]:
+    return [part for part in _SEPARATORS.split(value.strip()) if part]
+
+
+def trailer_line(ids: Iterable[str]) -> str:
+    return f"{TRAILER}: {', '.join(ids)}"

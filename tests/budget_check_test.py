@@ -1,0 +1,124 @@
+"""The hot budget hook, fired by real `git commit` through the shims `squadmem init` installs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from conftest import GitRepo, run_squadmem
+
+from squadmem.hooks.budget_check import over_budget
+from squadmem.settings import HotSettings
+
+HOT = ".squad/memory/hot/picard.md"
+COLD = ".squad/memory/cold/picard.md"
+DATE = "2026-03-01T12:00:00+00:00"
+
+
+def attempt(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GIT_AUTHOR_DATE=DATE, GIT_COMMITTER_DATE=DATE)
+    return subprocess.run(
+        ["git", "commit", "-q", "--no-gpg-sign", *args],
+        cwd=repo.root,
+        env=env,
+        text=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def hooked(repo: GitRepo) -> GitRepo:
+    done = run_squadmem(repo.root, "init", "--agent", "picard")
+    assert done.returncode == 0, done.stderr
+    repo.git("add", "-A")
+    assert attempt(repo, "-m", "init").returncode == 0
+    return repo
+
+
+def big(n_bytes: int) -> str:
+    header = "# Hot memory: picard\n\n## Notes\n"
+    return header + "x" * (n_bytes - len(header) - 1) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"x" * 4096, []),
+        (b"x" * 4097, ["4097 bytes > 4096 (hot.max_bytes); run: squadmem maintain"]),
+        (b"a\n" * 100, []),
+        (b"a\n" * 100 + b"b", ["101 lines > 100 (hot.max_lines); run: squadmem maintain"]),
+        (b"a\r\n" * 101, ["101 lines > 100 (hot.max_lines); run: squadmem maintain"]),
+    ],
+)
+def test_over_budget_limits(raw: bytes, expected: list[str]) -> None:
+    assert over_budget(raw, HotSettings()) == expected
+
+
+def test_budget_check_over_bytes_refused(hooked: GitRepo) -> None:
+    hooked.write(HOT, big(4300))
+    hooked.git("add", HOT)
+    before = hooked.snapshot()
+    done = attempt(hooked, "-m", "grow")
+    assert done.returncode == 1
+    assert done.stderr == f"{HOT}: 4300 bytes > 4096 (hot.max_bytes); run: squadmem maintain\n"
+    assert hooked.snapshot() == before
+
+
+def test_budget_check_over_lines_refused(hooked: GitRepo) -> None:
+    hooked.write(HOT, "# Hot\n" + "- line\n" * 120)
+    hooked.git("add", HOT)
+    done = attempt(hooked, "-m", "grow")
+    assert done.returncode == 1
+    assert done.stderr == f"{HOT}: 121 lines > 100 (hot.max_lines); run: squadmem maintain\n"
+
+
+def test_budget_check_within_budget_passes(hooked: GitRepo) -> None:
+    hooked.write(HOT, big(4096))
+    hooked.write(COLD, big(9000))  # cold files are not held to the hot budget
+    hooked.git("add", "-A")
+    done = attempt(hooked, "-m", "fits")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr == ""
+
+
+def test_budget_check_budget_from_staged_settings(hooked: GitRepo) -> None:
+    hooked.write(".squad/memory/tiers.toml", "[hot]\nmax_bytes = 100\n")
+    hooked.write(HOT, big(200))
+    hooked.git("add", "-A")
+    done = attempt(hooked, "-m", "small budget")
+    assert done.returncode == 1
+    assert f"{HOT}: 200 bytes > 100 (hot.max_bytes)" in done.stderr
+
+
+def test_budget_check_warn_mode_reports_and_passes(hooked: GitRepo) -> None:
+    hooked.write(".squad/memory/tiers.toml", '[budget]\nmode = "warn"\n')
+    hooked.write(HOT, big(5000))
+    hooked.git("add", "-A")
+    done = attempt(hooked, "-m", "over but warned")
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"{HOT}: 5000 bytes > 4096 (hot.max_bytes); run: squadmem maintain",
+        'budget.mode = "warn" in tiers.toml: reported, not refused',
+    ]
+    assert hooked.git("log", "-1", "--format=%s").strip() == "over but warned"
+
+
+def test_budget_check_only_files_the_commit_changes(hooked: GitRepo) -> None:
+    """An over-budget hot file committed earlier (with --no-verify) does not block unrelated commits."""
+    hooked.write(HOT, big(5000))
+    hooked.git("add", "-A")
+    assert attempt(hooked, "--no-verify", "-m", "over").returncode == 0
+    hooked.write("README.md", "hello\n")
+    hooked.git("add", "README.md")
+    done = attempt(hooked, "-m", "unrelated")
+    assert done.returncode == 0, done.stderr
+
+
+def test_budget_check_new_agent_file_checked(hooked: GitRepo) -> None:
+    rel = ".squad/memory/hot/riker.md"
+    hooked.write(rel, big(4500))
+    hooked.git("add", rel)
+    done = attempt(hooked, "-m", "new agent")
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{rel}: 4500 bytes > 4096")

@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+import datetime as dt
+import json
+import subprocess
+from pathlib import Path
+
+from conftest import GitRepo
+from typer.testing import CliRunner
+
+from squadmem import moves, uses
+from squadmem.cli import app
+from squadmem.layout import MEMORY_DIR
+from squadmem.repo import Repo
+
+HOT = f"{MEMORY_DIR}/hot/picard.md"
+COLD = f"{MEMORY_DIR}/cold/picard.md"
+DATE = "2026-02-01T10:00:00+00:00"
+
+
+def doctor(root: Path, *args: str) -> tuple[int, dict[str, tuple[str, str]]]:
+    result = CliRunner().invoke(app, ["-C", str(root), "doctor", "--json", *args])
+    data = json.loads(result.stdout)
+    assert data["ok"] == (result.exit_code == 0)
+    return result.exit_code, {c["name"]: (c["status"], c["detail"]) for c in data["checks"]}
+
+
+def healthy(repo: GitRepo) -> None:
+    assert CliRunner().invoke(app, ["-C", str(repo.root), "init", "--agent", "picard"]).exit_code == 0
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "init", date=DATE)
+
+
+def test_doctor_on_a_fresh_setup_is_all_ok(repo: GitRepo) -> None:
+    healthy(repo)
+    code, checks = doctor(repo.root)
+    assert code == 0
+    assert {name: status for name, (status, _) in checks.items()} == {
+        "moves": "ok",
+        "lock": "ok",
+        "hooks": "ok",
+        "settings": "ok",
+        "tier files": "ok",
+        "duplicates": "ok",
+        "orphans": "ok",
+        "history": "ok",
+        "uses": "ok",
+    }
+
+
+def test_doctor_text_is_a_table(repo: GitRepo) -> None:
+    healthy(repo)
+    result = CliRunner().invoke(app, ["-C", str(repo.root), "doctor"])
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[0].split() == ["check", "status", "detail"]
+
+
+def test_doctor_warns_about_missing_hooks(repo: GitRepo) -> None:
+    repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
+    code, checks = doctor(repo.root)
+    assert code == 0
+    assert checks["hooks"] == (
+        "warn",
+        "not installed in hooks/: pre-commit, prepare-commit-msg, pre-push (run: squadmem init)",
+    )
+
+
+def test_doctor_fails_on_a_section_in_two_places(repo: GitRepo) -> None:
+    repo.commit("memory", {HOT: "## Keys\nrotate\n", COLD: "## Keys\nrotate\n\n"}, date=DATE)
+    code, checks = doctor(repo.root)
+    assert code == 1
+    assert checks["duplicates"] == (
+        "fail",
+        "the same section in two places: picard/keys (hot) = picard/keys-2 (cold)",
+    )
+
+
+def test_doctor_warns_about_orphans(repo: GitRepo) -> None:
+    repo.commit(
+        "memory",
+        {
+            HOT: "## A\na\n## Index → Deeper Tiers\n- picard/gone (cold, 2026-01-01): Gone\n",
+            f"{MEMORY_DIR}/hot/My Notes.md": "## B\nb\n",
+        },
+        date=DATE,
+    )
+    code, checks = doctor(repo.root)
+    status, detail = checks["orphans"]
+    assert (code, status) == (0, "warn")
+    assert f"{MEMORY_DIR}/hot/My Notes.md is not a tier file squadmem reads" in detail
+    assert "lists picard/gone, which is gone" in detail
+
+
+def test_doctor_fails_on_bad_settings_and_unreadable_tier_files(repo: GitRepo) -> None:
+    repo.commit(
+        "memory", {f"{MEMORY_DIR}/tiers.toml": "[hot]\nstale_days = -1\n", HOT: "## A\n\0\n"}, date=DATE
+    )
+    code, checks = doctor(repo.root)
+    assert code == 1
+    assert checks["settings"][0] == "fail" and "hot.stale_days must be a number >= 0" in checks["settings"][1]
+    assert checks["tier files"] == ("fail", f"{HOT}: holds a NUL byte")
+
+
+def test_doctor_reports_and_fixes_a_half_finished_move(repo: GitRepo) -> None:
+    repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
+    with Repo(repo.root) as gateway:
+        head = gateway.head() or ""
+        moves.Journal(head, "0" * 40, (HOT,), (), 'memory(picard): demote "A" hot → cold').write(gateway)
+    before = repo.snapshot()
+    code, checks = doctor(repo.root)
+    assert code == 1
+    assert checks["moves"] == (
+        "fail",
+        'a move was interrupted: memory(picard): demote "A" hot → cold (run: squadmem doctor --fix)',
+    )
+    assert repo.snapshot() == before
+    code, checks = doctor(repo.root, "--fix")
+    assert code == 0
+    assert checks["moves"] == (
+        "ok",
+        "fixed: an interrupted move was rolled back (HEAD had not moved): "
+        'memory(picard): demote "A" hot → cold',
+    )
+    assert repo.snapshot() == before
+
+
+def test_doctor_counts_pending_uses(repo: GitRepo) -> None:
+    repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
+    uses.record(repo.root / ".git" / "squadmem", ["picard/a"], dt.datetime(2026, 2, 2, tzinfo=dt.UTC))
+    _, checks = doctor(repo.root)
+    assert checks["uses"] == (
+        "ok",
+        "1 pending use(s): they go into the next commit's Squad-Memory-Used trailer",
+    )
+
+
+def test_doctor_warns_about_a_shallow_clone(repo: GitRepo, tmp_path: Path) -> None:
+    repo.commit("one", {HOT: "## A\na\n"}, date=DATE)
+    repo.commit("two", {HOT: "## A\nb\n"}, date=DATE)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.root}", str(clone)], check=True)
+    _, checks = doctor(clone)
+    assert checks["history"][0] == "warn" and checks["history"][1].startswith("shallow clone")
+
+
+def test_doctor_warns_while_another_writer_holds_the_lock(repo: GitRepo) -> None:
+    repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
+    script = (
+        "import sys, time; from pathlib import Path; from squadmem import moves\n"
+        "with moves.Lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(30)\n"
+    )
+    holder = subprocess.Popen(
+        ["python", "-c", script, str(repo.root / ".git" / "squadmem")], stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+        _, checks = doctor(repo.root)
+        assert checks["lock"] == ("warn", "another squadmem command is writing right now")
+    finally:
+        holder.kill()
+        holder.wait()

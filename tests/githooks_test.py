@@ -1,0 +1,56 @@
+"""init's hook installer, and the snippet it prints for repositories on the pre-commit framework."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo
+
+from squadmem import githooks
+
+LOG = ".squad/memory/log/2026-03-01.md"
+
+
+def commit(repo: GitRepo, date: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    return subprocess.run(
+        ["git", "commit", "-q", "--no-gpg-sign", "-m", "log"],
+        cwd=repo.root,
+        env=env,
+        text=True,
+        capture_output=True,
+    )
+
+
+def test_render_names_the_installing_interpreter() -> None:
+    text = githooks.render("pre-commit")
+    assert text.startswith("#!/bin/sh\n")
+    assert f'SQUADMEM_PYTHON="${{SQUADMEM_PYTHON:-{sys.executable}}}"' in text
+    assert '-m squadmem.hooks.run pre-commit "$@"' in text
+
+
+def test_pre_commit_snippet_works_with_the_real_framework(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The lines init prints for a pre-commit repository are a working configuration."""
+    bin_dir = Path(sys.executable).parent
+    assert shutil.which("squadmem-log-check", path=str(bin_dir)), "console scripts are installed"
+    config = githooks.PRE_COMMIT_SNIPPET.split("\n", 1)[1].split("# then:")[0]
+    repo.write(".pre-commit-config.yaml", "repos:\n" + config)
+    repo.write(LOG, "# Daily log 2026-03-01\n- 09:00 first\n")
+    repo.git("add", "-A")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    install = [sys.executable, "-m", "pre_commit", "install"]
+    install += ["--hook-type", "pre-commit", "--hook-type", "prepare-commit-msg"]
+    subprocess.run(install, cwd=repo.root, check=True, capture_output=True)
+    assert commit(repo, "2026-03-01T10:00:00+00:00").returncode == 0
+    repo.write(LOG, "# Daily log 2026-03-01\n- 09:00 first, edited\n")
+    repo.git("add", "-A")
+    refused = commit(repo, "2026-03-02T10:00:00+00:00")
+    assert refused.returncode != 0
+    assert LOG in refused.stdout + refused.stderr

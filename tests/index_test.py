@@ -1,0 +1,174 @@
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from squadmem import index, sections
+from squadmem.catalog import INDEX_TITLE
+
+INDEX = f"## {INDEX_TITLE}\n- picard/a (cold, 2026-01-01): A\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("## A\nx\n", "## A\nx"),
+        ("## A\nx\n\n\n", "## A\nx"),
+        ("## A\r\nx  \r\n \r\n", "## A\r\nx  "),
+        ("## A\nx", "## A\nx"),
+        ("", ""),
+    ],
+)
+def test_normalized_trims_trailing_blank_lines_and_the_last_line_ending(text: str, expected: str) -> None:
+    assert index.normalized(text) == expected
+
+
+def test_insert_appends_at_the_end_without_an_index() -> None:
+    assert index.insert("# H\n## A\na\n", "## B\nb\n") == "# H\n## A\na\n## B\nb\n"
+
+
+def test_insert_goes_just_before_the_index() -> None:
+    text = "# H\n## A\na\n" + INDEX
+    assert index.insert(text, "## B\nb\n") == "# H\n## A\na\n## B\nb\n" + INDEX
+
+
+def test_insert_adds_one_newline_where_the_destination_lacks_it() -> None:
+    assert index.insert("## A\na", "## B\nb") == "## A\na\n## B\nb"
+
+
+def test_insert_adds_one_newline_to_a_moved_text_that_lacks_it_before_the_index() -> None:
+    assert index.insert("## A\na\n" + INDEX, "## B\nb") == "## A\na\n## B\nb\n" + INDEX
+
+
+def test_insert_keeps_crlf_and_trailing_spaces() -> None:
+    assert index.insert("## A\r\na  \r\n", "## B \r\nb\r\n") == "## A\r\na  \r\n## B \r\nb\r\n"
+
+
+def test_insert_refuses_after_an_unclosed_fence() -> None:
+    with pytest.raises(index.SpliceError):
+        index.insert("## A\n```\ncode\n", "## B\nb\n")
+
+
+def test_insert_refuses_a_setext_heading_that_would_merge_with_a_paragraph() -> None:
+    with pytest.raises(index.SpliceError):
+        index.insert("## A\nsome text\n", "B\n---\nb\n")
+
+
+def test_remove_cuts_the_exact_bytes_with_children() -> None:
+    text = "# H\n## A\na\n### child\nc\n\n## B\nb\n"
+    rest, cut = index.remove(text, "## A\na\n### child\nc\n")
+    assert (rest, cut) == ("# H\n## B\nb\n", "## A\na\n### child\nc\n\n")
+
+
+def test_remove_finds_a_section_whose_trailing_newline_was_added() -> None:
+    rest, cut = index.remove("## A\na\n## B\nb\n", "## B\nb")
+    assert (rest, cut) == ("## A\na\n", "## B\nb\n")
+
+
+def test_remove_refuses_a_section_that_is_not_there() -> None:
+    with pytest.raises(index.SpliceError, match="not in the file"):
+        index.remove("## A\na\n", "## B\nb\n")
+
+
+def test_replace_adds_the_index_as_last_section() -> None:
+    assert index.replace("# H\n## A\na", INDEX) == "# H\n## A\na\n" + INDEX
+
+
+def test_replace_moves_an_index_that_is_not_last_to_the_end() -> None:
+    text = "## A\na\n" + INDEX + "## B\nb\n"
+    new = f"## {INDEX_TITLE}\n- new\n"
+    assert index.replace(text, new) == "## A\na\n## B\nb\n" + new
+
+
+def test_current_is_the_index_text() -> None:
+    assert index.current("## A\na\n" + INDEX) == INDEX
+    assert index.current("## A\na\n") is None
+
+
+def test_render_is_newest_first_with_unknown_dates_last() -> None:
+    lines = [
+        index.Line("picard/old", "Old", "cold", dt.datetime(2026, 1, 1, tzinfo=dt.UTC)),
+        index.Line("picard/new", "New", "archive", dt.datetime(2026, 2, 1, tzinfo=dt.UTC)),
+        index.Line("picard/what", "What", "cold", None),
+        index.Line("wiki:security", "2 sections", "wiki", dt.datetime(2026, 1, 15, tzinfo=dt.UTC)),
+    ]
+    text = index.render(lines, 20, "picard")
+    assert text.splitlines() == [
+        f"## {INDEX_TITLE}",
+        index.NOTE,
+        "",
+        "- picard/new (archive, 2026-02-01): New",
+        "- wiki:security (wiki, 2026-01-15): 2 sections",
+        "- picard/old (cold, 2026-01-01): Old",
+        "- picard/what (cold, date unknown): What",
+    ]
+    assert index.listed_ids(text) == ["picard/new", "wiki:security", "picard/old", "picard/what"]
+
+
+def test_render_caps_the_lines_and_says_how_many_are_left_out() -> None:
+    lines = [
+        index.Line(f"picard/s{n}", f"S{n}", "cold", dt.datetime(2026, 1, 1 + n, tzinfo=dt.UTC))
+        for n in range(5)
+    ]
+    rows = index.render(lines, 3, "picard").splitlines()[3:]
+    assert rows == [
+        "- picard/s4 (cold, 2026-01-05): S4",
+        "- picard/s3 (cold, 2026-01-04): S3",
+        "- and 3 more: squadmem list --agent picard",
+    ]
+
+
+def test_render_index_parses_as_one_section_titled_index() -> None:
+    text = index.render([index.Line("a/b", "B", "cold", None)], 5, "a")
+    (section,) = sections.split(text).sections
+    assert index.is_index(section)
+
+
+# -- properties ----------------------------------------------------------------------------------
+
+_words = st.text(alphabet="abc #*`~>-_=<!\t", min_size=0, max_size=12)
+_line = st.one_of(
+    _words,
+    st.sampled_from(["```", "~~~", "<div>", "-->", "<!--", "    code", "> quote", "- item", "---", "==="]),
+)
+_body = st.lists(_line, max_size=5).map(lambda rows: "".join(r + "\n" for r in rows))
+_heading = st.sampled_from(["## A", "## B", "## C", "## A", "Setext\n---", f"## {INDEX_TITLE}"])
+_section = st.tuples(_heading, _body, st.sampled_from(["\n", "\r\n", ""])).map(
+    lambda t: t[0] + "\n" + t[1].replace("\n", t[2] or "\n") if t[2] else t[0] + "\n" + t[1]
+)
+_file = st.tuples(
+    st.sampled_from(["", "# Title\n", "# T\n<!-- c -->\n\n"]), st.lists(_section, max_size=5)
+).map(lambda t: t[0] + "".join(t[1]))
+
+
+def _shape(text: str) -> list[str]:
+    doc = sections.split(text)
+    return [index.normalized(doc.header), *(index.normalized(s.text) for s in doc.sections)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(source=_file, target=_file, pick=st.integers(min_value=0, max_value=9), chop=st.booleans())
+def test_remove_then_insert_conserves_every_section(source: str, target: str, pick: int, chop: bool) -> None:
+    """A move either refuses or leaves every section once, the added bytes at most two newlines."""
+    if chop:
+        source = source.rstrip("\n")
+    found = sections.split(source).sections
+    if not found:
+        return
+    moved = found[pick % len(found)].text
+    try:
+        rest, cut = index.remove(source, moved)
+        landed = index.insert(target, cut)
+    except index.SpliceError:
+        return
+    assert cut == moved or index.normalized(cut) == index.normalized(moved)
+    before = sorted(_shape(source)[1:] + _shape(target)[1:])
+    after = sorted(_shape(rest)[1:] + _shape(landed)[1:])
+    assert before == after
+    assert _shape(rest)[0] == _shape(source)[0]
+    assert _shape(landed)[0] == _shape(target)[0]
+    assert len(rest) + len(landed) - len(source) - len(target) in (0, 1, 2)
+    assert cut in landed or cut + "\n" in landed

@@ -1,0 +1,270 @@
+"""Daily logs: the immutability rules, git's dates, entries, and `squadmem log add/show`."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import zoneinfo
+
+import pytest
+from conftest import GitRepo, run_squadmem
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from squadmem import logs
+from squadmem.errors import SquadmemError
+from squadmem.layout import Layout
+
+UTC = zoneinfo.ZoneInfo("UTC")
+LOG = ".squad/memory/log/2026-03-01.md"
+RULES = logs.Rules(UTC, 0)
+
+
+def at(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        (LOG, dt.date(2026, 3, 1)),
+        (".squad/memory/log/2026-02-30.md", "bad"),
+        (".squad/memory/log/2026-13-01.md", "bad"),
+        (".squad/memory/log/.gitkeep", None),
+        (".squad/memory/log/notes.md", None),
+        (".squad/memory/log/2026-03-01.txt", None),
+        (".squad/memory/log/sub/2026-03-01.md", None),
+        (".squad/memory/hot/2026-03-01.md", None),
+    ],
+)
+def test_log_day_names(path: str, expected: object) -> None:
+    assert logs.log_day(path) == expected
+
+
+@pytest.mark.parametrize(
+    ("change", "now", "why"),
+    [
+        (logs.Change(LOG, None, b"# a\n"), "2026-03-01T09:00:00+00:00", None),
+        (logs.Change(LOG, b"# a\n", b"# a\n- b\n"), "2026-03-01T23:59:59+00:00", None),
+        (logs.Change(LOG, b"# a\n", b"# A\n- b\n"), "2026-03-01T12:00:00+00:00", "not an append"),
+        (logs.Change(LOG, b"# a\n- b\n", b"# a\n"), "2026-03-01T12:00:00+00:00", "not an append"),
+        (
+            logs.Change(LOG, b"# a\n", b"# a\n- b\n"),
+            "2026-03-02T00:00:00+00:00",
+            "changed after its day ended",
+        ),
+        (logs.Change(LOG, b"# a\n", None), "2026-03-01T12:00:00+00:00", "deleted;"),
+        (logs.Change(LOG, b"# a\n", None), "2026-03-05T12:00:00+00:00", "deleted after its day ended"),
+        (logs.Change(LOG, b"# a\n", None, renamed_to="x"), "2026-03-05T12:00:00+00:00", "renamed to x after"),
+        (logs.Change(LOG, None, b"# a\n"), "2026-02-28T23:00:00+00:00", "dated in the future"),
+        (logs.Change(LOG, None, b"# backfill\n"), "2026-03-09T12:00:00+00:00", None),
+        (
+            logs.Change(".squad/memory/log/2026-02-30.md", None, b"x"),
+            "2026-03-01T12:00:00+00:00",
+            "not a real date",
+        ),
+        (logs.Change(".squad/memory/log/2026-02-30.md", b"x", None), "2026-03-01T12:00:00+00:00", None),
+        (logs.Change(".squad/memory/log/.gitkeep", b"", b"x"), "2026-03-09T12:00:00+00:00", None),
+        (logs.Change(LOG, b"a\n", b"a\n"), "2026-03-09T12:00:00+00:00", None),
+    ],
+)
+def test_judge_rules(change: logs.Change, now: str, why: str | None) -> None:
+    found = logs.judge(change, at(now), RULES)
+    if why is None:
+        assert found == []
+    else:
+        assert len(found) == 1 and why in found[0], found
+
+
+def test_judge_grace_period_lets_yesterday_grow() -> None:
+    change = logs.Change(LOG, b"# a\n", b"# a\n- late\n")
+    rules = logs.Rules(UTC, 30)
+    assert logs.judge(change, at("2026-03-02T00:29:00+00:00"), rules) == []
+    assert logs.judge(change, at("2026-03-02T00:30:00+00:00"), rules)
+
+
+def test_judge_time_zone_decides_the_day() -> None:
+    """The team's time zone decides which day a moment is in, so which log is today's."""
+    change = logs.Change(LOG, b"# a\n", b"# a\n- b\n")
+    honolulu = logs.Rules(zoneinfo.ZoneInfo("Pacific/Honolulu"))
+    kiritimati = logs.Rules(zoneinfo.ZoneInfo("Pacific/Kiritimati"))
+    moment = at("2026-03-02T05:00:00+00:00")  # 19:00 on 1 March in Honolulu, 19:00 on 2 March in Kiritimati
+    assert logs.judge(change, moment, honolulu) == []
+    assert "changed after its day ended" in logs.judge(change, moment, kiritimati)[0]
+    future = logs.Change(".squad/memory/log/2026-03-02.md", None, b"x")
+    assert "future" in logs.judge(future, moment, honolulu)[0]
+    assert logs.judge(future, moment, kiritimati) == []
+
+
+def test_judge_merge_of_both_sides_appends_is_not_a_change() -> None:
+    """A merge=union of two branches' appends after the day is not a new edit of a past log."""
+    ours, theirs = b"# a\n- ours\n", b"# a\n- theirs\n"
+    union = logs.Change(LOG, ours, b"# a\n- ours\n- theirs\n", others=(theirs,))
+    assert logs.judge(union, at("2026-03-05T00:00:00+00:00"), RULES) == []
+    taken = logs.Change(LOG, ours, theirs, others=(theirs,))
+    assert logs.judge(taken, at("2026-03-05T00:00:00+00:00"), RULES) == []
+    forged = logs.Change(LOG, ours, b"# a\n- ours\n- theirs\n- new\n", others=(theirs,))
+    assert logs.judge(forged, at("2026-03-05T00:00:00+00:00"), RULES)
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("2026-03-01T12:00:00+00:00", "2026-03-01T12:00:00+00:00"),
+        ("2026-03-01T12:00:00+02:00", "2026-03-01T10:00:00+00:00"),
+        ("2026-03-01 12:00:00 +0200", "2026-03-01T10:00:00+00:00"),
+        ("2026-03-01T12:00:00Z", "2026-03-01T12:00:00+00:00"),
+        ("@1772366400 +0000", "2026-03-01T12:00:00+00:00"),
+        ("1772366400 +0100", "2026-03-01T12:00:00+00:00"),
+        ("@1772366400", "2026-03-01T12:00:00+00:00"),
+        ("Sun, 01 Mar 2026 12:00:00 +0000", "2026-03-01T12:00:00+00:00"),
+    ],
+)
+def test_parse_git_date_formats(value: str, expected: str) -> None:
+    parsed = logs.parse_git_date(value)
+    assert parsed is not None and parsed == at(expected)
+
+
+def test_commit_now_prefers_git_committer_date() -> None:
+    assert logs.commit_now({"GIT_COMMITTER_DATE": "@1772366400 +0000"}) == at("2026-03-01T12:00:00+00:00")
+    before = dt.datetime.now(dt.UTC)
+    assert logs.commit_now({"GIT_COMMITTER_DATE": "next tuesday"}) >= before
+    assert logs.commit_now({}) >= before
+
+
+def test_entry_format_multiline() -> None:
+    moment = at("2026-03-01T14:03:00+00:00")
+    text = logs.entry("first\r\nsecond\n\nthird\n", moment, UTC, "picard")
+    assert text == "- 14:03 [picard] first\n  second\n\n  third\n"
+    assert logs.entry("x", moment, zoneinfo.ZoneInfo("Europe/Paris")) == "- 15:03 x\n"
+
+
+@pytest.mark.parametrize(("text", "agent"), [("", None), ("  \n ", None), ("x", "../evil"), ("x", "a/b")])
+def test_entry_refuses_empty_text_and_bad_agents(text: str, agent: str | None) -> None:
+    with pytest.raises(SquadmemError):
+        logs.entry(text, at("2026-03-01T14:03:00+00:00"), UTC, agent)
+
+
+def test_append_creates_log_with_title_then_appends(tmp_path: object) -> None:
+    layout = Layout(tmp_path)  # type: ignore[arg-type]
+    path = logs.append(layout, UTC, "one", at("2026-03-01T09:00:00+00:00"), "picard")
+    path.write_bytes(path.read_bytes() + b"no newline at end")
+    logs.append(layout, UTC, "two", at("2026-03-01T10:00:00+00:00"))
+    assert (
+        path.read_text() == "# Daily log 2026-03-01\n\n- 09:00 [picard] one\nno newline at end\n- 10:00 two\n"
+    )
+
+
+def test_append_refuses_a_symlink_leading_outside(tmp_path: object) -> None:
+    """A log folder that is a symlink out of .squad/memory/ is refused, nothing written outside."""
+    from pathlib import Path
+
+    root = Path(str(tmp_path))
+    outside = root / "outside"
+    outside.mkdir()
+    (root / ".squad/memory").mkdir(parents=True)
+    (root / ".squad/memory/log").symlink_to(outside)
+    with pytest.raises(SquadmemError, match="leads outside"):
+        logs.append(Layout(root), UTC, "x", at("2026-03-01T09:00:00+00:00"))
+    assert list(outside.iterdir()) == []
+
+
+line_text = st.text(st.characters(blacklist_categories=("Cs", "Cc")), min_size=1, max_size=30).filter(
+    lambda s: s.strip() != ""
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(line_text, min_size=1, max_size=3), min_size=1, max_size=6))
+def test_append_only_grows_and_round_trips(
+    tmp_path_factory: pytest.TempPathFactory, texts: list[list[str]]
+) -> None:
+    """Each append keeps the old bytes as a prefix (the hook accepts it); entries() gives the texts back."""
+    layout = Layout(tmp_path_factory.mktemp("log"))
+    moment = at("2026-03-01T09:00:00+00:00")
+    previous = b""
+    for lines in texts:
+        path = logs.append(layout, UTC, "\n".join(lines), moment, "picard")
+        current = path.read_bytes()
+        assert logs.judge(logs.Change(LOG, previous or None, current), moment, RULES) == []
+        previous = current
+    parsed = logs.entries(previous.decode("utf-8"))
+    wanted = ["\n".join(line.strip("\n") for line in lines).strip("\n") for lines in texts]
+    assert [e.agent for e in parsed] == ["picard"] * len(texts)
+    assert [e.text for e in parsed] == [_normal(w) for w in wanted]
+
+
+def _normal(text: str) -> str:
+    """What an entry keeps of a text: line endings as \\n, trailing spaces of each line dropped."""
+    body = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    first, *rest = body.split("\n")
+    return "\n".join([first.rstrip(), *(line.rstrip() for line in rest)])
+
+
+# -- the commands ----------------------------------------------------------------------------------
+def test_log_add_and_show(repo: GitRepo) -> None:
+    done = run_squadmem(
+        repo.root, "log", "add", "--agent", "picard", "--now", "2026-03-01T14:03:00Z", "hello"
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == f"appended to {LOG}"
+    piped = run_squadmem(repo.root, "log", "add", "-", "--now", "2026-03-01T15:00:00Z", input="a\nb\n")
+    assert piped.returncode == 0, piped.stderr
+    assert repo.read(LOG) == "# Daily log 2026-03-01\n\n- 14:03 [picard] hello\n- 15:00 a\n  b\n"
+    shown = run_squadmem(repo.root, "log", "show", "2026-03-01")
+    assert shown.stdout == repo.read(LOG)
+    data = json.loads(run_squadmem(repo.root, "log", "show", "--now", "2026-03-01T20:00Z", "--json").stdout)
+    assert data["file"] == LOG
+    assert data["entries"] == [
+        {"time": "14:03", "agent": "picard", "text": "hello"},
+        {"time": "15:00", "agent": None, "text": "a\nb"},
+    ]
+
+
+def test_log_add_uses_the_team_time_zone(repo: GitRepo) -> None:
+    repo.write(".squad/memory/tiers.toml", 'timezone = "Pacific/Kiritimati"\n')
+    done = run_squadmem(repo.root, "log", "add", "x", "--now", "2026-03-01T20:00:00Z")
+    assert done.stdout.strip() == "appended to .squad/memory/log/2026-03-02.md"
+    assert repo.read(".squad/memory/log/2026-03-02.md").endswith("- 10:00 x\n")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("log", "add", ""), "squadmem: nothing to log: the text is empty"),
+        (("log", "add", "--agent", "../x", "text"), "squadmem: invalid agent name '../x'"),
+        (("log", "show", "2026-02-30"), "squadmem: date '2026-02-30': not a date"),
+        (("log", "show", "2026-03-01"), "squadmem: .squad/memory/log/2026-03-01.md: no log for 2026-03-01"),
+    ],
+)
+def test_log_commands_refuse_bad_input(repo: GitRepo, args: tuple[str, ...], message: str) -> None:
+    before = repo.snapshot()
+    done = run_squadmem(repo.root, *args)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == message
+    assert done.stderr.splitlines()[1].startswith("hint: ")
+    assert repo.snapshot() == before
+
+
+def test_log_constants_match_the_layout() -> None:
+    """The hooks spell the log folder and settings path out (to start fast); they must match layout's."""
+    from squadmem import layout
+    from squadmem.hooks import staged
+
+    assert f"{layout.MEMORY_DIR}/{layout.LOG_DIR}/" == logs.LOG_PREFIX
+    assert f"{layout.MEMORY_DIR}/tiers.toml" == staged.SETTINGS_PATH
+
+
+def test_log_hook_start_imports_nothing_heavy() -> None:
+    """The log hook's import stays light: no third-party module, and not the CLI's heavy ones."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, squadmem.hooks.log_check; print(sorted(m for m in sys.modules if m.split('.')[0] in {}))"
+    )
+    heavy = {"typer", "git", "mistune", "dateutil", "click", "rich", "email"}
+    done = subprocess.run(
+        [sys.executable, "-c", code.format(heavy)], capture_output=True, text=True, check=True
+    )
+    assert done.stdout.strip() == "[]"

@@ -1,0 +1,222 @@
+"""Every hook of .pre-commit-hooks.yaml, run by the real pre-commit framework with `pre-commit try-repo`.
+
+pre-commit builds the hooks' virtualenv by pip-installing this repository.
+try-repo's own snapshot of a dirty work tree only takes tracked files, so the
+tests snapshot the project (tracked and untracked, .gitignore respected) into
+one commit per run: every try-repo then names the same repository and
+revision, and with the run's shared PRE_COMMIT_HOME the environment is built once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import yaml  # type: ignore[import-untyped]
+from conftest import GitRepo
+
+PROJECT = Path(__file__).resolve().parents[1]
+LOG = ".squad/memory/log/2026-03-01.md"
+HOT = ".squad/memory/hot/picard.md"
+D0 = "2026-03-01T09:00:00+00:00"
+
+
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+
+
+@pytest.fixture(scope="module")
+def snapshot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This project's work tree as one commit of a scratch repository."""
+    env = _clean_env()
+    listed = (
+        subprocess.run(
+            ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+            cwd=PROJECT,
+            env=env,
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode("utf-8")
+        .split("\0")
+    )
+    target = tmp_path_factory.mktemp("squadmem-snapshot")
+    for rel in filter(None, listed):
+        source = PROJECT / rel
+        if source.is_file():
+            (target / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / rel)
+    ident = [
+        "-c",
+        "user.name=snapshot",
+        "-c",
+        "user.email=snapshot@example.com",
+        "-c",
+        "commit.gpgsign=false",
+    ]
+    subprocess.run(["git", "init", "-q", str(target)], env=env, check=True)
+    subprocess.run(["git", "add", "-A"], cwd=target, env=env, check=True)
+    subprocess.run(
+        ["git", *ident, "commit", "-q", "--no-verify", "-m", "snapshot"], cwd=target, env=env, check=True
+    )
+    return target
+
+
+def _seal(mp: pytest.MonkeyPatch, factory: pytest.TempPathFactory) -> None:
+    """The sealed environment conftest gives each test, for this module's shared runs."""
+    for name in list(os.environ):
+        if name.startswith(("GIT_", "SQUADMEM_")):
+            mp.delenv(name)
+    home = factory.mktemp("framework-home")
+    mp.setenv("HOME", str(home))
+    mp.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    mp.setenv("GIT_CONFIG_NOSYSTEM", "1")
+    mp.setenv("GIT_TEMPLATE_DIR", str(factory.mktemp("framework-template")))
+    for who in ("AUTHOR", "COMMITTER"):
+        mp.setenv(f"GIT_{who}_NAME", "Test")
+        mp.setenv(f"GIT_{who}_EMAIL", "test@example.com")
+    mp.setenv("PRE_COMMIT_HOME", str(factory.getbasetemp() / "pre-commit-cache"))
+
+
+def _pre_commit_allowed(repo: GitRepo) -> tuple[list[str], str]:
+    repo.commit("log", {LOG: "# log\n"}, date=D0)
+    repo.write(LOG, "# log\n- more\n")
+    repo.write(HOT, "# Hot\n\n## A\nsmall\n")
+    repo.git("add", "-A")
+    return [], "2026-03-01T18:00:00+00:00"
+
+
+def _pre_commit_refused(repo: GitRepo) -> tuple[list[str], str]:
+    repo.commit("logs", {LOG: "# log\n", OTHER_LOG: "# log\n"}, date=D0)
+    repo.write(LOG, "# log\n- late\n")
+    repo.write(HOT, "# Hot\n\n## A\n" + "x" * 4300 + "\n")
+    repo.git("add", "-A")
+    return [], "2026-03-02T09:00:00+00:00"
+
+
+def _deletion_only(repo: GitRepo) -> tuple[list[str], str]:
+    repo.commit("log", {LOG: "# log\n", "a.txt": "a\n"}, date=D0)
+    repo.git("rm", "-q", LOG)
+    return ["squadmem-log-check"], D0
+
+
+def _use_trailers(repo: GitRepo) -> tuple[list[str], str]:
+    repo.commit("first", {"a.txt": "a\n"}, date=D0)
+    repo.write("b.txt", "b\n")
+    repo.git("add", "b.txt")
+    message = repo.root / ".git" / "COMMIT_EDITMSG"
+    message.write_text("add b\n")
+    args = ["--hook-stage", "prepare-commit-msg", "--commit-msg-filename", str(message)]
+    return ["squadmem-use-trailers", *args], D0
+
+
+def _push(repo: GitRepo, late: bool) -> tuple[list[str], str]:
+    base = repo.commit("log", {LOG: "# log\n"}, date=D0)
+    text, date = ("# log, edited\n", "2026-03-03T10:00:00+00:00") if late else ("# log\n- more\n", D0)
+    tip = repo.commit("change", {LOG: text}, date=date)
+    return ["squadmem-verify-push", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", tip], D0
+
+
+OTHER_LOG = ".squad/memory/log/2026-02-28.md"
+SCENARIOS: dict[str, Callable[[GitRepo], tuple[list[str], str]]] = {
+    "pre-commit-allowed": _pre_commit_allowed,
+    "pre-commit-refused": _pre_commit_refused,
+    "deletion-only": _deletion_only,
+    "use-trailers": _use_trailers,
+    "push-allowed": lambda repo: _push(repo, late=False),
+    "push-refused": lambda repo: _push(repo, late=True),
+}
+
+
+@dataclasses.dataclass(frozen=True)
+class Run:
+    repo: GitRepo
+    code: int
+    out: str
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory, snapshot: Path) -> dict[str, Run]:
+    """Every scenario's `pre-commit try-repo`, run side by side (each builds its own environment)."""
+    started = {}
+    with pytest.MonkeyPatch.context() as mp:
+        _seal(mp, tmp_path_factory)
+        for name, prepare in SCENARIOS.items():
+            root = tmp_path_factory.mktemp(f"framework-{name}")
+            subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+            repo = GitRepo(root)
+            args, date = prepare(repo)
+            env = dict(os.environ, GIT_COMMITTER_DATE=date, GIT_AUTHOR_DATE=date)
+            command = [sys.executable, "-m", "pre_commit", "try-repo", str(snapshot), *args, "--verbose"]
+            proc = subprocess.Popen(
+                command, cwd=root, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+            )
+            started[name] = (repo, proc)
+        return {name: Run(repo, proc.wait(), proc.communicate()[0]) for name, (repo, proc) in started.items()}
+
+
+def passed(run: Run, *hooks: str) -> None:
+    assert run.code == 0, run.out
+    for hook in hooks:
+        assert f"- hook id: {hook}" in run.out
+    assert "Failed" not in run.out and "Skipped" not in run.out
+
+
+def failed(run: Run, *messages: str) -> None:
+    assert run.code == 1, run.out
+    assert "Failed" in run.out
+    for message in messages:
+        assert message in run.out
+
+
+def test_pre_commit_hooks_allow_an_append_and_a_small_hot_file(runs: dict[str, Run]) -> None:
+    passed(runs["pre-commit-allowed"], "squadmem-log-check", "squadmem-budget-check")
+
+
+def test_pre_commit_hooks_refuse_yesterday_and_an_oversized_hot_file(runs: dict[str, Run]) -> None:
+    failed(
+        runs["pre-commit-refused"],
+        f"{LOG}: changed after its day ended 2026-03-02 00:00 UTC",
+        f"{HOT}: 4313 bytes > 4096 (hot.max_bytes); run: squadmem maintain",
+    )
+
+
+def test_log_check_refuses_a_staged_deletion_alone(runs: dict[str, Run]) -> None:
+    """A deletion is not among the files pre-commit passes: the hook must run all the same."""
+    failed(runs["deletion-only"], f"{LOG}: deleted;")
+
+
+def test_use_trailers_runs_on_the_message_file(runs: dict[str, Run]) -> None:
+    run = runs["use-trailers"]
+    passed(run, "squadmem-use-trailers")
+    assert (run.repo.root / ".git" / "COMMIT_EDITMSG").read_text().startswith("add b\n")
+
+
+def test_verify_push_allows_a_clean_range(runs: dict[str, Run]) -> None:
+    passed(runs["push-allowed"], "squadmem-verify-push")
+
+
+def test_verify_push_refuses_a_bypassed_log_edit(runs: dict[str, Run]) -> None:
+    run = runs["push-refused"]
+    failed(run, f"{run.repo.head()[:7]} {LOG}: changed after its day ended")
+
+
+def test_hooks_manifest_is_complete() -> None:
+    hooks = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text("utf-8"))
+    stages = {h["id"]: h["stages"] for h in hooks}
+    assert stages == {
+        "squadmem-log-check": ["pre-commit"],
+        "squadmem-budget-check": ["pre-commit"],
+        "squadmem-use-trailers": ["prepare-commit-msg"],
+        "squadmem-verify-push": ["pre-push"],
+    }
+    for hook in hooks:
+        assert hook["language"] == "python" and hook["minimum_pre_commit_version"]
+        assert hook["entry"] == hook["id"]  # the console scripts of the same names in pyproject.toml
+        assert hook.get("pass_filenames", True) is (hook["id"] == "squadmem-use-trailers")
