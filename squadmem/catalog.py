@@ -51,6 +51,17 @@ class Entry:
     def kind(self) -> str | None:
         return self.section.flags.kind
 
+    def describe(self) -> dict[str, str | int]:
+        """The keys every listing of sections shares: id, tier, file, title, bytes, lines."""
+        return {
+            "id": self.id,
+            "tier": self.tier,
+            "file": self.file,
+            "title": self.title,
+            "bytes": self.bytes,
+            "lines": self.lines,
+        }
+
     @property
     def is_session(self) -> bool:
         return self.tier == "hot" and self.title == SESSION_TITLE

@@ -42,7 +42,6 @@ import json
 import os
 import re
 import struct
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
@@ -53,7 +52,7 @@ from squadmem import catalog, sections, uses
 from squadmem.errors import Exit, SquadmemError
 from squadmem.layout import MAX_FILE_BYTES, MEMORY_DIR, classify
 from squadmem.progress import Progress
-from squadmem.repo import Repo, _clean_env
+from squadmem.repo import Repo
 
 KINDS = ("content", "trailer", "pending", "edit", "unknown")
 CACHE_FILE = "history-cache"
@@ -417,35 +416,6 @@ def log(
         yield commit
 
 
-def _git(repo: Repo, args: Sequence[str], stdin: IO[bytes] | None = None) -> subprocess.Popen[bytes]:
-    """One git process in the work tree, with the gateway's environment, its stdout read by the caller.
-
-    For ``cat-file --batch``, which needs its list of names on stdin: the
-    gateway's ``stream`` takes no input.
-    """
-    return subprocess.Popen(
-        ["git", *args],
-        cwd=repo.root,
-        stdin=stdin if stdin is not None else subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=_clean_env(),
-    )
-
-
-def _finish(proc: subprocess.Popen[bytes], args: Sequence[str]) -> None:
-    """Wait for ``proc``; a failure becomes a SquadmemError naming the command and git's last words."""
-    assert proc.stderr is not None
-    err = proc.stderr.read().decode("utf-8", "replace").strip()
-    status = proc.wait()
-    if status != 0:
-        raise SquadmemError(
-            f"git {' '.join(args[:3])} failed (exit {status}): {err.splitlines()[-1] if err else ''}",
-            hint="check the repository with git status; squadmem changed nothing",
-            code=Exit.INTERNAL,
-        )
-
-
 def _tokens(chunks: Iterable[bytes]) -> Iterator[bytes]:
     """NUL-terminated tokens from a stream of byte chunks."""
     rest = b""
@@ -469,7 +439,7 @@ def blobs(repo: Repo, shas: Sequence[str]) -> Iterator[tuple[str, bytes]]:
         names.write("\n".join(shas).encode() + b"\n")
         names.seek(0)
         args = ("cat-file", "--batch")
-        proc = _git(repo, args, names)
+        proc = repo.popen(args, stdin=names)
         assert proc.stdout is not None
         _widen_pipe(proc.stdout)
         try:
@@ -482,7 +452,7 @@ def blobs(repo: Repo, shas: Sequence[str]) -> Iterator[tuple[str, bytes]]:
                 yield sha, data[:size]
         finally:
             proc.stdout.close()
-            _finish(proc, args)
+            repo.finish(proc, args)
 
 
 def _widen_pipe(stream: IO[bytes]) -> None:

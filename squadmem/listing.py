@@ -25,12 +25,7 @@ def select(memory: catalog.Memory, agent: str | None = None, tier: str | None = 
 def as_dict(entry: catalog.Entry) -> dict[str, Any]:
     flags = entry.section.flags
     return {
-        "id": entry.id,
-        "tier": entry.tier,
-        "file": entry.file,
-        "title": entry.title,
-        "bytes": entry.bytes,
-        "lines": entry.lines,
+        **entry.describe(),
         "flags": {"pin": flags.pin, "kind": flags.kind, "topic": flags.topic, "id": flags.id},
     }
 

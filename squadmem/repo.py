@@ -15,6 +15,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
+from typing import IO
 
 import git
 
@@ -109,6 +110,28 @@ class Repo:
             err = proc.stderr.read().decode("utf-8", "replace")
             proc.stderr.close()
             status = proc.wait()
+        if status != 0:
+            raise _failed(args, status, err)
+
+    def popen(self, args: Sequence[str], stdin: IO[bytes] | None = None) -> subprocess.Popen[bytes]:
+        """One git process whose stdout the caller reads (``cat-file --batch`` fed from ``stdin``).
+
+        Pair it with :meth:`finish`, which waits for it and turns a failure into an error.
+        """
+        return subprocess.Popen(
+            ["git", *args],
+            cwd=self.root,
+            stdin=stdin if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=self._env,
+        )
+
+    def finish(self, proc: subprocess.Popen[bytes], args: Sequence[str]) -> None:
+        """Wait for a :meth:`popen` process; a non-zero exit raises naming the command and git's words."""
+        assert proc.stderr is not None
+        err = proc.stderr.read().decode("utf-8", "replace")
+        status = proc.wait()
         if status != 0:
             raise _failed(args, status, err)
 

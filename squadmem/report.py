@@ -119,12 +119,7 @@ def _section(
     last = use.last
     age = None if last.when is None else max(0.0, round(clock.days(now - last.when), 2))
     return {
-        "id": entry.id,
-        "tier": entry.tier,
-        "file": entry.file,
-        "title": entry.title,
-        "bytes": entry.bytes,
-        "lines": entry.lines,
+        **entry.describe(),
         "tokens": render.tokens(entry.bytes),
         "pinned": entry.pinned,
         "kind": entry.kind,

@@ -161,7 +161,7 @@ def timeline(repo: Repo, ref: str) -> dict[str, Any]:
                     None,
                     when,
                     None,
-                    "squadmem touch (or recall/context): not committed yet",
+                    "squadmem touch: not committed yet",
                     id=ident,
                 )
             )

@@ -1,12 +1,11 @@
 """Pending uses, and the ``Squad-Memory-Used`` trailers they become.
 
-A use of a section (``squadmem touch``, ``recall``, ``context --include-*``)
-is recorded at once in ``.git/squadmem/pending-uses.json`` and counts
-locally from that moment. The prepare-commit-msg hook writes the pending ids
-into the next commit message as a trailer, ``Squad-Memory-Used: a/x, b/y``;
-once a commit carrying them exists (the post-commit hook sees it, or history
-shows a trailer at or after the recorded time) they are dropped, so a commit
-that fails loses nothing and nothing is counted twice.
+A use of a section (``squadmem touch``) is recorded at once in
+``.git/squadmem/pending-uses.json`` and counts locally from that moment. The
+prepare-commit-msg hook writes the pending ids into the next commit message
+as a trailer, ``Squad-Memory-Used: a/x, b/y``; once a commit carrying them
+exists (history shows a trailer at or after the recorded time) they are
+dropped, so a commit that fails loses nothing and nothing is counted twice.
 
 Standard library only: the hooks import this module.
 """
