@@ -36,6 +36,13 @@ DEBUG_HINT = "SQUADMEM_DEBUG=1 shows the traceback"
 F = TypeVar("F", bound=Callable[..., Any])
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
+NowOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--now",
+        help="Take this moment as now (any date python-dateutil parses, UTC if no zone); default: the clock.",
+    ),
+]
 AgentOpt = Annotated[str | None, typer.Option("--agent", "-a", help="Only this agent's tier files.")]
 
 
@@ -135,13 +142,6 @@ def list_(
 
 # --- history, uses and report commands ---
 
-WhenOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--now",
-        help="Compute ages as of this moment (any date dateutil parses, UTC if no zone); default: the clock.",
-    ),
-]
 VerboseOpt = Annotated[
     bool,
     typer.Option("--verbose", "-v", help="Say on stderr what the history cache did (read, rebuilt, why)."),
@@ -158,7 +158,7 @@ def report_command(
     fmt: Annotated[
         str, typer.Option("--format", "-f", help="text, markdown or json.", show_default=True)
     ] = "text",
-    now: WhenOpt = None,
+    now: NowOpt = None,
     agent: AgentOpt = None,
     verbose: VerboseOpt = False,
 ) -> None:
@@ -219,7 +219,7 @@ def history_command(
 def touch_command(
     ctx: typer.Context,
     refs: Annotated[list[str], typer.Argument(metavar="ID...", help="Section ids or exact headings.")],
-    now: WhenOpt = None,
+    now: NowOpt = None,
 ) -> None:
     """Record a use of each section now: it counts at once, and rides on your next commit.
 
@@ -244,12 +244,6 @@ def touch_command(
 
 # --- maintain, moves and demo commands ---
 
-AtOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--now", help="Compute ages as of this moment (any date python-dateutil parses); default: the clock."
-    ),
-]
 RefArg = Annotated[
     str, typer.Argument(metavar="ID", help="A section's id (squadmem list shows them) or exact heading.")
 ]
@@ -272,7 +266,7 @@ def maintain(
         bool, typer.Option("--json", help="Print the plan (and commits made) as JSON.")
     ] = False,
     agent: AgentOpt = None,
-    now: AtOpt = None,
+    now: NowOpt = None,
     hot_stale_days: Annotated[
         float | None,
         typer.Option(help="Hot section unused this many days → cold (default: hot.stale_days, 7)."),
@@ -335,7 +329,7 @@ def promote(
     to: Annotated[str, typer.Option("--to", help="Tier to move it to: hot, cold, archive or wiki.")] = "hot",
     topic: TopicOpt = None,
     as_json: JsonOpt = False,
-    now: AtOpt = None,
+    now: NowOpt = None,
 ) -> None:
     """Move one section up to hot (or --to another tier), as one commit.
 
@@ -364,7 +358,7 @@ def demote(
     ] = None,
     topic: TopicOpt = None,
     as_json: JsonOpt = False,
-    now: AtOpt = None,
+    now: NowOpt = None,
 ) -> None:
     """Move one section down one tier (hot → cold, cold → archive), or --to a tier, as one commit.
 
@@ -397,7 +391,7 @@ def restore(
     ] = None,
     topic: TopicOpt = None,
     as_json: JsonOpt = False,
-    now: AtOpt = None,
+    now: NowOpt = None,
 ) -> None:
     """Bring back a section that is no longer in any tier, from history, as one commit.
 
@@ -477,10 +471,6 @@ log_app = typer.Typer(
 )
 app.add_typer(log_app, name="log")
 
-NowOpt = Annotated[
-    str | None,
-    typer.Option("--now", help="Take this moment as now (any date python-dateutil parses); default: clock."),
-]
 RangeArg = Annotated[
     list[str] | None,
     typer.Argument(
