@@ -1,0 +1,119 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import GitRepo
+from typer.testing import CliRunner
+
+from squadmem import catalog, context, uses
+from squadmem.cli import app
+
+runner = CliRunner()
+HOT = ".squad/memory/hot/picard.md"
+COLD = ".squad/memory/cold/picard.md"
+WIKI = ".squad/memory/wiki/security.md"
+FILES = {
+    HOT: "# Hot memory: picard\n<!-- for people -->\n\n## Session\n- **Task:** ship\n## Notes\nkeep\n",
+    COLD: "# Cold\n\n## 2026-02-01: auth\nchose JWT\n## 2026-02-02: db\nchose pg\n",
+    WIKI: "# Wiki\n\n## Threat model\nSTRIDE\n",
+}
+
+
+@pytest.fixture
+def memory(repo: GitRepo) -> GitRepo:
+    repo.commit("memory", FILES, date="2026-03-01T12:00:00+00:00")
+    return repo
+
+
+def squadmem(repo: GitRepo, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["-C", str(repo.root), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_context_default_is_hot_only_without_header(memory: GitRepo) -> None:
+    code, out, err = squadmem(memory, "context", "--agent", "picard", "--now", "2026-03-02")
+    assert code == 0
+    assert out == (
+        "## Memory Context\n\n### Hot (current session)\n\n## Session\n- **Task:** ship\n## Notes\nkeep\n"
+    )
+    assert "for people" not in out
+    assert err.startswith(f"memory context: {len(out.encode())} bytes, about ")
+    assert uses.pending(memory.root / ".git" / "squadmem") == {}
+
+
+def test_context_hot_load_is_not_a_use(memory: GitRepo) -> None:
+    """A spawn's automatic hot load must not count as a use, or nothing in hot would ever age."""
+    squadmem(memory, "context", "--agent", "picard")
+    assert not (memory.root / ".git" / "squadmem" / "pending-uses.json").exists() or not uses.pending(
+        memory.root / ".git" / "squadmem"
+    )
+
+
+def test_context_include_cold_adds_it_and_records_no_use(memory: GitRepo) -> None:
+    code, out, _ = squadmem(memory, "context", "--agent", "picard", "--include-cold")
+    assert code == 0
+    assert (
+        "### Cold (summarized history)\n\n## 2026-02-01: auth\nchose JWT\n## 2026-02-02: db\nchose pg\n"
+        in out
+    )
+    assert uses.pending(memory.root / ".git" / "squadmem") == {}
+
+
+def test_context_include_wiki_and_section_record_uses(memory: GitRepo) -> None:
+    args = ["context", "-a", "picard", "--include-wiki", "security", "--include", "picard/2026-02-02-db"]
+    code, out, err = squadmem(memory, *args, "--now", "2026-03-02T10:00:00Z")
+    assert code == 0
+    assert "### Wiki: security\n\n## Threat model\nSTRIDE\n" in out
+    assert "### Sections from deeper tiers\n\n## 2026-02-02: db\nchose pg\n" in out
+    assert "recorded 2 use(s)" in err
+    pending = uses.pending(memory.root / ".git" / "squadmem")
+    assert sorted(pending) == ["picard/2026-02-02-db", "wiki:security/threat-model"]
+
+
+def test_context_no_record_flag(memory: GitRepo) -> None:
+    code, _, _ = squadmem(memory, "context", "-a", "picard", "--include-wiki", "security", "--no-record")
+    assert code == 0
+    assert uses.pending(memory.root / ".git" / "squadmem") == {}
+
+
+def test_context_json(memory: GitRepo) -> None:
+    code, out, _ = squadmem(memory, "context", "-a", "picard", "--json", "--include-cold")
+    data = json.loads(out)
+    assert code == 0
+    assert data["bytes"] == len(data["text"].encode())
+    assert [p["what"] for p in data["parts"]] == ["hot", "cold"]
+
+
+def test_context_agent_without_memory_says_so(memory: GitRepo) -> None:
+    code, out, _ = squadmem(memory, "context", "-a", "worf")
+    assert code == 0
+    assert "(no hot memory yet)" in out
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--include-wiki", "nope"), "squadmem: no wiki page .squad/memory/wiki/nope.md"),
+        (("--include-wiki", "../etc"), "squadmem: invalid topic name '../etc'"),
+        (("--include", "Nothing"), "squadmem: no section has the id or heading 'Nothing'"),
+    ],
+)
+def test_context_bad_input_exits_2_and_changes_nothing(
+    memory: GitRepo, args: tuple[str, ...], message: str
+) -> None:
+    before = memory.snapshot()
+    code, out, err = squadmem(memory, "context", "-a", "picard", *args)
+    assert code == 2
+    assert out == ""
+    assert err.splitlines()[0] == message
+    assert memory.snapshot() == before
+    assert not (memory.root / ".git" / "squadmem" / "pending-uses.json").exists()
+
+
+def test_build_is_pure_and_keeps_section_bytes() -> None:
+    mem = catalog.from_texts({HOT: "## A\r\nx  \r\n## B\ny"})
+    text, parts, used = context.build(mem, "picard")
+    assert "## A\r\nx  \r\n## B\ny\n" in text
+    assert parts == [("hot", len("## A\r\nx  \r\n## B\ny\n"))]
+    assert used == []
