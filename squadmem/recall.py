@@ -1,0 +1,155 @@
+"""``squadmem recall QUERY``: find what memory holds, in every tier and the daily logs.
+
+A match is a section (or a log line) that holds every word of the query,
+case folded. Sections are ranked by how many times the words occur, titles
+counting double; the first ``limit`` are shown and, being what the agent
+looked up, recorded as used (pending uses, committed later as
+``Squad-Memory-Used``), so a cold or archive section recalled comes back to
+hot at the next ``maintain``. Log lines are shown, never recorded: logs are
+not tiers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any
+
+from squadmem import catalog, render, uses
+from squadmem.errors import SquadmemError
+from squadmem.layout import LOG_DIR, TIERS, check_name, parse_log_name
+from squadmem.repo import Repo
+
+
+@dataclasses.dataclass(frozen=True)
+class Hit:
+    id: str
+    tier: str
+    file: str
+    title: str
+    score: int
+    line: str  # the first line holding a query word
+
+
+@dataclasses.dataclass(frozen=True)
+class LogHit:
+    file: str
+    line_number: int
+    line: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Recall:
+    query: str
+    hits: tuple[Hit, ...]
+    more: int  # matching sections past the limit
+    log_hits: tuple[LogHit, ...]
+    used: tuple[str, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "sections": [dataclasses.asdict(h) for h in self.hits],
+            "more_sections": self.more,
+            "logs": [dataclasses.asdict(h) for h in self.log_hits],
+            "used": list(self.used),
+        }
+
+    def text(self) -> str:
+        if not self.hits and not self.log_hits:
+            return f"nothing in memory matches {self.query!r}"
+        out = []
+        if self.hits:
+            rows = [(h.id, h.tier, h.score, h.line) for h in self.hits]
+            out.append(render.table(("id", "tier", "score", "first matching line"), rows, right=(2,)))
+            if self.more:
+                out.append(f"(+{self.more} more sections; raise --limit to see them)")
+        if self.log_hits:
+            out.append("")
+            out += [f"{h.file}:{h.line_number}: {h.line}" for h in self.log_hits]
+        if self.used:
+            out.append(f"\nrecorded {len(self.used)} use(s): they go into your next commit's trailer")
+        return "\n".join(out).lstrip("\n")
+
+
+def words(query: str) -> list[str]:
+    found = query.casefold().split()
+    if not found:
+        raise SquadmemError("recall needs a query", hint='e.g. squadmem recall "token rotation"')
+    return found
+
+
+def score(entry: catalog.Entry, terms: list[str]) -> int:
+    """How often the terms occur (title occurrences count double); 0 unless every term occurs."""
+    body, title = entry.text.casefold(), entry.title.casefold()
+    counts = [body.count(t) + title.count(t) for t in terms]
+    return sum(counts) if all(counts) else 0
+
+
+def _first_line(text: str, terms: list[str]) -> str:
+    for line in text.splitlines():
+        if any(t in line.casefold() for t in terms):
+            return line.strip()[:100]
+    return ""
+
+
+def search(
+    memory: catalog.Memory, terms: list[str], agent: str | None = None, tier: str | None = None
+) -> list[Hit]:
+    """Matching sections, best first (pure)."""
+    hits = []
+    for entry in memory.entries:
+        if (
+            entry.is_index
+            or (tier and entry.tier != tier)
+            or (agent and entry.name != agent and entry.tier != "wiki")
+        ):
+            continue
+        points = score(entry, terms)
+        if points:
+            hits.append(
+                Hit(entry.id, entry.tier, entry.file, entry.title, points, _first_line(entry.text, terms))
+            )
+    return sorted(hits, key=lambda h: -h.score)
+
+
+def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
+    folder = repo.layout.memory / LOG_DIR
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.glob("*.md"), reverse=True):
+        if parse_log_name(path.name) is None:
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        for number, line in enumerate(text.splitlines(), start=1):
+            if all(t in line.casefold() for t in terms):
+                found.append(LogHit(repo.layout.rel(path), number, line.strip()[:160]))
+    return found
+
+
+def recall(
+    repo: Repo,
+    query: str,
+    now: dt.datetime,
+    *,
+    agent: str | None = None,
+    tier: str | None = None,
+    limit: int = 5,
+    logs: bool = True,
+    record: bool = True,
+) -> Recall:
+    terms = words(query)
+    if agent is not None:
+        check_name(agent)
+    if tier is not None and tier not in TIERS:
+        raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
+    if limit < 1:
+        raise SquadmemError(f"--limit {limit}: must be 1 or more", hint="e.g. --limit 5")
+    hits = search(catalog.load(repo.layout), terms, agent, tier)
+    shown = hits[:limit]
+    used = tuple(h.id for h in shown) if record else ()
+    if used:
+        uses.record(repo.state_dir, used, now)
+    log_hits = tuple(search_logs(repo, terms)) if logs else ()
+    return Recall(query, tuple(shown), len(hits) - len(shown), log_hits, used)

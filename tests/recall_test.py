@@ -1,0 +1,95 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import GitRepo
+from typer.testing import CliRunner
+
+from squadmem import catalog, recall, uses
+from squadmem.cli import app
+from squadmem.errors import SquadmemError
+
+runner = CliRunner()
+FILES = {
+    ".squad/memory/hot/picard.md": (
+        "# Hot\n\n## Auth tokens\nUse JWT, rotate keys weekly.\n## Index → Deeper Tiers\n- key\n"
+    ),
+    ".squad/memory/cold/picard.md": "# Cold\n\n## Key rotation\nRotate signing keys; keys live in vault.\n",
+    ".squad/memory/archive/worf.md": "# Archive\n\n## Old VPN\nkeys for the vpn\n",
+    ".squad/memory/log/2026-03-01.md": "# Daily log 2026-03-01\n\n- 09:00 [picard] rotate keys today\n",
+}
+
+
+@pytest.fixture
+def memory(repo: GitRepo) -> GitRepo:
+    repo.commit("memory", FILES, date="2026-03-01T12:00:00+00:00")
+    return repo
+
+
+def squadmem(repo: GitRepo, *args: str) -> tuple[int, str, str]:
+    result = runner.invoke(app, ["-C", str(repo.root), *args])
+    return result.exit_code, result.stdout, result.stderr
+
+
+def test_search_needs_every_word_and_ranks_titles_double() -> None:
+    mem = catalog.from_texts({k: v for k, v in FILES.items() if "/log/" not in k})
+    hits = recall.search(mem, ["rotat", "key"])
+    assert [h.id for h in hits] == ["picard/key-rotation", "picard/auth-tokens"]
+    assert hits[0].score > hits[1].score
+    assert recall.search(mem, ["jwt", "vpn"]) == []
+
+
+def test_search_skips_the_index() -> None:
+    """The Index lists other sections' titles; matching it would only echo them."""
+    mem = catalog.from_texts({".squad/memory/hot/picard.md": "## Index → Deeper Tiers\n- key rotation\n"})
+    assert recall.search(mem, ["key"]) == []
+
+
+def test_recall_records_uses_of_what_it_shows(memory: GitRepo) -> None:
+    code, out, _ = squadmem(memory, "recall", "keys", "--limit", "2", "--now", "2026-03-02T08:00:00Z")
+    assert code == 0
+    assert "(+1 more sections; raise --limit to see them)" in out
+    assert ".squad/memory/log/2026-03-01.md:3: - 09:00 [picard] rotate keys today" in out
+    pending = uses.pending(memory.root / ".git" / "squadmem")
+    assert len(pending) == 2
+
+
+def test_recall_json_and_filters(memory: GitRepo) -> None:
+    code, out, _ = squadmem(memory, "recall", "keys", "--agent", "worf", "--json", "--no-logs", "--no-record")
+    data = json.loads(out)
+    assert code == 0
+    assert [s["id"] for s in data["sections"]] == ["worf/old-vpn"]
+    assert data["logs"] == []
+    assert data["used"] == []
+    assert not (memory.root / ".git" / "squadmem" / "pending-uses.json").exists()
+
+
+def test_recall_nothing_found(memory: GitRepo) -> None:
+    code, out, _ = squadmem(memory, "recall", "kubernetes")
+    assert code == 0
+    assert out == "nothing in memory matches 'kubernetes'\n"
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("   ",), "squadmem: recall needs a query"),
+        (("keys", "--tier", "tepid"), "squadmem: unknown tier 'tepid'"),
+        (("keys", "--limit", "0"), "squadmem: --limit 0: must be 1 or more"),
+        (("keys", "--agent", "../x"), "squadmem: invalid agent name '../x'"),
+    ],
+)
+def test_recall_bad_input_exits_2_and_changes_nothing(
+    memory: GitRepo, args: tuple[str, ...], message: str
+) -> None:
+    before = memory.snapshot()
+    code, _, err = squadmem(memory, "recall", *args)
+    assert code == 2
+    assert err.splitlines()[0] == message
+    assert memory.snapshot() == before
+
+
+def test_words_refuses_blank() -> None:
+    with pytest.raises(SquadmemError):
+        recall.words(" \t")
