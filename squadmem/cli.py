@@ -140,6 +140,88 @@ def list_(
     typer.echo(render.to_json({"sections": rows}) if as_json else listing.text(rows))
 
 
+# --- spawn context ---
+
+
+@app.command("context")
+@guarded
+def context_command(
+    ctx: typer.Context,
+    agent: Annotated[str, typer.Option("--agent", "-a", help="The agent being spawned.")],
+    include_cold: Annotated[
+        bool, typer.Option("--include-cold", help="Add the agent's cold memory (summarized history).")
+    ] = False,
+    include_wiki: Annotated[
+        list[str] | None, typer.Option("--include-wiki", help="Add this wiki page (repeatable).")
+    ] = None,
+    include: Annotated[
+        list[str] | None,
+        typer.Option("--include", help="Add this one section of any tier, by id or heading (repeatable)."),
+    ] = None,
+    record: Annotated[bool, typer.Option(help="Record uses of the wiki pages and sections included.")] = True,
+    as_json: JsonOpt = False,
+    now: NowOpt = None,
+) -> None:
+    """Print the spawn prompt's "## Memory Context": hot memory, and more only when asked.
+
+    Hot is always included (the session block, notes, the Index); that load is
+    not a use, or nothing in hot would ever age. --include-cold adds the cold
+    file without recording uses (that would bring every cold section back to
+    hot); --include-wiki TOPIC and --include ID add pages and sections and
+    record a use of each section they bring. Bytes and approximate tokens go
+    to stderr, so stdout is exactly the prompt text.
+
+    Example: squadmem context --agent picard --include-wiki security
+    """
+    from squadmem import clock
+    from squadmem import context as spawn
+
+    with open_repo(ctx) as repo:
+        result = spawn.context(
+            repo,
+            agent,
+            clock.now(now),
+            include_cold=include_cold,
+            wiki=include_wiki or [],
+            sections=include or [],
+            record=record,
+        )
+    typer.echo(render.to_json(result.as_dict()) if as_json else result.text, nl=False)
+    typer.echo(result.summary(), err=True)
+
+
+@app.command("recall")
+@guarded
+def recall_command(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(help="Words that must all occur in a section (case folded).")],
+    agent: AgentOpt = None,
+    tier: Annotated[str | None, typer.Option("--tier", "-t", help="Only this tier.")] = None,
+    limit: Annotated[int, typer.Option(help="Show (and record as used) at most this many sections.")] = 5,
+    logs: Annotated[bool, typer.Option(help="Also search the daily logs (shown, never recorded).")] = True,
+    record: Annotated[bool, typer.Option(help="Record the sections shown as used.")] = True,
+    as_json: JsonOpt = False,
+    now: NowOpt = None,
+) -> None:
+    """Search every tier and the daily logs; record the sections found as used.
+
+    A section matches when it holds every word of the query; the best
+    matches come first (titles count double). The sections shown are
+    recorded as used, so one recalled from cold or the archive comes back to
+    hot at the next maintain; --no-record only looks.
+
+    Example: squadmem recall "token rotation" --agent worf
+    """
+    from squadmem import clock
+    from squadmem import recall as recalling
+
+    with open_repo(ctx) as repo:
+        found = recalling.recall(
+            repo, query, clock.now(now), agent=agent, tier=tier, limit=limit, logs=logs, record=record
+        )
+    typer.echo(render.to_json(found.as_dict()) if as_json else found.text())
+
+
 # --- history, uses and report commands ---
 
 VerboseOpt = Annotated[
@@ -582,6 +664,98 @@ def review(
     with open_repo(ctx) as repo:
         found = reviewing.review(repo, revs, clock.now(now))
     typer.echo(reviewing.as_json(found) if fmt == "json" else reviewing.markdown(found), nl=fmt == "json")
+
+
+# --- session commands ---
+
+session_app = typer.Typer(
+    help=(
+        "An agent's session: the hot `## Session` block, written at start, "
+        "logged and summarized into cold at end."
+    ),
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(session_app, name="session")
+SessionAgentOpt = Annotated[str, typer.Option("--agent", "-a", help="The agent whose session it is.")]
+
+
+@session_app.command("start")
+@guarded
+def session_start(
+    ctx: typer.Context,
+    agent: SessionAgentOpt,
+    task: Annotated[str, typer.Option("--task", "-t", help="What the agent is doing, one line.")],
+    talking_to: Annotated[
+        str | None, typer.Option("--talking-to", help="Who the agent is talking to.")
+    ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace a session in progress (it stays in history).")
+    ] = False,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write the `## Session` block into hot/<agent>.md and commit it.
+
+    The block holds the task, the start time and, each `- none yet` until the
+    agent fills them in: Active decisions, Last actions, Blockers, Talking to.
+    A session already in progress is refused unless --force. The commit is made
+    beside your work: your other staged and unstaged changes are left alone.
+
+    Example: squadmem session start --agent picard --task "rotate the staging keys"
+    """
+    from squadmem import clock, logs
+    from squadmem import session as sessions
+
+    moment = clock.now(now) if now else logs.commit_now()
+    with open_repo(ctx) as repo:
+        result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force)
+    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+
+
+@session_app.command("end")
+@guarded
+def session_end(
+    ctx: typer.Context,
+    agent: SessionAgentOpt,
+    summary_file: Annotated[
+        str | None,
+        typer.Option(
+            "--summary-file", help="The summary for cold (- reads standard input); default: extractive."
+        ),
+    ] = None,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Log the session, summarize it into cold, clear the block: one commit.
+
+    The raw block is appended to today's daily log; a cold section
+    `## <YYYY-MM-DD>: <task>` holds the summary (yours, or one extracted from
+    the block: the task, every decision, then blockers and last actions while
+    they fit a tenth of its size); the block goes back to `- none yet`.
+
+    Example: squadmem session end --agent picard --summary-file - < summary.md
+    """
+    import sys
+
+    from squadmem import clock, logs
+    from squadmem import session as sessions
+
+    summary = None
+    if summary_file == "-":
+        summary = sys.stdin.read()
+    elif summary_file is not None:
+        try:
+            summary = Path(summary_file).read_text("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise SquadmemError(
+                f"--summary-file {summary_file}: cannot read it ({type(exc).__name__})",
+                hint="give a UTF-8 text file, or - for standard input",
+            ) from None
+    moment = clock.now(now) if now else logs.commit_now()
+    with open_repo(ctx) as repo:
+        result = sessions.end(repo, agent, moment, summary)
+    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
 def run() -> None:

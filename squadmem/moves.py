@@ -520,6 +520,18 @@ class Writer:
         self.head, self.tree = new, tree
         return new
 
+    def commit_files(self, files: Mapping[str, str], subject: str, body: str = "") -> Made:
+        """One commit of these files' new texts that is not a move (no Squad-Memory-Move trailer).
+
+        Refuses (exit 2, nothing written) if one of them has uncommitted changes.
+        Pending uses ride on it as a Squad-Memory-Used trailer, consumed once it is made.
+        """
+        self.refuse_dirty(list(files))
+        trailer = uses.trailer_value(self.repo.state_dir)
+        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
+        trailers = [(uses.TRAILER, ", ".join(pending_ids))] if pending_ids else []
+        return Made(self.commit(files, message(subject, body, trailers), pending_ids), subject)
+
     def _commit_object(self, tree: str, text: str) -> str:
         listing = self.listing()
         author = _ident(listing, "GIT_AUTHOR_IDENT")

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import typer
@@ -53,3 +54,10 @@ def test_module_entry_point_runs() -> None:
     proc = subprocess.run([sys.executable, "-m", "squadmem", "--version"], capture_output=True, text=True)
     assert proc.returncode == 0
     assert proc.stdout.strip() == f"squadmem {__version__}"
+
+
+@pytest.mark.parametrize("command", _commands(app), ids=" ".join)
+def test_every_command_is_documented_in_the_readme(command: tuple[str, ...]) -> None:
+    """The README documents each command under a heading naming it."""
+    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
+    assert f"### `squadmem {' '.join(command)}" in readme or f"`squadmem {' '.join(command)} " in readme
