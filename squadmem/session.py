@@ -336,8 +336,10 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
                 raise SquadmemError("the summary is empty", hint="write one, or leave out --summary-file")
         cold = writer.text(cold_rel)
         cold = scaffold.template("cold.md", name=agent) + "\n" if cold is None else cold
+        # A session that made decisions leaves a summary the wiki keeps when it ages out of cold.
+        flags = "<!-- squadmem: kind=decision -->\n" if parts(raw.text)["decisions"] else ""
         try:
-            new_cold = index.insert(cold, f"## {day.isoformat()}: {task}\n{text}\n")
+            new_cold = index.insert(cold, f"## {day.isoformat()}: {task}\n{flags}{text}\n")
         except index.SpliceError:
             raise SquadmemError(
                 "the summary would not stay one cold section",

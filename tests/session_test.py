@@ -145,6 +145,7 @@ def test_end_logs_summarizes_and_clears_in_one_commit(repo: GitRepo, monkeypatch
     assert cold.startswith("# Cold memory: picard\n")
     assert cold.endswith(
         "## 2026-03-01: rotate the keys\n"
+        "<!-- squadmem: kind=decision -->\n"
         "- **Task:** rotate the keys\n"
         "- **Decision:** tokens live 15 min\n"
         "- **Decision:** vault only\n"
@@ -182,6 +183,22 @@ def test_extractive_summary_is_deterministic_small_and_keeps_decisions() -> None
             assert kept > 3 and f"{300 - kept} more items in {LOG}" in summary
 
 
+def test_end_without_decisions_leaves_no_kind_flag(repo: GitRepo) -> None:
+    """Only a session that decided something sends its summary to the wiki when it ages out of cold."""
+    repo.commit("start", {"README.md": "x\n"}, date=START)
+    code, _, err = cli(repo, "session", "start", "-a", "data", "--task", "read logs", "--now", START)
+    assert code == 0, err
+    hot = ".squad/memory/hot/data.md"
+    repo.commit(
+        "act",
+        {hot: repo.read(hot).replace("### Last actions\n- none yet", "### Last actions\n- read")},
+        date=START,
+    )
+    code, _, err = cli(repo, "session", "end", "-a", "data", "--now", END)
+    assert code == 0, err
+    assert "<!-- squadmem: kind=decision -->" not in repo.read(".squad/memory/cold/data.md")
+
+
 def test_end_takes_the_summary_from_stdin(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     started(repo, monkeypatch)
     fill(repo, actions=2)
@@ -191,7 +208,8 @@ def test_end_takes_the_summary_from_stdin(repo: GitRepo, monkeypatch: pytest.Mon
         repo, "session", "end", "-a", "picard", "--summary-file", "-", "--now", END, input=given_summary
     )
     assert code == 0
-    assert repo.read(COLD).endswith(f"## 2026-03-01: rotate the keys\n{given_summary}\n")
+    flag = "<!-- squadmem: kind=decision -->\n"  # the session made decisions: the wiki keeps its summary
+    assert repo.read(COLD).endswith(f"## 2026-03-01: rotate the keys\n{flag}{given_summary}\n")
     assert repo.git("log", "-1", "--format=%b").strip() == "Rotated every key but staging."
     assert "summary (" in out
 
