@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 import traceback
 from collections.abc import Callable
 from pathlib import Path
@@ -756,6 +757,56 @@ def session_end(
     with open_repo(ctx) as repo:
         result = sessions.end(repo, agent, moment, summary)
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+
+
+# --- wiki commands ---
+
+wiki_app = typer.Typer(
+    help="Durable reference knowledge: wiki pages under .squad/memory/wiki/.", no_args_is_help=True
+)
+app.add_typer(wiki_app, name="wiki")
+
+
+@wiki_app.command("write")
+@guarded
+def wiki_write(
+    ctx: typer.Context,
+    topic: Annotated[str, typer.Argument(help="The wiki page: .squad/memory/wiki/TOPIC.md.")],
+    file: Annotated[
+        str, typer.Option("--file", "-f", help="Read the entry from this file; - (the default) is stdin.")
+    ] = "-",
+    title: Annotated[
+        str | None, typer.Option("--title", help="Heading for an entry written without a ## heading.")
+    ] = None,
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Replace a section of the page that has the same title.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write an entry into a wiki page, as one commit.
+
+    The entry is Markdown with ## sections (### inside them), or plain text
+    with --title. A section already on the page with the same content is
+    skipped; one with the same title is refused unless --replace. The page is
+    created from the template if missing. Your other changes are left alone.
+
+    Example: echo "Rotate signing keys every 90 days." | squadmem wiki write security --title "Key rotation"
+    """
+    from squadmem import wiki
+
+    text = sys.stdin.read() if file == "-" else _read_text(file)
+    with open_repo(ctx) as repo:
+        written = wiki.write(repo, topic, text, title=title, replace=replace)
+    typer.echo(render.to_json(written.as_dict()) if as_json else written.text())
+
+
+def _read_text(path: str) -> str:
+    try:
+        return Path(path).read_bytes().decode("utf-8")
+    except OSError as exc:
+        raise SquadmemError(f"{path}: cannot read: {exc.strerror}", hint="check the path") from None
+    except UnicodeDecodeError:
+        raise SquadmemError(f"{path}: not UTF-8", hint="save the entry as UTF-8") from None
 
 
 def run() -> None:
