@@ -809,6 +809,47 @@ def _read_text(path: str) -> str:
         raise SquadmemError(f"{path}: not UTF-8", hint="save the entry as UTF-8") from None
 
 
+# --- migrate commands ---
+
+migrate_app = typer.Typer(
+    help="Bring another memory layout into squadmem's tiers, ages kept by git history.",
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(migrate_app, name="migrate")
+
+
+@migrate_app.command("squad")
+@guarded
+def migrate_squad(
+    ctx: typer.Context,
+    agent: Annotated[
+        list[str] | None, typer.Option("--agent", "-a", help="Only this agent (repeatable; default: all).")
+    ] = None,
+    remove_originals: Annotated[
+        bool,
+        typer.Option("--remove-originals", help="Cut each migrated history.md down to its title."),
+    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Move Squad's agents' history.md sections into cold, decisions.md into the wiki: one commit.
+
+    Each `##` section of .squad/agents/<agent>/history.md is appended byte for
+    byte to cold/<agent>.md; each entry of .squad/decisions.md becomes a
+    `kind=decision` section of the wiki topic `decisions`. Sections already
+    there are skipped, so a second run changes nothing. Originals are left
+    alone unless --remove-originals.
+
+    Example: squadmem migrate squad --dry-run
+    """
+    from squadmem import migrate
+
+    with open_repo(ctx) as repo:
+        result = migrate.squad(repo, agent or (), remove_originals=remove_originals, dry_run=dry_run)
+    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+
+
 def run() -> None:
     """Console-script entry point."""
     app(prog_name="squadmem")

@@ -56,7 +56,7 @@ from squadmem.repo import Repo
 
 KINDS = ("content", "trailer", "pending", "edit", "unknown")
 CACHE_FILE = "history-cache"
-FORMAT = 1
+FORMAT = 2  # 2: Squad's history.md and decisions.md date migrated sections
 NULL_SHA = "0" * 40
 _RECORD = struct.Struct("<16sq20sB")  # content hash, commit time, commit, at a shallow boundary
 _TRAILER_PROBE = uses.TRAILER.lower().encode()
@@ -370,17 +370,36 @@ LOG_OPTIONS = (
 )
 
 
+def squad_source(path: str) -> bool:
+    """Squad's own memory files, which ``migrate squad`` copies into tiers byte for byte.
+
+    Their sections' commits date the migrated sections: a history.md section
+    written months ago keeps that age in cold.
+    """
+    parts = path.split("/")
+    return path == ".squad/decisions.md" or (
+        len(parts) == 4 and parts[:2] == [".squad", "agents"] and parts[3] == "history.md"
+    )
+
+
 def log(
-    repo: Repo, revs: Sequence[str], *, detail: bool = False, progress: Progress | None = None
+    repo: Repo,
+    revs: Sequence[str],
+    *,
+    detail: bool = False,
+    progress: Progress | None = None,
+    squad_sources: bool = False,
 ) -> Iterator[Commit]:
     """Every commit of ``revs`` with the tier blobs it introduces, from one ``git log`` process.
 
     ``detail`` adds parents, author and every message; otherwise only
     messages that carry a ``Squad-Memory-Used`` trailer are kept.
+    ``squad_sources`` adds the blobs of Squad's own history and decision files.
     """
     fields = "%H%x00%P%x00%ct%x00%an%x00%B" if detail else "%H%x00%P%x00%ct%x00%B"
     order = ["--topo-order"] if detail else []
-    args = ["log", *LOG_OPTIONS, *order, f"--format=%x01{fields}", *revs, "--", MEMORY_DIR]
+    paths = [MEMORY_DIR, ".squad/agents", ".squad/decisions.md"] if squad_sources else [MEMORY_DIR]
+    args = ["log", *LOG_OPTIONS, *order, f"--format=%x01{fields}", *revs, "--", *paths]
     tokens = _tokens(repo.stream(*args))
     count = 0
     token = next(tokens, None)
@@ -407,7 +426,7 @@ def log(
         while token is not None and token.lstrip(b"\n").startswith(b":"):
             meta = token.lstrip(b"\n").split()
             path = next(tokens).decode("utf-8", "surrogateescape")
-            if classify(path) is not None:
+            if classify(path) is not None or (squad_sources and squad_source(path)):
                 commit.changes.append((meta[2].decode(), meta[3].decode(), path))
             token = next(tokens, None)
         count += 1
@@ -502,7 +521,7 @@ class _Read:
 def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None) -> _Read:
     boundary = shallow_boundary(repo)
     read = _Read()
-    for commit in log(repo, revs, progress=progress):
+    for commit in log(repo, revs, progress=progress, squad_sources=True):
         read.count += 1
         read.parents.update(commit.parents)
         if commit.message is not None:
