@@ -134,3 +134,16 @@ def run_squadmem(
         capture_output=True,
         input=input,
     )
+
+
+def squadmem(
+    where: GitRepo | Path, *args: str, input: str | None = None, env: Mapping[str, str] | None = None
+) -> tuple[int, str, str]:
+    """``squadmem ARGS`` in-process (typer's runner) as if started in ``where``: code, stdout, stderr."""
+    from typer.testing import CliRunner
+
+    from squadmem.cli import app
+
+    root = where.root if isinstance(where, GitRepo) else where
+    result = CliRunner().invoke(app, ["-C", str(root), *args], input=input, env=env)
+    return result.exit_code, result.stdout, result.stderr

@@ -3,13 +3,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import GitRepo
-from typer.testing import CliRunner
+from conftest import GitRepo, squadmem
 
 from squadmem import catalog, context, uses
-from squadmem.cli import app
 
-runner = CliRunner()
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"
 WIKI = ".squad/memory/wiki/security.md"
@@ -24,11 +21,6 @@ FILES = {
 def memory(repo: GitRepo) -> GitRepo:
     repo.commit("memory", FILES, date="2026-03-01T12:00:00+00:00")
     return repo
-
-
-def squadmem(repo: GitRepo, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, ["-C", str(repo.root), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_context_default_is_hot_only_without_header(memory: GitRepo) -> None:

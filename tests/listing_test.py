@@ -4,18 +4,9 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo
-from typer.testing import CliRunner
+from conftest import GitRepo, squadmem
 
-from squadmem.cli import app
-
-runner = CliRunner()
 HOT = ".squad/memory/hot/picard.md"
-
-
-def squadmem(root: Path, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, ["-C", str(root), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 @pytest.fixture

@@ -4,10 +4,9 @@ import json
 
 import pytest
 from conftest import GitRepo
-from typer.testing import CliRunner
+from conftest import squadmem as cli
 
 from squadmem import index, moves, scaffold
-from squadmem.cli import app
 from squadmem.layout import MEMORY_DIR
 from squadmem.repo import Repo
 
@@ -17,11 +16,6 @@ ARCHIVE = f"{MEMORY_DIR}/archive/picard.md"
 WIKI = f"{MEMORY_DIR}/wiki/security.md"
 OLD = "2026-01-01T10:00:00+00:00"
 NOW = "2026-02-20T12:00:00+00:00"
-
-
-def cli(repo: GitRepo, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["-C", str(repo.root), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def seed(repo: GitRepo) -> None:

@@ -5,12 +5,11 @@ import shutil
 
 import pytest
 from conftest import GitRepo
+from conftest import squadmem as cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from squadmem import migrate, sections
-from squadmem.cli import app
 from squadmem.layout import MEMORY_DIR
 
 OLD = "2025-01-10T09:00:00+00:00"
@@ -33,11 +32,6 @@ DECISIONS_H3 = (
     "### 2026-02-01: Use vault\n**By:** picard\n**What:** keys in vault\n\n"
     "### 2026-02-02: Tabs\n```\n### not an entry\n```\n"
 )
-
-
-def cli(repo: GitRepo, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["-C", str(repo.root), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def squad_tree(repo: GitRepo, decisions: str = DECISIONS_H3) -> None:

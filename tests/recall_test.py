@@ -3,14 +3,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import GitRepo
-from typer.testing import CliRunner
+from conftest import GitRepo, squadmem
 
 from squadmem import catalog, recall, uses
-from squadmem.cli import app
 from squadmem.errors import SquadmemError
 
-runner = CliRunner()
 FILES = {
     ".squad/memory/hot/picard.md": (
         "# Hot\n\n## Auth tokens\nUse JWT, rotate keys weekly.\n## Index → Deeper Tiers\n- key\n"
@@ -25,11 +22,6 @@ FILES = {
 def memory(repo: GitRepo) -> GitRepo:
     repo.commit("memory", FILES, date="2026-03-01T12:00:00+00:00")
     return repo
-
-
-def squadmem(repo: GitRepo, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, ["-C", str(repo.root), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def test_search_needs_every_word_and_ranks_titles_double() -> None:

@@ -10,10 +10,9 @@ import sys
 from collections import Counter
 
 from conftest import GitRepo
-from typer.testing import CliRunner
+from conftest import squadmem as cli
 
 from squadmem import catalog, history, index, scaffold, uses
-from squadmem.cli import app
 from squadmem.layout import MEMORY_DIR
 from squadmem.repo import Repo
 
@@ -21,11 +20,6 @@ HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"
 OLD = "2026-01-01T10:00:00+00:00"
 NOW = "2026-02-20T12:00:00+00:00"
-
-
-def cli(repo: GitRepo, *args: str) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["-C", str(repo.root), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def sections_at(repo: GitRepo, rev: str = "HEAD") -> Counter[str]:

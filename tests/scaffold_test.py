@@ -5,18 +5,9 @@ import stat
 import subprocess
 
 import pytest
-from conftest import GitRepo
-from typer.testing import CliRunner
+from conftest import GitRepo, squadmem
 
 from squadmem import githooks
-from squadmem.cli import app
-
-runner = CliRunner()
-
-
-def squadmem(repo: GitRepo, *args: str) -> tuple[int, str, str]:
-    result = runner.invoke(app, ["-C", str(repo.root), *args])
-    return result.exit_code, result.stdout, result.stderr
 
 
 def squad_tree(repo: GitRepo) -> None:

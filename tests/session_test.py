@@ -5,12 +5,11 @@ from pathlib import Path
 
 import pytest
 from conftest import GitRepo
+from conftest import squadmem as cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from squadmem import clock, logs, moves, sections, session, uses
-from squadmem.cli import app
 from squadmem.layout import MEMORY_DIR
 from squadmem.repo import Repo
 
@@ -28,11 +27,6 @@ def at(monkeypatch: pytest.MonkeyPatch, when: str) -> None:
     """In-process commits carry this moment (squadmem's own ones are dated by git, as --now is not)."""
     monkeypatch.setenv("GIT_AUTHOR_DATE", when)
     monkeypatch.setenv("GIT_COMMITTER_DATE", when)
-
-
-def cli(repo: GitRepo, *args: str, input: str | None = None) -> tuple[int, str, str]:
-    result = CliRunner().invoke(app, ["-C", str(repo.root), *args], input=input)
-    return result.exit_code, result.stdout, result.stderr
 
 
 def seed(repo: GitRepo, hot: str = HEADER + NOTES) -> None:

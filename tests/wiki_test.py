@@ -4,15 +4,13 @@ import json
 
 import pytest
 from conftest import GitRepo
+from conftest import squadmem as run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from squadmem import sections, wiki
-from squadmem.cli import app
 from squadmem.errors import SquadmemError
 
-runner = CliRunner()
 PAGE = ".squad/memory/wiki/security.md"
 WHEN = "2026-03-01T12:00:00+00:00"
 
@@ -24,8 +22,7 @@ def started(repo: GitRepo) -> GitRepo:
 
 
 def squadmem(repo: GitRepo, *args: str, input: str | None = None) -> tuple[int, str, str]:
-    result = runner.invoke(app, ["-C", str(repo.root), *args], input=input, env={"GIT_COMMITTER_DATE": WHEN})
-    return result.exit_code, result.stdout, result.stderr
+    return run_cli(repo, *args, input=input, env={"GIT_COMMITTER_DATE": WHEN})
 
 
 def test_write_creates_the_page_and_commits(started: GitRepo) -> None:
