@@ -458,6 +458,25 @@ class Writer:
         data = self.objects.content(self.tree, rel)
         return None if data is None else data.decode("utf-8")
 
+    def grown_text(self, rel: str) -> str | None:
+        """A file's work-tree text if it only grew at its end since HEAD (an append-only log).
+
+        None when neither HEAD nor the work tree has it; refuses any other uncommitted change.
+        """
+        committed = self.text(rel)
+        path = self.repo.root / rel
+        if not path.exists():
+            if committed is not None:
+                raise SquadmemError(f"{rel}: deleted but not committed", hint="restore it with git checkout")
+            return None
+        current = path.read_bytes().decode("utf-8", "replace")
+        if committed is not None and not current.startswith(committed):
+            raise SquadmemError(
+                f"{rel}: has uncommitted changes that are not an append",
+                hint="commit or undo them first; squadmem changed nothing",
+            )
+        return current
+
     def refuse_dirty(self, paths: Sequence[str]) -> None:
         """Refuse (exit 2, nothing written) if a tier file differs from HEAD in the index or work tree."""
         dirty = self.repo.dirty(paths)
@@ -477,13 +496,24 @@ class Writer:
             )
 
     # -- one commit ------------------------------------------------------------------------------
-    def commit(self, files: Mapping[str, str], text: str, consume: Sequence[str] = ()) -> str:
-        """Commit ``files`` (repository path -> new text) on HEAD, then update the work tree and index."""
+    def commit(
+        self,
+        files: Mapping[str, str],
+        text: str,
+        consume: Sequence[str] = (),
+        on_disk_now: Mapping[str, bytes | None] | None = None,
+    ) -> str:
+        """Commit ``files`` (repository path -> new text) on HEAD, then update the work tree and index.
+
+        Each file must be on disk as HEAD has it, or as ``on_disk_now`` says (a grown log).
+        """
+        expected = on_disk_now or {}
         for rel in files:
             self.repo.layout.inside(self.repo.root / rel)
             path = self.repo.root / rel
             on_disk = path.read_bytes() if path.exists() else None
-            if on_disk != self.objects.content(self.tree, rel):
+            wanted = expected[rel] if rel in expected else self.objects.content(self.tree, rel)
+            if on_disk != wanted:
                 raise SquadmemError(
                     f"{rel}: changed while squadmem was running", hint="run the command again"
                 )
@@ -520,17 +550,29 @@ class Writer:
         self.head, self.tree = new, tree
         return new
 
-    def commit_files(self, files: Mapping[str, str], subject: str, body: str = "") -> Made:
+    def commit_files(
+        self, files: Mapping[str, str], subject: str, body: str = "", grown: Sequence[str] = ()
+    ) -> Made:
         """One commit of these files' new texts that is not a move (no Squad-Memory-Move trailer).
 
-        Refuses (exit 2, nothing written) if one of them has uncommitted changes.
+        Refuses (exit 2, nothing written) if one of them has uncommitted changes, except that a
+        path in ``grown`` may have grown in the work tree (see :meth:`grown_text`): its new text
+        must then start with the work tree's, so nothing written there is lost.
         Pending uses ride on it as a Squad-Memory-Used trailer, consumed once it is made.
         """
-        self.refuse_dirty(list(files))
+        self.refuse_dirty([rel for rel in files if rel not in grown])
+        on_disk: dict[str, bytes | None] = {}
+        for rel in grown:
+            current = self.grown_text(rel)
+            if not files[rel].startswith(current or ""):
+                raise SquadmemError(
+                    f"{rel}: the new text would drop uncommitted lines", hint="commit them first"
+                )
+            on_disk[rel] = None if current is None else (self.repo.root / rel).read_bytes()
         trailer = uses.trailer_value(self.repo.state_dir)
         pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
         trailers = [(uses.TRAILER, ", ".join(pending_ids))] if pending_ids else []
-        return Made(self.commit(files, message(subject, body, trailers), pending_ids), subject)
+        return Made(self.commit(files, message(subject, body, trailers), pending_ids, on_disk), subject)
 
     def _commit_object(self, tree: str, text: str) -> str:
         listing = self.listing()

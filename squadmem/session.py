@@ -318,7 +318,8 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
         hot_rel = repo.layout.rel(repo.layout.tier_path("hot", agent))
         cold_rel = repo.layout.rel(repo.layout.tier_path("cold", agent))
         log_rel = repo.layout.rel(repo.layout.log_path(day))
-        writer.refuse_dirty([hot_rel, cold_rel, log_rel])
+        writer.refuse_dirty([hot_rel, cold_rel])
+        log_text = writer.grown_text(log_rel)  # today's log may hold uncommitted `log add` entries
         hot_rel, hot = _hot(writer, repo, agent)
         position = find(hot)
         raw = index.split(hot).sections[position] if position is not None else None
@@ -349,10 +350,10 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
         files = {
             hot_rel: _splice(hot, position, EMPTY + "\n"),
             cold_rel: new_cold,
-            log_rel: _appended(writer.text(log_rel), entry, day),
+            log_rel: _appended(log_text, entry, day),
         }
         first = next(line for line in text.split("\n") if line.strip())
-        made = writer.commit_files(files, f'memory({agent}): session end "{task}"', first)
+        made = writer.commit_files(files, f'memory({agent}): session end "{task}"', first, grown=[log_rel])
     return Result(
         agent,
         task,

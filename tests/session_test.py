@@ -269,6 +269,38 @@ def test_a_dirty_hot_file_refuses_naming_it(
     assert repo.snapshot() == before
 
 
+def test_end_keeps_uncommitted_log_entries(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`log add` during a session left today's log uncommitted, and `session end` refused it."""
+    started(repo, monkeypatch)
+    assert (
+        cli(repo, "log", "add", "-a", "picard", "checked the vault", "--now", "2026-03-01T11:00:00Z")[0] == 0
+    )
+    added = repo.read(LOG)
+    at(monkeypatch, END)
+    code, _, err = cli(repo, "session", "end", "-a", "picard", "--now", END)
+    assert code == 0, err
+    committed = repo.git("show", f"HEAD:{LOG}")
+    assert committed.startswith(added)
+    assert "session end: " in committed[len(added) :]
+    assert repo.git("status", "--porcelain") == ""
+
+
+def test_end_refuses_a_log_changed_other_than_by_appending(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started(repo, monkeypatch)
+    cli(repo, "log", "add", "-a", "picard", "first", "--now", "2026-03-01T11:00:00Z")
+    repo.git("add", LOG)
+    repo.git("commit", "-q", "--no-verify", "-m", "log", date="2026-03-01T11:00:00+00:00")
+    repo.write(LOG, repo.read(LOG).replace("first", "rewritten"))
+    before = repo.snapshot()
+    at(monkeypatch, END)
+    code, _, err = cli(repo, "session", "end", "-a", "picard", "--now", END)
+    assert code == 2
+    assert err.splitlines()[0] == f"squadmem: {LOG}: has uncommitted changes that are not an append"
+    assert repo.snapshot() == before
+
+
 def test_pending_uses_ride_on_the_commit(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
     started(repo, monkeypatch)
     with Repo(repo.root) as handle:
