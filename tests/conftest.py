@@ -147,3 +147,13 @@ def squadmem(
     root = where.root if isinstance(where, GitRepo) else where
     result = CliRunner().invoke(app, ["-C", str(root), *args], input=input, env=env)
     return result.exit_code, result.stdout, result.stderr
+
+
+def assert_refused(repo: GitRepo, *args: str, message: str) -> None:
+    """The real command exits 2 with ``message`` and a hint, and leaves the repository as it was."""
+    before = repo.snapshot()
+    done = run_squadmem(repo.root, *args)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.splitlines()[0] == message
+    assert done.stderr.splitlines()[1].startswith("hint: ")
+    assert repo.snapshot() == before

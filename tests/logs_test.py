@@ -7,7 +7,7 @@ import json
 import zoneinfo
 
 import pytest
-from conftest import GitRepo, run_squadmem
+from conftest import GitRepo, assert_refused, run_squadmem
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -238,12 +238,7 @@ def test_log_add_uses_the_team_time_zone(repo: GitRepo) -> None:
     ],
 )
 def test_log_commands_refuse_bad_input(repo: GitRepo, args: tuple[str, ...], message: str) -> None:
-    before = repo.snapshot()
-    done = run_squadmem(repo.root, *args)
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[0] == message
-    assert done.stderr.splitlines()[1].startswith("hint: ")
-    assert repo.snapshot() == before
+    assert_refused(repo, *args, message=message)
 
 
 def test_log_constants_match_the_layout() -> None:

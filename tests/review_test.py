@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import GitRepo, run_squadmem
+from conftest import GitRepo, assert_refused
 from typer.testing import CliRunner
 
 from squadmem.cli import app
@@ -142,9 +142,4 @@ def test_review_whole_history_budget_from_nothing(repo: GitRepo) -> None:
 )
 def test_review_bad_input(repo: GitRepo, args: tuple[str, ...], message: str) -> None:
     repo.commit("memory", {HOT: HOT0}, date=D0)
-    before = repo.snapshot()
-    done = run_squadmem(repo.root, *args)
-    assert done.returncode == 2
-    assert done.stderr.splitlines()[0] == message
-    assert done.stderr.splitlines()[1].startswith("hint: ")
-    assert repo.snapshot() == before
+    assert_refused(repo, *args, message=message)
