@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 
 import pytest
@@ -32,15 +33,13 @@ DECISIONS_TEXT = (
 
 
 def day(n: int, hour: int = 9) -> str:
-    return (
-        f"2026-01-{5 + n:02d}T{hour:02d}:00:00+00:00"
-        if n < 27
-        else f"2026-02-{n - 26:02d}T{hour:02d}:00:00+00:00"
-    )
+    """DAY0 plus ``n`` days, at ``hour``."""
+    moment = dt.datetime(2026, 1, 5, hour, tzinfo=dt.UTC) + dt.timedelta(days=n)
+    return moment.isoformat()
 
 
 def learning(n: int, words: int = 3) -> str:
-    return f"### Topic {n} (2026-01-{5 + n:02d})\n" + " ".join(["fact"] * words) + f" {n}\n\n"
+    return f"### Topic {n} ({day(n)[:10]})\n" + " ".join(["fact"] * words) + f" {n}\n\n"
 
 
 def team(repo: GitRepo, learnings: int = 0) -> None:
@@ -279,3 +278,23 @@ def test_every_entry_is_in_the_tiers_exactly_once(
     got = list(map(sections.normalize, tier_sections(repo)))
     for text in wanted:
         assert got.count(sections.normalize(text)) == 1
+
+
+def test_recalling_one_learning_brings_back_that_entry_only(repo: GitRepo) -> None:
+    """Regression: one recall of a learning brought its whole 18.7 KB container into a 4 KB hot file."""
+    team(repo)
+    append(repo, PICARD, "".join(learning(n, words=40) for n in range(1, 30)), day(1))
+    env = {"GIT_COMMITTER_DATE": day(60), "GIT_AUTHOR_DATE": day(60)}
+    assert cli(repo, "maintain", "--now", day(60), env=env)[0] == 0
+    assert "Topic 7 " not in repo.read(HOT)
+    code, out, err = cli(repo, "recall", "topic 7 2026-01-12", "--limit", "1", "--now", day(60))
+    assert code == 0, err
+    assert "picard/topic-7-2026-01-12" in out
+    start = repo.head()
+    code, out, err = cli(repo, "maintain", "--now", day(60), env=env)
+    assert code == 0, err
+    hot = sections.split(repo.read(HOT)).sections
+    assert [s.raw_heading for s in hot if s.raw_heading.startswith("Topic")] == ["Topic 7 (2026-01-12)"]
+    assert len(repo.read(HOT).encode()) <= 4096
+    code, out, err = cli(repo, "verify", "--now", day(60), f"{start}..HEAD")
+    assert code == 0, out + err
