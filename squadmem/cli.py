@@ -118,6 +118,17 @@ def init(
         bool,
         typer.Option(help="In a Squad team, write .github/skills/squadmem-memory/SKILL.md for spawns."),
     ] = True,
+    with_workflows: Annotated[
+        bool,
+        typer.Option(
+            "--workflows",
+            help="Also write .github/workflows/squadmem-{maintain,verify}.yml, pinned to this squadmem.",
+        ),
+    ] = False,
+    requirement: Annotated[
+        str | None,
+        typer.Option(help="What the workflows pip install (default: how this squadmem was installed)."),
+    ] = None,
 ) -> None:
     """Create the memory layout, tiers.toml, .gitattributes lines and git hooks.
 
@@ -127,7 +138,14 @@ def init(
     and says how many of Squad's entries wait to be taken in.
     """
     with open_repo(ctx) as repo:
-        result = scaffold.init(repo, agent or [], hooks=hooks, squad_skill=squad_skill)
+        result = scaffold.init(
+            repo,
+            agent or [],
+            hooks=hooks,
+            squad_skill=squad_skill,
+            with_workflows=with_workflows,
+            requirement=requirement,
+        )
     typer.echo(scaffold.describe(result))
 
 

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from squadmem import githooks, settings, squad
+from squadmem import githooks, settings, squad, workflows
 from squadmem.errors import SquadmemError
 from squadmem.layout import LOG_DIR, MEMORY_DIR, Layout, check_name
 from squadmem.repo import Repo
@@ -33,6 +33,7 @@ class InitResult:
     skipped_agents: list[str] = dataclasses.field(default_factory=list)
     hooks: githooks.HookResult = dataclasses.field(default_factory=githooks.HookResult)
     squad_entries: int = 0  # entries of Squad's files not taken in yet
+    workflows: workflows.Written | None = None
 
     @property
     def changed(self) -> bool:
@@ -117,9 +118,25 @@ def _squad_entries(root: Path) -> int:
     return count
 
 
-def init(repo: Repo, agents: Sequence[str] = (), hooks: bool = True, squad_skill: bool = True) -> InitResult:
+def init(
+    repo: Repo,
+    agents: Sequence[str] = (),
+    hooks: bool = True,
+    squad_skill: bool = True,
+    with_workflows: bool = False,
+    requirement: str | None = None,
+) -> InitResult:
     layout = repo.layout
     result = InitResult()
+    if requirement is not None and not with_workflows:
+        raise SquadmemError(
+            "--requirement goes with --workflows", hint="add --workflows, or drop --requirement"
+        )
+    pinned = None
+    if with_workflows:  # refused before anything is written
+        pinned = (
+            workflows.check_requirement(requirement) if requirement else workflows.installed_requirement()
+        )
     names = [check_name(a) for a in agents]
     if not names:
         names, result.skipped_agents = discover_agents(repo.root)
@@ -140,6 +157,9 @@ def init(repo: Repo, agents: Sequence[str] = (), hooks: bool = True, squad_skill
     if squad_skill and (repo.root / ".squad" / "agents").is_dir():
         _create_outside(repo.root, SKILL, template("squad-skill.md"), result)
     result.squad_entries = _squad_entries(repo.root)
+    if pinned is not None:
+        result.workflows = workflows.write(repo.root, pinned)
+        result.created += result.workflows.created
     if hooks:
         result.hooks = githooks.install(repo.root, repo.git_dir / "hooks", hooks_path)
     return result
@@ -162,6 +182,9 @@ def describe(result: InitResult) -> str:
         lines.insert(0, "nothing to do: squadmem is already set up here")
     if not result.agents:
         lines.append("no agents yet: pass --agent NAME, or run `squad init` to create .squad/agents/")
+    if result.workflows is not None:
+        lines += [f"kept {rel} (already there)" for rel in result.workflows.kept]
+        lines.append(f"the workflows install {result.workflows.requirement}")
     if SKILL in result.created:
         lines.append(f"Squad's coordinator finds {SKILL}: spawns load `squadmem context --agent <name>`")
     if result.squad_entries:
