@@ -726,10 +726,14 @@ def session_start(
     force: Annotated[
         bool, typer.Option("--force", help="Replace a session in progress (it stays in history).")
     ] = False,
+    new: Annotated[bool, typer.Option("--new", help="The agent is new here: create its hot file.")] = False,
     now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Write the `## Session` block into hot/<agent>.md and commit it.
+
+    The agent must have tier files already (a typo is refused with the list of
+    agents here); --new creates the hot file of an agent new to the team.
 
     The block holds the task, the start time and, each `- none yet` until the
     agent fills them in: Active decisions, Last actions, Blockers, Talking to.
@@ -743,7 +747,7 @@ def session_start(
 
     moment = clock.now(now) if now else logs.commit_now()
     with open_repo(ctx) as repo:
-        result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force)
+        result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force, new=new)
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
