@@ -79,7 +79,7 @@ def _select_files(memory: catalog.Memory, agent: str | None) -> list[str]:
 
 
 def _iso(moment: dt.datetime | None) -> str | None:
-    return None if moment is None else moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    return render.timestamp(moment)
 
 
 def _file(tf: TierFile, doc: catalog.TierDoc, config: settings.Settings) -> dict[str, Any]:
