@@ -1,10 +1,11 @@
 """``squadmem doctor``: is squadmem set up and is memory whole?
 
 Checks: the git hooks are installed (or the pre-commit framework / core.hooksPath
-names squadmem's), tiers.toml is valid, every tier file reads, no section is
-in two places (the same content twice across tiers), no file under a tier
-folder is invisible to squadmem, every Index line points at something, no move
-was left half-finished, whether the clone is shallow, and how many uses wait
+names squadmem's), tier files merge through squadmem's merge driver, tiers.toml
+is valid, every tier file reads, no section is in two places (the same content
+twice across tiers), no file under a tier folder is invisible to squadmem,
+every Index line points at something, no move was left half-finished, no
+merge left an edit at a section's old place, whether the clone is shallow, and how many uses wait
 to be committed. ``--fix`` finishes or rolls back a half-finished move.
 """
 
@@ -14,7 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from squadmem import catalog, githooks, index, moves, render, settings, uses
+from squadmem import catalog, githooks, index, mergedriver, moves, render, settings, uses
 from squadmem.errors import Exit, SquadmemError
 from squadmem.layout import MEMORY_DIR, TIERS, classify
 from squadmem.repo import Repo
@@ -55,6 +56,13 @@ def hooks(repo: Repo) -> Check:
             "hooks", WARN, f"not installed in {folder.name}/: {', '.join(missing)} (run: squadmem init)"
         )
     return Check("hooks", OK, f"{', '.join(githooks.EVENTS)} installed")
+
+
+def merge_driver(repo: Repo) -> Check:
+    why = mergedriver.problem(repo)
+    if why:
+        return Check("merge driver", WARN, f"{why}: tier files merge line by line (run: squadmem init)")
+    return Check("merge driver", OK, "tier files merge section by section")
 
 
 def tiers_toml(repo: Repo) -> Check:
@@ -145,7 +153,7 @@ def pending_uses(repo: Repo) -> Check:
 
 
 def run(repo: Repo, fix: bool = False) -> list[Check]:
-    checks: list[Check] = [journal(repo, fix), lock(repo), hooks(repo), tiers_toml(repo)]
+    checks: list[Check] = [journal(repo, fix), lock(repo), hooks(repo), merge_driver(repo), tiers_toml(repo)]
     try:
         memory = catalog.load(repo.layout)
     except SquadmemError as exc:

@@ -39,6 +39,7 @@ def test_doctor_on_a_fresh_setup_is_all_ok(repo: GitRepo) -> None:
         "moves": "ok",
         "lock": "ok",
         "hooks": "ok",
+        "merge driver": "ok",
         "settings": "ok",
         "tier files": "ok",
         "duplicates": "ok",
