@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from squadmem import catalog, githooks, index, mergedriver, moves, render, settings, uses
+from squadmem import catalog, githooks, index, mergedriver, moves, render, settings, settle, uses
 from squadmem.errors import Exit, SquadmemError
 from squadmem.layout import MEMORY_DIR, TIERS, classify
 from squadmem.repo import Repo
@@ -125,6 +125,22 @@ def journal(repo: Repo, fix: bool) -> Check:
     return Check("moves", OK, f"fixed: {note}")
 
 
+def merges(repo: Repo, fix: bool) -> Check:
+    found = settle.pending(repo)
+    if not found:
+        return Check("merges", OK, "no merge left an edit at a section's old place")
+    if not fix:
+        shown = "; ".join(item.describe() for item in found[:3])
+        return Check(
+            "merges", FAIL, f"a merge kept edits at their old place: {shown} (run: squadmem doctor --fix)"
+        )
+    try:
+        notes = settle.settle(repo)
+    except SquadmemError as exc:
+        return Check("merges", FAIL, f"{exc.message} ({exc.hint})")
+    return Check("merges", OK, "fixed: " + "; ".join(notes))
+
+
 def lock(repo: Repo) -> Check:
     if moves.Lock(repo.state_dir).held_by_other():
         return Check("lock", WARN, "another squadmem command is writing right now")
@@ -153,7 +169,8 @@ def pending_uses(repo: Repo) -> Check:
 
 
 def run(repo: Repo, fix: bool = False) -> list[Check]:
-    checks: list[Check] = [journal(repo, fix), lock(repo), hooks(repo), merge_driver(repo), tiers_toml(repo)]
+    checks: list[Check] = [journal(repo, fix), merges(repo, fix), lock(repo), hooks(repo)]
+    checks += [merge_driver(repo), tiers_toml(repo)]
     try:
         memory = catalog.load(repo.layout)
     except SquadmemError as exc:

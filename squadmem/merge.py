@@ -75,6 +75,7 @@ class Hints:
     drop: frozenset[str] = frozenset()  # base sections moved elsewhere by one side: their edit goes there
     replace: Mapping[str, str] = dataclasses.field(default_factory=dict)  # moved-in text -> edited text
     settle: tuple[Relocation, ...] = ()  # edits kept here for now; their section moved to another file
+    unwanted: frozenset[str] = frozenset()  # additions the other side moved to another file instead
 
 
 @dataclasses.dataclass(frozen=True)
@@ -271,7 +272,7 @@ def merge(
             emit(decide(skel_to_base[position]))
         elif skeleton is t and _is_index(section) and twin is not None:
             emit(o_doc.sections[twin].text)  # both added an Index: ours'
-        else:
+        elif normalized(section.text) not in hints.unwanted:
             emit(hints.replace.get(normalized(section.text), section.text))
     for follower in pending:
         emit(other_text(follower))
@@ -333,13 +334,17 @@ def hints(path: str, base: Mapping[str, str], ours: Mapping[str, str], theirs: M
     A section one side moved from ``path`` to another file G (same text there,
     gone here) while the other side edited it here: if G is merged by the
     driver too, ``path`` drops it and G's merge swaps the edit in; otherwise
-    the edit stays here and a :class:`Relocation` says where it belongs.
+    the edit stays here and a :class:`Relocation` says where it belongs. A
+    section both sides added, each to another file (two runs of ``maintain``
+    that moved it to different tiers), stays in one: the file git takes whole
+    from one side, else ours' choice.
     """
     drop: set[str] = set()
     replace: dict[str, str] = {}
     settle: list[Relocation] = []
+    unwanted: set[str] = set()
     b_doc = _split(base.get(path, ""))
-    for mover, editor in ((ours, theirs), (theirs, ours)):
+    for mover, editor, mover_is_theirs in ((ours, theirs, False), (theirs, ours, True)):
         m_doc, e_doc = _split(mover.get(path, "")), _split(editor.get(path, ""))
         m_match, e_match = match(b_doc, m_doc), match(b_doc, e_doc)
         for b, section in enumerate(b_doc.sections):
@@ -359,13 +364,19 @@ def hints(path: str, base: Mapping[str, str], ours: Mapping[str, str], theirs: M
             wanted = normalized(section.text)
             if position in matched or _count(base.get(path), wanted) >= _count(mover.get(path), wanted):
                 continue
+            elsewhere = _moved(path, wanted, base, editor, lambda old, new: new > old)
+            if elsewhere is not None and _count(editor.get(path), wanted) <= _count(base.get(path), wanted):
+                # both sides placed it, in different files: ours' place wins when both are merged here
+                if mover_is_theirs or not _driven(elsewhere, base, ours, theirs):
+                    unwanted.add(wanted)
+                continue
             source = _moved(path, wanted, base, mover, lambda old, new: new < old)
             if source is None or not _driven(path, base, ours, theirs):
                 continue
             edited = _edited(_split(base[source]), _split(editor.get(source, "")), wanted)
             if edited is not None:
                 replace[wanted] = edited
-    return Hints(frozenset(drop), replace, tuple(settle))
+    return Hints(frozenset(drop), replace, tuple(settle), frozenset(unwanted))
 
 
 def _moved(

@@ -10,9 +10,10 @@ exit marks the file conflicted. The merge itself is :mod:`squadmem.merge`.
 
 Moves across files: git never shows a driver the other files of the merge,
 so the driver reads them itself: ours is HEAD, theirs the commit being merged
-(``GITHEAD_<sha>`` set by ``git merge``, else MERGE_HEAD, CHERRY_PICK_HEAD,
-REBASE_HEAD or REVERT_HEAD), the base their merge base (or theirs' parent for
-a pick), each accepted only if its version of ``%P`` is byte for byte the
+(``GITHEAD_<sha>`` set by ``git merge``, the pick named in
+``rebase-merge/done`` during a rebase, the arguments of a parent ``git
+cherry-pick``, MERGE_HEAD, CHERRY_PICK_HEAD or REBASE_HEAD), the base their
+merge base (or theirs' parent for a pick), each accepted only if its version of ``%P`` is byte for byte the
 file git handed over. Where no such trio is found (a virtual merge base, a
 stash, an octopus) the file is merged on its own. An edit whose section moved
 to a file that git merged without the driver is kept at its old place and
@@ -38,7 +39,7 @@ from squadmem.layout import MAX_FILE_BYTES, MEMORY_DIR, classify
 
 SETTLE = "merge-settle.json"
 _LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")
-_PICKS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD", "REVERT_HEAD")
+_PICKS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")
 
 Trees = tuple[dict[str, str], dict[str, str], dict[str, str]]
 
@@ -94,12 +95,41 @@ def _blob_ids(paths: Sequence[str], env: Mapping[str, str]) -> list[str]:
 
 
 def _theirs_candidates(env: Mapping[str, str]) -> list[str]:
+    """Commits that may be the other side: none is trusted until its blobs match (see find_trio)."""
     found = [name[len("GITHEAD_") :] for name in os.environ if name.startswith("GITHEAD_")]
-    for ref in _PICKS:
-        sha = _ok(["rev-parse", "-q", "--verify", f"{ref}^{{commit}}"], env).strip()
+    names = [*_PICKS, *_rebase_pick(env), *_picked_by_parent()]
+    for name in names:
+        sha = _ok(["rev-parse", "-q", "--verify", f"{name}^{{commit}}"], env).strip()
         if sha:
             found.append(sha)
     return list(dict.fromkeys(found))
+
+
+def _rebase_pick(env: Mapping[str, str]) -> list[str]:
+    """The commit a rebase is picking: the last line of ``rebase-merge/done``."""
+    done = Path(_ok(["rev-parse", "--git-path", "rebase-merge/done"], env).strip() or "-")
+    try:
+        rows = done.read_text("utf-8").split("\n")
+    except OSError:
+        return []
+    last = [row.split() for row in rows if row.strip() and not row.startswith("#")][-1:]
+    return [last[0][1]] if last and len(last[0]) > 1 else []
+
+
+def _picked_by_parent() -> list[str]:
+    """``git cherry-pick`` writes CHERRY_PICK_HEAD only after merging: its arguments, read from /proc."""
+    pid = os.getppid()
+    for _ in range(3):
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+            stat = Path(f"/proc/{pid}/stat").read_text("utf-8", "replace")
+        except OSError:
+            return []
+        if len(args) > 1 and os.path.basename(args[0]) == "git" and "cherry-pick" in args[1:3]:
+            rest = args[args.index("cherry-pick") + 1 :]
+            return [a for a in rest if a and not a.startswith("-") and ".." not in a][:20]
+        pid = int(stat.rsplit(")", 1)[-1].split()[1])
+    return []
 
 
 def _blob_at(revs: Sequence[str], path: str, env: Mapping[str, str]) -> dict[str, str | None]:
@@ -237,7 +267,8 @@ def run(
         say(f"squadmem: {path}: {exc}; merged line by line")
         return line_merge_only(files, size, env)
     Path(files[1]).write_bytes(result.text.encode("utf-8"))
-    for title in result.kept:
+    settled = {_title(item.new) for item in hints.settle}
+    for title in (t for t in result.kept if t not in settled):
         say(f"squadmem: {path}: {title!r} was deleted on one side and edited on the other: the edit is kept")
     for item in hints.settle:
         say(
