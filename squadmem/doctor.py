@@ -85,7 +85,9 @@ def duplicates(memory: catalog.Memory) -> Check:
         return Check("duplicates", OK, f"{len(memory.entries)} sections, none in two places")
     shown = "; ".join(" = ".join(f"{e.id} ({e.tier})" for e in group) for group in twice[:3])
     more = f" and {len(twice) - 3} more" if len(twice) > 3 else ""
-    return Check("duplicates", FAIL, f"the same section in two places: {shown}{more}")
+    return Check(
+        "duplicates", FAIL, f"the same section in two places: {shown}{more} (run: squadmem doctor --fix)"
+    )
 
 
 def orphans(repo: Repo, memory: catalog.Memory) -> Check:
@@ -126,19 +128,21 @@ def journal(repo: Repo, fix: bool) -> Check:
 
 
 def merges(repo: Repo, fix: bool) -> Check:
+    """Edits a merge kept at a section's old place; ``--fix`` settles them and sections in two places."""
     found = settle.pending(repo)
-    if not found:
-        return Check("merges", OK, "no merge left an edit at a section's old place")
     if not fix:
+        if not found:
+            return Check("merges", OK, "no merge left an edit at a section's old place")
         shown = "; ".join(item.describe() for item in found[:3])
-        return Check(
-            "merges", FAIL, f"a merge kept edits at their old place: {shown} (run: squadmem doctor --fix)"
-        )
+        detail = f"a merge kept edits at their old place: {shown} (run: squadmem doctor --fix)"
+        return Check("merges", FAIL, detail)
+    if repo.head() is None:
+        return Check("merges", OK, "no commit yet")
     try:
         notes = settle.settle(repo)
     except SquadmemError as exc:
         return Check("merges", FAIL, f"{exc.message} ({exc.hint})")
-    return Check("merges", OK, "fixed: " + "; ".join(notes))
+    return Check("merges", OK, "fixed: " + "; ".join(notes) if notes else "nothing to settle")
 
 
 def lock(repo: Repo) -> Check:

@@ -1,4 +1,4 @@
-"""After a merge: an edit kept at its section's old place goes to the section's new place.
+"""After a merge: an edit kept at its section's old place goes to the new place; no section twice.
 
 git runs the merge driver only for files both sides changed. When one side
 moved a section (hot → cold) and the other edited it at its old place, and
@@ -9,12 +9,18 @@ reads that note and makes one commit that puts the edited text in place of
 the unedited one at the new place and takes it out of the old place. A note
 whose texts are no longer where it says (someone settled it by hand) is
 dropped.
+
+Likewise, when the two sides moved one section to two different files and
+git took both files whole, the section is in two places: ``doctor --fix``
+keeps its first place in tier order (hot, cold, archive, wiki) and removes
+the others, in one commit. The texts are equal, so nothing is lost.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from squadmem import index, moves, sections
@@ -91,12 +97,34 @@ def swapped(target: str, item: Relocation) -> str:
     return doc.header + "".join(texts)
 
 
+def without_repeats(texts: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The tier files (path -> text) whose sections repeat an earlier one, without the repeats.
+
+    Earlier is tier order (hot, cold, archive, wiki), then file name, then file
+    order; hot Session and Index sections are not compared. Only changed files
+    are returned, with one note per removed section.
+    """
+    changed: dict[str, str] = {}
+    notes = []
+    seen: dict[str, str] = {}
+    for entry in index.memory(texts).entries:
+        if entry.is_index or entry.is_session:
+            continue
+        key = index.normalized(entry.text)
+        if key not in seen:
+            seen[key] = entry.file
+            continue
+        changed[entry.file] = index.remove(changed.get(entry.file, texts[entry.file]), entry.text)[0]
+        notes.append(f"{entry.title!r} was in {seen[key]} and {entry.file}: removed from {entry.file}")
+    return changed, notes
+
+
 def settle(repo: Repo) -> list[str]:
-    """Commit each noted edit at its new place; what was done, one line each."""
+    """Commit each noted edit at its new place, then drop repeated sections; one line per change."""
     items = noted(repo)
-    if not items:
-        return []
     if merging(repo):
+        if not items:
+            return []
         raise SquadmemError(
             "a merge is not finished yet: its edits of moved sections cannot be settled",
             hint="conclude it (git commit), then run: squadmem doctor --fix",
@@ -119,7 +147,17 @@ def settle(repo: Repo) -> list[str]:
                 f"A merge kept this edit in {item.source}; the section had moved to {item.target}.",
             )
             done.append(f"settled: {item.describe()}")
-    _path(repo).unlink(missing_ok=True)
+        _path(repo).unlink(missing_ok=True)
+        files = [tf.rel for tf in repo.layout.tier_files()]
+        heads = {rel: text for rel in files if (text := writer.text(rel)) is not None}
+        changed, notes = without_repeats(heads)
+        if changed:
+            writer.commit_files(
+                changed,
+                f"memory: settle merge: {len(notes)} section(s) that were in two places",
+                "\n".join(notes),
+            )
+            done += [f"settled: {note}" for note in notes]
     return done
 
 

@@ -5,7 +5,7 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import catalog, merge, sections
+from squadmem import catalog, index, merge, sections, settle
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"
@@ -236,3 +236,104 @@ def test_hints_mirror_when_theirs_moved_and_ours_edited() -> None:
     arch = merge.merge(base[ARCHIVE], ours[ARCHIVE], theirs[ARCHIVE], hints=found)
     assert texts(hot.text) == ["## B\nb\n"]
     assert sorted(texts(arch.text)) == ["## A\nedited\n", "## Z\nz\n"]
+
+
+def test_hints_section_moved_to_two_different_files_stays_in_one() -> None:
+    """Regression: two maintain runs moved the same sections to cold on one branch, archive on the other."""
+    base = {HOT: doc("## A\na\n", "## B\nb\n"), COLD: doc("## C\nc\n"), ARCHIVE: doc()}
+    ours = {HOT: doc("## B\nb\n"), COLD: doc("## C\nc\n", "## A\na\n"), ARCHIVE: doc()}
+    theirs = {HOT: doc("## B\nb\n", "## New\nn\n"), COLD: doc(), ARCHIVE: doc("## A\na\n", "## C\nc\n")}
+    cold = merge.merge(base[COLD], ours[COLD], theirs[COLD], hints=merge.hints(COLD, base, ours, theirs))
+    assert texts(cold.text) == []  # A is in theirs' archive, which git takes whole
+
+
+FILES = (HOT, COLD, ARCHIVE)
+
+
+def git_merge(base: dict[str, str], ours: dict[str, str], theirs: dict[str, str]) -> dict[str, str]:
+    """What git does with the driver configured: one side's file when only it changed, else the driver."""
+    result = {}
+    for path in FILES:
+        b, o, t = base[path], ours[path], theirs[path]
+        if o == t or b == t:
+            result[path] = o
+        elif b == o:
+            result[path] = t
+        else:
+            found = merge.hints(path, base, ours, theirs)
+            result[path] = merge.merge(b, o, t, hints=found).text
+            relocations.extend(found.settle)  # doctor --fix settles them after the merge
+    return result
+
+
+relocations: list[merge.Relocation] = []
+
+
+@st.composite
+def moves_and_edits(
+    draw: st.DrawFn,
+) -> tuple[list[tuple[str, str, str]], dict[str, str], dict[str, str], dict[str, str]]:
+    """Sections spread over hot, cold and archive; each side keeps, edits, moves or deletes each."""
+    count = draw(st.integers(1, 6))
+    units = []
+    placed: dict[str, dict[str, list[str]]] = {
+        side: {p: [] for p in FILES} for side in ("base", "ours", "theirs")
+    }
+    for n in range(count):
+        home = draw(st.sampled_from(FILES))
+        original = f"## S{n}\nbase {n}\n"
+        placed["base"][home].append(original)
+        fates = []
+        for side in ("ours", "theirs"):
+            fate = draw(st.sampled_from(["keep", "keep", "edit", "move", "delete"]))
+            if fate == "keep":
+                placed[side][home].append(original)
+            elif fate == "edit":
+                placed[side][home].append(f"## S{n}\n{side} {n}\n")
+            elif fate == "move":
+                to = draw(st.sampled_from([p for p in FILES if p != home]))
+                placed[side][to].append(original)
+                fate = f"move {to}"
+            fates.append(fate)
+        units.append((original, fates[0], fates[1]))
+    trees = {side: {p: doc(*placed[side][p]) for p in FILES} for side in placed}
+    return units, trees["base"], trees["ours"], trees["theirs"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(moves_and_edits())
+def test_merge_across_files_loses_and_doubles_nothing(
+    case: tuple[list[tuple[str, str, str]], dict[str, str], dict[str, str], dict[str, str]],
+) -> None:
+    """Moves on one side, edits or other moves on the other: after the merge (and doctor --fix) each
+    section is in one place, edited where a side edited it, at its new place where a side moved it."""
+    units, base, ours, theirs = case
+    relocations.clear()
+    result = git_merge(base, ours, theirs)
+    for item in relocations:
+        done = settle.Relocation(item.source, item.target, item.old, item.new)
+        result[item.target] = settle.swapped(result[item.target], done)
+        result[item.source] = index.remove(result[item.source], item.new)[0]
+    result.update(settle.without_repeats(result)[0])
+    where: dict[str, list[tuple[str, str]]] = {}
+    for path in FILES:
+        for section in sections.split(result[path]).sections:
+            where.setdefault(section.raw_heading, []).append((path, section.text))
+    for n, (original, mine, other) in enumerate(units):
+        found = where.get(f"S{n}", [])
+        assert len(found) <= 1, found
+        fates = {mine, other}
+        if fates <= {"keep", "delete"} and "delete" in fates:
+            assert not found
+            continue
+        assert len(found) == 1
+        path, text = found[0]
+        if mine == other == "edit":
+            assert "<<<<<<<" in text
+        elif "edit" in fates:
+            assert text == f"## S{n}\n{'ours' if mine == 'edit' else 'theirs'} {n}\n"
+        else:
+            assert text == original
+        moved = [f.split()[1] for f in (mine, other) if f.startswith("move")]
+        if moved and not (mine == other == "edit"):
+            assert path in moved
