@@ -316,10 +316,14 @@ def _split(text: str) -> sections.Document:
     return sections.split(text)
 
 
+@functools.lru_cache(maxsize=64)
+def _census(text: str) -> dict[str, int]:
+    """How often each section (normalized) is in ``text``."""
+    return _counts(normalized(s.text) for s in _split(text).sections)
+
+
 def _count(text: str | None, wanted: str) -> int:
-    if text is None:
-        return 0
-    return sum(normalized(s.text) == wanted for s in _split(text).sections)
+    return 0 if text is None else _census(text).get(wanted, 0)
 
 
 def _driven(path: str, base: Mapping[str, str], ours: Mapping[str, str], theirs: Mapping[str, str]) -> bool:
@@ -346,7 +350,8 @@ def hints(path: str, base: Mapping[str, str], ours: Mapping[str, str], theirs: M
     b_doc = _split(base.get(path, ""))
     for mover, editor, mover_is_theirs in ((ours, theirs, False), (theirs, ours, True)):
         m_doc, e_doc = _split(mover.get(path, "")), _split(editor.get(path, ""))
-        m_match, e_match = match(b_doc, m_doc), match(b_doc, e_doc)
+        m_match = _matched(base.get(path, ""), mover.get(path, ""))
+        e_match = _matched(base.get(path, ""), editor.get(path, ""))
         for b, section in enumerate(b_doc.sections):
             if b in m_match or b not in e_match or e_doc.sections[e_match[b]].text == section.text:
                 continue
@@ -373,7 +378,7 @@ def hints(path: str, base: Mapping[str, str], ours: Mapping[str, str], theirs: M
             source = _moved(path, wanted, base, mover, lambda old, new: new < old)
             if source is None or not _driven(path, base, ours, theirs):
                 continue
-            edited = _edited(_split(base[source]), _split(editor.get(source, "")), wanted)
+            edited = _edits(base[source], editor.get(source, "")).get(wanted)
             if edited is not None:
                 replace[wanted] = edited
     return Hints(frozenset(drop), replace, tuple(settle), frozenset(unwanted))
@@ -393,11 +398,19 @@ def _moved(
     return None
 
 
-def _edited(b_doc: sections.Document, e_doc: sections.Document, wanted: str) -> str | None:
-    """The editing side's text of the base section ``wanted``, if it edited it."""
-    found = match(b_doc, e_doc)
-    for b, section in enumerate(b_doc.sections):
-        if normalized(section.text) == wanted and b in found:
-            text = e_doc.sections[found[b]].text
-            return None if text == section.text else text
-    return None
+@functools.lru_cache(maxsize=32)
+def _matched(base: str, side: str) -> dict[int, int]:
+    return match(_split(base), _split(side))
+
+
+@functools.lru_cache(maxsize=32)
+def _edits(base: str, side: str) -> dict[str, str]:
+    """Base section (normalized) -> the side's text of it, for the sections the side edited."""
+    b_doc, s_doc = _split(base), _split(side)
+    matched = _matched(base, side)
+    found: dict[str, str | None] = {}
+    for b in sorted(matched):
+        old = b_doc.sections[b].text
+        text = s_doc.sections[matched[b]].text
+        found.setdefault(normalized(old), None if text == old else text)
+    return {key: text for key, text in found.items() if text is not None}

@@ -243,3 +243,14 @@ def test_merge_rebase_of_an_edit_onto_a_move(repo: GitRepo) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     assert repo.read(HOT) == hot("## B\nb\n")
     assert repo.read(COLD) == cold("## C\nc\n\n## A\nedited\n\n## D\nd\n")
+
+
+def test_driver_falls_back_to_a_line_merge_on_a_bad_flags_comment(tmp_path: Path) -> None:
+    bad = "<!-- squadmem: colour=red -->\n"
+    texts = {"base": f"## A\n{bad}a\n", "ours": f"## A\n{bad}a\nmine\n", "theirs": f"## A\n{bad}a\n"}
+    files = []
+    for name, text in texts.items():
+        (tmp_path / name).write_text(text)
+        files.append(str(tmp_path / name))
+    assert merge_driver.main([*files, HOT]) == 0
+    assert (tmp_path / "ours").read_text() == texts["ours"]
