@@ -254,3 +254,22 @@ def test_driver_falls_back_to_a_line_merge_on_a_bad_flags_comment(tmp_path: Path
         files.append(str(tmp_path / name))
     assert merge_driver.main([*files, HOT]) == 0
     assert (tmp_path / "ours").read_text() == texts["ours"]
+
+
+def test_doctor_fix_waits_for_an_unfinished_merge(repo: GitRepo) -> None:
+    """A conflicted merge that kept an edit at its old place: --fix changes nothing until it is concluded."""
+    setup(repo, {HOT: hot("## A\na\n\n## B\nb\n"), COLD: cold("## C\nc\n")})
+    branch(repo, "side", {HOT: hot("## B\ntheirs\n"), COLD: cold("## C\nc\n\n## A\na\n")})
+    repo.commit("edit", {HOT: hot("## A\nedited\n\n## B\nours\n")}, date=D1)
+    assert merge(repo, "side").returncode == 1
+    before = repo.snapshot()
+    code, out, _ = squadmem(repo, "doctor", "--fix", "--json")
+    assert code == 1
+    detail = {c["name"]: c for c in json.loads(out)["checks"]}["merges"]["detail"]
+    assert detail.startswith("a merge is not finished yet")
+    assert repo.snapshot() == before
+    repo.write(HOT, hot("## A\nedited\n\n## B\nours and theirs\n"))
+    repo.git("commit", "-q", "-a", "--no-gpg-sign", "--no-edit", date=D2)
+    assert squadmem(repo, "doctor", "--fix")[0] == 0
+    assert repo.read(HOT) == hot("## B\nours and theirs\n")
+    assert repo.read(COLD) == cold("## C\nc\n\n## A\nedited\n")
