@@ -32,7 +32,8 @@ def cold(*parts: str) -> str:
 
 
 def setup(repo: GitRepo, files: dict[str, str]) -> None:
-    assert squadmem(repo, "init", "--agent", "picard")[0] == 0
+    """``squadmem init`` (no git hooks: they have no part in merges and cost a process per commit)."""
+    assert squadmem(repo, "init", "--agent", "picard", "--no-hooks")[0] == 0
     repo.commit("init", files, date=D0)
     repo.git("add", "-A")
     repo.git("commit", "-q", "--no-gpg-sign", "-m", "setup", date=D0)
