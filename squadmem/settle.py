@@ -25,7 +25,7 @@ from pathlib import Path
 
 from squadmem import index, moves, sections
 from squadmem.errors import SquadmemError
-from squadmem.layout import classify
+from squadmem.layout import classify, decode_tier
 from squadmem.repo import Repo
 
 RECORD = "merge-settle.json"  # hooks.merge_driver.SETTLE (a test holds them equal)
@@ -148,9 +148,11 @@ def settle(repo: Repo) -> list[str]:
             )
             done.append(f"settled: {item.describe()}")
         _path(repo).unlink(missing_ok=True)
-        files = [tf.rel for tf in repo.layout.tier_files()]
-        heads = {rel: text for rel in files if (text := writer.text(rel)) is not None}
-        changed, notes = without_repeats(heads)
+        try:
+            heads = _head_texts(repo, writer)
+            changed, notes = without_repeats(heads)
+        except SquadmemError:
+            return done  # a tier file squadmem cannot read: the "tier files" check names it
         if changed:
             writer.commit_files(
                 changed,
@@ -159,6 +161,15 @@ def settle(repo: Repo) -> list[str]:
             )
             done += [f"settled: {note}" for note in notes]
     return done
+
+
+def _head_texts(repo: Repo, writer: moves.Writer) -> dict[str, str]:
+    found = {}
+    for tf in repo.layout.tier_files():
+        data = writer.objects.content(writer.tree, tf.rel)
+        if data is not None:
+            found[tf.rel] = decode_tier(data, tf.rel)
+    return found
 
 
 def pending(repo: Repo) -> list[Relocation]:

@@ -274,3 +274,37 @@ def test_doctor_fix_waits_for_an_unfinished_merge(repo: GitRepo) -> None:
     assert squadmem(repo, "doctor", "--fix")[0] == 0
     assert repo.read(HOT) == hot("## B\nours and theirs\n")
     assert repo.read(COLD) == cold("## C\nc\n\n## A\nedited\n")
+
+
+def test_doctor_warns_when_the_drivers_interpreter_is_gone_and_init_repairs_it(repo: GitRepo) -> None:
+    """A virtual environment recreated elsewhere leaves a driver command that cannot start."""
+    setup(repo, {HOT: hot("## A\na\n")})
+    gone = mergedriver.command("/nonexistent/venv/bin/python")
+    repo.git("config", "merge.squadmem.driver", gone)
+    checks = {c["name"]: c for c in json.loads(squadmem(repo, "doctor", "--json")[1])["checks"]}
+    assert checks["merge driver"] == {
+        "name": "merge driver",
+        "status": "warn",
+        "detail": "the merge driver's interpreter /nonexistent/venv/bin/python is gone: "
+        "tier files merge line by line (run: squadmem init)",
+    }
+    code, out, _ = squadmem(repo, "init", "--agent", "picard", "--no-hooks")
+    assert code == 0 and "git config merge.squadmem" in out
+    checks = {c["name"]: c for c in json.loads(squadmem(repo, "doctor", "--json")[1])["checks"]}
+    assert checks["merge driver"]["status"] == "ok"
+
+
+def test_doctor_fix_with_an_unreadable_tier_file_says_so_and_changes_nothing(repo: GitRepo) -> None:
+    setup(repo, {HOT: hot("## A\na\n"), COLD: cold("## A\na\n")})
+    repo.commit("bad", {ARCHIVE: b"## X\n\0\n"}, date=D1)
+    before = repo.snapshot()
+    code, out, _ = squadmem(repo, "doctor", "--fix", "--json")
+    assert code == 1
+    checks = {c["name"]: c for c in json.loads(out)["checks"]}
+    assert checks["merges"]["status"] == "ok"
+    assert checks["tier files"] == {
+        "name": "tier files",
+        "status": "fail",
+        "detail": f"{ARCHIVE}: holds a NUL byte",
+    }
+    assert repo.snapshot() == before
