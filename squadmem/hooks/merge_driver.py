@@ -29,7 +29,7 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from squadmem import merge, sections
@@ -94,15 +94,21 @@ def _blob_ids(paths: Sequence[str], env: Mapping[str, str]) -> list[str]:
     return _ok(["hash-object", "--no-filters", "--", *paths], env).split()
 
 
-def _theirs_candidates(env: Mapping[str, str]) -> list[str]:
-    """Commits that may be the other side: none is trusted until its blobs match (see find_trio)."""
-    found = [name[len("GITHEAD_") :] for name in os.environ if name.startswith("GITHEAD_")]
-    names = [*_PICKS, *_rebase_pick(env), *_picked_by_parent()]
-    for name in names:
+def _theirs_candidates(env: Mapping[str, str]) -> Iterator[str]:
+    """Commits that may be the other side, likeliest first, resolved only when asked for.
+
+    None is trusted until its blobs match (see :func:`find_trio`).
+    """
+    seen = set()
+    for name in os.environ:
+        if name.startswith("GITHEAD_"):
+            seen.add(name[len("GITHEAD_") :])
+            yield name[len("GITHEAD_") :]
+    for name in [*_rebase_pick(env), *_picked_by_parent(), *_PICKS]:
         sha = _ok(["rev-parse", "-q", "--verify", f"{name}^{{commit}}"], env).strip()
-        if sha:
-            found.append(sha)
-    return list(dict.fromkeys(found))
+        if sha and sha not in seen:
+            seen.add(sha)
+            yield sha
 
 
 def _rebase_pick(env: Mapping[str, str]) -> list[str]:
