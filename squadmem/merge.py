@@ -238,9 +238,8 @@ def merge(
     def other_text(position: int) -> str | None:
         if position in other_to_base:
             return decide(other_to_base[position])
-        return hints.replace.get(
-            normalized(other.doc.sections[position].text), other.doc.sections[position].text
-        )
+        text = other.doc.sections[position].text
+        return None if normalized(text) in hints.unwanted else hints.replace.get(normalized(text), text)
 
     def mirror(position: int) -> int | None:
         """The other side's position of the skeleton's section at ``position``."""

@@ -337,3 +337,20 @@ def test_merge_across_files_loses_and_doubles_nothing(
         moved = [f.split()[1] for f in (mine, other) if f.startswith("move")]
         if moved and not (mine == other == "edit"):
             assert path in moved
+
+
+def test_hints_section_both_moved_to_driven_files_stays_at_ours_place() -> None:
+    """Both new files are merged by the driver: ours' place wins, in both files' merges alike."""
+    base = {HOT: doc("## A\na\n", "## B\nb\n"), COLD: doc("## C\nc\n"), ARCHIVE: doc("## Z\nz\n")}
+    ours = {HOT: doc("## B\nb\n"), COLD: doc("## C\nc\n", "## A\na\n"), ARCHIVE: doc("## Y\ny\n")}
+    theirs = {
+        HOT: doc("## B\nb\n"),
+        COLD: doc("## C\nc\n", "## D\nd\n"),
+        ARCHIVE: doc("## Z\nz\n", "## A\na\n"),
+    }
+    merged = {
+        path: merge.merge(base[path], ours[path], theirs[path], hints=merge.hints(path, base, ours, theirs))
+        for path in (COLD, ARCHIVE)
+    }
+    assert texts(merged[COLD].text) == ["## C\nc\n", "## A\na\n", "## D\nd\n"]
+    assert texts(merged[ARCHIVE].text) == ["## Y\ny\n"]
