@@ -260,6 +260,7 @@ def git_merge(base: dict[str, str], ours: dict[str, str], theirs: dict[str, str]
         elif b == o:
             result[path] = t
         else:
+            driven.append(path)
             found = merge.hints(path, base, ours, theirs)
             result[path] = merge.merge(b, o, t, hints=found).text
             relocations.extend(found.settle)  # doctor --fix settles them after the merge
@@ -267,6 +268,7 @@ def git_merge(base: dict[str, str], ours: dict[str, str], theirs: dict[str, str]
 
 
 relocations: list[merge.Relocation] = []
+driven: list[str] = []
 
 
 @st.composite
@@ -285,7 +287,7 @@ def moves_and_edits(
         placed["base"][home].append(original)
         fates = []
         for side in ("ours", "theirs"):
-            fate = draw(st.sampled_from(["keep", "keep", "edit", "move", "delete"]))
+            fate = draw(st.sampled_from(["keep", "edit", "move", "move", "delete"]))
             if fate == "keep":
                 placed[side][home].append(original)
             elif fate == "edit":
@@ -296,6 +298,10 @@ def moves_and_edits(
                 fate = f"move {to}"
             fates.append(fate)
         units.append((original, fates[0], fates[1]))
+    for side in ("ours", "theirs"):  # unrelated additions, so that both sides change more files
+        for number, path in enumerate(FILES):
+            if draw(st.booleans()):
+                placed[side][path].insert(0, f"## {side}-{number}\nnoise\n")
     trees = {side: {p: doc(*placed[side][p]) for p in FILES} for side in placed}
     return units, trees["base"], trees["ours"], trees["theirs"]
 
@@ -309,7 +315,14 @@ def test_merge_across_files_loses_and_doubles_nothing(
     section is in one place, edited where a side edited it, at its new place where a side moved it."""
     units, base, ours, theirs = case
     relocations.clear()
+    driven.clear()
     result = git_merge(base, ours, theirs)
+    copies: dict[str, list[str]] = {}
+    for path in FILES:
+        for section in sections.split(result[path]).sections:
+            copies.setdefault(section.raw_heading, []).append(path)
+    for paths in copies.values():  # a second copy only where git took a file whole, never by the driver
+        assert len(paths) == 1 or not set(paths) <= set(driven), paths
     for item in relocations:
         done = settle.Relocation(item.source, item.target, item.old, item.new)
         result[item.target] = settle.swapped(result[item.target], done)
