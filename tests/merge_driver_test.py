@@ -308,3 +308,14 @@ def test_doctor_fix_with_an_unreadable_tier_file_says_so_and_changes_nothing(rep
         "detail": f"{ARCHIVE}: holds a NUL byte",
     }
     assert repo.snapshot() == before
+
+
+def test_driver_line_merge_inside_a_section_both_sides_edited() -> None:
+    """Edits to different lines of one section merge cleanly; overlapping ones leave markers in it."""
+    line_merge = merge_driver.git_line_merge(7, dict(os.environ))
+    base = "## A\none\ntwo\nthree\nfour\n"
+    clean = line_merge(base, "## A\nONE\ntwo\nthree\nfour\n", "## A\none\ntwo\nthree\nFOUR\n")
+    assert clean == ("## A\nONE\ntwo\nthree\nFOUR\n", False)
+    text, conflicted = line_merge(base, "## A\nmine\ntwo\nthree\nfour\n", "## A\nyours\ntwo\nthree\nfour\n")
+    assert conflicted
+    assert text == "## A\n<<<<<<< ours\nmine\n=======\nyours\n>>>>>>> theirs\ntwo\nthree\nfour\n"
