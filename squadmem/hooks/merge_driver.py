@@ -100,7 +100,7 @@ def _theirs_candidates(env: Mapping[str, str]) -> Iterator[str]:
     None is trusted until its blobs match (see :func:`find_trio`).
     """
     seen = set()
-    for name in os.environ:
+    for name in env:
         if name.startswith("GITHEAD_"):
             seen.add(name[len("GITHEAD_") :])
             yield name[len("GITHEAD_") :]
