@@ -130,7 +130,7 @@ def init(
         typer.Option(help="What the workflows pip install (default: how this squadmem was installed)."),
     ] = None,
 ) -> None:
-    """Create the memory layout, tiers.toml, .gitattributes lines and git hooks.
+    """Create the memory layout, tiers.toml, .gitattributes lines, the merge driver and git hooks.
 
     Safe to re-run: existing files are never overwritten, Squad's own files in
     .squad/memory/ are never touched, and a second run changes nothing. In a
@@ -530,15 +530,22 @@ def restore(
 @guarded
 def doctor(
     ctx: typer.Context,
-    fix: Annotated[bool, typer.Option("--fix", help="Finish or roll back a half-finished move.")] = False,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix", help="Finish or roll back a half-finished move; settle what a merge left (commits)."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Check squadmem's setup and memory's integrity; exit 1 if a check fails.
 
-    Hooks installed, tiers.toml valid, tier files readable, no section in two
-    places, no file under a tier folder squadmem cannot read, no Index line
-    pointing at nothing, no half-finished move (--fix completes or rolls it
-    back), shallow clone, pending uses.
+    Hooks installed, merge driver configured, tiers.toml valid, tier files
+    readable, no section in two places, no file under a tier folder squadmem
+    cannot read, no Index line pointing at nothing, no half-finished move
+    (--fix completes or rolls it back), no edit a merge kept at a section's
+    old place (--fix commits it at the new place, and removes a section's
+    copies in other tiers), shallow clone, pending uses.
 
     Example: squadmem doctor --fix
     """

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from squadmem import githooks, settings, squad, workflows
+from squadmem import githooks, mergedriver, settings, squad, workflows
 from squadmem.errors import SquadmemError
-from squadmem.layout import LOG_DIR, MEMORY_DIR, Layout, check_name
+from squadmem.layout import LOG_DIR, MEMORY_DIR, TIERS, Layout, check_name
 from squadmem.repo import Repo
 
 ATTRIBUTES_HEADER = (
@@ -22,6 +22,8 @@ ATTRIBUTES_HEADER = (
 )
 ATTRIBUTES = (f"{MEMORY_DIR}/{LOG_DIR}/*.md merge=union", f"{MEMORY_DIR}/intake.tsv merge=union")
 SKILL = ".github/skills/squadmem-memory/SKILL.md"
+DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's merge driver; see squadmem init)"
+DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
 
 
@@ -82,17 +84,22 @@ def _create_outside(root: Path, rel: str, text: str, result: InitResult) -> None
 
 
 def _attributes(root: Path, result: InitResult) -> None:
+    """Append the attribute lines that are missing; a pattern that already sets ``merge`` is left alone."""
     path = root / ".gitattributes"
     current = path.read_bytes().decode("utf-8", "surrogateescape") if path.exists() else ""
-    present = {line.strip() for line in current.splitlines()}
-    missing = [line for line in ATTRIBUTES if line not in present]
-    if not missing:
+    rows = [line.split() for line in current.splitlines()]
+    present = {" ".join(row) for row in rows}
+    merging = {
+        row[0] for row in rows if row and any(a.startswith(("merge", "-merge", "!merge")) for a in row[1:])
+    }
+    blocks = []
+    for header, lines in ((ATTRIBUTES_HEADER, ATTRIBUTES), (DRIVER_HEADER, DRIVER_ATTRIBUTES)):
+        missing = [line for line in lines if line not in present and line.split()[0] not in merging]
+        if missing:
+            blocks.append("\n".join([header, *missing]) + "\n")
+    if not blocks:
         return
-    addition = (
-        ("" if not current or current.endswith("\n") else "\n")
-        + "\n".join([ATTRIBUTES_HEADER, *missing])
-        + "\n"
-    )
+    addition = ("" if not current or current.endswith("\n") else "\n") + "".join(blocks)
     with open(path, "a", encoding="utf-8", newline="") as handle:
         handle.write(addition)
     (result.updated if current else result.created).append(".gitattributes")
@@ -160,6 +167,8 @@ def init(
     if pinned is not None:
         result.workflows = workflows.write(repo.root, pinned)
         result.created += result.workflows.created
+    if mergedriver.configure(repo):
+        result.updated.append(f"git config merge.{mergedriver.NAME} (the merge driver for tier files)")
     if hooks:
         result.hooks = githooks.install(repo.root, repo.git_dir / "hooks", hooks_path)
     return result
