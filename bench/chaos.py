@@ -49,7 +49,9 @@ LOG = f"{MEMORY_DIR}/log/2026-01-01.md"
 AGENTS = ("picard", "worf")
 
 
-def git(root: Path, *args: str, date: str | None = None, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+def git(
+    root: Path, *args: str, date: str | None = None, check: bool = True
+) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ)
     if date:
         env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
@@ -111,7 +113,9 @@ def tree_sections(root: Path, tree: str) -> Counter[str]:
 
 def work_sections(root: Path) -> Counter[str]:
     folder = root / MEMORY_DIR
-    files = {p.relative_to(root).as_posix(): p.read_bytes() for p in folder.rglob("*.md") if "log" not in p.parts}
+    files = {
+        p.relative_to(root).as_posix(): p.read_bytes() for p in folder.rglob("*.md") if "log" not in p.parts
+    }
     return sections_of(files)
 
 
@@ -121,7 +125,7 @@ class Tally:
         self.forged_passed = self.verify_missed = 0
 
     def check(self, root: Path, expected: Counter[str]) -> None:
-        """Every distinct tree of the history and the work tree against the seed; then verify and a forgery."""
+        """Every distinct tree of the history and the work tree against the seed; verify; a forgery."""
         self.runs += 1
         trees = dict.fromkeys(git(root, "log", "--format=%T", "HEAD").stdout.decode().split())
         found = [tree_sections(root, t) for t in trees] + [work_sections(root)]
@@ -165,7 +169,7 @@ def loop(root: Path, stop: threading.Event, args: list[str], edit: bool, made: l
 
 
 def beside(root: Path, args: list[str], edit: bool, work: Callable[[], None]) -> int:
-    stop, made = threading.Event(), []
+    stop, made = threading.Event(), list[int]()
     thread = threading.Thread(target=loop, args=(root, stop, args, edit, made))
     thread.start()
     try:

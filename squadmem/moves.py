@@ -219,7 +219,8 @@ class IndexLock:
                     raise SquadmemError(
                         f"git's index is locked ({self.shown()}): another git command is running "
                         f"in this work tree; gave up after waiting {self.timeout:g} s, nothing written",
-                        hint=f"run it again when that command is done (if none is running, delete {self.shown()}); "
+                        hint="run it again when that command is done "
+                        f"(if none is running, delete {self.shown()}); "
                         f"or wait longer: {LOCK_TIMEOUT_ENV}=SECONDS",
                     ) from None
                 time.sleep(0.01)
@@ -294,7 +295,9 @@ class Conversion:
         if any((folder / ".gitattributes").exists() for folder in folders):
             return True
         config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-        return (self.repo.git_dir / "info" / "attributes").exists() or (config_home / "git" / "attributes").exists()
+        return (self.repo.git_dir / "info" / "attributes").exists() or (
+            config_home / "git" / "attributes"
+        ).exists()
 
     def applies(self, rel: str) -> bool:
         if not self.possible:
@@ -643,7 +646,12 @@ class Writer:
 
     def refuse_sparse(self, paths: Sequence[str]) -> None:
         """Refuse (exit 2) to write a file a sparse checkout leaves out of this work tree."""
-        if (_config(self.listing(), "core.sparsecheckout") or "false").lower() not in ("true", "yes", "on", "1"):
+        if (_config(self.listing(), "core.sparsecheckout") or "false").lower() not in (
+            "true",
+            "yes",
+            "on",
+            "1",
+        ):
             return
         folders = sorted({rel.rpartition("/")[0] + "/" for rel in paths})
         out = self.repo.run("ls-files", "-t", "-z", "--", *paths, *folders)
@@ -655,7 +663,7 @@ class Writer:
             siblings_out = any(e.rpartition("/")[0] == folder for e in excluded)
             if rel in excluded or (rel not in tracked and siblings_out):
                 raise SquadmemError(
-                    f"{rel}: outside this sparse checkout; squadmem does not write where git leaves files out",
+                    f"{rel}: outside this sparse checkout; squadmem writes nowhere git leaves files out",
                     hint=f"include it first: git sparse-checkout add {folder}",
                 )
 
@@ -755,7 +763,9 @@ class Writer:
         if now is None or now == self.head:
             return
         tree = self.objects.tree_of(now)
-        changed = [rel for rel in paths if self.objects.entry(tree, rel) != self.objects.entry(self.tree, rel)]
+        changed = [
+            rel for rel in paths if self.objects.entry(tree, rel) != self.objects.entry(self.tree, rel)
+        ]
         if changed:
             raise SquadmemError(
                 f"{changed[0]}: changed by a commit made while squadmem was running; this move was not made",

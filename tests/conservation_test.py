@@ -128,9 +128,13 @@ def _memory(placed: dict[str, tuple[str, str]]) -> catalog.Memory:
 @settings(max_examples=100, deadline=None)
 @given(
     start=st.dictionaries(st.sampled_from(_TITLES), st.sampled_from(["hot", "cold", "archive"]), min_size=1),
-    ops=st.lists(st.tuples(st.sampled_from(["move", "edit", "rename", "drop"]), st.integers(0, 100)), max_size=6),
+    ops=st.lists(
+        st.tuples(st.sampled_from(["move", "edit", "rename", "drop"]), st.integers(0, 100)), max_size=6
+    ),
 )
-def test_judge_passes_conserving_edits_and_catches_every_drop(start: dict[str, str], ops: list[tuple[str, int]]) -> None:
+def test_judge_passes_conserving_edits_and_catches_every_drop(
+    start: dict[str, str], ops: list[tuple[str, int]]
+) -> None:
     placed = {title: (tier, f"body of {title}") for title, tier in start.items()}
     before = conservation.snapshot(_memory(placed))
     now: dict[str, tuple[str, str, str]] = {t: (tier, body, t) for t, (tier, body) in placed.items()}

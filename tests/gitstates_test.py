@@ -54,7 +54,7 @@ def test_sparse_checkout_refuses_to_write_into_an_excluded_folder(repo: GitRepo)
         "demote",
         "picard/plan",
         message=(
-            f"squadmem: {COLD}: outside this sparse checkout; squadmem does not write where git leaves files out"
+            f"squadmem: {COLD}: outside this sparse checkout; squadmem writes nowhere git leaves files out"
         ),
     )
 
@@ -98,7 +98,9 @@ def test_writers_refuse_mid_operation(repo: GitRepo, operation: str, name: str, 
     done = run_squadmem(repo.root, "demote", "picard/plan")
     assert done.returncode == 2
     first, second = done.stderr.splitlines()
-    assert first == f"squadmem: {name} is under way in this work tree: squadmem writes nothing until it is done"
+    assert (
+        first == f"squadmem: {name} is under way in this work tree: squadmem writes nothing until it is done"
+    )
     assert second == f"hint: finish it first ({hint}), then run the command again"
     assert repo.snapshot() == before
 
@@ -113,7 +115,11 @@ def test_budget_hook_mid_merge_names_a_command_that_works(repo: GitRepo) -> None
     repo.git("checkout", "-q", "-b", "side")
     repo.commit("side", {"a.txt": "side\n", HOT: HOT_TEXT + middle + lines}, date=OLD)
     repo.git("checkout", "-q", "main")
-    repo.commit("main", {"a.txt": "main\n", HOT: HOT_TEXT.replace("ship it\n", "ship it\n" + lines) + middle}, date=OLD)
+    repo.commit(
+        "main",
+        {"a.txt": "main\n", HOT: HOT_TEXT.replace("ship it\n", "ship it\n" + lines) + middle},
+        date=OLD,
+    )
     repo.git("merge", "side", check=False)
     repo.write("a.txt", "both\n")
     repo.git("add", "a.txt")
@@ -132,7 +138,10 @@ def test_linked_worktrees_each_keep_their_own_journal(repo: GitRepo, tmp_path: P
     repo.git("worktree", "add", "-q", "-b", "other", str(other.root))
     env = dict(os.environ, SQUADMEM_FAULT="head-moved")
     crashed = subprocess.run(
-        [sys.executable, "-m", "squadmem", "demote", "picard/plan"], cwd=other.root, env=env, capture_output=True
+        [sys.executable, "-m", "squadmem", "demote", "picard/plan"],
+        cwd=other.root,
+        env=env,
+        capture_output=True,
     )
     assert crashed.returncode == moves.FAULT_STATUS
     own = repo.root / ".git" / "worktrees" / "other" / "squadmem" / "journal.json"

@@ -12,7 +12,6 @@ import sys
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
 from conftest import GitRepo, run_squadmem
@@ -29,7 +28,9 @@ NOW = "2026-02-20T12:00:00+00:00"
 
 def seed(repo: GitRepo, n: int = 6) -> Counter[str]:
     bodies = "".join(f"## Item {k}\nbody {k}\n\n" for k in range(n))
-    repo.commit("memory", {HOT: "# Hot\n\n" + bodies, COLD: "# Cold\n\n## Old\nold\n", "notes.txt": "0\n"}, date=OLD)
+    repo.commit(
+        "memory", {HOT: "# Hot\n\n" + bodies, COLD: "# Cold\n\n## Old\nold\n", "notes.txt": "0\n"}, date=OLD
+    )
     return sections_at(repo)
 
 
@@ -59,7 +60,9 @@ def every_commit_whole(repo: GitRepo, expected: Counter[str]) -> None:
 
 def crash(repo: GitRepo, fault: str, *args: str) -> None:
     env = dict(os.environ, SQUADMEM_FAULT=fault)
-    done = subprocess.run([sys.executable, "-m", "squadmem", *args], cwd=repo.root, env=env, capture_output=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "squadmem", *args], cwd=repo.root, env=env, capture_output=True
+    )
     assert done.returncode == moves.FAULT_STATUS, done.stderr
 
 
@@ -94,7 +97,7 @@ def test_demote_killed_between_its_two_writes_then_commit_all_loses_nothing(repo
     assert refused.returncode == 1
     assert "a move is unfinished" in refused.stderr and "run: squadmem doctor --fix" in refused.stderr
     assert sections_at(repo) == expected
-    code, out, _ = cli(repo, "doctor", "--fix")
+    _, out, _ = cli(repo, "doctor", "--fix")
     assert "fixed: an interrupted move was completed" in out
     assert commit_all(repo, "mine").returncode == 0
     assert sections_at(repo) == expected and work_sections(repo) == expected
@@ -133,7 +136,9 @@ def test_a_commit_all_loop_beside_promote_and_demote_drops_nothing(repo: GitRepo
     codes: list[int] = []
     made: list[int] = []
     loop = threading.Thread(
-        target=lambda: codes.extend(_loop(repo, stop, ["commit", "-a", "-q", "--no-gpg-sign", "-m", "u"], True))
+        target=lambda: codes.extend(
+            _loop(repo, stop, ["commit", "-a", "-q", "--no-gpg-sign", "-m", "u"], True)
+        )
     )
     loop.start()
     try:

@@ -60,7 +60,9 @@ def mid_operation(offences: list[str], env: dict[str, str]) -> list[str] | None:
     if operation is None:
         return None
     later = f"once {operation.name} is finished, run: squadmem maintain"
-    return [o.replace(FIX, later) for o in offences] + [f"{operation.name} is under way: reported, not refused"]
+    return [o.replace(FIX, later) for o in offences] + [
+        f"{operation.name} is under way: reported, not refused"
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:
