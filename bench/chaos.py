@@ -17,7 +17,8 @@ hot and cold sections, a past daily log):
 
 After each run every commit of the history and the work tree are checked:
 *sections lost* and *duplicated* count sections missing or extra against the
-seed, summed over every distinct tree of the history and the final work tree.
+seed in the worst state of each run (any commit of the history, or the final
+work tree), summed over runs.
 Each run ends with a forged log (a past day's log edited with ``--no-verify``)
 and counts it as *forged logs passed* if ``squadmem verify`` accepts it;
 *verify missed* counts runs with a loss or duplicate that ``verify`` accepted.
@@ -129,8 +130,8 @@ class Tally:
         self.runs += 1
         trees = dict.fromkeys(git(root, "log", "--format=%T", "HEAD").stdout.decode().split())
         found = [tree_sections(root, t) for t in trees] + [work_sections(root)]
-        lost = sum(sum((expected - f).values()) for f in found)
-        duplicated = sum(sum((f - expected).values()) for f in found)
+        lost = max(sum((expected - f).values()) for f in found)
+        duplicated = max(sum((f - expected).values()) for f in found)
         self.lost += lost
         self.duplicated += duplicated
         verified = squadmem(root, "verify", "HEAD").returncode
