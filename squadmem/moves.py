@@ -541,6 +541,29 @@ def _sync_if_untouched(repo: Repo, objects: Objects, journal: Journal, head: str
     return len(paths)
 
 
+def _head_now(repo: Repo) -> str | None:
+    """HEAD read from git's files (no process); ``git rev-parse`` where they say anything unusual.
+
+    Only a hint: ``update-ref``'s compare-and-swap stays the judge of where HEAD is.
+    """
+    try:
+        head = (repo.work_git_dir / "HEAD").read_text("ascii").strip()
+        if not head.startswith("ref: refs/heads/"):
+            return repo.head()
+        ref = head[5:]
+        loose = repo.git_dir / ref
+        if loose.is_file():
+            return loose.read_text("ascii").strip() or repo.head()
+        with open(repo.git_dir / "packed-refs", encoding="ascii") as packed:
+            for line in packed:
+                sha, _, name = line.strip().partition(" ")
+                if name == ref:
+                    return sha
+    except (OSError, UnicodeDecodeError):
+        pass
+    return repo.head()
+
+
 def refuse_mid_operation(repo: Repo) -> None:
     """Refuse (exit 2) while a merge, rebase, cherry-pick or revert is under way in this work tree."""
     operation = gitstate.in_progress(repo.work_git_dir)
@@ -759,7 +782,7 @@ class Writer:
 
     def _catch_up(self, paths: Sequence[str]) -> None:
         """Build on a commit made meanwhile if it left these files alone; else stop, nothing written."""
-        now = self.repo.head()
+        now = _head_now(self.repo)
         if now is None or now == self.head:
             return
         tree = self.objects.tree_of(now)
