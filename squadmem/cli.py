@@ -542,10 +542,10 @@ def doctor(
 
     Hooks installed, merge driver configured, tiers.toml valid, tier files
     readable, no section in two places, no file under a tier folder squadmem
-    cannot read, no Index line pointing at nothing, no half-finished move
-    (--fix completes or rolls it back), no edit a merge kept at a section's
-    old place (--fix commits it at the new place, and removes a section's
-    copies in other tiers), shallow clone, pending uses.
+    cannot read, no Index line pointing at nothing, no half-finished move or
+    index.lock left by one (--fix completes or rolls it back), no edit a merge
+    kept at a section's old place (--fix commits it at the new place, and
+    removes a section's copies in other tiers), shallow clone, pending uses.
 
     Example: squadmem doctor --fix
     """
@@ -666,8 +666,11 @@ def verify(ctx: typer.Context, revs: RangeArg = None, as_json: JsonOpt = False, 
     For every commit: daily logs judged by its committer date (no change after
     the log's day, no rename or deletion, no bad or future name, only appends
     during the day); each Squad-Memory-Move commit a pure move; each
-    Squad-Memory-Index commit only the Index section. At the tip: hot budgets.
-    Commits dated more than an hour after --now are reported too.
+    Squad-Memory-Index commit only the Index section; every other commit that
+    changes tier files, and every merge, loses no section (unless edited,
+    renamed, removed from the archive, or named in a Squad-Memory-Delete: ID
+    trailer) and duplicates none. At the tip: hot budgets. Commits dated more
+    than an hour after --now are reported too.
 
     Examples: squadmem verify origin/main..HEAD; squadmem verify -- HEAD --not --remotes=origin
     """

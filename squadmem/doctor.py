@@ -118,11 +118,17 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
 
 def journal(repo: Repo, fix: bool) -> Check:
     found = moves.pending(repo)
-    if found is None:
+    stale_lock = moves.IndexLock(repo).ours() and not moves.Lock(repo.work_state_dir).held_by_other()
+    if found is None and not stale_lock:
         return Check("moves", OK, "no half-finished move")
     if not fix:
-        return Check("moves", FAIL, f"a move was interrupted: {found.subject} (run: squadmem doctor --fix)")
-    with moves.Lock(repo.state_dir):
+        what = (
+            f"a move was interrupted: {found.subject}"
+            if found is not None
+            else "an interrupted squadmem command left git's index.lock"
+        )
+        return Check("moves", FAIL, f"{what} (run: squadmem doctor --fix)")
+    with moves.Lock(repo.work_state_dir):
         note = moves.recover(repo)
     return Check("moves", OK, f"fixed: {note}")
 
@@ -146,7 +152,7 @@ def merges(repo: Repo, fix: bool) -> Check:
 
 
 def lock(repo: Repo) -> Check:
-    if moves.Lock(repo.state_dir).held_by_other():
+    if moves.Lock(repo.work_state_dir).held_by_other():
         return Check("lock", WARN, "another squadmem command is writing right now")
     return Check("lock", OK, "no squadmem command is writing")
 
