@@ -277,7 +277,9 @@ class Real:
 
     def session(self, day: int, i: int, agent: str) -> Row:
         payload = self.squadmem("context", "--agent", agent, when=spawn_time(day, i))
-        listed = json.loads(self.squadmem("list", "--agent", agent, "--json", when=spawn_time(day, i), now=False))
+        listed = json.loads(
+            self.squadmem("list", "--agent", agent, "--json", when=spawn_time(day, i), now=False)
+        )
         tiers = {s["id"]: s["tier"] for s in listed["sections"]}
         used = self.work.uses[day, agent]
         hot, cold, recall = classify(tiers, used)
@@ -291,7 +293,9 @@ class Real:
                 args = ("recall", token, "--agent", agent, "--limit", "1", "--no-logs")
                 self.squadmem(*args, when=use_time(day, i))
         path = self.root / tier_rel("hot", agent)
-        path.write_bytes(with_entries(path.read_bytes().decode("utf-8"), self.work.writes[day, agent]).encode())
+        path.write_bytes(
+            with_entries(path.read_bytes().decode("utf-8"), self.work.writes[day, agent]).encode()
+        )
         self.git("add", "--", tier_rel("hot", agent))
         self.git("commit", "-q", "-m", f"{agent}: day {day}", when=commit_time(day, i))
         held = tuple(sorted(k for k, t in tiers.items() if t == "hot"))
@@ -315,8 +319,11 @@ class Real:
         }
 
 
-def model(work: wl.Workload, settings: Settings) -> list[Row]:
-    return list(Model(work, settings).run())
+def model(work: wl.Workload, settings: Settings) -> tuple[list[Row], dict[str, str]]:
+    """The rows of the in-memory replay, and the tier files it ends with."""
+    runner = Model(work, settings)
+    rows = list(runner.run())
+    return rows, {rel: text for rel, text in sorted(runner.texts.items()) if text}
 
 
 def real(work: wl.Workload, settings: Settings, root: Path) -> tuple[list[Row], dict[str, str]]:

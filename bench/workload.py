@@ -138,6 +138,7 @@ class Workload:
     core: dict[str, str]  # agent -> its pinned Core Context section
     writes: dict[tuple[int, str], tuple[Entry, ...]]  # (day, agent) -> entries written that day
     uses: dict[tuple[int, str], tuple[str, ...]]  # (day, agent) -> keys of older entries used that day
+    popularity: dict[tuple[int, str], dict[str, float]]  # (day, agent) -> topic weights that day
 
     @property
     def days(self) -> int:
@@ -210,7 +211,9 @@ class _Agent:
         decision = self.rng.random() < self.p.decision_share
         noun = "decision" if decision else self.rng.choice(NOUNS[:-1])
         title = f"{topic.title()} {noun} n{number:04d}"
-        lines = [f"- {self.rng.choice(WORDS)}; {self.rng.choice(WORDS)}" for _ in range(self.rng.randint(3, 7))]
+        lines = [
+            f"- {self.rng.choice(WORDS)}; {self.rng.choice(WORDS)}" for _ in range(self.rng.randint(3, 7))
+        ]
         text = f"## {title}\n" + "\n".join(lines) + "\n"
         appeal = math.exp(self.rng.gauss(0.0, self.p.appeal_sigma))
         return Entry(self.name, number, day, topic, title, text, decision, appeal)
@@ -250,16 +253,18 @@ def build(params: Params | None = None) -> Workload:
     agents = [_Agent(params, name) for name in names]
     writes: dict[tuple[int, str], tuple[Entry, ...]] = {}
     uses: dict[tuple[int, str], tuple[str, ...]] = {}
+    popularity: dict[tuple[int, str], dict[str, float]] = {}
     for day in range(1, params.days + 1):
         for agent in agents:
             agent.drift()
+            popularity[day, agent.name] = {t: agent.weight(t) for t in agent.topics}
             uses[day, agent.name] = agent.use(day)
             new = tuple(
                 agent.write(day, len(agent.entries) + i + 1) for i in range(agent.rng.randint(*params.writes))
             )
             agent.entries.extend(new)
             writes[day, agent.name] = new
-    return Workload(params, tuple(names), {n: core_context(n) for n in names}, writes, uses)
+    return Workload(params, tuple(names), {n: core_context(n) for n in names}, writes, uses, popularity)
 
 
 def summary(workload: Workload) -> str:
