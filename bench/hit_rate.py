@@ -31,7 +31,7 @@ import dataclasses
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -136,44 +136,43 @@ def per_agent(rows: Sequence[replay.Row], days: int) -> str:
     return "\n".join(out)
 
 
-SWEEP: tuple[tuple[str, str, str, float], ...] = (
-    ("hot.stale_days", "hot", "stale_days", 3),
-    ("hot.stale_days", "hot", "stale_days", 14),
-    ("hot.stale_days", "hot", "stale_days", 30),
-    ("promote.window_hours", "promote", "window_hours", 48),
-    ("hot.index_max_entries", "hot", "index_max_entries", 0),
-    ("hot.index_max_entries", "hot", "index_max_entries", 5),
-    ("hot.index_max_entries", "hot", "index_max_entries", 10),
-    ("hot.max_bytes", "hot", "max_bytes", 3072),
-    ("hot.max_bytes", "hot", "max_bytes", 6144),
-    ("hot.max_bytes", "hot", "max_bytes", 8192),
+SWEEP: tuple[tuple[str, str, float], ...] = (
+    ("hot", "index_max_entries", 5),
+    ("hot", "index_max_entries", 0),
+    ("hot", "stale_days", 14),
+    ("hot", "stale_days", 3),
+    ("promote", "window_hours", 48),
+    ("hot", "max_bytes", 6144),
+    ("hot", "max_bytes", 3072),
 )
 
 
-def sweep(work: wl.Workload, base: Settings, extra: Sequence[tuple[str, Settings]] = ()) -> str:
-    out = [
+def sweep_runs(base: Settings) -> list[tuple[str, Settings]]:
+    """The defaults, then each setting of SWEEP changed alone."""
+    runs = [("defaults", base)]
+    for table_name, key, value in SWEEP:
+        number = value if key in ("stale_days", "window_hours") else int(value)
+        runs.append((f"{table_name}.{key} = {value:g}", base.replace(**{table_name: {key: number}})))
+    return runs
+
+
+def sweep(work: wl.Workload, runs: Sequence[tuple[str, Settings]]) -> Iterator[str]:
+    """The sweep's table, a line at a time (each line costs one replay of the workload)."""
+    yield (
         "| setting | hot hit rate | Belady at that budget | of Belady | of informed | recall misses "
-        "| bytes loaded, mean / max | moves / day | ping-pong / day |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    runs: list[tuple[str, Settings]] = [("defaults", base)]
-    for label, table_name, key, value in SWEEP:
-        number = int(value) if key != "stale_days" and key != "window_hours" else value
-        runs.append((f"{label} = {value:g}", base.replace(**{table_name: {key: number}})))
-    runs.extend(extra)
+        "| bytes loaded, mean / max | moves / day | ping-pong / day |"
+    )
+    yield "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
     for label, settings in runs:
-        started = time.perf_counter()
         s = summarize(SQUADMEM, replay.model(work, settings)[0], work.days)
         belady = summarize("belady", list(yardsticks.run(yardsticks.Belady, work, settings)), work.days)
         informed = summarize("informed", list(yardsticks.run(yardsticks.Informed, work, settings)), work.days)
-        out.append(
+        yield (
             f"| {label} | {pct(s.hot, s.uses)} | {pct(belady.hot, belady.uses)} | {pct(s.rate, belady.rate)} "
             f"| {pct(s.rate, informed.rate)} | {pct(s.recall, s.uses)} "
             f"| {s.payload_mean:.0f} / {s.payload_max} "
             f"| {s.moves_per_day:.1f} | {s.pingpong_per_day:.1f} |"
         )
-        print(f"  ({label}: {time.perf_counter() - started:.0f} s)", file=sys.stderr)
-    return "\n".join(out)
 
 
 def compare(work: wl.Workload, settings: Settings) -> str:
@@ -248,7 +247,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.sweep:
         small = wl.build(dataclasses.replace(params, agents=min(args.sweep_agents, args.agents)))
         print(f"sweep ({wl.summary(small)}), one setting at a time:\n")
-        print(sweep(small, settings))
+        for line in sweep(small, sweep_runs(settings)):
+            print(line, flush=True)
 
 
 if __name__ == "__main__":

@@ -10,9 +10,13 @@ machine). Each of ``agents`` agents works ``days`` days:
   agent's tiers);
 - **uses**: every day it uses ``uses`` (3-7) distinct entries written on
   earlier days: a topic is drawn by the day's popularity, then an entry of
-  that topic with weight ``appeal / (1 + age / recency_days)``; an entry's
-  appeal is drawn once, log-normal (``appeal_sigma``): a few entries are the
-  ones everybody goes back to, most are read once or never (the long tail);
+  that topic with weight ``appeal * exp(-age / recency_days)`` (recent work
+  is what is used), or, for a ``tail_share`` of the uses, with weight
+  ``appeal`` whatever its age (the long tail: anything ever written may be
+  looked up again). An entry's appeal is drawn once, log-normal
+  (``appeal_sigma``): a few entries are the ones everybody goes back to,
+  most are read once or never. The tail is a fixed share of the uses, so the
+  workload does not drift towards old entries as history grows;
 - **drift**: a topic's popularity is its Zipf base weight (``rank ** -zipf``)
   times ``focus_boost`` while it is in focus. ``hot_topics`` topics are in
   focus at a time; each focus spell ends with chance ``1 / focus_days`` a day
@@ -92,7 +96,8 @@ class Params:
     return_bias: float = 0.6
     writes: tuple[int, int] = (1, 2)
     uses: tuple[int, int] = (3, 7)
-    recency_days: float = 10.0
+    recency_days: float = 7.0
+    tail_share: float = 0.15
     appeal_sigma: float = 1.0
     decision_share: float = 0.15
     burst_chance: float = 0.03
@@ -228,7 +233,7 @@ class _Agent:
                 topic = self.topic()
                 pool = [e for e in older if e.topic == topic and e.key not in chosen]
                 if pool:
-                    weights = [e.appeal / (1 + (day - e.day) / self.p.recency_days) for e in pool]
+                    weights = self.pull(pool, day, self.rng.random() < self.p.tail_share)
                     chosen.append(self.rng.choices(pool, weights)[0].key)
                     break
         self.start_burst(day, older)
@@ -236,6 +241,11 @@ class _Agent:
             if last >= day and key not in chosen:
                 chosen.append(key)
         return tuple(chosen)
+
+    def pull(self, pool: list[Entry], day: int, tail: bool) -> list[float]:
+        if tail:
+            return [e.appeal for e in pool]
+        return [e.appeal * math.exp(-(day - e.day) / self.p.recency_days) for e in pool]
 
     def start_burst(self, day: int, older: list[Entry]) -> None:
         if self.rng.random() >= self.p.burst_chance:

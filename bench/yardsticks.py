@@ -34,6 +34,7 @@ sees), except where it is clairvoyant:
 from __future__ import annotations
 
 import bisect
+import math
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -133,12 +134,20 @@ class Informed(Yardstick):
         """Key -> expected uses on day + 1, from the day's popularity and each entry's appeal and age."""
         params, weights = self.work.params, self.work.popularity[day, self.agent]
         known = [e for e in self.entries.values() if e.day <= day]
-        pull = {e.key: e.appeal / (1 + (day + 1 - e.day) / params.recency_days) for e in known}
-        per_topic: dict[str, float] = {}
-        for entry in known:
-            per_topic[entry.topic] = per_topic.get(entry.topic, 0.0) + pull[entry.key]
-        total, draws = sum(weights.values()), sum(params.uses) / 2
-        return {e.key: draws * weights[e.topic] / total * pull[e.key] / per_topic[e.topic] for e in known}
+        recent = {e.key: e.appeal * math.exp(-(day + 1 - e.day) / params.recency_days) for e in known}
+        recent_sum: dict[str, float] = {}
+        appeal_sum: dict[str, float] = {}
+        for e in known:
+            recent_sum[e.topic] = recent_sum.get(e.topic, 0.0) + recent[e.key]
+            appeal_sum[e.topic] = appeal_sum.get(e.topic, 0.0) + e.appeal
+        total, draws, tail = sum(weights.values()), sum(params.uses) / 2, params.tail_share
+        return {
+            e.key: draws
+            * weights[e.topic]
+            / total
+            * ((1 - tail) * recent[e.key] / recent_sum[e.topic] + tail * e.appeal / appeal_sum[e.topic])
+            for e in known
+        }
 
     def victim_order(self, day: int, key: str) -> tuple[float, ...]:
         return (self.odds.get(key, 0.0) / self.entries[key].bytes, self.entries[key].number)
