@@ -9,8 +9,9 @@ seed 13) through squadmem's policy in memory (``bench/replay.py``: the code
   payload), cold hits, misses that needed recall, bytes loaded, moves and
   ping-pongs per day;
 - squadmem per agent;
-- ``--sweep``: squadmem's thresholds one at a time around the defaults
-  (``--sweep-agents`` agents, for time: agents are independent);
+- ``--sweep``: squadmem's thresholds one at a time around the defaults, or
+  around ``--sweep-base`` (``--sweep-agents`` agents, for time: agents are
+  independent);
 - ``--compare``: the same workload through the real tool too (real
   repository, commits, hooks, ``context``/``touch``/``recall``/``maintain``),
   checking that every row and every tier file agrees with the model;
@@ -92,9 +93,13 @@ def series(rows: Sequence[replay.Row], days: int) -> tuple[list[float], list[flo
     return rates, [size[d] / count[d] for d in range(1, days + 1)]
 
 
-def policies(work: wl.Workload, settings: Settings) -> dict[str, list[replay.Row]]:
-    """Every policy's rows: squadmem's model first, then the yardsticks."""
+def policies(
+    work: wl.Workload, settings: Settings, variants: Sequence[tuple[str, Settings]] = ()
+) -> dict[str, list[replay.Row]]:
+    """Every policy's rows: squadmem's model first (and its variants), then the yardsticks."""
     found = {SQUADMEM: replay.model(work, settings)[0]}
+    for label, changed in variants:
+        found[f"{SQUADMEM}, {label}"] = replay.model(work, changed)[0]
     for kind in yardsticks.KINDS:
         found[kind.name] = list(yardsticks.run(kind, work, settings))
     return found
@@ -113,7 +118,7 @@ def table(results: dict[str, list[replay.Row]], days: int) -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for s in sums.values():
-        tiered = s.name in (SQUADMEM, "memory-tiers")
+        tiered = s.name.startswith(SQUADMEM) or s.name == "memory-tiers"
         cold = pct(s.cold, s.uses) if tiered else "-"
         recall = pct(s.recall, s.uses) if tiered else pct(s.uses - s.hot, s.uses)
         churn = ("-", "-") if s.name == "ceiling" else (f"{s.moves_per_day:.1f}", f"{s.pingpong_per_day:.1f}")
@@ -149,7 +154,7 @@ SWEEP: tuple[tuple[str, str, float], ...] = (
 
 def sweep_runs(base: Settings) -> list[tuple[str, Settings]]:
     """The defaults, then each setting of SWEEP changed alone."""
-    runs = [("defaults", base)]
+    runs = [("starting point", base)]
     for table_name, key, value in SWEEP:
         number = value if key in ("stale_days", "window_hours") else int(value)
         runs.append((f"{table_name}.{key} = {value:g}", base.replace(**{table_name: {key: number}})))
@@ -205,7 +210,7 @@ def plot(results: dict[str, list[replay.Row]], days: int, path: Path) -> None:
     xs = list(range(1, days + 1))
     for name, rows in results.items():
         rates, sizes = series(rows, days)
-        width = 2.4 if name == SQUADMEM else 1.2
+        width = 2.4 if name.startswith(SQUADMEM) else 1.2
         top.plot(xs, [100 * r for r in rates], label=name, linewidth=width)
         bottom.plot(xs, sizes, label=name, linewidth=width)
     top.set_ylabel(f"hot hit rate, %\n({SMOOTH_DAYS}-day window)")
@@ -220,6 +225,14 @@ def plot(results: dict[str, list[replay.Row]], days: int, path: Path) -> None:
     fig.savefig(path, dpi=110)
 
 
+def changed(settings: Settings, assignment: str) -> Settings:
+    """``settings`` with one ``table.key=value`` changed."""
+    name, _, value = assignment.partition("=")
+    table_name, _, key = name.partition(".")
+    number = float(value) if "." in value else int(value)
+    return settings.replace(**{table_name: {key: number}})
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -231,6 +244,20 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sweep-agents", type=int, default=4, help="agents in the sweep (default 4)")
     parser.add_argument("--compare", action="store_true", help="also replay through the real tool")
     parser.add_argument("--plot", type=Path, help="write a PNG of hit rate and bytes per day")
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        metavar="TABLE.KEY=VALUE",
+        help="also replay squadmem with this setting changed (repeatable), e.g. hot.index_max_entries=20",
+    )
+    parser.add_argument(
+        "--sweep-base",
+        action="append",
+        default=[],
+        metavar="TABLE.KEY=VALUE",
+        help="the sweep's starting point: the defaults with this changed (repeatable)",
+    )
     args = parser.parse_args(argv)
     params = wl.Params(agents=args.agents, days=args.days, seed=args.seed)
     work = wl.build(params)
@@ -238,7 +265,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"workload: {wl.summary(work)}\n")
     if args.compare:
         print(compare(work, settings) + "\n")
-    results = policies(work, settings)
+    results = policies(work, settings, [(v, changed(settings, v)) for v in args.variant])
     print(table(results, work.days) + "\n")
     print("squadmem per agent:\n\n" + per_agent(results[SQUADMEM], work.days) + "\n")
     if args.plot:
@@ -247,7 +274,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.sweep:
         small = wl.build(dataclasses.replace(params, agents=min(args.sweep_agents, args.agents)))
         print(f"sweep ({wl.summary(small)}), one setting at a time:\n")
-        for line in sweep(small, sweep_runs(settings)):
+        base = settings
+        for assignment in args.sweep_base:
+            base = changed(base, assignment)
+        for line in sweep(small, sweep_runs(base)):
             print(line, flush=True)
 
 
