@@ -15,6 +15,8 @@ seed 13) through squadmem's policy in memory (``bench/replay.py``: the code
 - ``--compare``: the same workload through the real tool too (real
   repository, commits, hooks, ``context``/``touch``/``recall``/``maintain``),
   checking that every row and every tier file agrees with the model;
+- ``--rows PATH``: every policy's rows (day, agent, uses, hits, cold hits,
+  recalls, bytes, moves, ping-pongs) as CSV;
 - ``--plot PATH``: a PNG of hit rate and bytes over the days for every policy
   (needs matplotlib: ``pip install '.[bench]'``).
 
@@ -28,6 +30,7 @@ the agreement asked for with --compare.
 from __future__ import annotations
 
 import argparse
+import csv
 import dataclasses
 import sys
 import tempfile
@@ -200,6 +203,17 @@ def compare(work: wl.Workload, settings: Settings) -> str:
     )
 
 
+def write_rows(results: dict[str, list[replay.Row]], path: Path) -> None:
+    """One CSV line per policy, day and agent (the held ids left out)."""
+    fields = [f.name for f in dataclasses.fields(replay.Row) if f.name != "held"]
+    with path.open("w", newline="") as handle:
+        out = csv.writer(handle)
+        out.writerow(["policy", *fields])
+        for name, rows in results.items():
+            for row in rows:
+                out.writerow([name, *(getattr(row, f) for f in fields)])
+
+
 def plot(results: dict[str, list[replay.Row]], days: int, path: Path) -> None:
     import matplotlib
 
@@ -244,6 +258,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sweep-agents", type=int, default=4, help="agents in the sweep (default 4)")
     parser.add_argument("--compare", action="store_true", help="also replay through the real tool")
     parser.add_argument("--plot", type=Path, help="write a PNG of hit rate and bytes per day")
+    parser.add_argument("--rows", type=Path, help="write every policy's per-day, per-agent rows as CSV")
     parser.add_argument(
         "--variant",
         action="append",
@@ -268,6 +283,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     results = policies(work, settings, [(v, changed(settings, v)) for v in args.variant])
     print(table(results, work.days) + "\n")
     print("squadmem per agent:\n\n" + per_agent(results[SQUADMEM], work.days) + "\n")
+    if args.rows:
+        write_rows(results, args.rows)
+        print(f"rows: {args.rows}\n")
     if args.plot:
         plot(results, work.days, args.plot)
         print(f"plot: {args.plot}\n")
