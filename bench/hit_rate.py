@@ -15,6 +15,8 @@ seed 13) through squadmem's policy in memory (``bench/replay.py``: the code
 - ``--compare``: the same workload through the real tool too (real
   repository, commits, hooks, ``context``/``touch``/``recall``/``maintain``),
   checking that every row and every tier file agrees with the model;
+- ``--candidates``: rules the seeds do not have (second-use promotion,
+  frequency-aware demotion) against LRU, at the same budget;
 - ``--rows PATH``: every policy's rows (day, agent, uses, hits, cold hits,
   recalls, bytes, moves, ping-pongs) as CSV;
 - ``--plot PATH``: a PNG of hit rate and bytes over the days for every policy
@@ -183,6 +185,14 @@ def sweep(work: wl.Workload, runs: Sequence[tuple[str, Settings]]) -> Iterator[s
         )
 
 
+def candidates(work: wl.Workload, settings: Settings) -> str:
+    out = ["| rule | hot hit rate | moves / day | ping-pong / day |", "|---|---:|---:|---:|"]
+    for kind in yardsticks.CANDIDATES:
+        s = summarize(kind.name, list(yardsticks.run(kind, work, settings)), work.days)
+        out.append(f"| {s.name} | {pct(s.hot, s.uses)} | {s.moves_per_day:.1f} | {s.pingpong_per_day:.1f} |")
+    return "\n".join(out)
+
+
 def compare(work: wl.Workload, settings: Settings) -> str:
     """Replay through the real tool and the model; raise unless every row and tier file agrees."""
     started = time.perf_counter()
@@ -258,6 +268,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sweep-agents", type=int, default=4, help="agents in the sweep (default 4)")
     parser.add_argument("--compare", action="store_true", help="also replay through the real tool")
     parser.add_argument("--plot", type=Path, help="write a PNG of hit rate and bytes per day")
+    parser.add_argument("--candidates", action="store_true", help="rules the seeds do not have, vs LRU")
     parser.add_argument("--rows", type=Path, help="write every policy's per-day, per-agent rows as CSV")
     parser.add_argument(
         "--variant",
@@ -289,6 +300,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.plot:
         plot(results, work.days, args.plot)
         print(f"plot: {args.plot}\n")
+    if args.candidates:
+        print("rules the seeds do not have, at the same budget, no Index:\n")
+        print(candidates(work, settings) + "\n")
     if args.sweep:
         small = wl.build(dataclasses.replace(params, agents=min(args.sweep_agents, args.agents)))
         print(f"sweep ({wl.summary(small)}), one setting at a time:\n")

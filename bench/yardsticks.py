@@ -29,6 +29,11 @@ sees), except where it is clairvoyant:
   a tier-2/3 one used within 24 hours comes back to tier 1, and over the limit
   (100 lines, and here the byte budget too) the least used (fewest uses, then
   oldest use) leaves. Its tier-2 uses count as cold hits.
+
+Rules the seeds do not have, measured the same way (``CANDIDATES``):
+**second-use** (LRU, but a section not held comes back only on its second
+use within 14 days) and **decayed** (frequency-aware: the section with the
+fewest uses, each decayed with a half-life of 3, 7 or 14 days, leaves).
 """
 
 from __future__ import annotations
@@ -160,6 +165,49 @@ class Lru(Yardstick):
         return (self.last[key], self.entries[key].number)
 
 
+class SecondUse(Lru):
+    """A rule the seeds do not have: a section not held comes back on its second use within 14 days."""
+
+    name = "second-use"
+    window_days = 14
+
+    def night(self, day: int, written: tuple[wl.Entry, ...], used: tuple[str, ...]) -> None:
+        before = dict(self.last)
+        for key in [e.key for e in written] + list(used):
+            self.last[key] = day
+            self.count[key] = self.count.get(key, 0) + 1
+        admitted = {k for k in used if k in self.held or day - before.get(k, -NEVER) <= self.window_days}
+        self.held = self.choose(day, self.held | {e.key for e in written} | admitted)
+
+
+class Decayed(Lru):
+    """A rule the seeds do not have: the section with the fewest uses, decayed by ``half_life``, leaves."""
+
+    name = "decayed"
+    half_life = 7.0
+
+    def __init__(self, work: wl.Workload, agent: str, cap_bytes: int, cap_lines: int) -> None:
+        super().__init__(work, agent, cap_bytes, cap_lines)
+        self.score: dict[str, float] = {}
+
+    def value(self, key: str, day: int) -> float:
+        return self.score[key] * 0.5 ** ((day - self.last[key]) / self.half_life)
+
+    def night(self, day: int, written: tuple[wl.Entry, ...], used: tuple[str, ...]) -> None:
+        for key in [e.key for e in written] + list(used):
+            self.score[key] = (self.value(key, day) if key in self.score else 0.0) + 1
+            self.last[key] = day
+        super().night(day, written, used)
+
+    def victim_order(self, day: int, key: str) -> tuple[float, ...]:
+        return (self.value(key, day), self.last[key], self.entries[key].number)
+
+
+def decayed(half_life: float) -> type[Yardstick]:
+    values = {"half_life": half_life, "name": f"decayed {half_life:g} d"}
+    return type(f"Decayed{half_life:g}", (Decayed,), values)
+
+
 class Nap(Yardstick):
     name = "nap"
 
@@ -201,6 +249,7 @@ class MemoryTiers(Yardstick):
 
 
 KINDS: tuple[type[Yardstick], ...] = (Ceiling, Belady, Informed, Lru, Nap, MemoryTiers)
+CANDIDATES: tuple[type[Yardstick], ...] = (Lru, SecondUse, decayed(3), decayed(7), decayed(14))
 
 
 def caps(work: wl.Workload, agent: str, settings: Settings) -> tuple[int, int]:
