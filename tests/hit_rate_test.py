@@ -68,7 +68,7 @@ def test_replay_model_agrees_with_the_real_tool(tmp_path: Path) -> None:
     recall / maintain through the CLI: every agent-day's payload bytes, hot
     set, hits, cold hits, recalls and moves, and every tier file at the end, agree.
     """
-    work = workload.build(workload.Params(agents=2, days=8, seed=4))
+    work = workload.build(workload.Params(agents=2, days=6, seed=4))
     modelled, model_texts = replay.model(work, QUICK)
     real_rows, real_texts = replay.real(work, QUICK, tmp_path / "repo")
     assert real_rows == modelled
