@@ -101,8 +101,13 @@ def test_judge_merge_of_both_sides_appends_is_not_a_change() -> None:
     ours, theirs = b"# a\n- ours\n", b"# a\n- theirs\n"
     union = logs.Change(LOG, ours, b"# a\n- ours\n- theirs\n", others=(theirs,))
     assert logs.judge(union, at("2026-03-05T00:00:00+00:00"), RULES) == []
-    taken = logs.Change(LOG, ours, theirs, others=(theirs,))
-    assert logs.judge(taken, at("2026-03-05T00:00:00+00:00"), RULES) == []
+    same = logs.Change(LOG, ours, ours, others=(b"# a\n",))
+    assert logs.judge(same, at("2026-03-05T00:00:00+00:00"), RULES) == []
+    taken = logs.Change(LOG, ours, theirs, others=(theirs,))  # drops ours' line
+    assert (
+        "changed by a merge after its day ended"
+        in logs.judge(taken, at("2026-03-05T00:00:00+00:00"), RULES)[0]
+    )
     forged = logs.Change(LOG, ours, b"# a\n- ours\n- theirs\n- new\n", others=(theirs,))
     assert logs.judge(forged, at("2026-03-05T00:00:00+00:00"), RULES)
 
@@ -263,3 +268,50 @@ def test_log_hook_start_imports_nothing_heavy() -> None:
         [sys.executable, "-c", code.format(heavy)], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("merged", "versions", "tail", "expected"),
+    [
+        (b"# a\n- o\n- t\n", [b"# a\n- o\n", b"# a\n- t\n"], False, True),
+        (b"# a\n- t\n- o\n", [b"# a\n- o\n", b"# a\n- t\n"], False, True),
+        (b"# a\n- o\n", [b"# a\n- o\n", b"# a\n"], False, True),
+        (b"# a\n", [b"# a\n- o\n", b"# a\n"], False, False),  # an older side's version: truncated
+        (b"# a\n- x\n- y\n", [b"# a\n- x\n- x\n", b"# a\n- y\n"], False, False),  # a repeat dropped
+        (b"# a\n- b\n- a\n- c\n", [b"# a\n- a\n- b\n", b"# a\n- c\n"], False, False),  # reordered
+        (b"# a\n- o\n- t\n- new\n", [b"# a\n- o\n", b"# a\n- t\n"], False, False),  # a line added
+        (b"# a\n- o\n- t\n- new\n", [b"# a\n- o\n", b"# a\n- t\n"], True, True),  # at the end, today
+        (b"# a\n- new\n- o\n- t\n", [b"# a\n- o\n", b"# a\n- t\n"], True, False),  # not at the end
+        (b"- o\n# a\n- t\n", [b"# a\n- o\n", b"# a\n- t\n"], False, False),  # the shared start moved
+        (b"# a\n- o\n- s\n- s\n", [b"# a\n- o\n- s\n", b"# a\n- s\n"], False, True),  # both wrote it
+        (b"# a\n- o\n- s\n- s\n- s\n", [b"# a\n- o\n- s\n", b"# a\n- s\n"], False, False),
+        (b"# a\n- o\n", [b"# a\n- o"], False, True),  # an unterminated last line
+        (b"x\n", [], False, False),
+    ],
+)
+def test_combines_lists_of_lines(merged: bytes, versions: list[bytes], tail: bool, expected: bool) -> None:
+    assert logs.combines(merged, versions, tail=tail) is expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"- a\n", b"- b\n", b"- c\n"]), max_size=4),
+    st.lists(st.lists(st.sampled_from([b"- a\n", b"- b\n", b"- d\n"]), max_size=4), min_size=1, max_size=3),
+)
+def test_combines_property_a_union_passes_any_loss_does_not(
+    shared: list[bytes], tails: list[list[bytes]]
+) -> None:
+    """A union merge (the shared start, then each side's appends) combines its parents; dropping a line
+    that only one parent holds, or adding one, does not."""
+    texts = [shared + tail for tail in tails]
+    start = 0
+    while all(start < len(t) for t in texts) and len({t[start] for t in texts}) == 1:
+        start += 1
+    versions = [b"".join(t) for t in texts]
+    union = texts[0][:start] + [line for t in texts for line in t[start:]]
+    assert logs.combines(b"".join(union), versions)
+    for at in range(len(union)):
+        if sum(union[at] in v.splitlines(keepends=True) for v in versions) == 1:
+            dropped = union[:at] + union[at + 1 :]
+            assert not logs.combines(b"".join(dropped), versions)
+    assert not logs.combines(b"".join([*union, b"- forged\n"]), versions)

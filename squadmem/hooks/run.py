@@ -14,6 +14,7 @@ from collections.abc import Sequence
 # by the pre-commit framework too (see .pre-commit-hooks.yaml).
 EVENTS: dict[str, tuple[str, ...]] = {
     "pre-commit": ("squadmem.hooks.log_check", "squadmem.hooks.budget_check"),
+    "pre-merge-commit": ("squadmem.hooks.log_check",),  # a merge git commits itself runs no pre-commit
     "prepare-commit-msg": ("squadmem.hooks.use_trailers",),
     "pre-push": ("squadmem.hooks.verify_push",),
 }

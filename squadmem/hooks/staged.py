@@ -98,10 +98,24 @@ def parse_raw(out: bytes) -> list[Staged]:
     return found
 
 
-def staged(folder: str, env: Mapping[str, str]) -> list[Staged]:
-    """Paths under ``folder`` (relative to the top of the work tree) that the index changes."""
-    args = ["diff", "--cached", "--raw", "-z", "-M", "--no-ext-diff", "--no-color", "--", f":(top){folder}"]
-    return parse_raw(git(args, env))
+def staged(folder: str, env: Mapping[str, str], against: str | None = None) -> list[Staged]:
+    """Paths under ``folder`` (relative to the top of the work tree) that the index changes against
+    HEAD (renames found), or against the commit ``against`` (no renames)."""
+    args = ["diff", "--cached", "--raw", "-z", "--no-ext-diff", "--no-color"]
+    args += ["--no-renames", against] if against else ["-M"]
+    return parse_raw(git([*args, "--", f":(top){folder}"], env))
+
+
+def raw_blobs(out: bytes) -> list[str]:
+    """Every blob named in ``git log --raw -z`` output (``-c`` merges too), in order, each once."""
+    found: dict[str, None] = {}
+    for field in out.decode("utf-8", "surrogateescape").split("\0"):
+        if field.startswith(":"):
+            words = field.lstrip(":").split(" ")
+            for sha in words[len(words) // 2 : -1]:
+                if set(sha) != {"0"}:
+                    found[sha] = None
+    return list(found)
 
 
 def cat_files(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | None]:
@@ -124,9 +138,9 @@ def cat_files(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes |
     return found
 
 
-def read_settings(blobs: Mapping[str, bytes | None]) -> settings.Settings:
-    """Settings as staged (the index's tiers.toml), the defaults where there is none."""
-    raw = blobs.get(f":{SETTINGS_PATH}")
+def read_settings(blobs: Mapping[str, bytes | None], spec: str = f":{SETTINGS_PATH}") -> settings.Settings:
+    """Settings from the blob read as ``spec`` (the index's tiers.toml by default), else the defaults."""
+    raw = blobs.get(spec)
     if raw is None:
         return settings.Settings()
     try:
