@@ -74,7 +74,10 @@ def today(now: dt.datetime, tz: dt.tzinfo) -> dt.date:
 def closes_at(day: dt.date, tz: dt.tzinfo, grace_minutes: float) -> dt.datetime:
     """The moment a day's log freezes: the next midnight in ``tz``, plus the grace period."""
     midnight = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(), tzinfo=tz)
-    return midnight + dt.timedelta(minutes=grace_minutes)
+    try:
+        return midnight + dt.timedelta(minutes=grace_minutes)
+    except (OverflowError, ValueError):  # a grace period beyond the calendar (or NaN): it never closes
+        return dt.datetime.max.replace(tzinfo=dt.UTC)
 
 
 def _when(moment: dt.datetime, tz: dt.tzinfo) -> str:
@@ -265,6 +268,15 @@ def kept(path: str, old: bytes, new: bytes | None) -> str | None:
     if _embed(_lines(old), _lines(new)) is None:
         return "lines already pushed are gone or reordered: history under a pushed ref was rewritten"
     return None
+
+
+def appended_elsewhere(old: bytes, new: bytes, versions: Sequence[bytes]) -> bool:
+    """Whether ``new`` appends to ``old`` only lines that one of ``versions`` (the log on a branch that
+    was pushed) already holds, in their order: a squash or cherry-pick of a published range."""
+    if not new.startswith(old) or new == old:
+        return False
+    added = _lines(new[len(old) :])
+    return any(_embed(added, _lines(version)) is not None for version in versions)
 
 
 def unpublished(old: bytes, new: bytes, published: Sequence[bytes]) -> list[bytes]:

@@ -393,7 +393,10 @@ class Verifier:
         """A parent's effective date: from the range, else its own committer date."""
         if sha in dates:
             return dates[sha][0]
-        committed = logs.signature_times(self.store.read(sha))[1]
+        try:
+            committed = logs.signature_times(self.store.read(sha))[1]
+        except SquadmemError:  # beyond a shallow clone's boundary
+            committed = None
         return committed or dt.datetime.fromtimestamp(0, dt.UTC)
 
     def parent_rules(self, commit: Commit) -> logs.Rules:
@@ -457,7 +460,10 @@ class Verifier:
             if commit.parents and logs.needs_history(log_change, now, rules):
                 log_change.history = tuple(self.history(commit, log_change.path))
             self.count_append(log_change, result)
-            for why in logs.judge(log_change, now, rules, authored):
+            found_why = logs.judge(log_change, now, rules, authored)
+            if found_why and self.published_append(commit, log_change):
+                found_why = []  # a squash or cherry-pick of lines a pushed branch holds
+            for why in found_why:
                 result.violations.append(Violation(commit.short, log_change.path, why))
 
     def merge_changes(self, commit: Commit) -> list[tuple[object, logs.Change]]:
@@ -473,6 +479,26 @@ class Verifier:
             change = logs.Change(path, olds[0], self.store.maybe(after.get(path)), others=tuple(olds[1:]))
             found.append((change, change))
         return found
+
+    def published_append(self, commit: Commit, change: logs.Change) -> bool:
+        """Whether a late append only brings lines that a remote-tracking branch holds, in a commit that
+        is neither this one nor after it (a squash merge of a pushed branch, a cherry-pick of it)."""
+        if change.others or change.old is None or change.new is None:
+            return False
+        if not change.new.startswith(change.old):
+            return False
+        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=%x01%H"]
+        out = self.repo.run_bytes(*args, "--remotes", f"^{commit.sha}", "--", change.path)
+        if not out.strip():
+            return False
+        later = set(self.repo.run("rev-list", "--ancestry-path", "--remotes", f"^{commit.sha}").split())
+        shas: list[str] = []
+        for chunk in out.split(b"\x01")[1:]:
+            sha, _, raw = chunk.partition(b"\n")
+            if sha.decode("ascii").strip() not in later:
+                shas += staged.raw_blobs(raw)
+        versions = [self.store.read(sha) for sha in dict.fromkeys(shas)]
+        return logs.appended_elsewhere(change.old, change.new, versions)
 
     def history(self, commit: Commit, path: str) -> list[bytes]:
         """Every version ``path`` had in the commit's ancestry and the range's bases' (what was pushed

@@ -286,6 +286,28 @@ def test_a_cherry_picked_append_passes_within_the_replay_window(hooked: GitRepo)
     ]
 
 
+def test_a_squash_of_a_pushed_branch_passes(hooked: GitRepo, tmp_path: Path) -> None:
+    """Failure: a squash merge of a verified branch failed verify. A late append passes when a
+    remote-tracking branch (the one squashed) already holds its lines; a line of its own does not."""
+    ok(commit(hooked, {LOG: B0}, DAY))
+    with_remote(hooked, tmp_path)
+    hooked.git("switch", "-q", "-c", "feature")
+    ok(commit(hooked, {LOG: B0 + "- 20:00 feature\n"}, "2026-03-01T20:00:00+00:00"))
+    ok(commit(hooked, {LOG: B0 + "- 20:00 feature\n- 21:00 more\n"}, "2026-03-01T21:00:00+00:00"))
+    ok(git(hooked, "push", "-q", "origin", "feature", date="2026-03-01T21:00:00+00:00"))
+    hooked.git("switch", "-q", "main")
+    ok(git(hooked, "merge", "-q", "--squash", "feature"))
+    ok(git(hooked, "commit", "-q", "--no-gpg-sign", "-m", "feature (squashed)", date=LATER))
+    assert hooked.read(LOG) == B0 + "- 20:00 feature\n- 21:00 more\n"
+    assert violations(hooked, "origin/main..HEAD") == []
+    hooked.git("reset", "-q", "--hard", "HEAD~1")
+    ok(git(hooked, "merge", "-q", "--squash", "feature"))
+    hooked.write(LOG, hooked.read(LOG) + "- 22:00 not on the branch\n")
+    hooked.git("add", LOG)
+    done = git(hooked, "commit", "-q", "--no-gpg-sign", "-m", "squash and more", date=LATER)
+    assert done.returncode == 1 and f"{LOG}: changed after its day ended" in done.stderr
+
+
 # -- history rewritten under a pushed ref ----------------------------------------------------------------
 def test_a_forced_push_over_a_rewritten_log_is_refused(hooked: GitRepo, tmp_path: Path) -> None:
     """Failure: rebase away the commit that created a past log, commit a forged one, `git push -f`:
