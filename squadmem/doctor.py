@@ -14,7 +14,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from squadmem import catalog, githooks, index, moves, render, settings, uses
+from squadmem import catalog, githooks, index, intake, moves, render, settings, uses
 from squadmem.errors import Exit, SquadmemError
 from squadmem.layout import MEMORY_DIR, TIERS, classify
 from squadmem.repo import Repo
@@ -144,6 +144,18 @@ def pending_uses(repo: Repo) -> Check:
     return Check("uses", OK, detail)
 
 
+def squad_intake(repo: Repo) -> Check:
+    if not (repo.root / ".squad" / "agents").is_dir():
+        return Check("intake", OK, "not a Squad team: nothing to take in")
+    kind = intake.backend(repo.root)
+    if kind in intake.UNSUPPORTED_BACKENDS:
+        return Check("intake", WARN, f"Squad's state backend is {kind!r}: squadmem cannot read its histories")
+    waiting = intake.pending_count(repo)
+    if waiting:
+        return Check("intake", WARN, f"{waiting} Squad entries not taken in yet (run: squadmem intake)")
+    return Check("intake", OK, "every committed Squad entry is taken in")
+
+
 def run(repo: Repo, fix: bool = False) -> list[Check]:
     checks: list[Check] = [journal(repo, fix), lock(repo), hooks(repo), tiers_toml(repo)]
     try:
@@ -154,7 +166,7 @@ def run(repo: Repo, fix: bool = False) -> list[Check]:
         checks.append(Check("tier files", OK, f"{len(memory.files)} tier files read"))
         rest: list[Callable[[], Check]] = [lambda: duplicates(memory), lambda: orphans(repo, memory)]
         checks.extend(check() for check in rest)
-    checks += [shallow(repo), pending_uses(repo)]
+    checks += [shallow(repo), pending_uses(repo), squad_intake(repo)]
     return checks
 
 

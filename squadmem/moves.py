@@ -551,7 +551,12 @@ class Writer:
         return new
 
     def commit_files(
-        self, files: Mapping[str, str], subject: str, body: str = "", grown: Sequence[str] = ()
+        self,
+        files: Mapping[str, str],
+        subject: str,
+        body: str = "",
+        grown: Sequence[str] = (),
+        trailers: Sequence[tuple[str, str]] = (),
     ) -> Made:
         """One commit of these files' new texts that is not a move (no Squad-Memory-Move trailer).
 
@@ -571,8 +576,8 @@ class Writer:
             on_disk[rel] = None if current is None else (self.repo.root / rel).read_bytes()
         trailer = uses.trailer_value(self.repo.state_dir)
         pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
-        trailers = [(uses.TRAILER, ", ".join(pending_ids))] if pending_ids else []
-        return Made(self.commit(files, message(subject, body, trailers), pending_ids, on_disk), subject)
+        every = [*trailers, *([(uses.TRAILER, ", ".join(pending_ids))] if pending_ids else [])]
+        return Made(self.commit(files, message(subject, body, every), pending_ids, on_disk), subject)
 
     def _commit_object(self, tree: str, text: str) -> str:
         listing = self.listing()

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem import catalog, clock, history, render, settings, uses
+from squadmem import catalog, clock, history, intake, render, settings, uses
 from squadmem.errors import SquadmemError
 from squadmem.layout import AGENT_TIERS, LOG_DIR, TierFile, check_name, parse_log_name
 from squadmem.repo import Repo
@@ -49,6 +49,7 @@ def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: boo
         "logs": _logs(repo),
         "pending_uses": [{"id": k, "when": _iso(v)} for k, v in pending],
         "unknown_ages": sum(1 for row in section_rows if row["last_used"] is None),
+        "squad_entries_not_taken_in": intake.pending_count(repo),
     }
     data["recommendations"] = recommendations(data)
     return data
@@ -177,6 +178,11 @@ def _some(ids: Sequence[str], limit: int = 3) -> str:
 def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
     """What to run next, each with the exact command and why."""
     out: list[dict[str, str]] = []
+    waiting = data.get("squad_entries_not_taken_in", 0)
+    if waiting:
+        noun = "entry" if waiting == 1 else "entries"
+        why = f"{waiting} {noun} of Squad's history.md / decisions files not taken in yet"
+        out.append(_rec("squadmem intake", why))
     budgets = data["budgets"]
     rows = data["sections"]
     stale = [r["id"] for r in rows if r["due"] == "demote"]

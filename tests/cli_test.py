@@ -61,3 +61,11 @@ def test_every_command_is_documented_in_the_readme(command: tuple[str, ...]) -> 
     """The README documents each command under a heading naming it."""
     readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
     assert f"### `squadmem {' '.join(command)}" in readme or f"`squadmem {' '.join(command)} " in readme
+
+
+def test_the_command_reference_is_generated_from_help() -> None:
+    """docs/reference.md is exactly what `python -m squadmem.reference` renders from --help."""
+    from squadmem import reference
+
+    page = (Path(__file__).parent.parent / "docs" / "reference.md").read_text(encoding="utf-8")
+    assert page == reference.render(), "regenerate: python -m squadmem.reference > docs/reference.md"

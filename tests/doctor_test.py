@@ -45,6 +45,7 @@ def test_doctor_on_a_fresh_setup_is_all_ok(repo: GitRepo) -> None:
         "orphans": "ok",
         "history": "ok",
         "uses": "ok",
+        "intake": "ok",
     }
 
 
