@@ -315,3 +315,55 @@ def test_combines_property_a_union_passes_any_loss_does_not(
             dropped = union[:at] + union[at + 1 :]
             assert not logs.combines(b"".join(dropped), versions)
     assert not logs.combines(b"".join([*union, b"- forged\n"]), versions)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "why"),
+    [
+        (b"# a\n- x\n", b"# a\n- x\n", None),
+        (b"# a\n- x\n", b"# a\n- y\n- x\n", None),  # rebased onto lines pushed meanwhile
+        (b"# a\n- x\n", b"# a\n", "gone or reordered"),
+        (b"# a\n- x\n- y\n", b"# a\n- y\n- x\n", "gone or reordered"),
+        (b"# a\n- x\n", None, "deleted from history that was already pushed"),
+    ],
+)
+def test_kept_the_lines_a_pushed_ref_held(old: bytes, new: bytes | None, why: str | None) -> None:
+    found = logs.kept(LOG, old, new)
+    assert found is None if why is None else (found is not None and why in found)
+
+
+def test_published_lines_and_appends_elsewhere() -> None:
+    branch = b"# a\n- x\n- y\n"
+    assert logs.appended_elsewhere(b"# a\n", b"# a\n- x\n- y\n", [branch])
+    assert not logs.appended_elsewhere(b"# a\n", b"# a\n- y\n- x\n", [branch])  # not in its order
+    assert not logs.appended_elsewhere(b"# a\n", b"# a\n- x\n- z\n", [branch])
+    assert not logs.appended_elsewhere(b"# a\n- x\n", b"# a\n", [branch])  # no append at all
+    assert logs.unpublished(b"# a\n", b"# a\n- x\n- z\n", [branch]) == [b"- z\n"]
+
+
+def test_signature_times_and_effective_date() -> None:
+    raw = b"tree 1\nparent 2\nauthor A <a@x> 1772366400 +0100\ncommitter C <c@x> 1772370000 +0000\n\nmsg\n"
+    authored, committed = logs.signature_times(raw)
+    assert authored == at("2026-03-01T12:00:00+00:00") and committed == at("2026-03-01T13:00:00+00:00")
+    assert logs.signature_times(b"not a commit") == (None, None)
+    assert logs.effective(at("2026-02-01T00:00:00+00:00"), [committed]) == committed
+
+
+def test_judge_replayed_append_within_the_window() -> None:
+    change = logs.Change(LOG, b"# a\n", b"# a\n- b\n")
+    authored = at("2026-03-01T22:00:00+00:00")
+    assert logs.judge(change, at("2026-03-08T23:59:00+00:00"), RULES, authored) == []
+    assert logs.judge(change, at("2026-03-09T00:00:00+00:00"), RULES, authored)
+    assert logs.judge(change, at("2026-03-03T00:00:00+00:00"), RULES, at("2026-03-02T00:00:00+00:00"))
+    rewrite = logs.Change(LOG, b"# a\n", b"# A\n")
+    assert logs.judge(rewrite, at("2026-03-03T00:00:00+00:00"), RULES, authored)
+
+
+def test_judge_recreation_against_history() -> None:
+    now = at("2026-03-05T00:00:00+00:00")
+    same = logs.Change(LOG, None, b"# a\n- x\n", history=[b"# a\n", b"# a\n- x\n"])
+    assert logs.needs_history(same, now, RULES)
+    assert logs.judge(same, now, RULES) == []
+    shorter = logs.Change(LOG, None, b"# a\n", history=[b"# a\n", b"# a\n- x\n"])
+    assert "re-created after its day ended" in logs.judge(shorter, now, RULES)[0]
+    assert logs.judge(logs.Change(LOG, None, b"# new\n"), now, RULES) == []  # a backfill
