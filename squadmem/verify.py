@@ -439,12 +439,16 @@ class Verifier:
         entry = self.store.entries(node).get("tiers.toml") if node else None
         return entry[1] if entry and entry[0].startswith("100") else None
 
-    def log_files(self, tree: str) -> dict[str, str]:
-        """Every file in a tree's log folder: repository path -> blob sha."""
+    def log_tree(self, tree: str) -> str | None:
+        """The tree object of a tree's log folder, None if it has none."""
         node: str | None = tree
         for part in logs.LOG_PREFIX.rstrip("/").split("/"):
             entry = self.store.entries(node).get(part) if node else None
             node = entry[1] if entry and entry[0] == "40000" else None
+        return node
+
+    def log_files(self, node: str | None) -> dict[str, str]:
+        """Every file in a log folder's tree: repository path -> blob sha."""
         if node is None:
             return {}
         return {
@@ -482,8 +486,11 @@ class Verifier:
     def merge_changes(self, commit: Commit) -> list[tuple[object, logs.Change]]:
         """A merge's logs against every parent: each path whose blob differs from some parent's,
         including a result equal to one parent (which ``git log -c`` does not list)."""
-        after = self.log_files(commit.tree)
-        before = [self.log_files(self.store.tree_of(p)) for p in commit.parents]
+        folders = [self.log_tree(self.store.tree_of(p)) for p in commit.parents]
+        folder = self.log_tree(commit.tree)
+        if all(f == folder for f in folders):
+            return []  # the log folder is the same in the result and every parent
+        after, before = self.log_files(folder), [self.log_files(f) for f in folders]
         found: list[tuple[object, logs.Change]] = []
         for path in sorted(set(after).union(*before)):
             if not logs.log_day(path) or all(b.get(path) == after.get(path) for b in before):
