@@ -53,7 +53,8 @@ RESTORE = "squad-memory-restore"
 REASON = "squad-memory-reason"
 CLOCK_SKEW = dt.timedelta(hours=1)
 SETTINGS = f"{MEMORY_DIR}/tiers.toml"
-_FORMAT = "%x01%H %T %ct %P%x02%s%x02%(trailers:only,unfold)%x02"
+_FORMAT = "%x01%H %T %ct %P%x02%s%x02%(trailers:only,unfold)%x02%b%x02"
+_SQUASHED = re.compile(r"^[ \t>*-]*Squad-Memory-(?:Move|Index|Intake):", re.IGNORECASE | re.MULTILINE)
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _MOVE_VALUE = re.compile(r"(\S+)\s+(\S+)\s+->\s+(\S+)")
 
@@ -78,6 +79,13 @@ class Commit:
     subject: str
     trailers: dict[str, list[str]]
     changes: tuple[FileChange, ...]
+    squadmem_marks: int = 0  # Squad-Memory-Move/-Index/-Intake lines anywhere in the message
+
+    @property
+    def squash(self) -> bool:
+        """Several of squadmem's commits squashed into one: their trailers kept in the body, not as its own."""
+        own = sum(len(self.trailers.get(key, [])) for key in (MOVE, INDEX, INTAKE))
+        return self.squadmem_marks > 1 and self.squadmem_marks > own
 
     @property
     def short(self) -> str:
@@ -114,6 +122,7 @@ class Result:
     moves: list[Move] = dataclasses.field(default_factory=list)
     index_refreshes: int = 0
     intakes: int = 0
+    squashes: int = 0
     log_changes: int = 0
     appended: dict[str, int] = dataclasses.field(default_factory=dict)  # log path -> bytes appended
     violations: list[Violation] = dataclasses.field(default_factory=list)
@@ -127,6 +136,8 @@ class Result:
         counts = f"{moves} moves, {self.index_refreshes} index refreshes, {logs_} log changes"
         if self.intakes:
             counts += f", {self.intakes} intake{'s' if self.intakes != 1 else ''}"
+        if self.squashes:
+            counts += f", {self.squashes} squash{'es' if self.squashes != 1 else ''}"
         n_bad = len(self.violations)
         verdict = "no violations" if self.ok else f"{n_bad} violation{'s' if n_bad != 1 else ''}"
         return f"verified {self.commits} commit{'s' if self.commits != 1 else ''} ({counts}): {verdict}"
@@ -140,6 +151,7 @@ class Result:
             "moves": [dataclasses.asdict(m) for m in self.moves],
             "index_refreshes": self.index_refreshes,
             "intakes": self.intakes,
+            "squashes": self.squashes,
             "log_changes": self.log_changes,
             "logs_appended": self.appended,
             "violations": [dataclasses.asdict(v) for v in self.violations],
@@ -219,7 +231,8 @@ def commits(repo: Repo, revs: Sequence[str]) -> Iterator[Commit]:
 
 
 def parse_commit(raw: bytes) -> Commit:
-    header, subject, trailer_text, rest = raw.decode("utf-8", "surrogateescape").split("\x02", 3)
+    header, subject, trailer_text, tail = raw.decode("utf-8", "surrogateescape").split("\x02", 3)
+    body, _, rest = tail.rpartition("\x02")
     sha, tree, stamp, *parents = header.split()
     trailers: dict[str, list[str]] = {}
     for line in trailer_text.splitlines():
@@ -227,7 +240,8 @@ def parse_commit(raw: bytes) -> Commit:
         if sep:
             trailers.setdefault(key.strip().lower(), []).append(value.strip())
     when = dt.datetime.fromtimestamp(int(stamp), dt.UTC)
-    return Commit(sha, tree, tuple(parents), when, subject, trailers, tuple(parse_changes(rest)))
+    marks = len(_SQUASHED.findall(body))
+    return Commit(sha, tree, tuple(parents), when, subject, trailers, tuple(parse_changes(rest)), marks)
 
 
 def parse_changes(text: str) -> Iterator[FileChange]:
@@ -373,7 +387,10 @@ class Verifier:
             )
         self.check_logs(commit, result)
         moves, index = commit.trailers.get(MOVE, []), commit.trailers.get(INDEX, [])
-        if len(moves) + len(index) > 1:
+        if commit.squash:
+            result.squashes += 1  # each squashed move is gone: judged like any commit, by conservation
+            self.conserve(commit, result)
+        elif len(moves) + len(index) > 1:
             bad(
                 Violation(
                     commit.short,

@@ -14,7 +14,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, run_squadmem
+from conftest import GitRepo, run_squadmem, squadmem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -563,3 +563,51 @@ def test_verify_shallow_clone_cannot_prove_a_boundary_move(mem: GitRepo, tmp_pat
     result = runner.invoke(app, ["-C", str(clone), "verify", "HEAD"])
     assert result.exit_code == 1
     assert result.stdout.splitlines()[0] == f"{mem.head()[:7]} -: a move commit needs a parent"
+
+
+def _maintained_branch(repo: GitRepo) -> str:
+    """main with three stale hot sections; branch `maint` where maintain moved them; returns main's tip."""
+    old = "2026-01-01T09:00:00+00:00"
+    hot = HOT_HEAD + "".join(f"## Note {n}\nbody {n}\n\n" for n in range(3))
+    repo.commit("memory", {HOT: hot}, date=old)
+    base = repo.head()
+    repo.git("switch", "-q", "-c", "maint")
+    env = {"GIT_AUTHOR_DATE": "2026-03-01T09:00:00+00:00", "GIT_COMMITTER_DATE": "2026-03-01T09:00:00+00:00"}
+    code, _, err = squadmem(repo, "maintain", "--now", "2026-03-01T09:00:00+00:00", env=env)
+    assert code == 0, err
+    assert int(repo.git("rev-list", "--count", f"{base}..maint")) >= 3
+    repo.git("switch", "-q", "main")
+    return base
+
+
+@pytest.mark.parametrize("style", ["git merge --squash", "one message per commit, as GitHub squashes"])
+def test_a_squash_of_a_verified_maintain_branch_passes(repo: GitRepo, style: str) -> None:
+    """Regression: a squash-merged maintain branch failed verify with 8 violations."""
+    base = _maintained_branch(repo)
+    assert verify(repo, f"{base}..maint", "--now", "2026-03-01T10:00:00+00:00")[0] == 0
+    repo.git("merge", "-q", "--squash", "maint")
+    if style == "git merge --squash":
+        text = (repo.root / ".git" / "SQUASH_MSG").read_text()
+    else:
+        text = "memory: squadmem maintain (#12)\n\n" + "\n\n".join(
+            "* " + repo.git("log", "-1", "--format=%B", sha).strip()
+            for sha in repo.git("rev-list", "--reverse", f"{base}..maint").split()
+        )
+    repo.git("commit", "-q", "--no-gpg-sign", "-m", text, date="2026-03-01T10:00:00+00:00")
+    code, out, err = verify(repo, f"{base}..HEAD", "--now", "2026-03-01T10:00:00+00:00")
+    assert code == 0, out + err
+    assert "1 squash" in out
+
+
+def test_a_squash_that_drops_a_section_is_caught(repo: GitRepo) -> None:
+    base = _maintained_branch(repo)
+    repo.git("merge", "-q", "--squash", "maint")
+    text = (repo.root / ".git" / "SQUASH_MSG").read_text()
+    archive = repo.read(ARCHIVE)  # unused 59 days: hot straight to the archive
+    assert "## Note 1\nbody 1\n" in archive
+    repo.write(ARCHIVE, archive.replace("## Note 1\nbody 1\n\n", "").replace("## Note 1\nbody 1\n", ""))
+    repo.git("add", ARCHIVE)
+    repo.git("commit", "-q", "--no-gpg-sign", "-m", text, date="2026-03-01T10:00:00+00:00")
+    code, out, _ = verify(repo, f"{base}..HEAD", "--now", "2026-03-01T10:00:00+00:00")
+    assert code == 1
+    assert "Note 1" in out or "note-1" in out
