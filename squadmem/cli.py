@@ -116,9 +116,7 @@ def init(
     ] = True,
     squad_skill: Annotated[
         bool,
-        typer.Option(
-            help="In a Squad team, write .github/skills/squadmem-memory/SKILL.md for spawns."
-        ),
+        typer.Option(help="In a Squad team, write .github/skills/squadmem-memory/SKILL.md for spawns."),
     ] = True,
 ) -> None:
     """Create the memory layout, tiers.toml, .gitattributes lines and git hooks.
