@@ -15,7 +15,7 @@ Each entry becomes one ``##`` section of a tier file (its *tier text*):
 - a ``###`` entry: its heading line with ``###`` written ``##``, then its
   body byte for byte;
 - a ``📌`` paragraph: a ``## `` heading made from its first line (up to the
-  first ``:``), then the paragraph byte for byte;
+  first ``: ``), then the paragraph byte for byte;
 - text between a container's heading and its first entry (its preamble),
   when not blank: ``## <container heading>`` and that text;
 - ``## Core Context``: the whole section, flagged ``pin`` (it stays in hot);
