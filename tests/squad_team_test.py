@@ -70,7 +70,8 @@ def test_decision_archival_moves_old_entries_whole(decisions: list[tuple[int, in
     text = gen.DECISIONS_HEADER
     for n, (age, size) in enumerate(decisions):
         day = (today - dt.timedelta(days=age)).isoformat()
-        text = gen._append_to(text, gen.ACTIVE, f"### {day}: Rule {n}\n**By:** Data\n**What:** {'x' * size}\n")
+        entry = f"### {day}: Rule {n}\n**By:** Data\n**What:** {'x' * size}\n"
+        text = gen._append_to(text, gen.ACTIVE, entry)
     kept, archive, count = gen._archive_decisions(text, today, scribe=scribe)
     before = [e.key for e in squad.entries(".squad/decisions.md", text) if e.kind == "decision"]
     after = [e.key for e in squad.entries(".squad/decisions.md", kept) if e.kind == "decision"]
