@@ -15,7 +15,7 @@ Each entry becomes one ``##`` section of a tier file (its *tier text*):
 - a ``###`` entry: its heading line with ``###`` written ``##``, then its
   body byte for byte;
 - a ``📌`` paragraph: a ``## `` heading made from its first line (up to the
-  first ``:``), then the paragraph byte for byte;
+  first ``: ``), then the paragraph byte for byte;
 - text between a container's heading and its first entry (its preamble),
   when not blank: ``## <container heading>`` and that text;
 - ``## Core Context``: the whole section, flagged ``pin`` (it stays in hot);
@@ -212,12 +212,19 @@ def _updates(path: str, owner: str, name: str, head: str, body: str, pins: list[
 
 
 def update_title(line: str) -> str:
-    """The heading a ``📌`` paragraph gets: its first line up to the first ``:``, at most 80 characters."""
+    """The heading a ``📌`` paragraph gets: its first line up to the first ``: ``, at most 80 characters.
+
+    The colon must be followed by a space (or end the line), so the Scribe's
+    ``📌 Team update (2026-06-02T21:15:30Z): …`` keeps its whole timestamp.
+    """
     text = line.strip()
-    cut = text.find(":")
-    if cut > 0:
-        text = text[:cut]
+    cut = _TITLE_END.search(text)
+    if cut is not None and cut.start() > 0:
+        text = text[: cut.start()]
     return _clip(text.strip())
+
+
+_TITLE_END = re.compile(r":(?=\s|$)")
 
 
 def _clip(text: str) -> str:

@@ -180,6 +180,26 @@ def test_core_context_stays_pinned_and_a_new_version_retires_the_old(repo: GitRe
     assert cli(repo, "verify", "--now", day(2), "HEAD~4..HEAD")[0] == 0
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="known bug: a newer Core Context that does not fit a full hot file goes to cold, "
+    "and the old one is retired, so the spawn has no Core Context",
+)
+def test_a_grown_core_context_stays_in_a_full_hot_file(repo: GitRepo) -> None:
+    """Regression: Core Context revised while hot was full left no Core Context in the spawn."""
+    team(repo)
+    append(repo, PICARD, "".join(learning(n, words=60) for n in range(1, 12)), day(1))
+    assert intake(repo, day(1))[0] == 0
+    assert len(repo.read(HOT).encode()) > 3700  # hot is (nearly) full
+    grown = repo.read(PICARD).replace("Picard leads.", "Picard leads. " + "Data reviews. " * 20)
+    repo.commit("core context revised", {PICARD: grown}, date=day(2))
+    code, _, err = intake(repo, day(2))
+    assert code == 0, err
+    code, out, err = cli(repo, "context", "--agent", "picard", "--now", day(2))
+    assert code == 0, err
+    assert "## Core Context" in out and "Data reviews." in out
+
+
 def test_hot_holds_its_budget_and_maintain_then_verify_pass(repo: GitRepo) -> None:
     """Regression: a recalled container burst hot, and maintain made commits its own verify refused."""
     team(repo)

@@ -56,12 +56,21 @@ DECISIONS = """# Squad Decisions
 """
 
 
+def test_an_update_keeps_the_scribes_whole_timestamp_in_its_title() -> None:
+    """Regression: an update titled at the first ':' lost the time, "📌 Team update (2026-01-07T10"."""
+    assert squad.update_title("📌 Team update (2026-06-02T21:15:30Z): Use JWT — decided by Picard\n") == (
+        "📌 Team update (2026-06-02T21:15:30Z)"
+    )
+    assert squad.update_title("📌 Team initialized on 2026-01-05\n") == "📌 Team initialized on 2026-01-05"
+    assert squad.update_title("📌 Note: keep it short\n") == "📌 Note"
+
+
 def test_history_entries_are_units() -> None:
     found = squad.entries(HISTORY, SQUAD_HISTORY)
     assert [(e.kind, e.title) for e in found] == [
         ("core", "Core Context"),
         ("update", "📌 Team initialized on 2026-01-05"),
-        ("update", "📌 Team update (2026-01-07T10"),
+        ("update", "📌 Team update (2026-01-07T10:00:00Z)"),
         ("preamble", "Learnings"),
         ("learning", "Token refresh (2026-01-08)"),
         ("learning", "Cache keys (2026-01-09)"),
@@ -69,7 +78,7 @@ def test_history_entries_are_units() -> None:
     core, _, update, _, refresh, _ = found
     assert core.text.startswith("## Core Context\n<!-- squadmem: pin -->\n")
     assert update.text == (
-        "## 📌 Team update (2026-01-07T10\n"
+        "## 📌 Team update (2026-01-07T10:00:00Z)\n"
         "📌 Team update (2026-01-07T10:00:00Z): Auth moved to JWT — decided by Picard\nfollow-up line\n\n"
     )
     assert refresh.raw.startswith("### Token refresh (2026-01-08)\n")
