@@ -28,11 +28,11 @@ import contextlib
 import dataclasses
 import datetime as dt
 import json
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem import history, index, moves, render, scaffold, sections, squad
+from squadmem import catalog, history, index, moves, render, scaffold, sections, squad
 from squadmem.errors import SquadmemError
 from squadmem.hooks.budget_check import over_budget
 from squadmem.layout import MEMORY_DIR, check_name, classify, tier_rel
@@ -338,21 +338,18 @@ def intake(
     facts = history.read_facts(repo)
     first_seen = {e.key: (history.utc(facts.first[e.key][0]) if e.key in facts.first else None) for e in new}
     placed = place(new, first_seen, conf, now)
-    placed, retired, warnings = _fit(placed, tier_texts, rows, conf)
+    placed, relocated, warnings = _fit(placed, tier_texts, rows, conf, _last_use(repo, tier_texts, now))
     projection = Projection(tier_texts, _header)
-    for rel, text in retired:
+    for rel, text, tier in relocated:
         projection.remove(rel, text)
+        projection.add(tier_rel(tier, _tier_of(rel)[1]), text)
     for p in placed:
         projection.add(p.target, p.entry.text)
     files = {}
     for rel in list(dict.fromkeys([*projection.added, *projection.removed])):
         tier, name = _tier_of(rel)
         files[rel] = projection.text(rel, tier, name)
-    for rel, text in retired:
-        agent = _tier_of(rel)[1]
-        archive = tier_rel("archive", agent)
-        projection.add(archive, text)
-        files[archive] = projection.text(archive, "archive", agent)
+    retired = [(rel, text) for rel, text, tier in relocated if tier == "archive"]
     ledger = ledger_text if ledger_text is not None else LEDGER_HEADER
     if ledger and not ledger.endswith("\n"):
         ledger += "\n"
@@ -408,16 +405,51 @@ def _tier_texts(repo: Repo, writer: moves.Writer) -> dict[str, str | None]:
     return {rel: writer.text(rel) for rel in _tier_paths(repo, writer.head)}
 
 
+def _last_use(repo: Repo, texts: Mapping[str, str | None], now: dt.datetime) -> Callable[[str], float]:
+    """A section text's last use (seconds; history's rule), for the sections of these tier files."""
+    memory = catalog.from_texts({rel: text for rel, text in texts.items() if text is not None})
+    uses = history.last_uses(repo, memory, now=now)
+    when = {
+        sections.normalize(e.text): (uses[e.id].when or now).timestamp()
+        for e in memory.entries
+        if e.id in uses
+    }
+    return lambda text: when.get(sections.normalize(text), now.timestamp())
+
+
+def _room(text: str, wanted: str, rel: str, conf: Settings, last_use: Callable[[str], float]) -> list[str]:
+    """Hot sections to send to cold, least recently used first, so that ``wanted`` fits; [] if none can."""
+    movable = [
+        s
+        for s in index.split(text).sections
+        if not s.flags.pin and not index.is_index(s) and s.raw_heading.strip() != catalog.SESSION_TITLE
+    ]
+    movable.sort(key=lambda s: last_use(s.text))
+    out: list[str] = []
+    for section in movable:
+        text, _ = index.remove(text, section.text)
+        out.append(section.text)
+        if not over_budget(_insert_many(text, [wanted], rel).encode("utf-8"), conf.hot):
+            return out
+    return []
+
+
 def _fit(
-    placed: list[Placed], texts: Mapping[str, str | None], rows: Sequence[Row], conf: Settings
-) -> tuple[list[Placed], list[tuple[str, str]], list[str]]:
+    placed: list[Placed],
+    texts: Mapping[str, str | None],
+    rows: Sequence[Row],
+    conf: Settings,
+    last_use: Callable[[str], float],
+) -> tuple[list[Placed], list[tuple[str, str, str]], list[str]]:
     """Hot within its budget: Core Context first, then the newest entries; the rest go to cold.
 
-    A newer Core Context retires the one in hot (to the archive). Returns the
-    placements, the (hot file, section text) pairs retired, and warnings.
+    A newer Core Context retires the one in hot (to the archive), and when it
+    does not fit, hot's least recently used sections make room for it (to
+    cold): the spawn always carries Core Context. Returns the placements, the
+    (hot file, section text, tier it goes to) relocations, and warnings.
     """
     warnings: list[str] = []
-    retired: list[tuple[str, str]] = []
+    relocated: list[tuple[str, str, str]] = []
     old_cores = {r.key for r in rows if r.kind == "core"}  # hex
     by_agent: dict[str, list[Placed]] = {}
     for p in placed:
@@ -431,7 +463,7 @@ def _fit(
         if any(p.entry.kind == "core" for p in candidates):
             for section in index.split(text).sections:
                 if sections.content_key(section.text).hex() in old_cores:
-                    retired.append((rel, section.text))
+                    relocated.append((rel, section.text, "archive"))
                     text, _ = index.remove(text, section.text)
         ordered = sorted(
             candidates,
@@ -446,12 +478,19 @@ def _fit(
                 text = trial
                 continue
             if p.entry.kind == "core":
+                evicted = _room(text, p.entry.text, rel, conf, last_use)
+                if evicted:
+                    for old in evicted:
+                        text, _ = index.remove(text, old)
+                        relocated.append((rel, old, "cold"))
+                    text = _insert_many(text, [p.entry.text], rel)
+                    continue
                 warnings.append(
                     f"{p.entry.source}: Core Context does not fit in {rel} "
                     f"({len(p.entry.text.encode())} bytes); kept in cold: shorten it in Squad's file"
                 )
             moved[id(p)] = dataclasses.replace(p, tier="cold")
-    return [moved.get(id(p), p) for p in placed], retired, warnings
+    return [moved.get(id(p), p) for p in placed], relocated, warnings
 
 
 def _untouched_templates(repo: Repo, writer: moves.Writer, files: Mapping[str, str]) -> list[str]:

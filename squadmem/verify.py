@@ -83,7 +83,7 @@ class Commit:
 
     @property
     def squash(self) -> bool:
-        """Several of squadmem's commits squashed into one: their trailers kept in the body, not as its own."""
+        """Several of squadmem's commits squashed into one: their trailers in the body, not its own."""
         own = sum(len(self.trailers.get(key, [])) for key in (MOVE, INDEX, INTAKE))
         return self.squadmem_marks > 1 and self.squadmem_marks > own
 
