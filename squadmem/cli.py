@@ -850,6 +850,39 @@ def migrate_squad(
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
+@migrate_app.command("memory-tiers")
+@guarded
+def migrate_memory_tiers(
+    ctx: typer.Context,
+    workspace: Annotated[
+        Path | None, typer.Argument(help="The skill's workspace (MEMORY.md, memory/, state/); default: here.")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", "-a", help="The agent whose tiers receive it.")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Move a memory-tiers workspace into an agent's tiers and daily logs: one commit.
+
+    MEMORY.md goes to hot, memory/tier2-recent.md to cold, memory/tier3-archive.md
+    to the archive, memory/YYYY-MM-DD.md to the daily logs, byte for byte; the
+    section access times of state/access-log.json ride on the commit as dated
+    Squad-Memory-Used trailers. A second run changes nothing.
+
+    Example: squadmem migrate memory-tiers ~/.openclaw/workspace --agent main --dry-run
+    """
+    from squadmem import clock, migrate_tiers
+
+    where = None if workspace is None else Path(ctx.find_root().obj or ".") / workspace
+    with open_repo(ctx) as repo:
+        result = migrate_tiers.memory_tiers(
+            repo, where, agent, dry_run=dry_run, now=clock.now(now) if now else None
+        )
+    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+
+
 def run() -> None:
     """Console-script entry point."""
     app(prog_name="squadmem")

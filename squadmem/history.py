@@ -56,7 +56,7 @@ from squadmem.repo import Repo
 
 KINDS = ("content", "trailer", "pending", "edit", "unknown")
 CACHE_FILE = "history-cache"
-FORMAT = 2  # 2: Squad's history.md and decisions.md date migrated sections
+FORMAT = 3  # 2: Squad's history.md and decisions.md date migrated sections; 3: dated uses, departures
 NULL_SHA = "0" * 40
 _RECORD = struct.Struct("<16sq20sB")  # content hash, commit time, commit, at a shallow boundary
 _TRAILER_PROBE = uses.TRAILER.lower().encode()
@@ -575,14 +575,23 @@ def _record_blobs(repo: Repo, paths: dict[str, str], introduced: dict[str, First
                 first[key] = holder
 
 
-def _add_trailers(facts: Facts, commit: Commit) -> None:
+def trailer_times(commit: Commit) -> dict[str, int]:
+    """Id -> its use time in ``commit``'s trailers: the commit's time, or a dated use's (never later)."""
     assert commit.message is not None
-    for ident in uses.parse_used(commit.message):
+    found: dict[str, int] = {}
+    for ident, when in uses.parse_dated(commit.message):
+        time = commit.time if when is None else min(commit.time, int(when.timestamp()))
+        found[ident] = max(found.get(ident, time), time)
+    return found
+
+
+def _add_trailers(facts: Facts, commit: Commit) -> None:
+    for ident, when in trailer_times(commit).items():
         old = facts.used.get(ident)
         if old is None:
-            facts.used[ident] = (commit.time, commit.sha, 1)
+            facts.used[ident] = (when, commit.sha, 1)
         else:
-            time, sha = max((old[0], old[1]), (commit.time, commit.sha))
+            time, sha = max((old[0], old[1]), (when, commit.sha))
             facts.used[ident] = (time, sha, old[2] + 1)
 
 
@@ -739,6 +748,8 @@ def _last_use(
 ) -> LastUse:
     candidates = []
     bound: First | None = None
+    if first is not None and trail is not None and trail[1] == first[2].hex() and trail[0] < first[0]:
+        first = (trail[0], first[1], first[2])  # brought in with a dated use: an import keeps its age
     if first is None:
         candidates.append(LastUse(now, "edit", None))
     elif first[1]:
