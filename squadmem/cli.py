@@ -725,6 +725,12 @@ def session_end(
             "--summary-file", help="The summary for cold (- reads standard input); default: extractive."
         ),
     ] = None,
+    transcript: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--transcript", help="Track this session transcript first (squadmem track); repeatable."
+        ),
+    ] = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -755,6 +761,11 @@ def session_end(
             ) from None
     moment = clock.now(now) if now else logs.commit_now()
     with open_repo(ctx) as repo:
+        if transcript:
+            from squadmem import track as tracking
+
+            tracked = tracking.track(repo, transcript, moment)
+            typer.echo(tracked.text().splitlines()[-1], err=True)
         result = sessions.end(repo, agent, moment, summary)
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
@@ -807,6 +818,40 @@ def _read_text(path: str) -> str:
         raise SquadmemError(f"{path}: cannot read: {exc.strerror}", hint="check the path") from None
     except UnicodeDecodeError:
         raise SquadmemError(f"{path}: not UTF-8", hint="save the entry as UTF-8") from None
+
+
+@app.command("track")
+@guarded
+def track_command(
+    ctx: typer.Context,
+    files: Annotated[list[Path] | None, typer.Argument(help="Session transcripts (JSONL).")] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="auto, claude (Claude Code) or codex (Codex CLI rollout).")
+    ] = "auto",
+    from_hook: Annotated[
+        bool, typer.Option("--from-hook", help="Read a Claude Code hook's JSON (transcript_path) on stdin.")
+    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the uses; record nothing.")] = False,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Record a use of each section an agent read or cited in its session transcripts.
+
+    A read of a tier file (the sections its line range returned; a whole hot
+    file is the spawn's load, never a use), a section id in the agent's
+    output, or a heading it quoted. A transcript read again records nothing new.
+
+    Example: squadmem track ~/.claude/projects/-src-app/3f9c.jsonl
+    """
+    from squadmem import clock
+    from squadmem import track as tracking
+
+    paths = list(files or [])
+    if from_hook:
+        paths.append(tracking.hook_transcript(sys.stdin.read()))
+    with open_repo(ctx) as repo:
+        result = tracking.track(repo, paths, clock.now(now), fmt=fmt, dry_run=dry_run)
+    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
 # --- migrate commands ---
