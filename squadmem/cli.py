@@ -201,6 +201,12 @@ def recall_command(
     limit: Annotated[int, typer.Option(help="Show (and record as used) at most this many sections.")] = 5,
     logs: Annotated[bool, typer.Option(help="Also search the daily logs (shown, never recorded).")] = True,
     record: Annotated[bool, typer.Option(help="Record the sections shown as used.")] = True,
+    in_history: Annotated[
+        bool,
+        typer.Option(
+            "--history", help="Also search sections removed from every tier, with the restore command."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     now: NowOpt = None,
 ) -> None:
@@ -209,7 +215,8 @@ def recall_command(
     A section matches when it holds every word of the query; the best
     matches come first (titles count double). The sections shown are
     recorded as used, so one recalled from cold or the archive comes back to
-    hot at the next maintain; --no-record only looks.
+    hot at the next maintain; --no-record only looks. --history also finds
+    sections no tier holds any more, each with `squadmem restore ID --at REV`.
 
     Example: squadmem recall "token rotation" --agent worf
     """
@@ -218,7 +225,15 @@ def recall_command(
 
     with open_repo(ctx) as repo:
         found = recalling.recall(
-            repo, query, clock.now(now), agent=agent, tier=tier, limit=limit, logs=logs, record=record
+            repo,
+            query,
+            clock.now(now),
+            agent=agent,
+            tier=tier,
+            limit=limit,
+            logs=logs,
+            record=record,
+            history=in_history,
         )
     typer.echo(render.to_json(found.as_dict()) if as_json else found.text())
 
