@@ -121,7 +121,7 @@ def test_departures_read_commit_by_commit_match_one_full_read(repo: GitRepo) -> 
     from squadmem import history
     from squadmem.repo import Repo
 
-    texts = [
+    texts: list[dict[str, str | bytes | None]] = [
         {HOT: HOT_TEXT, COLD: "# Cold\n\n## A\na\n\n## B\nb\n"},
         {COLD: "# Cold\n\n## B\nb\n"},
         {HOT: "# Hot\n\n## Session\n- none yet\n\n## A\na\n", ARCHIVE: "# Archive\n\n## C\nc\n"},
