@@ -505,9 +505,10 @@ class Facts:
     )  # heading key -> its latest departure
 
 
-Departure = tuple[int, str, str, str, str, str]
+Departure = tuple[int, str, str, str, str, str, int, int]
 """A section heading that left a tier file: (time, the commit it left in, the commit before it
-(likely the last holder), a commit sure to hold it, the blob that held it, the path)."""
+(likely the last holder), a commit sure to hold it, the blob that held it, the path, and where
+the section starts and ends in that blob's text)."""
 
 
 def heading_key(path: str, heading: str) -> str:
@@ -669,11 +670,12 @@ def _depart(
     parent: str,
     sure: str,
 ) -> None:
+    ends = (*old.starts[1:], len(old.text))
     for index in indexes:
         key = heading_key(path, old.text[old.starts[index] : old.heads[index]].splitlines()[0])
         had = facts.gone.get(key)
         if had is None or (time, commit) >= (had[0], had[1]):
-            facts.gone[key] = (time, commit, parent, sure, blob, path)
+            facts.gone[key] = (time, commit, parent, sure, blob, path, old.starts[index], ends[index])
 
 
 def trailer_times(commit: Commit) -> dict[str, int]:
@@ -736,8 +738,8 @@ def load_cache(path: Path, key: str) -> tuple[Facts | None, str]:
 
 
 def _departure(value: list[Any]) -> Departure:
-    time, commit, parent, sure, blob, path = value
-    return (int(time), str(commit), str(parent), str(sure), str(blob), str(path))
+    time, commit, parent, sure, blob, path, start, end = value
+    return (int(time), str(commit), str(parent), str(sure), str(blob), str(path), int(start), int(end))
 
 
 def save_cache(path: Path, key: str, facts: Facts) -> None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from typing import Any
+from typing import Any, Protocol
 
 from squadmem import catalog, removed, render, uses
 from squadmem.errors import SquadmemError
@@ -95,7 +95,15 @@ def words(query: str) -> list[str]:
     return found
 
 
-def score(entry: catalog.Entry, terms: list[str]) -> int:
+class Titled(Protocol):
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+
+def score(entry: Titled, terms: list[str]) -> int:
     """How often the terms occur (title occurrences count double); 0 unless every term occurs."""
     body, title = entry.text.casefold(), entry.title.casefold()
     counts = [body.count(t) + title.count(t) for t in terms]

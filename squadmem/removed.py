@@ -16,10 +16,10 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from squadmem import catalog, history
+from squadmem import catalog, history, sections, titles
 from squadmem.errors import SquadmemError
 from squadmem.layout import AGENT_TIERS, MEMORY_DIR, classify
 from squadmem.repo import Repo
@@ -96,7 +96,7 @@ def search(
     repo: Repo,
     memory: catalog.Memory,
     terms: list[str],
-    score: Callable[[catalog.Entry, list[str]], int],
+    score: Callable[[_Candidate, list[str]], int],
     first_line: Callable[[str, list[str]], str],
     *,
     agent: str | None = None,
@@ -113,26 +113,44 @@ def search(
         if k not in present and (agent is None or _agent_of(v[5]) in (agent, None))
     }
     texts = _objects(repo, sorted({v[4] for v in gone.values()}))
-    matched: list[tuple[int, history.Departure, catalog.Entry]] = []
+    decoded: dict[str, str] = {}
+    matched: list[tuple[int, history.Departure, _Candidate]] = []
     for key, departure in gone.items():
-        raw = texts.get(departure[4])
-        if raw is None:
+        blob, path, start, end = departure[4:8]
+        if blob not in decoded:
+            decoded[blob] = texts.get(blob, b"").decode("utf-8", "replace")
+        section = decoded[blob][start:end]
+        if not section or not all(t in section.casefold() for t in terms):
             continue
-        try:
-            single = catalog.from_blobs({departure[5]: raw})
-        except SquadmemError:
-            continue  # an old version squadmem cannot read
-        entry = next((e for e in single.entries if _key(e) == key), None)
+        if history.heading_key(path, section.splitlines()[0]) != key:
+            continue  # not the version the cache describes
+        candidate = _Candidate(section, titles.plain(_heading_text(section)))
+        if history.content_key(section) in contents:
+            continue
+        points = score(candidate, terms)
+        if points:
+            matched.append((points, departure, candidate))
+    matched.sort(key=lambda m: (-m[0], -m[1][0], m[2].title))
+    shown = []
+    for points, departure, candidate in matched:
+        entry = next(iter(_entries({departure[5]: candidate.text.encode("utf-8")})), None)
         if entry is None or entry.is_index or (tier and entry.tier != tier):
             continue
-        if history.content_key(entry.text) in contents:
-            continue
-        points = score(entry, terms)
-        if points:
-            matched.append((points, departure, entry))
-    matched.sort(key=lambda m: (-m[0], -m[1][0], m[2].title))
-    shown = [_located(repo, p, d, e, first_line(e.text, terms)) for p, d, e in matched[:limit]]
+        shown.append(_located(repo, points, departure, entry, first_line(entry.text, terms)))
+        if len(shown) == limit:
+            break
     return shown, len(matched) - len(shown)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Candidate:
+    text: str
+    title: str
+
+
+def _heading_text(section: str) -> str:
+    first = section.splitlines()[0] if section else ""
+    return first.lstrip("#").strip().rstrip("#").strip() if first.startswith("#") else first.strip()
 
 
 def _entries(blobs: dict[str, bytes]) -> list[catalog.Entry]:
@@ -151,18 +169,20 @@ def _located(
     repo: Repo, points: int, departure: history.Departure, entry: catalog.Entry, line: str
 ) -> Removed:
     """The hit with the commit that last held it and its id there."""
-    time, left_in, parent, sure, _, path = departure
+    time, left_in, parent, sure, _, path, _, _ = departure
     holder = sure
-    wanted = history.content_key(entry.text)
     if parent:
         name = f"{parent}:{path}"
         there = _objects(repo, [name]).get(name)
-        if there is not None and wanted in {history.content_key(e.text) for e in _entries({path: there})}:
+        if there is not None and entry.text in there.decode("utf-8", "replace"):
             holder = parent
     owner = {p: f"{holder}:{p}" for p in _owner_paths(path)}
     files = _objects(repo, list(owner.values()))
-    at = _entries({p: files[n] for p, n in owner.items() if n in files})
-    ident = next((e.id for e in at if history.content_key(e.text) == wanted), entry.id)
+    ident = entry.id
+    if not entry.section.flags.id and _namesakes(entry, files.values()) != 1:
+        wanted = history.content_key(entry.text)
+        at = _entries({p: files[n] for p, n in owner.items() if n in files})
+        ident = next((e.id for e in at if history.content_key(e.text) == wanted), entry.id)
     held = dt.datetime.fromtimestamp(int(repo.run("show", "-s", "--format=%ct", holder).strip() or 0), dt.UTC)
     return Removed(
         ident,
@@ -176,3 +196,17 @@ def _located(
         left_in,
         dt.datetime.fromtimestamp(time, dt.UTC),
     )
+
+
+def _namesakes(entry: catalog.Entry, files: Iterable[bytes]) -> int:
+    """How many ``##`` lines of the owner's files give ``entry``'s slug (1: its id has no suffix)."""
+    slug = entry.id.rsplit("/", 1)[1]
+    count = 0
+    for raw in files:
+        for line in raw.decode("utf-8", "replace").splitlines():
+            if (
+                line.startswith("## ")
+                and sections.slugify(titles.plain(line[3:].strip().rstrip("#"))) == slug
+            ):
+                count += 1
+    return count
