@@ -69,6 +69,7 @@ class _History:
         self._memory: dict[tuple[str, ...], catalog.Memory] = {}
         self._keys: dict[str, frozenset[bytes]] = {}
         self._cuts: dict[str, history.Cut] = {}
+        self.bodies: dict[bytes, str] = {}
         self._versions: dict[str, dict[str, None]] = {}
         self._stretch: dict[str, int] = {}
         self._last: dict[str, history.Cut] = {}
@@ -137,12 +138,32 @@ class _History:
         return self._keys[blob]
 
     def holder(self, tree: Tree, key: bytes, prefer: str | None, among: Iterable[str]) -> str | None:
-        """A file of ``tree`` (``prefer`` first, then ``among``) holding content ``key``."""
+        """A file of ``tree`` (``prefer`` first, then ``among``) holding content ``key``.
+
+        A file whose text does not hold the section's (normalized) text at all
+        cannot hold it as a section: such a file is not cut.
+        """
+        body = self.bodies.get(key)
         for path in [p for p in (prefer,) if p] + [p for p in among if p != prefer]:
             blob = tree.get(path)
-            if blob is not None and key in self.keys(blob, path):
+            if blob is None or (
+                body is not None and blob not in self._cuts and body not in self.plain(blob, path)
+            ):
+                continue
+            if key in self.keys(blob, path):
                 return path
         return None
+
+    def plain(self, blob: str, path: str) -> str:
+        """A blob's text with line endings normalized, as section texts are compared."""
+        self.prefetch(path, blob)
+        text = self.text(blob)
+        return text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text
+
+    def learn(self, key: bytes, text: str) -> bytes:
+        """Remember a section's text by its key (``holder`` looks for it before cutting); return the key."""
+        self.bodies[key] = history.normalize(text)
+        return key
 
     def same_heading(self, tree: Tree, path: str, heading: str) -> tuple[bytes, str] | None:
         """The one section of ``path`` in ``tree`` whose heading is ``heading``: (key, heading)."""
@@ -150,12 +171,12 @@ class _History:
         if blob is None or not heading:
             return None
         done = self.cut(blob, path)
-        found = [
-            (done.keys[i], heading)
-            for i in range(len(done.keys))
-            if done.text[done.starts[i] : done.heads[i]] == heading
-        ]
-        return found[0] if len(found) == 1 else None
+        found = [i for i in range(len(done.keys)) if done.text[done.starts[i] : done.heads[i]] == heading]
+        if len(found) != 1:
+            return None
+        at = found[0]
+        end = done.starts[at + 1] if at + 1 < len(done.starts) else len(done.text)
+        return self.learn(done.keys[at], done.text[done.starts[at] : end]), heading
 
     def heading_of(self, tree: Tree, path: str, key: bytes) -> str:
         blob = tree.get(path)
@@ -390,7 +411,7 @@ def _walk(past: _History, head: str, entry: Entry) -> tuple[list[Event], set[str
     events: list[Event] = []
     ids = {entry.id}
     sha = head
-    key = history.content_key(entry.text)
+    key = past.learn(history.content_key(entry.text), entry.text)
     tree = past.trees[sha]
     where = past.holder(tree, key, entry.file, tree)
     ident = entry.id
@@ -398,7 +419,7 @@ def _walk(past: _History, head: str, entry: Entry) -> tuple[list[Event], set[str
         found = _find_by_id(past, tree, ident)
         if found is None:
             return events, ids
-        where, key = found.file, history.content_key(found.text)
+        where, key = found.file, past.learn(history.content_key(found.text), found.text)
     while True:
         commit = past.commits[sha]
         tree = past.trees[sha]
@@ -447,7 +468,7 @@ def _step(
     happened: list[tuple[str, str | None]] = [("edited", None)]
     if found.file != where:
         happened.append(("moved", found.file))
-    return first, found.file, history.content_key(found.text), found.id, happened
+    return first, found.file, past.learn(history.content_key(found.text), found.text), found.id, happened
 
 
 def _id_at(past: _History, tree: Tree, path: str, key: bytes) -> str | None:
