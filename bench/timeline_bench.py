@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -33,10 +34,14 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache")
 
 
-def run(repo: Path, *args: str) -> float:
+def run(repo: Path, *args: str) -> tuple[float, float]:
+    """Wall time and CPU time (user + system, the process and its git children) of one command."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run([*SQUADMEM, *args], cwd=repo, env=ENV, stdout=subprocess.DEVNULL, check=True)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def pick(repo: Path) -> dict[str, str]:
@@ -81,22 +86,32 @@ def main(argv: list[str] | None = None) -> int:
             "--json",
             "rollback",
         )
-        first = {name: run(repo, *command) for name, command in commands.items()}  # fill the caches
-        times: dict[str, list[float]] = {name: [] for name in commands}
+        first = {name: run(repo, *command)[0] for name, command in commands.items()}  # fill the caches
+        walls: dict[str, list[float]] = {name: [] for name in commands}
+        cpus: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(args.runs):
             for name, command in commands.items():
-                times[name].append(run(repo, *command))
+                wall, cpu = run(repo, *command)
+                walls[name].append(wall)
+                cpus[name].append(cpu)
         count = subprocess.run(
             ["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
         ).stdout.strip()
-        base = statistics.median(times["report --json (warm cache)"])
+        yard = "report --json (warm cache)"
+        base, base_cpu = statistics.median(walls[yard]), statistics.median(cpus[yard])
         print(f"\n{count} commits; medians of {args.runs} rounds, whole processes, taken in turns\n")
-        print("| command | first run (fills its cache) | warm | against a warm `report` | target |")
-        print("|---|---|---|---|---|")
+        print(
+            "| command | first run (fills its cache) | warm | vs warm `report` "
+            "| CPU | CPU vs `report` | target |"
+        )
+        print("|---|---|---|---|---|---|---|")
         for name in commands:
-            median = statistics.median(times[name])
+            wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
             target = "≤ 1.5×" if name.startswith("history") else ""
-            print(f"| `{name}` | {first[name]:.2f} s | {median:.2f} s | {median / base:.2f}× | {target} |")
+            print(
+                f"| `{name}` | {first[name]:.2f} s | {wall:.2f} s | {wall / base:.2f}× "
+                f"| {cpu:.2f} s | {cpu / base_cpu:.2f}× | {target} |"
+            )
     return 0
 
 
