@@ -137,13 +137,17 @@ class _History:
             self._keys[blob] = frozenset(self.cut(blob, path).keys)
         return self._keys[blob]
 
-    def holder(self, tree: Tree, key: bytes, prefer: str | None, among: Iterable[str]) -> str | None:
+    def holder(
+        self, tree: Tree, key: bytes, prefer: str | None, among: Iterable[str], child: Tree | None = None
+    ) -> str | None:
         """A file of ``tree`` (``prefer`` first, then ``among``) holding content ``key``.
 
         A file whose text does not hold the section's (normalized) text at all
         cannot hold it as a section: such a file is not cut.
         """
         body = self.bodies.get(key)
+        if prefer and child is not None and self.kept_in_front(child, tree, prefer, key):
+            return prefer
         for path in [p for p in (prefer,) if p] + [p for p in among if p != prefer]:
             blob = tree.get(path)
             if blob is None or (
@@ -153,6 +157,21 @@ class _History:
             if key in self.keys(blob, path):
                 return path
         return None
+
+    def kept_in_front(self, child: Tree, parent: Tree, path: str, key: bytes) -> bool:
+        """Does ``path`` in ``parent`` start with the same bytes as in ``child`` through the section
+        ``key`` and the next section's heading? Then it holds the section, found without cutting it:
+        from the top, both texts scan alike as far as they are alike."""
+        new, old = child.get(path), parent.get(path)
+        if new is None or old is None or new not in self._cuts:
+            return False
+        done = self._cuts[new]
+        at = [i for i, k in enumerate(done.keys) if k == key]
+        if len(at) != 1 or at[0] + 1 >= len(done.starts):
+            return False
+        self.prefetch(path, old)
+        ahead = done.heads[at[0] + 1]
+        return self.text(old)[:ahead] == done.text[:ahead]
 
     def plain(self, blob: str, path: str) -> str:
         """A blob's text with line endings normalized, as section texts are compared."""
@@ -452,7 +471,7 @@ def _step(
     for parent in parents:  # the same content elsewhere, or among other changes of its file
         ptree = past.trees[parent]
         changed = [p for p in set(ptree) | set(tree) if ptree.get(p) != tree.get(p)]
-        holder = past.holder(ptree, key, where, changed)
+        holder = past.holder(ptree, key, where, changed, tree)
         if holder is not None:
             if holder == where:
                 return parent, where, key, ident, []
