@@ -31,7 +31,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem import catalog, index, logs, moves, scaffold, sections, settings, uses
+from squadmem import catalog, index, logs, moves, render, scaffold, sections, settings, uses
 from squadmem.errors import SquadmemError
 from squadmem.layout import AGENT_TIERS, check_name, decode_tier, parse_log_name
 from squadmem.repo import Repo
@@ -146,7 +146,7 @@ class Result:
 
 
 def _stamp(when: dt.datetime) -> str:
-    return when.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    return render.timestamp(when) or ""
 
 
 # -- pure text -----------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from squadmem import catalog, history, sections, titles
+from squadmem import catalog, history, render, sections, titles
 from squadmem.errors import SquadmemError
 from squadmem.layout import AGENT_TIERS, MEMORY_DIR, classify
 from squadmem.repo import Repo
@@ -52,7 +52,7 @@ class Removed:
             "line": self.line,
             "commit": self.commit,
             "removed_in": self.removed_in,
-            "removed": self.removed.isoformat().replace("+00:00", "Z"),
+            "removed": render.timestamp(self.removed),
             "restore": self.restore,
         }
 

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from squadmem import catalog, sections, uses
+from squadmem import catalog, render, sections, uses
 from squadmem.errors import SquadmemError
 from squadmem.layout import classify
 from squadmem.repo import Repo
@@ -80,7 +80,7 @@ class Use:
     def as_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
-            "when": self.when.isoformat().replace("+00:00", "Z"),
+            "when": render.timestamp(self.when),
             "how": self.how,
             "where": self.where,
         }
@@ -104,7 +104,7 @@ class Result:
         }
 
     def text(self) -> str:
-        out = [f"{u.where}: {u.id} ({u.how}, {u.when.isoformat().replace('+00:00', 'Z')})" for u in self.uses]
+        out = [f"{u.where}: {u.id} ({u.how}, {render.timestamp(u.when)})" for u in self.uses]
         seen = f", {self.lines_seen_before} tracked before" if self.lines_seen_before else ""
         out.append(
             f"tracked {len(self.transcripts)} transcript(s), {self.lines_read} line(s){seen}: "

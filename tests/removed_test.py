@@ -51,7 +51,7 @@ def test_a_section_deleted_months_ago_is_found_and_restored(repo: GitRepo) -> No
     assert code == 0, err
     assert VAULT in repo.read(HOT)
     assert history_hits(repo, "secrets kv") == []  # back in a tier: not removed any more
-    assert cli(repo, "verify", "--now", NOW)[0] == 0
+    assert cli(repo, "verify", f"{gone}..HEAD", "--now", NOW)[0] == 0  # the restore commits prove out
 
 
 def test_a_section_lost_to_a_bad_merge_is_found_on_its_branch(repo: GitRepo) -> None:
