@@ -225,6 +225,12 @@ def recall_command(
     limit: Annotated[int, typer.Option(help="Show (and record as used) at most this many sections.")] = 5,
     logs: Annotated[bool, typer.Option(help="Also search the daily logs (shown, never recorded).")] = True,
     record: Annotated[bool, typer.Option(help="Record the sections shown as used.")] = True,
+    in_history: Annotated[
+        bool,
+        typer.Option(
+            "--history", help="Also search sections removed from every tier, with the restore command."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
     now: NowOpt = None,
 ) -> None:
@@ -233,7 +239,8 @@ def recall_command(
     A section matches when it holds every word of the query; the best
     matches come first (titles count double). The sections shown are
     recorded as used, so one recalled from cold or the archive comes back to
-    hot at the next maintain; --no-record only looks.
+    hot at the next maintain; --no-record only looks. --history also finds
+    sections no tier holds any more, each with `squadmem restore ID --at REV`.
 
     Example: squadmem recall "token rotation" --agent worf
     """
@@ -242,7 +249,15 @@ def recall_command(
 
     with open_repo(ctx) as repo:
         found = recalling.recall(
-            repo, query, clock.now(now), agent=agent, tier=tier, limit=limit, logs=logs, record=record
+            repo,
+            query,
+            clock.now(now),
+            agent=agent,
+            tier=tier,
+            limit=limit,
+            logs=logs,
+            record=record,
+            history=in_history,
         )
     typer.echo(render.to_json(found.as_dict()) if as_json else found.text())
 
@@ -772,6 +787,12 @@ def session_end(
             "--summary-file", help="The summary for cold (- reads standard input); default: extractive."
         ),
     ] = None,
+    transcript: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--transcript", help="Track this session transcript first (squadmem track); repeatable."
+        ),
+    ] = None,
     now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -804,6 +825,11 @@ def session_end(
             ) from None
     moment = clock.now(now) if now else logs.commit_now()
     with open_repo(ctx) as repo:
+        if transcript:
+            from squadmem import track as tracking
+
+            tracked = tracking.track(repo, transcript, moment)
+            typer.echo(tracked.text().splitlines()[-1], err=True)
         result = sessions.end(repo, agent, moment, summary)
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
@@ -856,6 +882,40 @@ def _read_text(path: str) -> str:
         raise SquadmemError(f"{path}: cannot read: {exc.strerror}", hint="check the path") from None
     except UnicodeDecodeError:
         raise SquadmemError(f"{path}: not UTF-8", hint="save the entry as UTF-8") from None
+
+
+@app.command("track")
+@guarded
+def track_command(
+    ctx: typer.Context,
+    files: Annotated[list[Path] | None, typer.Argument(help="Session transcripts (JSONL).")] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="auto, claude (Claude Code) or codex (Codex CLI rollout).")
+    ] = "auto",
+    from_hook: Annotated[
+        bool, typer.Option("--from-hook", help="Read a Claude Code hook's JSON (transcript_path) on stdin.")
+    ] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the uses; record nothing.")] = False,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Record a use of each section an agent read or cited in its session transcripts.
+
+    A read of a tier file (the sections its line range returned; a whole hot
+    file is the spawn's load, never a use), a section id in the agent's
+    output, or a heading it quoted. A transcript read again records nothing new.
+
+    Example: squadmem track ~/.claude/projects/-src-app/3f9c.jsonl
+    """
+    from squadmem import clock
+    from squadmem import track as tracking
+
+    paths = list(files or [])
+    if from_hook:
+        paths.append(tracking.hook_transcript(sys.stdin.read()))
+    with open_repo(ctx) as repo:
+        result = tracking.track(repo, paths, clock.now(now), fmt=fmt, dry_run=dry_run)
+    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
 # --- migrate commands ---
@@ -934,6 +994,39 @@ def intake(
     with open_repo(ctx) as repo:
         conf = settings.load(repo.layout.memory)
         result = intaking.intake(repo, conf, clock.now(now), dry_run=dry_run)
+    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+
+
+@migrate_app.command("memory-tiers")
+@guarded
+def migrate_memory_tiers(
+    ctx: typer.Context,
+    workspace: Annotated[
+        Path | None, typer.Argument(help="The skill's workspace (MEMORY.md, memory/, state/); default: here.")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", "-a", help="The agent whose tiers receive it.")
+    ] = None,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Move a memory-tiers workspace into an agent's tiers and daily logs: one commit.
+
+    MEMORY.md goes to hot, memory/tier2-recent.md to cold, memory/tier3-archive.md
+    to the archive, memory/YYYY-MM-DD.md to the daily logs, byte for byte; the
+    section access times of state/access-log.json ride on the commit as dated
+    Squad-Memory-Used trailers. A second run changes nothing.
+
+    Example: squadmem migrate memory-tiers ~/.openclaw/workspace --agent main --dry-run
+    """
+    from squadmem import clock, migrate_tiers
+
+    where = None if workspace is None else Path(ctx.find_root().obj or ".") / workspace
+    with open_repo(ctx) as repo:
+        result = migrate_tiers.memory_tiers(
+            repo, where, agent, dry_run=dry_run, now=clock.now(now) if now else None
+        )
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 

@@ -46,7 +46,7 @@ import sys
 import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from squadmem import catalog, sections, squad, uses
 from squadmem.errors import Exit, SquadmemError
@@ -56,7 +56,9 @@ from squadmem.repo import Repo
 
 KINDS = ("content", "trailer", "pending", "edit", "unknown")
 CACHE_FILE = "history-cache"
-FORMAT = 3  # 2: Squad's history.md and decisions.md date migrated sections; 3: and their entries
+# 2: Squad's history.md and decisions.md date migrated sections; 3: and their entries; 4: dated uses,
+# departures
+FORMAT = 4
 NULL_SHA = "0" * 40
 _RECORD = struct.Struct("<16sq20sB")  # content hash, commit time, commit, at a shallow boundary
 _TRAILER_PROBE = uses.TRAILER.lower().encode()
@@ -494,6 +496,23 @@ class Facts:
     tip: str | None = None
     first: dict[bytes, First] = dataclasses.field(default_factory=dict)  # content key -> earliest holder
     used: dict[str, tuple[int, str, int]] = dataclasses.field(default_factory=dict)  # id -> (time, commit, n)
+    gone: dict[str, Departure] = dataclasses.field(
+        default_factory=dict
+    )  # heading key -> its latest departure
+
+
+Departure = tuple[int, str, str, str, str, str, int, int]
+"""A section heading that left a tier file: (time, the commit it left in, the commit before it
+(likely the last holder), a commit sure to hold it, the blob that held it, the path, and where
+the section starts and ends in that blob's text)."""
+
+
+def heading_key(path: str, heading: str) -> str:
+    """Who owns a heading, and its text: what ``recall --history`` asks history about."""
+    tf = classify(path)
+    owner = tf.owner if tf is not None else path
+    text = " ".join(heading.lstrip("\ufeff").strip().lstrip("#").split()).casefold()
+    return hashlib.blake2b(f"{owner}\0{text}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()
 
 
 def _earlier(a: First | None, b: First) -> bool:
@@ -510,6 +529,9 @@ class _Read:
     trailers: list[Commit] = dataclasses.field(default_factory=list)
     introduced: dict[str, First] = dataclasses.field(default_factory=dict)  # blob -> earliest introducer
     paths: dict[str, str] = dataclasses.field(default_factory=dict)  # blob -> a path of it, in log order
+    first_parent: dict[str, str] = dataclasses.field(default_factory=dict)  # commit -> its first parent
+    deleted: list[tuple[int, str, str, str]] = dataclasses.field(default_factory=list)  # time, sha, old, path
+    base: str | None = None  # the cached tip this read continues from
 
 
 def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None) -> _Read:
@@ -521,8 +543,12 @@ def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None)
         if commit.message is not None:
             read.trailers.append(commit)
         here: First = (commit.time, commit.sha in boundary, bytes.fromhex(commit.sha))
-        for _, new, path in commit.changes:
+        if commit.changes and commit.parents:
+            read.first_parent[commit.sha] = commit.parents[0]
+        for old, new, path in commit.changes:
             if new == NULL_SHA:
+                if old != NULL_SHA and classify(path) is not None:
+                    read.deleted.append((commit.time, commit.sha, old, path))
                 continue
             if _earlier(read.introduced.get(new), here):
                 read.introduced[new] = here
@@ -530,10 +556,25 @@ def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None)
     return read
 
 
-def _apply(repo: Repo, read: _Read, facts: Facts) -> None:
+def _apply(repo: Repo, read: _Read, facts: Facts, base: str | None = None) -> None:
+    """Add one read to the facts; ``base``: the commit the facts were read up to (its files are
+    the previous versions of the files this read changes)."""
     for commit in read.trailers:
         _add_trailers(facts, commit)
-    _record_blobs(repo, read.paths, read.introduced, facts)
+    _record_blobs(repo, read, facts, _bases(repo, base, read) if base else {})
+
+
+def _bases(repo: Repo, base: str, read: _Read) -> dict[str, str]:
+    """Path -> blob in ``base`` for the tier files this read changes."""
+    changed = sorted({p for p in read.paths.values()} | {p for *_, p in read.deleted})
+    if not changed:
+        return {}
+    found = {}
+    for item in repo.run_bytes("ls-tree", "-z", "--full-tree", base, "--", *changed).split(b"\0"):
+        meta, _, path = item.partition(b"\t")
+        if meta.split()[1:2] == [b"blob"]:
+            found[path.decode("utf-8", "surrogateescape")] = meta.split()[2].decode()
+    return found
 
 
 def scan(repo: Repo, revs: Sequence[str], facts: Facts, *, progress: Progress | None = None) -> int:
@@ -543,24 +584,40 @@ def scan(repo: Repo, revs: Sequence[str], facts: Facts, *, progress: Progress | 
     return read.count
 
 
-def _record_blobs(repo: Repo, paths: dict[str, str], introduced: dict[str, First], facts: Facts) -> None:
+def _record_blobs(repo: Repo, read: _Read, facts: Facts, bases: dict[str, str]) -> None:
     """Cut each blob, oldest first, against the previous version of its path; record its contents.
 
     A section a blob shares with the previous version of its path already
     holds an earliest time no later than that version's; if this blob's
-    commit is not earlier (the usual case), only its new sections are looked at.
+    commit is not earlier (the usual case), only its new sections are looked
+    at. A heading the previous version had and this one has not left the
+    file here: the latest such departure is kept (``recall --history``).
+    ``bases`` (path -> blob) are the versions before this read began.
     """
-    last: dict[str, tuple[Cut, First]] = {}
+    paths, introduced = read.paths, read.introduced
+    last: dict[str, tuple[Cut, First, str]] = {}
     first = facts.first
-    oldest_first = list(reversed(paths))
-    for sha, raw in blobs(repo, oldest_first):
+    dropped = {old: path for _, _, old, path in read.deleted}
+    jobs = [(sha, "base", path) for path, sha in bases.items()]
+    jobs += [(sha, "dropped", path) for sha, path in dropped.items() if sha not in paths]
+    jobs += [(sha, "new", paths[sha]) for sha in reversed(paths)]
+    cuts_of_dropped: dict[str, Cut] = {}
+    base_holder: First = (0, False, bytes.fromhex(read.base or NULL_SHA))
+    for (sha, raw), (_, role, path) in zip(blobs(repo, [j[0] for j in jobs]), jobs, strict=True):
         if len(raw) > MAX_FILE_BYTES:
             continue
-        path = paths[sha]
+        if role != "new":
+            done = cut(raw.decode("utf-8", "replace"))
+            if role == "base":
+                last[path] = (done, base_holder, sha)
+            cuts_of_dropped[sha] = done
+            continue
         holder = introduced[sha]
         before = last.get(path)
         done = cut(raw.decode("utf-8", "replace"), before[0] if before else None)
-        last[path] = (done, holder)
+        last[path] = (done, holder, sha)
+        if sha in dropped:
+            cuts_of_dropped[sha] = done
         keys: Iterable[bytes] = done.keys
         if before is not None and not _earlier(before[1], holder):
             keys = set(done.keys).difference(before[0].keys)
@@ -569,16 +626,73 @@ def _record_blobs(repo: Repo, paths: dict[str, str], introduced: dict[str, First
         for key in keys:
             if _earlier(first.get(key), holder):
                 first[key] = holder
+        if before is not None:
+            _departures(facts, read, path, before, done, holder)
+    for time, commit, old, path in read.deleted:
+        gone = cuts_of_dropped.get(old)
+        holder_of = read.introduced.get(old)
+        if gone is not None:
+            parent = read.first_parent.get(commit, "")
+            sure = holder_of[2].hex() if holder_of else (read.base or parent)
+            _depart(facts, gone, range(len(gone.keys)), path, old, time, commit, parent, sure)
+
+
+def _departures(
+    facts: Facts, read: _Read, path: str, before: tuple[Cut, First, str], done: Cut, holder: First
+) -> None:
+    old_cut = before[0]
+    kept = set(done.keys)
+    left = [i for i, key in enumerate(old_cut.keys) if key not in kept]
+    if not left:
+        return
+    commit = holder[2].hex()
+    now_there = {_heading(done, i) for i in range(len(done.keys))}
+    left = [i for i in left if _heading(old_cut, i) not in now_there]
+    if left:
+        parent = read.first_parent.get(commit, "")
+        _depart(facts, old_cut, left, path, before[2], holder[0], commit, parent, before[1][2].hex())
+
+
+def _heading(done: Cut, index: int) -> str:
+    return " ".join(done.text[done.starts[index] : done.heads[index]].split())
+
+
+def _depart(
+    facts: Facts,
+    old: Cut,
+    indexes: Iterable[int],
+    path: str,
+    blob: str,
+    time: int,
+    commit: str,
+    parent: str,
+    sure: str,
+) -> None:
+    ends = (*old.starts[1:], len(old.text))
+    for index in indexes:
+        key = heading_key(path, old.text[old.starts[index] : old.heads[index]].splitlines()[0])
+        had = facts.gone.get(key)
+        if had is None or (time, commit) >= (had[0], had[1]):
+            facts.gone[key] = (time, commit, parent, sure, blob, path, old.starts[index], ends[index])
+
+
+def trailer_times(commit: Commit) -> dict[str, int]:
+    """Id -> its use time in ``commit``'s trailers: the commit's time, or a dated use's (never later)."""
+    assert commit.message is not None
+    found: dict[str, int] = {}
+    for ident, when in uses.parse_dated(commit.message):
+        time = commit.time if when is None else min(commit.time, int(when.timestamp()))
+        found[ident] = max(found.get(ident, time), time)
+    return found
 
 
 def _add_trailers(facts: Facts, commit: Commit) -> None:
-    assert commit.message is not None
-    for ident in uses.parse_used(commit.message):
+    for ident, when in trailer_times(commit).items():
         old = facts.used.get(ident)
         if old is None:
-            facts.used[ident] = (commit.time, commit.sha, 1)
+            facts.used[ident] = (when, commit.sha, 1)
         else:
-            time, sha = max((old[0], old[1]), (commit.time, commit.sha))
+            time, sha = max((old[0], old[1]), (when, commit.sha))
             facts.used[ident] = (time, sha, old[2] + 1)
 
 
@@ -608,24 +722,35 @@ def load_cache(path: Path, key: str) -> tuple[Facts | None, str]:
             return None, "cache corrupt or truncated"
         size = meta["contents"] * _RECORD.size
         first = {k: (t, bool(b), c) for k, t, c, b in _RECORD.iter_unpack(payload[:size])}
-        used = {str(k): (int(v[0]), str(v[1]), int(v[2])) for k, v in json.loads(payload[size:]).items()}
+        middle = size + meta["trailers"]
+        used = {
+            str(k): (int(v[0]), str(v[1]), int(v[2])) for k, v in json.loads(payload[size:middle]).items()
+        }
+        gone = {str(k): _departure(v) for k, v in json.loads(payload[middle:]).items()}
         tip = meta["tip"]
         if not isinstance(tip, str):
             raise TypeError("tip")
-        return Facts(tip, first, used), "cache read"
+        return Facts(tip, first, used, gone), "cache read"
     except (ValueError, KeyError, TypeError, IndexError, struct.error) as exc:
         return None, f"cache unreadable ({type(exc).__name__})"
+
+
+def _departure(value: list[Any]) -> Departure:
+    time, commit, parent, sure, blob, path, start, end = value
+    return (int(time), str(commit), str(parent), str(sure), str(blob), str(path), int(start), int(end))
 
 
 def save_cache(path: Path, key: str, facts: Facts) -> None:
     records = b"".join(_RECORD.pack(k, t, c, b) for k, (t, b, c) in facts.first.items())
     trailers = json.dumps({k: list(v) for k, v in facts.used.items()}, separators=(",", ":")).encode()
-    payload = records + trailers
+    gone = json.dumps({k: list(v) for k, v in facts.gone.items()}, separators=(",", ":")).encode()
+    payload = records + trailers + gone
     meta = {
         "format": FORMAT,
         "key": key,
         "tip": facts.tip,
         "contents": len(facts.first),
+        "trailers": len(trailers),
         "digest": hashlib.blake2b(payload, digest_size=16).hexdigest(),
     }
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -653,6 +778,7 @@ def _since(repo: Repo, tip: str, head: str) -> _Read | None:
             read = _read_log(repo, revs, bar)
     except SquadmemError:
         return None  # the cached tip is gone (rewritten and collected)
+    read.base = tip
     return read if tip in read.parents else None
 
 
@@ -677,7 +803,7 @@ def read_facts(repo: Repo, *, cache: bool = True, verbose: bool = False) -> Fact
         facts = Facts()
         with Progress.for_commits(repo, [head], "reading history") as bar:
             read = _read_log(repo, [head], bar)
-    _apply(repo, read, facts)
+    _apply(repo, read, facts, read.base)
     say(f"history cache: read {read.count} commit{'s' if read.count != 1 else ''}")
     facts.tip = head
     if cache:
@@ -735,6 +861,8 @@ def _last_use(
 ) -> LastUse:
     candidates = []
     bound: First | None = None
+    if first is not None and trail is not None and trail[1] == first[2].hex() and trail[0] < first[0]:
+        first = (trail[0], first[1], first[2])  # brought in with a dated use: an import keeps its age
     if first is None:
         candidates.append(LastUse(now, "edit", None))
     elif first[1]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from typing import Any
+from typing import Any, Protocol
 
-from squadmem import catalog, render, uses
+from squadmem import catalog, removed, render, uses
 from squadmem.errors import SquadmemError
 from squadmem.layout import LOG_DIR, TIERS, known_agent, parse_log_name
 from squadmem.repo import Repo
@@ -45,19 +45,26 @@ class Recall:
     more: int  # matching sections past the limit
     log_hits: tuple[LogHit, ...]
     used: tuple[str, ...]
+    removed: tuple[removed.Removed, ...] | None = None  # with --history: sections no tier holds now
+    more_removed: int = 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        data = {
             "query": self.query,
             "sections": [dataclasses.asdict(h) for h in self.hits],
             "more_sections": self.more,
             "logs": [dataclasses.asdict(h) for h in self.log_hits],
             "used": list(self.used),
         }
+        if self.removed is not None:
+            data["removed"] = [r.as_dict() for r in self.removed]
+            data["more_removed"] = self.more_removed
+        return data
 
     def text(self) -> str:
-        if not self.hits and not self.log_hits:
-            return f"nothing in memory matches {self.query!r}"
+        if not self.hits and not self.log_hits and not self.removed:
+            where = "memory or its history" if self.removed is not None else "memory"
+            return f"nothing in {where} matches {self.query!r}"
         out = []
         if self.hits:
             rows = [(h.id, h.tier, h.score, h.line) for h in self.hits]
@@ -67,6 +74,15 @@ class Recall:
         if self.log_hits:
             out.append("")
             out += [f"{h.file}:{h.line_number}: {h.line}" for h in self.log_hits]
+        if self.removed:
+            out.append("\nremoved from every tier (found in history):")
+            gone = [
+                (r.id, r.removed.date().isoformat(), r.commit[:12], r.score, r.line) for r in self.removed
+            ]
+            out.append(render.table(("id", "removed", "last held in", "score", "first matching line"), gone))
+            out += [f"  {r.restore}" for r in self.removed]
+            if self.more_removed:
+                out.append(f"(+{self.more_removed} more removed sections; raise --limit to see them)")
         if self.used:
             out.append(f"\nrecorded {len(self.used)} use(s): they go into your next commit's trailer")
         return "\n".join(out).lstrip("\n")
@@ -79,7 +95,15 @@ def words(query: str) -> list[str]:
     return found
 
 
-def score(entry: catalog.Entry, terms: list[str]) -> int:
+class Titled(Protocol):
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+
+def score(entry: Titled, terms: list[str]) -> int:
     """How often the terms occur (title occurrences count double); 0 unless every term occurs."""
     body, title = entry.text.casefold(), entry.title.casefold()
     counts = [body.count(t) + title.count(t) for t in terms]
@@ -138,6 +162,7 @@ def recall(
     limit: int = 5,
     logs: bool = True,
     record: bool = True,
+    history: bool = False,
 ) -> Recall:
     terms = words(query)
     if tier is not None and tier not in TIERS:
@@ -153,4 +178,8 @@ def recall(
     if used:
         uses.record(repo.state_dir, used, now)
     log_hits = tuple(search_logs(repo, terms)) if logs else ()
-    return Recall(query, tuple(shown), len(hits) - len(shown), log_hits, used)
+    result = Recall(query, tuple(shown), len(hits) - len(shown), log_hits, used)
+    if not history:
+        return result
+    found, more = removed.search(repo, memory, terms, score, _first_line, agent=agent, tier=tier, limit=limit)
+    return dataclasses.replace(result, removed=tuple(found), more_removed=more)

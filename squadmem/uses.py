@@ -139,8 +139,42 @@ def parse_used(message: str) -> list[str]:
 
     A trailer line may sit anywhere in the message (squash merges keep them in
     the body), its key is matched without regard to case, ids are separated
-    by commas or spaces, and an indented line right after continues it.
+    by commas or spaces, and an indented line right after continues it. A
+    dated use, ``<id>@<ISO time>``, names ``<id>``.
     """
+    return list(dict.fromkeys(ident for ident, _ in parse_dated(message)))
+
+
+def parse_dated(message: str) -> list[tuple[str, dt.datetime | None]]:
+    """Each use a message's trailers name: ``(id, when)``, ``when`` None for a plain id.
+
+    ``<id>@<ISO time>`` is a use at that time (a migration carries the access
+    times another tool recorded); it never counts later than its commit,
+    which the reader of history enforces. A time that does not parse leaves
+    the whole token as an id, as before this form existed.
+    """
+    found: list[tuple[str, dt.datetime | None]] = []
+    for token in _tokens(message):
+        ident, at, when = token.partition("@")
+        moment = _parse_time(when) if at else None
+        found.append((ident, moment) if moment is not None else (token, None))
+    return found
+
+
+def _parse_time(value: str) -> dt.datetime | None:
+    try:
+        return _utc(dt.datetime.fromisoformat(value.replace("Z", "+00:00"))).replace(microsecond=0)
+    except ValueError:
+        return None
+
+
+def dated(ident: str, when: dt.datetime) -> str:
+    """A dated use as a trailer names it: ``<id>@2026-03-01T10:00:00Z``."""
+    stamp = _utc(when).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return f"{ident}@{stamp}"
+
+
+def _tokens(message: str) -> list[str]:
     found: list[str] = []
     continued = False
     for line in message.splitlines():
@@ -152,7 +186,7 @@ def parse_used(message: str) -> list[str]:
             found.extend(_ids(line))
         else:
             continued = False
-    return list(dict.fromkeys(found))
+    return found
 
 
 def _ids(value: str) -> list[str]:

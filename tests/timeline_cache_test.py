@@ -1,0 +1,72 @@
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import GitRepo
+
+from squadmem import timeline
+from squadmem.repo import Repo
+
+HOT = ".squad/memory/hot/picard.md"
+COLD = ".squad/memory/cold/picard.md"
+AUTH = "## Auth tokens\n\nRotate weekly.\n"
+
+
+def hot(*parts: str) -> str:
+    return "# Hot\n\n" + "\n".join(parts)
+
+
+def story(repo: GitRepo) -> None:
+    repo.commit("code", {"src/a.py": "1\n"}, date="2026-03-01T10:00:00+00:00")
+    repo.commit("memory", {HOT: hot("## Session\n- none yet\n", AUTH)}, date="2026-03-01T12:00:00+00:00")
+    repo.commit("code 2", {"src/a.py": "2\n"}, date="2026-03-02T10:00:00+00:00")
+    repo.git("checkout", "-q", "-b", "side")
+    repo.commit("side code", {"src/b.py": "b\n"}, date="2026-03-02T11:00:00+00:00")
+    repo.commit("side edit", {HOT: hot("## Session\n- task x\n", AUTH)}, date="2026-03-02T12:00:00+00:00")
+    repo.git("checkout", "-q", "main")
+    repo.commit("main code", {"src/a.py": "3\n"}, date="2026-03-03T10:00:00+00:00")
+    repo.git("merge", "-q", "--no-gpg-sign", "--no-edit", "side", date="2026-03-03T11:00:00+00:00")
+    repo.commit(
+        "use\n\nSquad-Memory-Used: picard/auth-tokens", {"src/a.py": "4\n"}, date="2026-03-04T10:00:00+00:00"
+    )
+
+
+def timelines(root: Path) -> list[dict[str, Any]]:
+    with Repo(root) as repo:
+        return [timeline.timeline(repo, ref) for ref in ("picard/session", "picard/auth-tokens")]
+
+
+def cache(root: Path) -> Path:
+    return root / ".git" / "squadmem" / timeline.CACHE_FILE
+
+
+def fresh(root: Path) -> list[dict[str, Any]]:
+    cache(root).unlink(missing_ok=True)
+    found = timelines(root)
+    cache(root).unlink()
+    return found
+
+
+def test_cached_graph_gives_the_same_timelines(repo: GitRepo) -> None:
+    """Commits where nothing happened to memory are left out of the cache; timelines do not change."""
+    story(repo)
+    expected = fresh(repo.root)
+    assert [e["event"] for e in expected[0]["events"]] == ["created", "edited"]
+    assert timelines(repo.root) == expected  # builds the cache
+    assert cache(repo.root).exists()
+    assert timelines(repo.root) == expected  # reads it
+
+
+def test_cache_follows_new_commits_and_rewritten_history(repo: GitRepo) -> None:
+    story(repo)
+    timelines(repo.root)
+    repo.commit("code 5", {"src/a.py": "5\n"}, date="2026-03-05T10:00:00+00:00")
+    repo.commit("edit", {HOT: hot("## Session\n- task y\n", AUTH)}, date="2026-03-05T11:00:00+00:00")
+    incremental = timelines(repo.root)
+    assert incremental == fresh(repo.root)
+    timelines(repo.root)
+    repo.git("reset", "-q", "--hard", "HEAD~3")
+    assert timelines(repo.root) == fresh(repo.root)
+    cache(repo.root).write_bytes(b"{not json")
+    assert timelines(repo.root) == fresh(repo.root)
