@@ -60,6 +60,7 @@ LOCK_TIMEOUT = 5.0
 JOURNAL = "journal.json"
 LOCK = "lock"
 _TMP_SUFFIX = ".squadmem-tmp"
+_TREES_KEPT = 64
 _reached: dict[str, int] = {}
 
 
@@ -194,6 +195,7 @@ class Objects:
     def __init__(self, repo: Repo) -> None:
         self.repo = repo
         self.dir = repo.git_dir / "objects"
+        self._trees: dict[str, list[TreeEntry]] = {}
         fmt = repo.config("extensions.objectformat")
         if fmt and fmt.lower() != "sha1":
             raise SquadmemError(
@@ -216,6 +218,21 @@ class Objects:
     def read(self, sha: str) -> bytes:
         return self.repo.blob(sha)
 
+    def tree(self, sha: str) -> list[TreeEntry]:
+        """A tree's entries; the last few trees read or written are kept (a run writes the same paths)."""
+        found = self._trees.pop(sha, None)
+        if found is None:
+            found = parse_tree(self.read(sha))
+        self._trees[sha] = found
+        while len(self._trees) > _TREES_KEPT:
+            del self._trees[next(iter(self._trees))]
+        return found
+
+    @staticmethod
+    def blob_sha(data: bytes) -> str:
+        """The name git gives ``data`` as a blob (nothing is written)."""
+        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
     def tree_of(self, commit: str) -> str:
         head = self.read(commit).split(b"\n", 1)[0]
         if not head.startswith(b"tree "):
@@ -227,7 +244,7 @@ class Objects:
         parts = path.encode("utf-8").split(b"/")
         current = tree
         for depth, part in enumerate(parts):
-            found = next((e for e in parse_tree(self.read(current)) if e.name == part), None)
+            found = next((e for e in self.tree(current) if e.name == part), None)
             if found is None or (depth < len(parts) - 1 and not found.is_tree):
                 return None
             if depth == len(parts) - 1:
@@ -242,7 +259,7 @@ class Objects:
     def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
         """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
         head, _, rest = path.partition("/")
-        entries = parse_tree(self.read(tree)) if tree else []
+        entries = self.tree(tree) if tree else []
         name = head.encode("utf-8")
         old = next((e for e in entries if e.name == name), None)
         others = [e for e in entries if e.name != name]
@@ -251,7 +268,10 @@ class Objects:
             new = TreeEntry(b"40000", name, sub)
         else:
             new = TreeEntry(old.mode if old is not None and not old.is_tree else mode, name, blob)
-        return self.write("tree", format_tree([*others, new]))
+        data = format_tree([*others, new])
+        sha = self.write("tree", data)
+        self._trees[sha] = parse_tree(data)
+        return sha
 
 
 # -- the journal ---------------------------------------------------------------------------------
@@ -512,8 +532,15 @@ class Writer:
             self.repo.layout.inside(self.repo.root / rel)
             path = self.repo.root / rel
             on_disk = path.read_bytes() if path.exists() else None
-            wanted = expected[rel] if rel in expected else self.objects.content(self.tree, rel)
-            if on_disk != wanted:
+            if rel in expected:
+                same = on_disk == expected[rel]
+            else:
+                entry = self.objects.entry(self.tree, rel)
+                committed = None if entry is None or entry.is_tree else entry.sha
+                same = (on_disk is None) == (committed is None) and (
+                    on_disk is None or self.objects.blob_sha(on_disk) == committed
+                )
+            if not same:
                 raise SquadmemError(
                     f"{rel}: changed while squadmem was running", hint="run the command again"
                 )
