@@ -74,13 +74,20 @@ def squadmem(*args: str) -> list[str]:
 
 
 def sections(agent: str, count: int) -> str:
-    return "".join(f"## {agent} note {n}\n\nA small fact, number {n}, about {agent}'s work.\n\n" for n in range(count))
+    return "".join(
+        f"## {agent} note {n}\n\nA small fact, number {n}, about {agent}'s work.\n\n" for n in range(count)
+    )
 
 
 def seed(root: Path, hot: dict[str, int]) -> None:
     """A repository made by ``squadmem init``, then one commit of hot files of these many sections."""
     git(root.parent, "init", "-q", "-b", "main", str(root))
-    subprocess.run(squadmem("-C", str(root), "init", "--agent", next(iter(hot))), check=True, capture_output=True, env=ENV)
+    subprocess.run(
+        squadmem("-C", str(root), "init", "--agent", next(iter(hot))),
+        check=True,
+        capture_output=True,
+        env=ENV,
+    )
     for agent, count in hot.items():
         path = root / f".squad/memory/hot/{agent}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -106,7 +113,17 @@ def yardstick(root: Path, n: int) -> float:
         cold.write_text(body[: n_ % 50])
         git(root, "add", "--", hot.name, cold.name)
         start = time.perf_counter()
-        git(root, "-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", f"y{n_}")
+        git(
+            root,
+            "-c",
+            "core.hooksPath=/dev/null",
+            "commit",
+            "-q",
+            "--no-verify",
+            "--no-gpg-sign",
+            "-m",
+            f"y{n_}",
+        )
         total += time.perf_counter() - start
     return total
 

@@ -331,7 +331,9 @@ class Doc:
         if fixed is not None:
             self._set_text(self.tail, fixed)
         if like is not None:
-            node = Node(text, like.key if text == like.text else normalized(text), like.base, like.title, like.index)
+            node = Node(
+                text, like.key if text == like.text else normalized(text), like.base, like.title, like.index
+            )
         else:
             node = _node(text)
         self._link(node, before)

@@ -28,6 +28,7 @@ import collections
 import dataclasses
 import datetime as dt
 import functools
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
@@ -269,6 +270,11 @@ class _Projection:
 
     def texts(self) -> dict[str, str]:
         return {rel: self.text(rel) for rel in self.rels()}
+
+    def size(self, rel: str) -> int:
+        if rel in self.docs:
+            return self.docs[rel].bytes
+        return len(self.original[rel].encode("utf-8")) if rel in self.original else 0
 
     def doc(self, rel: str) -> index.Doc:
         """``rel`` as a Doc, made on first use (a file no tree has yet starts as its template)."""
@@ -611,7 +617,11 @@ class _Planner:
         """Which of ``group`` (sections to promote into the agent's hot file) fit its budget once
         every section the budget pass may send out is out; the most recently used first."""
         rel = tier_rel("hot", agent)
-        doc = self.projection.doc(rel) if rel in self.projection.rels() else index.Doc(self.projection.header("hot", agent))
+        doc = (
+            self.projection.doc(rel)
+            if rel in self.projection.rels()
+            else index.Doc(self.projection.header("hot", agent))
+        )
         model = self.index_model(agent, cap, doc)
         size, rows = model.base(doc)
         for entry in self.budget_candidates(rel):
@@ -776,17 +786,20 @@ class _Planner:
             refreshes.append(IndexRefresh(agent, rel, wanted, reads))
         return refreshes
 
-    def cold_warnings(self) -> None:
+    def cold_warnings(self, advise: bool) -> None:
         limit = self.settings.cold.max_bytes
         for rel in sorted(self.projection.rels()):
             tf = classify(rel)
             if tf is None or tf.tier != "cold" or self.agent not in (None, tf.name):
                 continue
-            size = self.projection.doc(rel).bytes if rel in self.projection.docs else len(
-                self.projection.original[rel].encode("utf-8")
-            )
-            if size > limit:
-                self.warnings.append(f"{rel} is {size} B, over cold.max_bytes {limit} B")
+            size = self.projection.size(rel)
+            if size <= limit:
+                continue
+            warning = f"{rel} is {size} B, over cold.max_bytes {limit} B"
+            if advise:
+                fix = cold_fix(self.memory, self.uses, self.settings, self.now, rel, self.demoted)
+                warning += f"; {fix.advice}" if fix else "; nothing the rules may move brings it under"
+            self.warnings.append(warning)
 
     def unknown_ages(self) -> None:
         unknown = [
@@ -931,11 +944,13 @@ def plan(
     agent: str | None = None,
     header: Header | None = None,
     demoted: Mapping[str, dt.datetime] | None = None,
+    advise: bool = True,
 ) -> Plan:
     """What ``squadmem maintain`` does: the moves, in order, then the Index refreshes.
 
     ``demoted``: when sections were last moved out of hot by hand (``demote``); a use
-    from before that does not promote them again.
+    from before that does not promote them again. ``advise``: a cold file left over its
+    budget gets a warning naming the ``--cold-ttl-days`` that fixes it (:func:`cold_fix`).
     """
     planner = _planner(memory, uses, settings, now, agent, header, demoted)
     planner.demotions()
@@ -945,9 +960,93 @@ def plan(
     cap = settings.hot.index_max_entries
     planner.budgets(cap)
     refreshes = planner.refreshes(cap, planner.hot_agents())
-    planner.cold_warnings()
+    planner.cold_warnings(advise)
     planner.unknown_ages()
     return planner.result(refreshes)
+
+
+@dataclasses.dataclass(frozen=True)
+class ColdFix:
+    """A ``cold.ttl_days`` that brings a cold file under ``cold.max_bytes``, proved by planning with it."""
+
+    file: str
+    agent: str
+    ttl_days: float
+    ids: tuple[str, ...]  # the sections that leave the file
+    size: int  # the file's bytes after that run
+
+    @property
+    def command(self) -> str:
+        return f"squadmem maintain --agent {self.agent} --cold-ttl-days {_number(self.ttl_days)}"
+
+    @property
+    def advice(self) -> str:
+        shown = ", ".join(self.ids[:5]) + (f" and {len(self.ids) - 5} more" if len(self.ids) > 5 else "")
+        return f"run: {self.command} (moves out {shown}; {self.size} B after)"
+
+
+def _own_memory(memory: catalog.Memory, agent: str) -> catalog.Memory:
+    """An agent's tier files and the wiki: all that an ``--agent`` plan reads (ids are per owner)."""
+
+    def mine(rel: str) -> bool:
+        tf = classify(rel)
+        return tf is not None and (tf.tier == "wiki" or tf.name == agent)
+
+    files = {rel: doc for rel, doc in memory.files.items() if mine(rel)}
+    return catalog.Memory(files, tuple(e for e in memory.entries if e.file in files))
+
+
+def _below(days: float) -> float:
+    """A round TTL just under an age of ``days``, so that the age is over it."""
+    for step in (1, 10, 100):
+        value = math.floor(days * step) / step
+        if value < days:
+            return value
+    return max(days - 0.001, 0.0)
+
+
+def cold_fix(
+    memory: catalog.Memory,
+    uses: Mapping[str, Use],
+    settings: Settings,
+    now: dt.datetime,
+    rel: str,
+    demoted: Mapping[str, dt.datetime] | None = None,
+) -> ColdFix | None:
+    """The largest ``cold.ttl_days`` under which ``maintain`` leaves the cold file ``rel`` within
+    ``cold.max_bytes`` (the agent's whole plan is made to prove it), or None if no TTL does."""
+    tf = classify(rel)
+    assert tf is not None and tf.tier == "cold"
+    ages = sorted(
+        {
+            _days(age)
+            for e in memory.entries
+            if e.file == rel and _ruled(e, uses.get(e.id)) and (age := _age(uses.get(e.id), now)) is not None
+        },
+        reverse=True,
+    )
+    ttls = sorted({_below(a) for a in ages if _below(a) < settings.cold.ttl_days}, reverse=True)
+
+    own = _own_memory(memory, tf.name)
+
+    def attempt(ttl: float) -> ColdFix | None:
+        conf = settings.replace(cold={"ttl_days": ttl})
+        made = plan(own, uses, conf, now, agent=tf.name, demoted=demoted, advise=False)
+        size = len(made.files.get(rel, "").encode("utf-8"))
+        if size > settings.cold.max_bytes:
+            return None
+        gone = tuple(m.id for m in made.moves if m.source == rel)
+        return ColdFix(rel, tf.name, ttl, gone, size)
+
+    lo, hi, best = 0, len(ttls) - 1, None
+    while lo <= hi:  # the largest TTL that works: fewer moves than any smaller one
+        mid = (lo + hi) // 2
+        found = attempt(ttls[mid])
+        if found is not None:
+            best, hi = found, mid - 1
+        else:
+            lo = mid + 1
+    return best
 
 
 def manual(
