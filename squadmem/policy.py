@@ -12,13 +12,16 @@ real run executes. Order (DESIGN, "Rules"):
    back to hot;
 4. the budget pass: while a hot file, with its Index as it will be, is over
    ``hot.max_bytes`` or ``hot.max_lines``, its least recently used section goes
-   to cold.
+   to cold (sections used within the promote window last of all).
 
 Within each step ties break by older last use, then file order. A section moves
 at most once per run. Pinned sections, the ``## Session`` block, the Index and
 wiki sections never move by the rules, nor does a section whose age is unknown
-(a shallow clone's boundary). The budget pass never demotes a section that the
-promotion rule would bring straight back, so a second run plans nothing.
+(a shallow clone's boundary). A promotion must fit: the sections coming back,
+most recently used first, must fit the hot budget with every section the
+budget pass may send out gone; one that cannot stays, with a warning. So the
+budget pass never demotes a section that the promotion rule would bring
+straight back, and a second run plans nothing.
 """
 
 from __future__ import annotations
@@ -344,6 +347,22 @@ class _Projection:
         section's id would not follow it (two sections of one agent sharing a title).
         """
         target = tier_rel(tier, name)
+        src, dst = self.doc(source), self.doc(target)
+        node, section_id, placing = self.check(source, tier, name, section_text)
+        src.cut(node)
+        dst.insert(node.text, like=node, placing=placing)
+        self._rebase(node.base, _owner(source), _owner(target))
+        self.wiki_version += tier == "wiki" or _owner(source).startswith("wiki:")
+        return section_id, node.text
+
+    def check(
+        self, source: str, tier: str, name: str, section_text: str
+    ) -> tuple[index.Node, str, index.Placing]:
+        """What :meth:`move` would do, changing nothing: the node, its id, where it lands.
+
+        Raises index.SpliceError if the move cannot be made.
+        """
+        target = tier_rel(tier, name)
         src = self.doc(source)
         node = src.find(section_text)
         if node is None:
@@ -358,11 +377,7 @@ class _Projection:
                 raise index.SpliceError(
                     f"its id would become {arrived}: another section has the same title; give one an id= flag"
                 )
-        src.cut(node)
-        dst.insert(node.text, like=node, placing=placing)
-        self._rebase(node.base, _owner(source), _owner(target))
-        self.wiki_version += tier == "wiki" or _owner(source).startswith("wiki:")
-        return section_id, node.text
+        return node, section_id, placing
 
     def _rebase(self, base: str, old: str | None, new: str) -> None:
         if old == new:
@@ -592,12 +607,14 @@ class _Planner:
             found.setdefault(entry.file, []).append(entry)
         return found
 
-    def evictable(self, entry: catalog.Entry) -> bool:
-        """May the budget pass send this hot section out?"""
+    def evictable(self, entry: catalog.Entry, recent: bool = False) -> bool:
+        """May the budget pass send this hot section out? First those not used within the promote
+        window; only when they are all out, the recently used ones (``recent``): the promotion rule
+        does not bring them back, since a promotion must fit the budget they broke."""
         use = self.use(entry)
         if entry.id in self.moved or entry.id in self.stuck or not _ruled(entry, use):
             return False
-        return not recently_used(use, self.now, self.settings)
+        return recent or not recently_used(use, self.now, self.settings)
 
     def budget_candidates(self, rel: str) -> list[catalog.Entry]:
         return sorted(self.by_file.get(rel, []), key=self.tie_key)
@@ -625,7 +642,7 @@ class _Planner:
         model = self.index_model(agent, cap, doc)
         size, rows = model.base(doc)
         for entry in self.budget_candidates(rel):
-            if self.evictable(entry):
+            if self.evictable(entry) and self.movable(entry, *self.where_out(entry)):
                 size, rows = size - entry.bytes, rows - entry.lines
                 tier, name = self.where_out(entry)
                 model.arrive(self.index_line(entry.id, entry, tier, name))
@@ -642,6 +659,14 @@ class _Planner:
                 if line is not None:
                     model.arrive(line)
         return fits, refused
+
+    def movable(self, entry: catalog.Entry, tier: str, name: str) -> bool:
+        """Could ``entry`` move there now (its splices safe, its id kept)?"""
+        try:
+            self.projection.check(entry.file, tier, name, entry.text)
+        except index.SpliceError:
+            return False
+        return True
 
     def where_out(self, entry: catalog.Entry) -> tuple[str, str]:
         """Where the budget pass would send ``entry``: cold, or where it expires to."""
@@ -673,7 +698,9 @@ class _Planner:
         rel = tier_rel("hot", agent)
         doc = self.projection.doc(rel)
         model = self.index_model(agent, cap, doc)
-        victims = iter(self.budget_candidates(rel))
+        ordered = self.budget_candidates(rel)
+        victims = iter(ordered)
+        recent = iter(ordered)  # used within the window: they go last (admission keeps them out)
         hot, whole, moved = self.settings.hot, False, False
         while True:
             over = budget.hot_over(*model.total(*model.base(doc)), hot) if not whole else None
@@ -684,7 +711,12 @@ class _Planner:
                 whole = True
             victim = next((e for e in victims if self.evictable(e)), None)
             if victim is None:
-                self.warnings.append(f"{rel} stays over budget ({over}): nothing left in it may move")
+                victim = next((e for e in recent if self.evictable(e, recent=True)), None)
+            if victim is None:
+                self.warnings.append(
+                    f"{rel} stays over budget ({over}): nothing left in it may move (pinned, the Session "
+                    "block, the Index or of unknown age)"
+                )
                 return moved
             target = self.budget_target(victim, agent, over)
             error = self.attempt(victim, *target)
