@@ -1,14 +1,16 @@
 """How ``squadmem maintain`` scales with the size of the memory and the number of moves.
 
-    python bench/scale_bench.py [--runs 3] [--sections 10000] [--agents 100] [--per-agent 500]
-                                [--commits 20000] [--moves 1840] [--real-runs 1]
+    python bench/scale_bench.py [--runs 3] [--sections 10000] [--real-sections N] [--real-runs 1]
+                                [--agents 100] [--per-agent 500]
+                                [--commits 20000] [--moves 1840] [--history-runs N]
 
 Rows of the table (whole ``squadmem`` processes, each under a small wrapper that
 times it and reads its peak memory; medians of ``--runs`` rounds):
 
 1. one hot file of ``--sections`` small sections, all used two days ago, so
    the budget pass must send out all but a few: ``maintain --dry-run``, and the
-   real run (``--real-runs`` rounds; it makes one commit per move);
+   real run (``--real-runs`` rounds, of ``--real-sections``; one commit per
+   move) against as many ``git commit -q --no-verify``;
 2. ``--agents`` agents with a hot file of ``--per-agent`` sections each:
    ``maintain --dry-run``;
 3. a generated history of ``--commits`` commits (``bench/generate.py``) with
@@ -138,11 +140,14 @@ def row(name: str, seconds: float, peak: float, extra: str = "") -> str:
     return f"| {name} | {seconds:.2f} s | {peak:.0f} MB | {extra} |"
 
 
-def big_file(scratch: Path, count: int, runs: int, real_runs: int) -> list[str]:
+def big_file(scratch: Path, count: int, runs: int, real_runs: int, real_count: int) -> list[str]:
     base = scratch / "big"
     seed(base, {"picard": count})
     dry = [measure(squadmem("maintain", "--dry-run", "--now", NOW), base) for _ in range(runs)]
     out = [row(f"one hot file of {count} sections: maintain --dry-run", *_median(dry))]
+    if real_count != count:
+        count, base = real_count, scratch / "big-real"
+        seed(base, {"picard": count})
     for _ in range(real_runs):
         work = copy(base, scratch / "big-run")
         before = commits(work)
@@ -231,6 +236,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--real-runs", type=int, default=1)
     parser.add_argument("--sections", type=int, default=10000)
+    parser.add_argument(
+        "--real-sections", type=int, help="hot sections for the real run (default: --sections)"
+    )
+    parser.add_argument("--history-runs", type=int, help="rounds of the history rows (default: --runs)")
     parser.add_argument("--agents", type=int, default=100)
     parser.add_argument("--per-agent", type=int, default=500)
     parser.add_argument("--commits", type=int, default=20000)
@@ -238,9 +247,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     scratch = Path(tempfile.mkdtemp(prefix="squadmem-scale-"))
     try:
-        rows = big_file(scratch, args.sections, args.runs, args.real_runs)
+        real = args.real_sections or args.sections
+        rows = big_file(scratch, args.sections, args.runs, args.real_runs, real)
         rows += many_agents(scratch, args.agents, args.per_agent, args.runs)
-        rows += history_moves(scratch, args.commits, args.moves, args.runs)
+        rows += history_moves(scratch, args.commits, args.moves, args.history_runs or args.runs)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     print("| run | time (median) | peak memory | against the yardstick |")

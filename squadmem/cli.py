@@ -114,14 +114,38 @@ def init(
     hooks: Annotated[
         bool, typer.Option(help="Install the git hooks (chaining any hook already there).")
     ] = True,
+    squad_skill: Annotated[
+        bool,
+        typer.Option(help="In a Squad team, write .github/skills/squadmem-memory/SKILL.md for spawns."),
+    ] = True,
+    with_workflows: Annotated[
+        bool,
+        typer.Option(
+            "--workflows",
+            help="Also write .github/workflows/squadmem-{maintain,verify}.yml, pinned to this squadmem.",
+        ),
+    ] = False,
+    requirement: Annotated[
+        str | None,
+        typer.Option(help="What the workflows pip install (default: how this squadmem was installed)."),
+    ] = None,
 ) -> None:
-    """Create the memory layout, tiers.toml, .gitattributes lines and git hooks.
+    """Create the memory layout, tiers.toml, .gitattributes lines, the merge driver and git hooks.
 
     Safe to re-run: existing files are never overwritten, Squad's own files in
-    .squad/memory/ are never touched, and a second run changes nothing.
+    .squad/memory/ are never touched, and a second run changes nothing. In a
+    Squad team it also writes the squadmem-memory skill for Squad's coordinator
+    and says how many of Squad's entries wait to be taken in.
     """
     with open_repo(ctx) as repo:
-        result = scaffold.init(repo, agent or [], hooks=hooks)
+        result = scaffold.init(
+            repo,
+            agent or [],
+            hooks=hooks,
+            squad_skill=squad_skill,
+            with_workflows=with_workflows,
+            requirement=requirement,
+        )
     typer.echo(scaffold.describe(result))
 
 
@@ -373,8 +397,17 @@ def maintain(
             help="Cold/archive section used this recently → hot (default: promote.window_hours, 24)."
         ),
     ] = None,
+    take_in: Annotated[
+        bool,
+        typer.Option(
+            "--intake/--no-intake", help="First take in Squad's new entries (see: squadmem intake)."
+        ),
+    ] = True,
 ) -> None:
     """Apply the tier rules, one commit per move, then refresh each changed Index.
+
+    In a Squad team it first takes in what Squad's agents appended to their
+    history.md and decisions files (one intake commit; see squadmem intake).
 
     In order: hot sections unused for hot.stale_days go to cold; cold sections
     unused for cold.ttl_days go to the wiki (kind=decision|fact, topic= or
@@ -403,7 +436,7 @@ def maintain(
     }
     with open_repo(ctx) as repo:
         outcome = maintaining.maintain(
-            repo, now=clock.now(now), agent=agent, overrides=overrides, dry_run=dry_run
+            repo, now=clock.now(now), agent=agent, overrides=overrides, dry_run=dry_run, take_in=take_in
         )
     _print_outcome(outcome, as_json)
 
@@ -504,15 +537,22 @@ def restore(
 @guarded
 def doctor(
     ctx: typer.Context,
-    fix: Annotated[bool, typer.Option("--fix", help="Finish or roll back a half-finished move.")] = False,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix", help="Finish or roll back a half-finished move; settle what a merge left (commits)."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Check squadmem's setup and memory's integrity; exit 1 if a check fails.
 
-    Hooks installed, tiers.toml valid, tier files readable, no section in two
-    places, no file under a tier folder squadmem cannot read, no Index line
-    pointing at nothing, no half-finished move (--fix completes or rolls it
-    back), shallow clone, pending uses.
+    Hooks installed, merge driver configured, tiers.toml valid, tier files
+    readable, no section in two places, no file under a tier folder squadmem
+    cannot read, no Index line pointing at nothing, no half-finished move or
+    index.lock left by one (--fix completes or rolls it back), no edit a merge
+    kept at a section's old place (--fix commits it at the new place, and
+    removes a section's copies in other tiers), shallow clone, pending uses.
 
     Example: squadmem doctor --fix
     """
@@ -633,8 +673,11 @@ def verify(ctx: typer.Context, revs: RangeArg = None, as_json: JsonOpt = False, 
     For every commit: daily logs judged by its committer date (no change after
     the log's day, no rename or deletion, no bad or future name, only appends
     during the day); each Squad-Memory-Move commit a pure move; each
-    Squad-Memory-Index commit only the Index section. At the tip: hot budgets.
-    Commits dated more than an hour after --now are reported too.
+    Squad-Memory-Index commit only the Index section; every other commit that
+    changes tier files, and every merge, loses no section (unless edited,
+    renamed, removed from the archive, or named in a Squad-Memory-Delete: ID
+    trailer) and duplicates none. At the tip: hot budgets. Commits dated more
+    than an hour after --now are reported too.
 
     Examples: squadmem verify origin/main..HEAD; squadmem verify -- HEAD --not --remotes=origin
     """
@@ -700,10 +743,14 @@ def session_start(
     force: Annotated[
         bool, typer.Option("--force", help="Replace a session in progress (it stays in history).")
     ] = False,
+    new: Annotated[bool, typer.Option("--new", help="The agent is new here: create its hot file.")] = False,
     now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Write the `## Session` block into hot/<agent>.md and commit it.
+
+    The agent must have tier files already (a typo is refused with the list of
+    agents here); --new creates the hot file of an agent new to the team.
 
     The block holds the task, the start time and, each `- none yet` until the
     agent fills them in: Active decisions, Last actions, Blockers, Talking to.
@@ -717,7 +764,7 @@ def session_start(
 
     moment = clock.now(now) if now else logs.commit_now()
     with open_repo(ctx) as repo:
-        result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force)
+        result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force, new=new)
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
@@ -830,30 +877,68 @@ app.add_typer(migrate_app, name="migrate")
 @guarded
 def migrate_squad(
     ctx: typer.Context,
-    agent: Annotated[
-        list[str] | None, typer.Option("--agent", "-a", help="Only this agent (repeatable; default: all).")
-    ] = None,
     remove_originals: Annotated[
         bool,
-        typer.Option("--remove-originals", help="Cut each migrated history.md down to its title."),
+        typer.Option(
+            "--remove-originals",
+            help="Then cut each fully taken-in history.md down to its header (work tree only).",
+        ),
     ] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Show where entries would go; change nothing.")
+    ] = False,
+    now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Move Squad's agents' history.md sections into cold, decisions.md into the wiki: one commit.
+    """Take a Squad team's memory into the tiers, entry by entry: one commit.
 
-    Each `##` section of .squad/agents/<agent>/history.md is appended byte for
-    byte to cold/<agent>.md; each entry of .squad/decisions.md becomes a
-    `kind=decision` section of the wiki topic `decisions`. Sections already
-    there are skipped, so a second run changes nothing. Originals are left
-    alone unless --remove-originals.
+    Each `###` learning and `📌` update of .squad/agents/<agent>/history.md
+    (and history-archive.md), each decision of .squad/decisions.md (and
+    decisions-archive.md, decisions/inbox/) becomes a `##` section of its own,
+    placed by its age from git history: Core Context pinned in hot, recent
+    entries in hot within its budget, then cold, then the archive; decisions in
+    the wiki topic `decisions`. Entries already taken in are skipped (the
+    ledger .squad/memory/intake.tsv), so a second run takes only what is new.
+    Squad's files are read as committed; they are left alone unless
+    --remove-originals.
 
     Example: squadmem migrate squad --dry-run
     """
-    from squadmem import migrate
+    from squadmem import clock, migrate
 
     with open_repo(ctx) as repo:
-        result = migrate.squad(repo, agent or (), remove_originals=remove_originals, dry_run=dry_run)
+        conf = settings.load(repo.layout.memory)
+        result = migrate.squad_team(
+            repo, conf, clock.now(now), remove_originals=remove_originals, dry_run=dry_run
+        )
+    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+
+
+@app.command()
+@guarded
+def intake(
+    ctx: typer.Context,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", "-n", help="Show where entries would go; change nothing.")
+    ] = False,
+    now: NowOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Take in what Squad's agents appended since the last intake: one commit.
+
+    Reads .squad/agents/*/history.md (and history-archive.md),
+    .squad/decisions.md (and decisions-archive.md) and .squad/decisions/inbox/
+    as HEAD has them, and takes in each entry not taken before, where its age
+    puts it. `squadmem maintain` runs it first, so a team rarely needs to.
+
+    Example: squadmem intake --dry-run
+    """
+    from squadmem import clock
+    from squadmem import intake as intaking
+
+    with open_repo(ctx) as repo:
+        conf = settings.load(repo.layout.memory)
+        result = intaking.intake(repo, conf, clock.now(now), dry_run=dry_run)
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 

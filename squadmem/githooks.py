@@ -26,6 +26,12 @@ PRE_COMMIT_SNIPPET = """\
 # .pre-commit-config.yaml: add squadmem's hooks
 -   repo: local
     hooks:
+    -   id: squadmem-journal-check
+        name: squadmem no commit while a move is unfinished
+        entry: python3 -m squadmem.hooks.journal_check
+        language: system
+        always_run: true
+        pass_filenames: false
     -   id: squadmem-log-check
         name: squadmem daily logs are append-only
         entry: squadmem-log-check

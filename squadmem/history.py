@@ -48,7 +48,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import IO
 
-from squadmem import catalog, sections, uses
+from squadmem import catalog, sections, squad, uses
 from squadmem.errors import Exit, SquadmemError
 from squadmem.layout import MAX_FILE_BYTES, MEMORY_DIR, classify
 from squadmem.progress import Progress
@@ -56,7 +56,7 @@ from squadmem.repo import Repo
 
 KINDS = ("content", "trailer", "pending", "edit", "unknown")
 CACHE_FILE = "history-cache"
-FORMAT = 2  # 2: Squad's history.md and decisions.md date migrated sections
+FORMAT = 3  # 2: Squad's history.md and decisions.md date migrated sections; 3: and their entries
 NULL_SHA = "0" * 40
 _RECORD = struct.Struct("<16sq20sB")  # content hash, commit time, commit, at a shallow boundary
 _TRAILER_PROBE = uses.TRAILER.lower().encode()
@@ -79,15 +79,8 @@ class Usage:
 
 
 # -- content identity ---------------------------------------------------------------------------
-def normalize(text: str) -> str:
-    """A section's text as compared across history: LF line endings, trailing blank lines trimmed."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    return text.lstrip("\ufeff").rstrip()
-
-
-def content_key(text: str) -> bytes:
-    return hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=16).digest()
+normalize = sections.normalize
+content_key = sections.content_key
 
 
 # -- cutting history blobs, incrementally --------------------------------------------------------
@@ -371,15 +364,12 @@ LOG_OPTIONS = (
 
 
 def squad_source(path: str) -> bool:
-    """Squad's own memory files, which ``migrate squad`` copies into tiers byte for byte.
+    """Squad's own memory files (``squad.source_owner``), whose entries intake copies into tiers.
 
-    Their sections' commits date the migrated sections: a history.md section
-    written months ago keeps that age in cold.
+    Their commits date the entries taken in: a learning written months ago in
+    ``history.md`` keeps that age in the tier it lands in.
     """
-    parts = path.split("/")
-    return path == ".squad/decisions.md" or (
-        len(parts) == 4 and parts[:2] == [".squad", "agents"] and parts[3] == "history.md"
-    )
+    return squad.is_source(path)
 
 
 def log(
@@ -398,7 +388,11 @@ def log(
     """
     fields = "%H%x00%P%x00%ct%x00%an%x00%B" if detail else "%H%x00%P%x00%ct%x00%B"
     order = ["--topo-order"] if detail else []
-    paths = [MEMORY_DIR, ".squad/agents", ".squad/decisions.md"] if squad_sources else [MEMORY_DIR]
+    paths = (
+        [MEMORY_DIR, squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR]
+        if squad_sources
+        else [MEMORY_DIR]
+    )
     args = ["log", *LOG_OPTIONS, *order, f"--format=%x01{fields}", *revs, "--", *paths]
     tokens = _tokens(repo.stream(*args))
     count = 0
@@ -570,6 +564,8 @@ def _record_blobs(repo: Repo, paths: dict[str, str], introduced: dict[str, First
         keys: Iterable[bytes] = done.keys
         if before is not None and not _earlier(before[1], holder):
             keys = set(done.keys).difference(before[0].keys)
+        if squad.is_source(path):
+            keys = {*keys, *(e.key for e in squad.entries(path, done.text))}
         for key in keys:
             if _earlier(first.get(key), holder):
                 first[key] = holder
@@ -704,7 +700,7 @@ def _quiet(message: str) -> None:
 _PRIORITY = {"edit": 4, "pending": 3, "trailer": 2, "content": 1}
 
 
-def _utc(seconds: int) -> dt.datetime:
+def utc(seconds: int) -> dt.datetime:
     return dt.datetime.fromtimestamp(seconds, dt.UTC)
 
 
@@ -720,7 +716,7 @@ def usage(
     moment = now or dt.datetime.now(dt.UTC)
     facts = read_facts(repo, cache=cache, verbose=verbose)
     pending = uses.pending(repo.state_dir)
-    committed = {i: _utc(facts.used[i][0]) for i in pending if i in facts.used}
+    committed = {i: utc(facts.used[i][0]) for i in pending if i in facts.used}
     for ident in uses.settle(repo.state_dir, committed) if committed else ():
         pending.pop(ident, None)
     result: dict[str, Usage] = {}
@@ -744,13 +740,13 @@ def _last_use(
     elif first[1]:
         bound = first
     else:
-        candidates.append(LastUse(_utc(first[0]), "content", first[2].hex()))
+        candidates.append(LastUse(utc(first[0]), "content", first[2].hex()))
     if trail is not None:
-        candidates.append(LastUse(_utc(trail[0]), "trailer", trail[1]))
+        candidates.append(LastUse(utc(trail[0]), "trailer", trail[1]))
     if pending is not None:
         candidates.append(LastUse(pending, "pending", None))
     best = max(candidates, key=lambda c: (c.when, _PRIORITY[c.kind]), default=None)
-    if bound is not None and (best is None or best.when is None or best.when < _utc(bound[0])):
+    if bound is not None and (best is None or best.when is None or best.when < utc(bound[0])):
         return LastUse(None, "unknown", bound[2].hex())
     assert best is not None
     return best

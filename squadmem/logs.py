@@ -212,7 +212,12 @@ def entry(text: str, moment: dt.datetime, tz: dt.tzinfo, agent: str | None = Non
 
 
 def append(layout: Layout, tz: dt.tzinfo, text: str, now: dt.datetime, agent: str | None = None) -> Path:
-    """Append an entry to today's log (by ``tz``), creating the log with its title line; return its path."""
+    """Append an entry to today's log (by ``tz``), creating the log with its title line; return its path.
+
+    ``agent``, when given, must be an agent with tier files here (the one agent rule).
+    """
+    if agent is not None:
+        layout.require_agent(agent)
     day = today(now, tz)
     line = entry(text, now, tz, agent)
     path = layout.log_path(day)  # refuses a path that a symlink leads outside .squad/memory/

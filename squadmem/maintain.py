@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from squadmem import catalog, history, index, moves, policy, render, scaffold, settings
+from squadmem import catalog, history, index, intake, moves, policy, render, scaffold, settings
 from squadmem.errors import SquadmemError
 from squadmem.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, decode_tier
 from squadmem.repo import Repo
@@ -37,9 +37,12 @@ class Outcome:
     dry_run: bool = False
     recovered: str | None = None
     note: str | None = None  # "nothing to do" and why
+    intake: intake.Result | None = None  # what maintain took in from Squad's files first
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"dry_run": self.dry_run}
+        if self.intake is not None:
+            data["intake"] = self.intake.as_dict()
         if self.plan is not None:
             data.update(self.plan.as_dict())
         data["commits"] = [m.as_dict() for m in self.made]
@@ -51,6 +54,8 @@ class Outcome:
 
     def text(self) -> str:
         out = [f"squadmem: {self.recovered}"] if self.recovered else []
+        if self.intake is not None and (self.intake.placed or self.intake.warnings):
+            out.append(self.intake.text())
         if self.note:
             out.append(self.note)
         if self.plan is not None:
@@ -72,7 +77,7 @@ def _plan_lines(plan: policy.Plan) -> Iterator[str]:
 def _result_lines(outcome: Outcome) -> Iterator[str]:
     plan = outcome.plan
     assert plan is not None
-    if plan.empty:
+    if plan.empty and not outcome.made:
         if plan.warnings:
             yield "nothing moved: what the rules want cannot be done (see the warnings above)"
         else:
@@ -156,11 +161,14 @@ def maintain(
     agent: str | None = None,
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     dry_run: bool = False,
+    take_in: bool = True,
 ) -> Outcome:
-    """Apply the tier rules: one commit per move, then one per Index that changed."""
+    """Take in Squad's new entries (one commit), then apply the tier rules: one commit per move,
+    then one per Index that changed."""
     if agent is not None:
-        check_name(agent)
+        repo.layout.require_agent(agent)
     conf = load_settings(repo, overrides)
+    take_in = take_in and agent is None and _squad_team(repo)
     if dry_run:
         waiting = moves.pending(repo)
         note = (
@@ -168,11 +176,22 @@ def maintain(
             if waiting
             else None
         )
-        return Outcome(make_plan(repo, conf, now, agent), dry_run=True, note=note)
+        taken = intake.intake(repo, conf, now, dry_run=True) if take_in and waiting is None else None
+        if taken is not None and taken.placed:
+            note = "the plan below is for the tiers as they are now, before the intake"
+        return Outcome(make_plan(repo, conf, now, agent), dry_run=True, note=note, intake=taken)
     with moves.session(repo) as writer:
+        taken = intake.intake(repo, conf, now, writer=writer) if take_in else None
         plan = make_plan(repo, conf, now, agent)
         made = writer.execute(plan, header)
-    return Outcome(plan, tuple(made), recovered=writer.recovered)
+    first = () if taken is None or taken.commit is None else (taken.commit,)
+    return Outcome(plan, (*first, *made), recovered=writer.recovered, intake=taken)
+
+
+def _squad_team(repo: Repo) -> bool:
+    """A Squad team whose memory intake can read: ``.squad/agents/`` and the local state backend."""
+    root = repo.root
+    return (root / ".squad" / "agents").is_dir() and intake.backend(root) not in intake.UNSUPPORTED_BACKENDS
 
 
 # -- promote / demote ----------------------------------------------------------------------------

@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem import budget, catalog, clock, history, policy, render, settings, uses
-from squadmem.errors import SquadmemError
-from squadmem.layout import AGENT_TIERS, LOG_DIR, TierFile, check_name, parse_log_name
+from squadmem import budget, catalog, clock, history, intake, policy, render, settings, uses
+from squadmem.layout import AGENT_TIERS, LOG_DIR, TierFile, known_agent, parse_log_name
 from squadmem.repo import Repo
 
 SCHEMA = 1
@@ -53,6 +52,7 @@ def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: boo
         "logs": _logs(repo),
         "pending_uses": [{"id": k, "when": _iso(v)} for k, v in pending],
         "unknown_ages": sum(1 for row in section_rows if row["last_used"] is None),
+        "squad_entries_not_taken_in": intake.pending_count(repo),
     }
     data["recommendations"] = recommendations(data)
     return data
@@ -74,23 +74,16 @@ def _owned(ident: str, agent: str) -> bool:
 def _select_files(memory: catalog.Memory, agent: str | None) -> list[str]:
     if agent is None:
         return list(memory.files)
-    check_name(agent)
-    chosen = [
+    known_agent(agent, memory.agents())
+    return [
         rel
         for rel, doc in memory.files.items()
         if doc.tier_file.tier in AGENT_TIERS and doc.tier_file.name == agent
     ]
-    if not chosen:
-        known = sorted({d.tier_file.name for d in memory.files.values() if d.tier_file.tier in AGENT_TIERS})
-        raise SquadmemError(
-            f"--agent {agent}: no tier file belongs to this agent",
-            hint=f"agents here: {', '.join(known)}" if known else "squadmem init --agent NAME creates one",
-        )
-    return chosen
 
 
 def _iso(moment: dt.datetime | None) -> str | None:
-    return None if moment is None else moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    return render.timestamp(moment)
 
 
 def _file(tf: TierFile, doc: catalog.TierDoc, config: settings.Settings) -> dict[str, Any]:
@@ -194,6 +187,11 @@ def _some(ids: Sequence[str], limit: int = 3) -> str:
 def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
     """What to run next, each with the exact command and why."""
     out: list[dict[str, str]] = []
+    waiting = data.get("squad_entries_not_taken_in", 0)
+    if waiting:
+        noun = "entry" if waiting == 1 else "entries"
+        why = f"{waiting} {noun} of Squad's history.md / decisions files not taken in yet"
+        out.append(_rec("squadmem intake", why))
     budgets = data["budgets"]
     rows = data["sections"]
     stale = [r["id"] for r in rows if r["due"] == "demote"]

@@ -18,6 +18,7 @@ with a BOM still has its first ``## A`` as a boundary.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import itertools
 import re
 
@@ -124,6 +125,18 @@ def split(text: str) -> Document:
         body = text[starts[bound.line] : starts[end]]
         sections.append(Section(body, bound.raw_heading, bound.heading_lines, bound.line, flags or Flags()))
     return Document(text[: starts[found[0].line]], tuple(sections))
+
+
+def normalize(text: str) -> str:
+    """A section's text as compared across history: LF line endings, trailing blank lines trimmed."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    return text.lstrip("\ufeff").rstrip()
+
+
+def content_key(text: str) -> bytes:
+    """How history, intake and verify know a section's content: a hash of its normalized text."""
+    return hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def slugify(title: str) -> str:

@@ -13,28 +13,35 @@ blobs through the gateway's one ``cat-file`` process:
   exactly the section's text at ``<rev>``;
 - a commit carrying ``Squad-Memory-Index`` changes only the
   ``Index → Deeper Tiers`` section of ``hot/<agent>.md``;
-- at the range's tip, hot files are within their budget.
+- at the range's tip, hot files are within their budget;
+- conservation (``squadmem.conservation``): every other commit that changes
+  tier files, and every merge, loses no section and duplicates none.
 
 Section content is compared with trailing blank lines and line endings trimmed.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import functools
 import re
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from importlib import resources
 
-from squadmem import catalog, logs, sections, settings
+from squadmem import catalog, conservation, logs, sections, settings, squad
 from squadmem.budget import hot_blob_over
 from squadmem.errors import Exit, SquadmemError
 from squadmem.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
 from squadmem.repo import Repo
 
+LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the intake ledger (squadmem.intake.LEDGER)
+
 MOVE = "squad-memory-move"
 INDEX = "squad-memory-index"
+INTAKE = "squad-memory-intake"
 RESTORE = "squad-memory-restore"
 REASON = "squad-memory-reason"
 CLOCK_SKEW = dt.timedelta(hours=1)
@@ -98,6 +105,7 @@ class Result:
     commits: int = 0
     moves: list[Move] = dataclasses.field(default_factory=list)
     index_refreshes: int = 0
+    intakes: int = 0
     log_changes: int = 0
     appended: dict[str, int] = dataclasses.field(default_factory=dict)  # log path -> bytes appended
     violations: list[Violation] = dataclasses.field(default_factory=list)
@@ -109,6 +117,8 @@ class Result:
     def summary(self) -> str:
         moves, logs_ = len(self.moves), self.log_changes
         counts = f"{moves} moves, {self.index_refreshes} index refreshes, {logs_} log changes"
+        if self.intakes:
+            counts += f", {self.intakes} intake{'s' if self.intakes != 1 else ''}"
         n_bad = len(self.violations)
         verdict = "no violations" if self.ok else f"{n_bad} violation{'s' if n_bad != 1 else ''}"
         return f"verified {self.commits} commit{'s' if self.commits != 1 else ''} ({counts}): {verdict}"
@@ -121,6 +131,7 @@ class Result:
             "ok": self.ok,
             "moves": [dataclasses.asdict(m) for m in self.moves],
             "index_refreshes": self.index_refreshes,
+            "intakes": self.intakes,
             "log_changes": self.log_changes,
             "logs_appended": self.appended,
             "violations": [dataclasses.asdict(v) for v in self.violations],
@@ -326,6 +337,7 @@ class Verifier:
         self.conf = conf
         self.now = now
         self.rules = logs.Rules(conf.tz, conf.log.grace_minutes)
+        self.snapshots = conservation.Snapshots(self.store.tier_files, self.store.read)
 
     def run(self, revs: list[str]) -> Result:
         tips, _ = resolve(self.repo, revs)
@@ -363,6 +375,38 @@ class Verifier:
             result.index_refreshes += 1
             for file, why in self.index(commit, index[0]):
                 bad(Violation(commit.short, file, why))
+        elif commit.trailers.get(INTAKE):
+            result.intakes += 1
+            for file, why in IntakeCheck(self.store).run(commit):
+                bad(Violation(commit.short, file, why))
+        else:
+            self.conserve(commit, result)
+
+    # conservation: no section lost or duplicated by any other commit (squadmem.conservation)
+    def conserve(self, commit: Commit, result: Result) -> None:
+        if not commit.parents:
+            return
+        paths = [p for c in commit.changes for p in (c.path, c.source) if p]
+        if len(commit.parents) == 1 and not conservation.touches_memory(paths):
+            return
+        try:
+            after = self.snapshots.of(commit.tree)
+            parents = [self.snapshots.of(self.store.tree_of(p)) for p in commit.parents]
+            base = self.merge_base(commit.parents) if len(commit.parents) > 1 else None
+        except SquadmemError:
+            return  # a parent outside a shallow clone: nothing to compare with
+        if after is None or any(p is None for p in parents):
+            return  # an unreadable tier file is reported by the checks that read it
+        judged = [p for p in parents if p is not None]
+        for file, why in conservation.judge(after, judged, base, conservation.deleted_ids(commit.trailers)):
+            result.violations.append(Violation(commit.short, file, why))
+
+    def merge_base(self, parents: Sequence[str]) -> conservation.Snapshot | None:
+        try:
+            base = self.repo.run("merge-base", "--octopus", *parents).strip()
+        except SquadmemError:
+            return None  # unrelated histories: every side's sections are expected
+        return self.snapshots.of(self.store.tree_of(base)) if base else None
 
     # daily logs
     def check_logs(self, commit: Commit, result: Result) -> None:
@@ -575,6 +619,94 @@ class MoveCheck:
         if _FULL_SHA.fullmatch(self.restore):
             return self.restore
         return self.v.repo.run("rev-parse", "--verify", "-q", f"{self.restore}^{{commit}}").strip()
+
+
+class IntakeCheck:
+    """An intake commit only adds sections, and each one it adds is an entry of Squad's files there."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def run(self, commit: Commit) -> list[tuple[str, str]]:
+        problems = [
+            (c.path, "changed by an intake commit, which may change only tier files and the intake ledger")
+            for c in commit.changes
+            if classify(c.path) is None and c.path != LEDGER
+        ]
+        if not commit.parents:
+            return [*problems, ("-", "an intake commit needs a parent")]
+        before = self.sections(self.store.tree_of(commit.parents[0]))
+        after = self.sections(commit.tree)
+        entries = self.entries(commit.tree)
+        for (owner, key), count in (before - after).items():
+            problems.append((owner, f"an intake commit removed {count} section(s) ({key.hex()[:12]})"))
+        for (owner, key), _ in (after - before).items():
+            if (owner, key) not in entries:
+                problems.append(
+                    (owner, f"added a section ({key.hex()[:12]}) that is no entry of Squad's files here")
+                )
+        return problems
+
+    def sections(self, tree: str) -> Counter[tuple[str, bytes]]:
+        """(owner, content key) of every section but the Index, counted: owner is the agent or "decisions"."""
+        found: Counter[tuple[str, bytes]] = Counter()
+        for rel, sha in self.store.tier_files(tree).items():
+            tf = classify(rel)
+            if tf is None:
+                continue
+            owner = "decisions" if tf.tier == "wiki" else tf.name
+            text = self.store.read(sha).decode("utf-8", "surrogateescape")
+            try:
+                doc = sections.split(text)
+            except sections.FlagError:
+                continue
+            found.update((owner, sections.content_key(s.text)) for s in doc.sections if not index_section(s))
+        return found
+
+    def entries(self, tree: str) -> set[tuple[str, bytes]]:
+        """(owner, key) of every entry of the Squad files in ``tree``."""
+        found: set[tuple[str, bytes]] = set()
+        for rel, sha in self.squad_files(tree):
+            text = self.store.read(sha).decode("utf-8", "replace")
+            with contextlib.suppress(sections.FlagError):
+                found.update((e.owner, e.key) for e in squad.entries(rel, text))
+        return found
+
+    def squad_files(self, tree: str) -> Iterator[tuple[str, str]]:
+        """(path, blob) of Squad's memory files in ``tree``."""
+        top = self.subtree(tree, ".squad")
+        if top is None:
+            return
+        listing = self.store.entries(top)
+        for name, (mode, sha) in listing.items():
+            if mode.startswith("100") and squad.is_source(f".squad/{name}"):
+                yield f".squad/{name}", sha
+        agents = listing.get("agents")
+        if agents and agents[0] == "40000":
+            for agent, (mode, sha) in self.store.entries(agents[1]).items():
+                if mode != "40000":
+                    continue
+                for name, (file_mode, blob) in self.store.entries(sha).items():
+                    rel = f".squad/agents/{agent}/{name}"
+                    if file_mode.startswith("100") and squad.is_source(rel):
+                        yield rel, blob
+        inbox = self.subtree(tree, squad.INBOX_DIR)
+        if inbox is not None:
+            for name, (mode, sha) in self.store.entries(inbox).items():
+                rel = f"{squad.INBOX_DIR}/{name}"
+                if mode.startswith("100") and squad.is_source(rel):
+                    yield rel, sha
+
+    def subtree(self, tree: str, path: str) -> str | None:
+        node: str | None = tree
+        for part in path.split("/"):
+            entry = self.store.entries(node).get(part) if node else None
+            node = entry[1] if entry and entry[0] == "40000" else None
+        return node
+
+
+def index_section(section: sections.Section) -> bool:
+    return section.raw_heading.strip() == catalog.INDEX_TITLE
 
 
 def verify(repo: Repo, revs: Sequence[str] | None, now: dt.datetime) -> Result:

@@ -54,3 +54,21 @@ def test_pre_commit_snippet_works_with_the_real_framework(
     refused = commit(repo, "2026-03-02T10:00:00+00:00")
     assert refused.returncode != 0
     assert LOG in refused.stdout + refused.stderr
+
+
+def test_hook_text_appended_after_squadmems_cannot_hide_its_refusal(repo: GitRepo) -> None:
+    """Regression: `squad upgrade` appends its hook block after ours; our exit status must survive it."""
+    from conftest import squadmem as cli
+
+    repo.commit("start", {"README.md": "x\n"}, date="2026-03-01T08:00:00+00:00")
+    assert cli(repo, "init", "--agent", "picard")[0] == 0
+    hook = repo.root / ".git" / "hooks" / "pre-commit"
+    hook.write_text(
+        hook.read_text()
+        + '\n# --- appended by another tool ---\nif [ -z "$OTHER_ACTIVE" ]; then\n  true\nfi\n'
+    )
+    repo.write(".squad/memory/hot/picard.md", "# Hot memory: picard\n" + "x\n" * 200)
+    repo.git("add", "-A")
+    done = commit(repo, "2026-03-01T09:00:00+00:00")
+    assert done.returncode == 1
+    assert "hot.max_lines" in done.stderr

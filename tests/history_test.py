@@ -361,7 +361,7 @@ def test_cache_after_new_commits_reads_only_them(
         lambda raw: raw[: len(raw) // 2],
         lambda raw: b"",
         lambda raw: b"not a cache at all\n\x00\x01",
-        lambda raw: raw.replace(b'"format": 2', b'"format": 1', 1),
+        lambda raw: raw.replace(b'"format": %d' % history.FORMAT, b'"format": 1', 1),
         lambda raw: raw[:-40] + bytes(40),
         lambda raw: raw.split(b"\n", 1)[0] + b"\n",
     ],

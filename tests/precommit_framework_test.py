@@ -211,6 +211,7 @@ def test_hooks_manifest_is_complete() -> None:
     hooks = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text("utf-8"))
     stages = {h["id"]: h["stages"] for h in hooks}
     assert stages == {
+        "squadmem-journal-check": ["pre-commit"],
         "squadmem-log-check": ["pre-commit"],
         "squadmem-budget-check": ["pre-commit"],
         "squadmem-use-trailers": ["prepare-commit-msg"],

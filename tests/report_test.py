@@ -27,6 +27,7 @@ DEPLOY = "## Deploy checklist\n\n1. tag\n2. push\n"
 OLD = "## Old incident\n\nThe outage of January.\n"
 
 TOP_KEYS = {
+    "squad_entries_not_taken_in",
     "schema",
     "now",
     "head",

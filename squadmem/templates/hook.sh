@@ -13,4 +13,4 @@ fi
 if [ -x "$hook_dir/{event}.squadmem-legacy" ]; then
     "$hook_dir/{event}.squadmem-legacy" "$@" < "$stdin_copy" || exit $?
 fi
-"$SQUADMEM_PYTHON" -m squadmem.hooks.run {event} "$@" < "$stdin_copy"
+"$SQUADMEM_PYTHON" -m squadmem.hooks.run {event} "$@" < "$stdin_copy" || exit $?

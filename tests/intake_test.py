@@ -1,0 +1,300 @@
+"""Intake: Squad's appended entries into the tiers, each once, placed by age, proven by verify."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+from conftest import GitRepo, assert_refused
+from conftest import squadmem as cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from squadmem import sections, squad
+from squadmem.layout import MEMORY_DIR
+
+DAY0 = "2026-01-05T09:00:00+00:00"
+PICARD = ".squad/agents/picard/history.md"
+PICARD_ARCHIVE = ".squad/agents/picard/history-archive.md"
+DECISIONS = ".squad/decisions.md"
+INBOX = ".squad/decisions/inbox"
+HOT = f"{MEMORY_DIR}/hot/picard.md"
+COLD = f"{MEMORY_DIR}/cold/picard.md"
+ARCHIVE = f"{MEMORY_DIR}/archive/picard.md"
+WIKI = f"{MEMORY_DIR}/wiki/decisions.md"
+LEDGER = f"{MEMORY_DIR}/intake.tsv"
+HEAD = "# Project Context\n\n- **Project:** demo\n\n## Core Context\n\nPicard leads.\n\n## Learnings\n\n"
+DECISIONS_TEXT = (
+    "# Squad Decisions\n\n## Active Decisions\n\n"
+    "### 2026-01-05: Use JWT\n**By:** Picard\n**What:** tokens are JWT\n\n"
+    "## Governance\n\n- consensus\n"
+)
+
+
+def day(n: int, hour: int = 9) -> str:
+    """DAY0 plus ``n`` days, at ``hour``."""
+    moment = dt.datetime(2026, 1, 5, hour, tzinfo=dt.UTC) + dt.timedelta(days=n)
+    return moment.isoformat()
+
+
+def learning(n: int, words: int = 3) -> str:
+    return f"### Topic {n} ({day(n)[:10]})\n" + " ".join(["fact"] * words) + f" {n}\n\n"
+
+
+def team(repo: GitRepo, learnings: int = 0) -> None:
+    """A Squad team as `squad init` leaves it, committed, then squadmem's init, committed."""
+    history = HEAD + "".join(learning(n) for n in range(learnings))
+    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
+    code, _, err = cli(repo, "init", "--no-hooks")
+    assert code == 0, err
+    repo.git("add", "-A")
+    repo.commit("squadmem init", date=DAY0)
+
+
+def append(repo: GitRepo, rel: str, text: str, when: str) -> None:
+    repo.commit(f"append {rel}", {rel: repo.read(rel) + text}, date=when)
+
+
+def tier_sections(repo: GitRepo) -> list[str]:
+    out: list[str] = []
+    for path in sorted((repo.root / MEMORY_DIR).rglob("*.md")):
+        rel = path.relative_to(repo.root).as_posix()
+        if rel.split("/")[-2] in ("hot", "cold", "archive", "wiki"):
+            out.extend(s.text for s in sections.split(repo.read(rel)).sections)
+    return out
+
+
+def intake(repo: GitRepo, when: str, *args: str) -> tuple[int, str, str]:
+    return cli(
+        repo, "intake", "--now", when, *args, env={"GIT_AUTHOR_DATE": when, "GIT_COMMITTER_DATE": when}
+    )
+
+
+def test_each_entry_is_its_own_section_placed_by_age(repo: GitRepo) -> None:
+    team(repo)
+    append(repo, PICARD, learning(1), day(1))  # 40 days old at the intake
+    append(repo, PICARD, learning(30), day(30))  # 12 days old
+    append(repo, PICARD, learning(39), day(39))  # 3 days old
+    code, _, err = intake(repo, day(42))
+    assert code == 0, err
+    hot = [s.raw_heading for s in sections.split(repo.read(HOT)).sections]
+    assert hot[0] == "Core Context" and any("Topic 39" in h for h in hot)
+    cold = [s.raw_heading for s in sections.split(repo.read(COLD)).sections]
+    archive = [s.raw_heading for s in sections.split(repo.read(ARCHIVE)).sections]
+    assert any("Topic 30" in h for h in cold)
+    assert any("Topic 1 " in h for h in archive)
+    assert "<!-- squadmem: pin -->" in repo.read(HOT).split("## Core Context", 1)[1].split("\n")[1]
+    wiki = sections.split(repo.read(WIKI)).sections
+    assert [(s.raw_heading, s.flags.kind) for s in wiki] == [
+        ("2026-01-05: Use JWT", "decision"),
+        ("Governance", None),
+    ]
+    assert repo.git("log", "-1", "--format=%(trailers:key=Squad-Memory-Intake,valueonly)").strip() == "6"
+
+
+def test_an_entry_keeps_the_date_of_the_first_commit_that_held_it(repo: GitRepo) -> None:
+    """An entry is dated by the first history.md commit holding it, across heading level and file."""
+    team(repo)
+    append(repo, PICARD, learning(3), day(3))
+    # squad nap, ten days later: the learning leaves history.md for history-archive.md
+    history = repo.read(PICARD).replace(learning(3), "")
+    repo.commit(
+        "squad nap",
+        {PICARD: history, PICARD_ARCHIVE: "# Archive\n\n## Learnings\n\n" + learning(3)},
+        date=day(13),
+    )
+    assert intake(repo, day(14))[0] == 0
+    code, out, err = cli(repo, "report", "--json", "--now", day(14))
+    assert code == 0, err
+    (found,) = [s for s in json.loads(out)["sections"] if s["title"].startswith("Topic 3 ")]
+    assert found["last_used"].startswith("2026-01-08T09:00:00")
+    assert found["last_use_kind"] == "content"
+
+
+def test_a_second_intake_takes_only_the_new_entry(repo: GitRepo) -> None:
+    """Regression: a second migrate after one new learning duplicated the whole container."""
+    team(repo, learnings=4)
+    assert cli(repo, "migrate", "squad", "--now", day(5))[0] == 0
+    before = tier_sections(repo)
+    append(repo, PICARD, learning(6), day(6))
+    code, out, err = intake(repo, day(6))
+    assert code == 0, err
+    assert "took in 1 entry" in out
+    after = tier_sections(repo)
+    assert len(after) == len(before) + 1
+    assert len(set(map(sections.normalize, after))) == len(after)
+    code, out, _ = intake(repo, day(6))
+    assert "nothing new" in out
+
+
+def test_after_remove_originals_new_entries_are_still_taken_in(repo: GitRepo) -> None:
+    """Regression: after --remove-originals, new entries were never picked up."""
+    team(repo, learnings=2)
+    code, out, err = cli(repo, "migrate", "squad", "--remove-originals", "--now", day(3))
+    assert code == 0, err
+    assert repo.read(PICARD).startswith("# Project Context")
+    assert "### Topic" not in repo.read(PICARD)
+    repo.git("add", PICARD)
+    repo.commit("squad: history cut down", date=day(3))
+    append(repo, PICARD, "\n## Learnings\n\n" + learning(4), day(4))
+    code, out, err = cli(
+        repo, "maintain", "--now", day(4), env={"GIT_COMMITTER_DATE": day(4), "GIT_AUTHOR_DATE": day(4)}
+    )
+    assert code == 0, err
+    assert "took in" in out
+    assert sum("Topic 4 " in s.split("\n")[0] for s in tier_sections(repo)) == 1
+
+
+def test_an_inbox_drop_merged_by_scribe_is_one_entry(repo: GitRepo) -> None:
+    team(repo)
+    drop = "### 2026-01-08: Tabs\n**By:** Data\n**What:** tabs\n"
+    repo.commit("drop", {f"{INBOX}/data-tabs.md": drop}, date=day(3))
+    assert intake(repo, day(3))[0] == 0
+    repo.commit(
+        "scribe: merge inbox",
+        {
+            DECISIONS: repo.read(DECISIONS).replace("## Governance", drop + "\n## Governance"),
+            f"{INBOX}/data-tabs.md": None,
+        },
+        date=day(4),
+    )
+    assert "nothing new" in intake(repo, day(4))[1]
+    titles = [s.raw_heading for s in sections.split(repo.read(WIKI)).sections]
+    assert titles.count("2026-01-08: Tabs") == 1
+
+
+def test_core_context_stays_pinned_and_a_new_version_retires_the_old(repo: GitRepo) -> None:
+    team(repo)
+    assert intake(repo, day(1))[0] == 0
+    repo.commit(
+        "nap",
+        {PICARD: repo.read(PICARD).replace("Picard leads.", "Picard leads; Data reviews.")},
+        date=day(2),
+    )
+    assert intake(repo, day(2))[0] == 0
+    hot = [s for s in sections.split(repo.read(HOT)).sections if s.raw_heading == "Core Context"]
+    assert len(hot) == 1 and "Data reviews" in hot[0].text and hot[0].flags.pin
+    archive = [s for s in sections.split(repo.read(ARCHIVE)).sections if s.raw_heading == "Core Context"]
+    assert len(archive) == 1 and "Data reviews" not in archive[0].text
+    assert cli(repo, "verify", "--now", day(2), "HEAD~4..HEAD")[0] == 0
+
+
+def test_hot_holds_its_budget_and_maintain_then_verify_pass(repo: GitRepo) -> None:
+    """Regression: a recalled container burst hot, and maintain made commits its own verify refused."""
+    team(repo)
+    text = "".join(learning(n, words=60) for n in range(30, 40))
+    append(repo, PICARD, text, day(39))
+    env = {"GIT_COMMITTER_DATE": day(40), "GIT_AUTHOR_DATE": day(40)}
+    start = repo.head()
+    code, out, err = cli(repo, "maintain", "--now", day(40), env=env)
+    assert code == 0, err
+    assert len(repo.read(HOT).encode()) <= 4096
+    assert any("Topic 39" in s.text for s in sections.split(repo.read(HOT)).sections)
+    code, out, err = cli(repo, "verify", "--now", day(40), f"{start}..HEAD")
+    assert code == 0, out + err
+    code, out, err = cli(repo, "context", "--agent", "picard")
+    assert "## Core Context" in out and "Picard leads." in out
+
+
+def test_dry_run_right_after_init_on_a_dirty_tree(repo: GitRepo) -> None:
+    """Regression: migrate squad --dry-run was refused right after init (init's files uncommitted)."""
+    repo.commit("squad init", {PICARD: HEAD + learning(1), DECISIONS: DECISIONS_TEXT}, date=DAY0)
+    assert cli(repo, "init", "--no-hooks")[0] == 0
+    before = repo.snapshot()
+    code, out, err = cli(repo, "migrate", "squad", "--dry-run", "--now", day(2))
+    assert code == 0, err
+    assert "would take in" in out
+    assert repo.snapshot() == before
+    code, out, err = cli(repo, "migrate", "squad", "--now", day(2))
+    assert code == 0, err
+    assert "took in" in out
+
+
+@pytest.mark.parametrize("backend", ["orphan", "two-layer"])
+def test_squads_state_branch_backends_are_refused(repo: GitRepo, backend: str) -> None:
+    team(repo)
+    repo.commit(
+        "backend", {".squad/config.json": json.dumps({"version": 1, "stateBackend": backend})}, date=day(1)
+    )
+    assert_refused(
+        repo,
+        "intake",
+        message=f"squadmem: .squad/config.json: Squad's state backend is {backend!r}: "
+        "its histories and decisions live on the squad-state branch, which squadmem does not read",
+    )
+
+
+def test_verify_refuses_a_forged_intake(repo: GitRepo) -> None:
+    team(repo)
+    assert intake(repo, day(1))[0] == 0
+    forged = repo.read(COLD) if (repo.root / COLD).exists() else "# Cold memory: picard\n"
+    repo.commit(
+        "memory: intake 1 Squad entry\n\nSquad-Memory-Intake: 1",
+        {COLD: forged + "\n## Invented\nnever in history.md\n"},
+        date=day(2),
+    )
+    code, out, _ = cli(repo, "verify", "--now", day(2), "HEAD~1..HEAD")
+    assert code == 1
+    assert "no entry of Squad's files" in out
+
+
+def test_report_and_init_name_history_not_taken_in(repo: GitRepo) -> None:
+    repo.commit("squad init", {PICARD: HEAD + learning(1), DECISIONS: DECISIONS_TEXT}, date=DAY0)
+    code, out, err = cli(repo, "init", "--no-hooks")
+    assert code == 0, err
+    assert "squadmem migrate squad" in out
+    repo.git("add", "-A")
+    repo.commit("squadmem init", date=DAY0)
+    code, out, err = cli(repo, "report", "--now", day(1))
+    assert "not taken in" in out and "squadmem intake" in out
+    code, out, err = cli(repo, "doctor")
+    assert "not taken in" in out
+
+
+_entry = st.tuples(st.integers(0, 40), st.sampled_from(["short", "a longer learning " * 8]))
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(batches=st.lists(st.lists(_entry, min_size=1, max_size=4), min_size=1, max_size=3))
+def test_every_entry_is_in_the_tiers_exactly_once(
+    repo: GitRepo, batches: list[list[tuple[int, str]]]
+) -> None:
+    """Whatever is appended, in however many intakes: each entry once, byte for byte."""
+    repo.git("rm", "-rq", "--ignore-unmatch", ".")
+    import shutil
+
+    shutil.rmtree(repo.root / ".squad", ignore_errors=True)
+    team(repo)
+    serial = 0
+    for batch_no, batch in enumerate(batches):
+        text = ""
+        for n, words in batch:
+            serial += 1
+            text += f"### Note {serial} ({n})\n{words}\n\n"
+        append(repo, PICARD, text, day(batch_no + 1))
+        assert intake(repo, day(batch_no + 1))[0] == 0
+    wanted = [e.text for e in squad.entries(PICARD, repo.read(PICARD))]
+    got = list(map(sections.normalize, tier_sections(repo)))
+    for text in wanted:
+        assert got.count(sections.normalize(text)) == 1
+
+
+def test_recalling_one_learning_brings_back_that_entry_only(repo: GitRepo) -> None:
+    """Regression: one recall of a learning brought its whole 18.7 KB container into a 4 KB hot file."""
+    team(repo)
+    append(repo, PICARD, "".join(learning(n, words=40) for n in range(1, 30)), day(1))
+    env = {"GIT_COMMITTER_DATE": day(60), "GIT_AUTHOR_DATE": day(60)}
+    assert cli(repo, "maintain", "--now", day(60), env=env)[0] == 0
+    assert "Topic 7 " not in repo.read(HOT)
+    code, out, err = cli(repo, "recall", "topic 7 2026-01-12", "--limit", "1", "--now", day(60))
+    assert code == 0, err
+    assert "picard/topic-7-2026-01-12" in out
+    start = repo.head()
+    code, out, err = cli(repo, "maintain", "--now", day(60), env=env)
+    assert code == 0, err
+    hot = sections.split(repo.read(HOT)).sections
+    assert [s.raw_heading for s in hot if s.raw_heading.startswith("Topic")] == ["Topic 7 (2026-01-12)"]
+    assert len(repo.read(HOT).encode()) <= 4096
+    code, out, err = cli(repo, "verify", "--now", day(60), f"{start}..HEAD")
+    assert code == 0, out + err

@@ -1,0 +1,224 @@
+"""Squad's files cut into entries: one ``##`` section each, every byte of every entry kept."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from squadmem import sections, squad
+
+HISTORY = ".squad/agents/picard/history.md"
+SQUAD_HISTORY = """# Project Context
+
+- **Project:** demo
+- **Created:** 2026-01-05
+
+## Core Context
+
+Agent Picard leads; owns architecture.
+
+## Recent Updates
+
+📌 Team initialized on 2026-01-05
+
+📌 Team update (2026-01-07T10:00:00Z): Auth moved to JWT — decided by Picard
+follow-up line
+
+## Learnings
+
+Initial setup complete.
+
+### Token refresh (2026-01-08)
+Use sliding windows.
+```
+### not a heading
+```
+
+### Cache keys (2026-01-09)
+- prefix with tenant
+"""
+DECISIONS = """# Squad Decisions
+
+## Active Decisions
+
+### 2026-01-06: Use JWT
+**By:** Picard
+**What:** tokens are JWT
+**Why:** stateless
+
+### 2026-01-07: Tabs
+**By:** Data
+
+## Governance
+
+- All meaningful changes require team consensus
+"""
+
+
+def test_history_entries_are_units() -> None:
+    found = squad.entries(HISTORY, SQUAD_HISTORY)
+    assert [(e.kind, e.title) for e in found] == [
+        ("core", "Core Context"),
+        ("update", "📌 Team initialized on 2026-01-05"),
+        ("update", "📌 Team update (2026-01-07T10"),
+        ("preamble", "Learnings"),
+        ("learning", "Token refresh (2026-01-08)"),
+        ("learning", "Cache keys (2026-01-09)"),
+    ]
+    core, _, update, _, refresh, _ = found
+    assert core.text.startswith("## Core Context\n<!-- squadmem: pin -->\n")
+    assert update.text == (
+        "## 📌 Team update (2026-01-07T10\n"
+        "📌 Team update (2026-01-07T10:00:00Z): Auth moved to JWT — decided by Picard\nfollow-up line\n\n"
+    )
+    assert refresh.raw.startswith("### Token refresh (2026-01-08)\n")
+    assert (
+        refresh.text == "## Token refresh (2026-01-08)\nUse sliding windows.\n```\n### not a heading\n```\n\n"
+    )
+
+
+def test_decisions_are_flagged_and_governance_is_not() -> None:
+    found = squad.entries(squad.DECISIONS, DECISIONS)
+    assert [(e.kind, e.title) for e in found] == [
+        ("decision", "2026-01-06: Use JWT"),
+        ("decision", "2026-01-07: Tabs"),
+        ("section", "Governance"),
+    ]
+    assert found[0].text.startswith("## 2026-01-06: Use JWT\n<!-- squadmem: kind=decision -->\n**By:**")
+    assert "kind=decision" not in found[2].text
+
+
+@pytest.mark.parametrize(
+    ("path", "text", "title"),
+    [
+        (".squad/decisions/inbox/data-tabs.md", "### 2026-01-07: Tabs\n**By:** Data\n", "2026-01-07: Tabs"),
+        (".squad/decisions/inbox/data-tabs.md", "Use tabs everywhere.\n", "data-tabs"),
+        (".squad/decisions/inbox/data-tabs.md", "## Tabs\n**By:** Data\n", "Tabs"),
+    ],
+)
+def test_inbox_files_are_decisions(path: str, text: str, title: str) -> None:
+    (entry,) = squad.entries(path, text)
+    assert (entry.kind, entry.title) == ("decision", title)
+    assert "kind=decision" in entry.text
+
+
+def test_an_inbox_drop_and_its_merged_entry_are_the_same_entry() -> None:
+    """Scribe merges an inbox file into decisions.md as an ### entry: intake must know it is one entry."""
+    drop = "### 2026-01-07: Tabs\n**By:** Data\n**What:** tabs\n"
+    (dropped,) = squad.entries(".squad/decisions/inbox/data-tabs.md", drop)
+    merged = squad.entries(squad.DECISIONS, "# D\n\n## Active Decisions\n\n" + drop + "\n")
+    assert dropped.key == merged[0].key
+
+
+def test_an_entry_keeps_its_key_across_files_and_levels() -> None:
+    """squad nap moves entries to history-archive.md: the same entry, the same key, the same age."""
+    archive = ".squad/agents/picard/history-archive.md"
+    body = "### Token refresh (2026-01-08)\nUse sliding windows.\n"
+    in_history = squad.entries(HISTORY, "# H\n\n## Learnings\n\n" + body)
+    in_archive = squad.entries(archive, "# A\n\n## Archived learnings\n" + body + "\n\n")
+    assert in_history[0].key == in_archive[0].key
+
+
+@pytest.mark.parametrize(
+    ("path", "owner"),
+    [
+        (".squad/agents/picard/history.md", "picard"),
+        (".squad/agents/picard/history-archive.md", "picard"),
+        (".squad/agents/picard/charter.md", None),
+        (".squad/decisions.md", "decisions"),
+        (".squad/decisions-archive.md", "decisions"),
+        (".squad/decisions/inbox/x.md", "decisions"),
+        (".squad/decisions/inbox/.x.md", None),
+        (".squad/memory/hot/picard.md", None),
+    ],
+)
+def test_source_owner(path: str, owner: str | None) -> None:
+    assert squad.source_owner(path) == owner
+
+
+# -- properties: nothing lost, nothing duplicated, bytes preserved ---------------------------------
+
+_body_line = st.sampled_from(
+    [
+        "text\n",
+        "- item\n",
+        "\n",
+        "```\n",
+        "### fenced\n",
+        "#### deeper\n",
+        "> quote\n",
+        "crlf\r\n",
+        "**By:** x\n",
+    ]
+)
+
+
+@st.composite
+def _history(draw: st.DrawFn) -> str:
+    out = ["# Project Context\n\n- **Project:** p\n\n"]
+    for name in draw(
+        st.lists(st.sampled_from(["Core Context", "Recent Updates", "Learnings", "Notes"]), max_size=4)
+    ):
+        out.append(f"## {name}\n")
+        out.append(draw(st.sampled_from(["", "\n", "intro\n\n"])))
+        for _ in range(draw(st.integers(0, 4))):
+            if name == "Recent Updates":
+                out.append(
+                    f"📌 Team update ({draw(st.integers(1, 28))}): {draw(st.sampled_from(['a', 'b:c']))}\n"
+                )
+                out.extend(draw(st.lists(st.sampled_from(["more\n", "- x\n"]), max_size=2)))
+                out.append("\n")
+            else:
+                out.append(f"### {draw(st.sampled_from(['Topic', 'Other (2026-01-02)', 'x']))}\n")
+                lines = draw(st.lists(_body_line, max_size=5))
+                if "".join(lines).count("```") % 2:
+                    lines.append("```\n")
+                out.extend(lines)
+    return "".join(out)
+
+
+def _body(entry: squad.Entry) -> str:
+    """What of an entry's source bytes its tier text must end with, byte for byte."""
+    if entry.kind == "learning":
+        return "".join(sections.lines(entry.raw)[1:])
+    if entry.kind in ("core", "section"):
+        return entry.raw.split("\n", 1)[1] if "\n" in entry.raw else ""
+    return entry.raw
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_history())
+def test_each_entry_is_one_section_that_keeps_its_bytes(text: str) -> None:
+    for entry in squad.entries(HISTORY, text):
+        (single,) = sections.split(entry.text).sections
+        assert single.text == entry.text
+        assert entry.text.endswith(_body(entry))
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_history())
+def test_entries_partition_each_container(text: str) -> None:
+    """Per container: heading + preamble + the entries' raw bytes, in order, is the section byte for byte."""
+    doc = sections.split(text)
+    rebuilt = []
+    for section in doc.sections:
+        found = squad.entries(HISTORY, doc.header + section.text)
+        if len(found) == 1 and found[0].kind in ("core", "section"):
+            assert found[0].raw == section.text
+            rebuilt.append(found[0].raw)
+            continue
+        rows = sections.lines(section.text)
+        head = "".join(rows[: section.heading_lines])
+        body = section.text[len(head) :]
+        joined = "".join(e.raw for e in found)
+        if found and found[0].kind == "preamble":
+            assert body == joined
+        else:
+            assert body.endswith(joined)
+            assert not body[: len(body) - len(joined)].strip()
+        rebuilt.append(section.text)
+    assert doc.header + "".join(rebuilt) == text
+    assert sum(len(squad.entries(HISTORY, doc.header + s.text)) for s in doc.sections) == len(
+        squad.entries(HISTORY, text)
+    )
