@@ -89,6 +89,7 @@ def seed(root: Path) -> None:
     (root / LOG).parent.mkdir(parents=True, exist_ok=True)
     (root / LOG).write_text("# Daily log 2026-01-01\n- 09:00 started\n")
     (root / "notes.txt").write_text("0\n")
+    squadmem(root, "init", "--no-hooks")  # as a team sets up: attributes and the merge driver
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "memory", date=OLD)
 

@@ -788,6 +788,8 @@ def session_end(
     `## <YYYY-MM-DD>: <task>` holds the summary (yours, or one extracted from
     the block: the task, every decision, then blockers and last actions while
     they fit a tenth of its size); the block goes back to `- none yet`.
+    With --now, the entry goes to that moment's daily log, which must still
+    be open at the date the commit will carry (else exit 2, nothing written).
 
     Example: squadmem session end --agent picard --summary-file - < summary.md
     """

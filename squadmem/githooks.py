@@ -18,7 +18,7 @@ from pathlib import Path
 
 from squadmem.errors import SquadmemError
 
-EVENTS = ("pre-commit", "prepare-commit-msg", "pre-push")
+EVENTS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "pre-push")
 MARKER = "# squadmem "
 LEGACY = ".squadmem-legacy"
 
@@ -37,6 +37,7 @@ PRE_COMMIT_SNIPPET = """\
         entry: squadmem-log-check
         language: system
         files: ^\\.squad/memory/log/
+        stages: [pre-commit, pre-merge-commit]
         always_run: true
         pass_filenames: false
     -   id: squadmem-budget-check
@@ -58,7 +59,8 @@ PRE_COMMIT_SNIPPET = """\
         stages: [pre-push]
         always_run: true
         pass_filenames: false
-# then: pre-commit install --hook-type pre-commit --hook-type prepare-commit-msg --hook-type pre-push
+# then: pre-commit install --hook-type pre-commit --hook-type pre-merge-commit \\
+#     --hook-type prepare-commit-msg --hook-type pre-push
 """
 
 

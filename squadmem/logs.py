@@ -1,12 +1,23 @@
 """Daily logs: appending entries, and the rules that keep a log immutable after its day.
 
-Standard library only: the pre-commit hook and ``verify`` judge changes with
-the same :func:`judge`. A log is ``.squad/memory/log/YYYY-MM-DD.md``, named by
-the day in the team's time zone. During its day (and ``log.grace_minutes``
-after its midnight) it may only grow at its end; after that it may not
-change, be renamed or be deleted. A name that is not a real date, or a date
-in the future, is refused. Creating the log of a past day that has none (a
-backfill, as ``migrate`` does) changes nothing recorded and is allowed.
+Standard library only: the pre-commit hook, the pre-push hook and ``verify``
+judge changes with the same rules. A log is ``.squad/memory/log/YYYY-MM-DD.md``,
+named by the day in the team's time zone. During its day (and
+``log.grace_minutes`` after its midnight) it may only grow at its end; after
+that it may not change, be renamed or be deleted. A name that is not a real
+date, or a date in the future, is refused. Creating the log of a past day that
+never had one (a backfill, as ``migrate`` does) changes nothing recorded and
+is allowed; re-creating one that an ancestor had must give back what it held.
+
+A merge is judged against every parent, as lists of lines: each parent's
+version is kept whole and in order, the lines the parents share at the start
+stay first, and no line is added but what the parents bring (within its day,
+new lines may follow at the end). A commit is judged by its *effective* date:
+the latest of its own committer date and its parents' effective dates, so a
+commit dated before its parent cannot reopen a past day. An append whose
+author date falls within the log's day is a replay (a rebase, a cherry-pick,
+an amend kept its author date) and passes when made within
+:data:`REPLAY_WINDOW` of the day's end. See ``docs/threat-model.md``.
 
 An entry reads ``- 14:03 [picard] text``; the lines after the first of a
 multi-line text are indented by two spaces, so each entry stays one list item.
@@ -17,6 +28,8 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+from collections import Counter
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from squadmem.errors import SquadmemError
@@ -32,6 +45,9 @@ LOG_PREFIX = ".squad/memory/log/"
 _DATED = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
 _ENTRY = re.compile(r"- (\d{2}:\d{2})(?: \[([^\]]+)\])?(?: (.*))?")
 _EPOCH = re.compile(r"@?(\d+)(?: ([+-])(\d{2}):?(\d{2}))?")
+# How long after a day's end an append authored within the day may still land (a rebase or
+# cherry-pick of a branch's append keeps its author date; see docs/threat-model.md).
+REPLAY_WINDOW = dt.timedelta(days=7)
 
 
 # -- names and days ------------------------------------------------------------------------------
@@ -58,7 +74,10 @@ def today(now: dt.datetime, tz: dt.tzinfo) -> dt.date:
 def closes_at(day: dt.date, tz: dt.tzinfo, grace_minutes: float) -> dt.datetime:
     """The moment a day's log freezes: the next midnight in ``tz``, plus the grace period."""
     midnight = dt.datetime.combine(day + dt.timedelta(days=1), dt.time(), tzinfo=tz)
-    return midnight + dt.timedelta(minutes=grace_minutes)
+    try:
+        return midnight + dt.timedelta(minutes=grace_minutes)
+    except (OverflowError, ValueError):  # a grace period beyond the calendar (or NaN): it never closes
+        return dt.datetime.max.replace(tzinfo=dt.UTC)
 
 
 def _when(moment: dt.datetime, tz: dt.tzinfo) -> str:
@@ -69,12 +88,14 @@ def _when(moment: dt.datetime, tz: dt.tzinfo) -> str:
 class Change:
     """One log path changed by a commit (or by the staged index): its bytes before and after.
 
-    ``old`` is None for a file that did not exist, ``new`` None for one deleted;
-    ``renamed_to`` names where a deleted file went when git saw a rename.
-    ``others`` holds the file in a merge's other parents (None where absent).
+    ``old`` is the first parent's version (None for a file that did not exist), ``new`` None for
+    one deleted; ``renamed_to`` names where a deleted file went when git saw a rename. ``others``
+    holds the file in a merge's other parents (None where absent): a change with ``others`` is a
+    merge. ``history`` holds the versions the path had in the commit's ancestry, read only for a
+    log that no parent has (its creation), so that a re-creation is told from a backfill.
     """
 
-    __slots__ = ("new", "old", "others", "path", "renamed_to")
+    __slots__ = ("history", "new", "old", "others", "path", "renamed_to")
 
     def __init__(
         self,
@@ -83,12 +104,18 @@ class Change:
         new: bytes | None,
         renamed_to: str | None = None,
         others: tuple[bytes | None, ...] = (),
+        history: Sequence[bytes] = (),
     ) -> None:
         self.path = path
         self.old = old
         self.new = new
         self.renamed_to = renamed_to
         self.others = others
+        self.history = tuple(history)
+
+    @property
+    def parents(self) -> tuple[bytes | None, ...]:
+        return (self.old, *self.others)
 
     def __repr__(self) -> str:
         return f"Change({self.path!r}, {self.old!r}, {self.new!r}, {self.renamed_to!r}, {self.others!r})"
@@ -104,57 +131,169 @@ class Rules:
         self.grace_minutes = grace_minutes
 
 
-def judge(change: Change, now: dt.datetime, rules: Rules) -> list[str]:
-    """Why ``change``, made at ``now``, breaks the log rules: one reason per offence, [] if it is fine."""
+def needs_history(change: Change, now: dt.datetime, rules: Rules) -> bool:
+    """Whether judging ``change`` needs the versions its path had in history: a past log created."""
     day = log_day(change.path)
-    if day is None:
-        return []
-    if change.new == change.old or (change.others and change.new in change.others):
-        return []  # nothing new: unchanged, or a merge taking one parent's version
+    if not isinstance(day, dt.date) or change.new is None or any(p is not None for p in change.parents):
+        return False
+    return day <= today(now, rules.tz)
+
+
+def judge(change: Change, now: dt.datetime, rules: Rules, authored: dt.datetime | None = None) -> list[str]:
+    """Why ``change``, made at ``now``, breaks the log rules: one reason per offence, [] if it is fine.
+
+    ``now`` is the commit's effective date (see :func:`effective`); ``authored`` its author date,
+    which lets a replayed append (rebase, cherry-pick, amend) of a closed day pass within
+    :data:`REPLAY_WINDOW`.
+    """
+    day = log_day(change.path)
+    if day is None or all(p == change.new for p in change.parents):
+        return []  # not a log, or nothing new against any parent
     if day == "bad":
-        if change.new is None:
-            return []  # removing a misnamed file is fine
+        if change.new is None or change.new in change.parents:
+            return []  # removing a misnamed file is fine; a parent's one was judged where it came
         return [f"{change.path[len(LOG_PREFIX) : -3]} is not a real date; name daily logs log/YYYY-MM-DD.md"]
     assert isinstance(day, dt.date)
     local_today = today(now, rules.tz)
     if day > local_today:
-        if change.new is None:
+        if change.new is None or change.new in change.parents:
             return []
         return [f"dated in the future: it is {local_today.isoformat()} in {rules.tz}"]
     frozen = closes_at(day, rules.tz, rules.grace_minutes)
     if now >= frozen:
-        return _past(change, frozen, rules)
+        replay = authored is not None and authored < frozen and now < frozen + REPLAY_WINDOW
+        return _past(change, f"its day ended {_when(frozen, rules.tz)}", replay)
     return _open(change)
 
 
-def _past(change: Change, frozen: dt.datetime, rules: Rules) -> list[str]:
-    ended = f"its day ended {_when(frozen, rules.tz)}"
+def _past(change: Change, ended: str, replay: bool) -> list[str]:
+    present = [p for p in change.parents if p is not None]
     if change.new is None:
         verb = f"renamed to {change.renamed_to}" if change.renamed_to else "deleted"
-        return [f"{verb} after {ended}; a past day's log is frozen"]
-    if change.old is None:
-        return []  # a backfill: the day had no log, so nothing recorded changes
-    if change.others and _combines(change.new, (change.old, *change.others)):
-        return []
+        by = " by a merge" if change.others else ""
+        return [f"{verb}{by} after {ended}; a past day's log is frozen"]
+    if not present:
+        if not change.history or combines(change.new, change.history):
+            return []  # a backfill (the day never had a log), or the log given back as it was
+        return [f"re-created after {ended} with other text than it had; a past day's log is frozen"]
+    if change.others:
+        if combines(change.new, present):
+            return []
+        return [
+            f"changed by a merge after {ended}: a merge of a past day's log must keep every "
+            "parent's lines, in order, and add none"
+        ]
+    if replay and change.old is not None and change.new.startswith(change.old):
+        return []  # an append authored within its day, replayed later (rebase, cherry-pick, amend)
     return [f"changed after {ended}; a past day's log is frozen (add to today's log instead)"]
 
 
 def _open(change: Change) -> list[str]:
+    present = [p for p in change.parents if p is not None]
     if change.new is None:
         verb = f"renamed to {change.renamed_to}" if change.renamed_to else "deleted"
         return [f"{verb}; a daily log is never deleted or renamed, it only grows at its end"]
+    if not present:
+        if not change.history or combines(change.new, change.history, tail=True):
+            return []
+        return ["re-created with other text than it had; a daily log only grows at its end"]
+    if change.others:
+        if combines(change.new, present, tail=True):
+            return []
+        return ["not an append: a merge must keep every parent's lines in order, adding only at the end"]
     if change.old is None or change.new.startswith(change.old):
-        return []
-    if change.others and _combines(change.new, (change.old, *change.others)):
         return []
     return ["not an append: today's log may only grow at its end (earlier bytes changed)"]
 
 
-def _combines(merged: bytes, parents: tuple[bytes | None, ...]) -> bool:
-    """A merge (union) of logs: every line comes from a parent and every parent's line is kept."""
-    theirs = [set(p.splitlines()) for p in parents if p is not None]
-    ours = set(merged.splitlines())
-    return bool(theirs) and ours == set().union(*theirs)
+def _lines(data: bytes) -> list[bytes]:
+    """Lines with their endings; an unterminated last line is read as ending in a newline."""
+    found = data.splitlines(keepends=True)
+    if found and not found[-1].endswith((b"\n", b"\r")):
+        found[-1] += b"\n"
+    return found
+
+
+def _embed(part: Sequence[bytes], whole: Sequence[bytes]) -> int | None:
+    """Where ``part`` ends as a subsequence of ``whole`` (leftmost match), None if it is not one."""
+    at = 0
+    for line in part:
+        while at < len(whole) and whole[at] != line:
+            at += 1
+        if at == len(whole):
+            return None
+        at += 1
+    return at
+
+
+def combines(merged: bytes, versions: Sequence[bytes], tail: bool = False) -> bool:
+    """Whether ``merged`` is a merge of ``versions`` as lists of lines, nothing lost or made up.
+
+    Every version's lines appear in ``merged`` in their order, repeats included; the lines all
+    versions share at their start stay its start; and no line occurs more often than the shared
+    start and each version's own lines after it bring. With ``tail``, new lines may follow once
+    every version is complete (an append within the day).
+    """
+    lines = _lines(merged)
+    texts = [_lines(v) for v in versions]
+    if not texts:
+        return False
+    shared = 0
+    while all(shared < len(t) for t in texts) and len({t[shared] for t in texts}) == 1:
+        shared += 1
+    if lines[:shared] != texts[0][:shared]:
+        return False
+    end = shared
+    for text in texts:
+        found = _embed(text, lines)
+        if found is None:
+            return False
+        end = max(end, found)
+    allowed = Counter(texts[0][:shared])
+    for text in texts:
+        allowed.update(text[shared:])
+    return not Counter(lines[:end] if tail else lines) - allowed
+
+
+def kept(path: str, old: bytes, new: bytes | None) -> str | None:
+    """Why a log that a pushed-over ref held (``old``) is not kept by what the push puts there (``new``).
+
+    Every line the ref held must still be there, in order (a rebase may put other lines before an
+    append; the lines the push adds are judged by ``verify`` on its commits). None if it is kept.
+    """
+    if not isinstance(log_day(path), dt.date) or new == old:
+        return None
+    if new is None:
+        return "deleted from history that was already pushed; a daily log is never deleted"
+    if _embed(_lines(old), _lines(new)) is None:
+        return "lines already pushed are gone or reordered: history under a pushed ref was rewritten"
+    return None
+
+
+def appended_elsewhere(old: bytes, new: bytes, versions: Sequence[bytes]) -> bool:
+    """Whether ``new`` appends to ``old`` only lines that one of ``versions`` (the log on a branch that
+    was pushed) already holds, in their order: a squash or cherry-pick of a published range."""
+    if not new.startswith(old) or new == old:
+        return False
+    added = _lines(new[len(old) :])
+    return any(_embed(added, _lines(version)) is not None for version in versions)
+
+
+def unpublished(old: bytes, new: bytes, published: Sequence[bytes]) -> list[bytes]:
+    """The lines ``new`` has beyond ``old`` that no ``published`` version holds (a forced push that
+    adds to a frozen log may bring only lines already pushed elsewhere, as a rebase onto them does)."""
+    known = {line for version in published for line in _lines(version)}
+    return [line for line in (Counter(_lines(new)) - Counter(_lines(old))) if line not in known]
+
+
+def is_frozen(path: str, now: dt.datetime, rules: Rules) -> bool:
+    day = log_day(path)
+    return isinstance(day, dt.date) and now >= closes_at(day, rules.tz, rules.grace_minutes)
+
+
+def effective(own: dt.datetime, parents: Sequence[dt.datetime]) -> dt.datetime:
+    """A commit's effective date: its own, or its latest parent's when it is dated before it."""
+    return max([own, *parents])
 
 
 # -- git's dates ------------------------------------------------------------------------------------
@@ -179,6 +318,18 @@ def parse_git_date(value: str) -> dt.datetime | None:
         except (TypeError, ValueError, IndexError):
             return None
     return moment if moment.tzinfo else moment.astimezone()
+
+
+def signature_times(raw: bytes) -> tuple[dt.datetime | None, dt.datetime | None]:
+    """A raw commit object's author and committer dates (None where unreadable)."""
+    found: dict[bytes, dt.datetime] = {}
+    for line in raw.split(b"\n\n", 1)[0].split(b"\n"):
+        role, _, rest = line.partition(b" ")
+        if role in (b"author", b"committer"):
+            stamp = rest.rsplit(b">", 1)[-1].split()
+            if stamp and stamp[0].isdigit():
+                found[role] = dt.datetime.fromtimestamp(int(stamp[0]), dt.UTC)
+    return found.get(b"author"), found.get(b"committer")
 
 
 def commit_now(environ: dict[str, str] | os._Environ[str] | None = None) -> dt.datetime:

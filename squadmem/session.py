@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from pathlib import Path
 from typing import Any
 
 import mistune
@@ -24,7 +25,10 @@ from mistune.renderers.markdown import MarkdownRenderer
 
 from squadmem import catalog, index, logs, moves, scaffold, sections, settings, titles
 from squadmem.errors import SquadmemError
+from squadmem.layout import MEMORY_DIR
 from squadmem.repo import Repo
+
+SETTINGS = f"{MEMORY_DIR}/tiers.toml"
 
 HEADING = f"## {catalog.SESSION_TITLE}"
 NONE_YET = "- none yet"
@@ -316,6 +320,27 @@ def start(
     return Result(agent, task, made, (rel,), recovered=writer.recovered)
 
 
+def _refuse_a_frozen_log(repo: Repo, writer: moves.Writer, rel: str, new: str, day: dt.date) -> None:
+    """squadmem never makes a commit its own ``verify`` refuses: the log of ``--now``'s day must still
+    be open at the date the commit will carry (``GIT_COMMITTER_DATE`` or the clock, or HEAD's when
+    later), judged by the rules ``verify`` applies (HEAD's settings)."""
+    ident = repo.run("var", "GIT_COMMITTER_IDENT").split(">")[-1].split()
+    committed = dt.datetime.fromtimestamp(int(ident[0]), dt.UTC)
+    head = int(repo.run("log", "-1", "--format=%ct", writer.head).strip())
+    moment = logs.effective(committed, [dt.datetime.fromtimestamp(head, dt.UTC)])
+    old = writer.text(rel)
+    change = logs.Change(rel, None if old is None else old.encode("utf-8"), new.encode("utf-8"))
+    raw = writer.text(SETTINGS)
+    conf = settings.Settings() if raw is None else settings.parse(raw, Path(SETTINGS))
+    why = logs.judge(change, moment, logs.Rules(conf.tz, conf.log.grace_minutes))
+    if why:
+        raise SquadmemError(
+            f"{rel}: the commit would be dated {moment:%Y-%m-%d %H:%M} UTC, after the log of "
+            f"{day.isoformat()} froze",
+            hint="leave out --now (the session is logged in the day's log as the commit is dated)",
+        )
+
+
 def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) -> Result:
     """Log the raw block, write its summary into cold, clear the block: one commit."""
     repo.layout.require_agent(agent)
@@ -359,6 +384,7 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
             cold_rel: new_cold,
             log_rel: _appended(log_text, entry, day),
         }
+        _refuse_a_frozen_log(repo, writer, log_rel, files[log_rel], day)
         first = next(line for line in text.split("\n") if line.strip())
         made = writer.commit_files(files, f'memory({agent}): session end "{task}"', first, grown=[log_rel])
     return Result(

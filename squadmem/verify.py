@@ -3,8 +3,13 @@
 For every commit of the range, from one streamed ``git log --raw`` pass and
 blobs through the gateway's one ``cat-file`` process:
 
-- daily logs, judged by that commit's committer date (``squadmem.logs.judge``,
-  the pre-commit hook's rules), so a commit made with ``--no-verify`` is caught;
+- daily logs, by ``squadmem.logs.judge`` (the pre-commit hook's rules), so a
+  commit made with ``--no-verify`` is caught: each commit judged by its
+  effective date (its committer date, or its parents' when they are later), its
+  author date (a replayed append) and its first parent's ``tiers.toml``; a
+  merge against every parent's version of every log (not only the paths
+  ``git log -c`` lists); a past log that no parent has against the versions it
+  had in history (a re-creation is no backfill);
 - a commit carrying ``Squad-Memory-Move`` is a pure move: the named section
   left its source tier file and arrived, with the same content, in its
   destination (in a hot file just before its Index section, else at the end),
@@ -30,10 +35,12 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from importlib import resources
+from pathlib import Path
 
 from squadmem import catalog, conservation, logs, sections, settings, squad
 from squadmem.budget import hot_blob_over
 from squadmem.errors import Exit, SquadmemError
+from squadmem.hooks import staged
 from squadmem.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
 from squadmem.repo import Repo
 
@@ -45,6 +52,7 @@ INTAKE = "squad-memory-intake"
 RESTORE = "squad-memory-restore"
 REASON = "squad-memory-reason"
 CLOCK_SKEW = dt.timedelta(hours=1)
+SETTINGS = f"{MEMORY_DIR}/tiers.toml"
 _FORMAT = "%x01%H %T %ct %P%x02%s%x02%(trailers:only,unfold)%x02"
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _MOVE_VALUE = re.compile(r"(\S+)\s+(\S+)\s+->\s+(\S+)")
@@ -338,10 +346,14 @@ class Verifier:
         self.now = now
         self.rules = logs.Rules(conf.tz, conf.log.grace_minutes)
         self.snapshots = conservation.Snapshots(self.store.tier_files, self.store.read)
+        self.dates: dict[str, tuple[dt.datetime, dt.datetime]] = {}  # sha -> (effective, authored)
+        self.rules_by_blob: dict[str | None, logs.Rules] = {}
+        self.bases: list[str] = []
 
     def run(self, revs: list[str]) -> Result:
-        tips, _ = resolve(self.repo, revs)
+        tips, self.bases = resolve(self.repo, revs)
         result = Result(revs, tips=tips)
+        self.dates = self.effective_dates(revs)
         for commit in commits(self.repo, revs):
             result.commits += 1
             self.commit(commit, result)
@@ -409,15 +421,142 @@ class Verifier:
         return self.snapshots.of(self.store.tree_of(base)) if base else None
 
     # daily logs
+    def effective_dates(self, revs: Sequence[str]) -> dict[str, tuple[dt.datetime, dt.datetime]]:
+        """Each commit of the range: its effective date (its committer date, or its latest parent's
+        effective date when that is later) and its author date, parents first (one ``git log``)."""
+        out = self.repo.run("log", "--topo-order", "--reverse", "--format=%H %ct %at %P", *revs, "--")
+        dates: dict[str, tuple[dt.datetime, dt.datetime]] = {}
+        for line in out.splitlines():
+            sha, committed, authored, *parents = line.split()
+            own = dt.datetime.fromtimestamp(int(committed), dt.UTC)
+            earlier = [self.parent_date(p, dates) for p in parents]
+            dates[sha] = (logs.effective(own, earlier), dt.datetime.fromtimestamp(int(authored), dt.UTC))
+        return dates
+
+    def parent_date(self, sha: str, dates: dict[str, tuple[dt.datetime, dt.datetime]]) -> dt.datetime:
+        """A parent's effective date: from the range, else its own committer date."""
+        if sha in dates:
+            return dates[sha][0]
+        try:
+            committed = logs.signature_times(self.store.read(sha))[1]
+        except SquadmemError:  # beyond a shallow clone's boundary
+            committed = None
+        return committed or dt.datetime.fromtimestamp(0, dt.UTC)
+
+    def parent_rules(self, commit: Commit) -> logs.Rules:
+        """The log settings of the commit's first parent (its own for a root commit): settings staged
+        with an edit do not judge it. A parent whose tiers.toml does not parse: the work tree's."""
+        tree = self.store.tree_of(commit.parents[0]) if commit.parents else commit.tree
+        blob = self.settings_blob(tree)
+        if blob not in self.rules_by_blob:
+            self.rules_by_blob[blob] = self.read_rules(blob)
+        return self.rules_by_blob[blob]
+
+    def read_rules(self, blob: str | None) -> logs.Rules:
+        if blob is None:
+            conf = settings.Settings()
+        else:
+            try:
+                conf = settings.parse(self.store.read(blob).decode("utf-8"), Path(SETTINGS))
+            except (SquadmemError, UnicodeDecodeError):
+                return self.rules
+        return logs.Rules(conf.tz, conf.log.grace_minutes)
+
+    def settings_blob(self, tree: str) -> str | None:
+        node: str | None = tree
+        for part in MEMORY_DIR.split("/"):
+            entry = self.store.entries(node).get(part) if node else None
+            node = entry[1] if entry and entry[0] == "40000" else None
+        entry = self.store.entries(node).get("tiers.toml") if node else None
+        return entry[1] if entry and entry[0].startswith("100") else None
+
+    def log_tree(self, tree: str) -> str | None:
+        """The tree object of a tree's log folder, None if it has none."""
+        node: str | None = tree
+        for part in logs.LOG_PREFIX.rstrip("/").split("/"):
+            entry = self.store.entries(node).get(part) if node else None
+            node = entry[1] if entry and entry[0] == "40000" else None
+        return node
+
+    def log_files(self, node: str | None) -> dict[str, str]:
+        """Every file in a log folder's tree: repository path -> blob sha."""
+        if node is None:
+            return {}
+        return {
+            f"{logs.LOG_PREFIX}{name}": sha
+            for name, (mode, sha) in self.store.entries(node).items()
+            if mode.startswith("100")
+        }
+
     def check_logs(self, commit: Commit, result: Result) -> None:
-        for change in commit.changes:
-            if not (logs.log_day(change.path) or logs.log_day(change.source or "")):
+        now, authored = self.dates.get(commit.sha, (commit.when, commit.when))
+        rules = self.parent_rules(commit)
+        if len(commit.parents) > 1:
+            found = self.merge_changes(commit)
+        else:
+            found = [
+                (c, lc)
+                for c in commit.changes
+                if logs.log_day(c.path) or logs.log_day(c.source or "")
+                for lc in self.log_changes(c)
+            ]
+        counted: set[int] = set()
+        for change, log_change in found:
+            if id(change) not in counted:
+                counted.add(id(change))
+                result.log_changes += 1
+            if commit.parents and logs.needs_history(log_change, now, rules):
+                log_change.history = tuple(self.history(commit, log_change.path))
+            self.count_append(log_change, result)
+            found_why = logs.judge(log_change, now, rules, authored)
+            if found_why and self.published_append(commit, log_change):
+                found_why = []  # a squash or cherry-pick of lines a pushed branch holds
+            for why in found_why:
+                result.violations.append(Violation(commit.short, log_change.path, why))
+
+    def merge_changes(self, commit: Commit) -> list[tuple[object, logs.Change]]:
+        """A merge's logs against every parent: each path whose blob differs from some parent's,
+        including a result equal to one parent (which ``git log -c`` does not list)."""
+        folders = [self.log_tree(self.store.tree_of(p)) for p in commit.parents]
+        folder = self.log_tree(commit.tree)
+        if all(f == folder for f in folders):
+            return []  # the log folder is the same in the result and every parent
+        after, before = self.log_files(folder), [self.log_files(f) for f in folders]
+        found: list[tuple[object, logs.Change]] = []
+        for path in sorted(set(after).union(*before)):
+            if not logs.log_day(path) or all(b.get(path) == after.get(path) for b in before):
                 continue
-            result.log_changes += 1
-            for log_change in self.log_changes(change):
-                self.count_append(log_change, result)
-                for why in logs.judge(log_change, commit.when, self.rules):
-                    result.violations.append(Violation(commit.short, log_change.path, why))
+            olds = [self.store.maybe(b.get(path)) for b in before]
+            change = logs.Change(path, olds[0], self.store.maybe(after.get(path)), others=tuple(olds[1:]))
+            found.append((change, change))
+        return found
+
+    def published_append(self, commit: Commit, change: logs.Change) -> bool:
+        """Whether a late append only brings lines that a remote-tracking branch holds, in a commit that
+        is neither this one nor after it (a squash merge of a pushed branch, a cherry-pick of it)."""
+        if change.others or change.old is None or change.new is None:
+            return False
+        if not change.new.startswith(change.old):
+            return False
+        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=%x01%H"]
+        out = self.repo.run_bytes(*args, "--remotes", f"^{commit.sha}", "--", change.path)
+        if not out.strip():
+            return False
+        later = set(self.repo.run("rev-list", "--ancestry-path", "--remotes", f"^{commit.sha}").split())
+        shas: list[str] = []
+        for chunk in out.split(b"\x01")[1:]:
+            sha, _, raw = chunk.partition(b"\n")
+            if sha.decode("ascii").strip() not in later:
+                shas += staged.raw_blobs(raw)
+        versions = [self.store.read(sha) for sha in dict.fromkeys(shas)]
+        return logs.appended_elsewhere(change.old, change.new, versions)
+
+    def history(self, commit: Commit, path: str) -> list[bytes]:
+        """Every version ``path`` had in the commit's ancestry and the range's bases' (what was pushed
+        before: a rebase that dropped a log's creation cannot pass a forged one as a backfill)."""
+        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format="]
+        out = self.repo.run_bytes(*args, *commit.parents, *self.bases, "--", path)
+        return [self.store.read(sha) for sha in staged.raw_blobs(out)]
 
     def log_changes(self, change: FileChange) -> list[logs.Change]:
         read = self.store.maybe

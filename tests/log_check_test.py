@@ -119,11 +119,14 @@ def test_log_check_time_zone_and_grace(
         refused(hooked, f"{DAY1}: changed after its day ended", date=date)
 
 
-def test_log_check_settings_are_read_as_staged(hooked: GitRepo) -> None:
-    """The staged tiers.toml decides, not the work tree's unstaged edit."""
+def test_log_check_settings_are_the_parents(hooked: GitRepo) -> None:
+    """HEAD's tiers.toml decides, not the one staged with the edit nor the work tree's."""
+    hooked.commit(
+        "grace", {".squad/memory/tiers.toml": "[log]\ngrace_minutes = 90\n"}, date="2026-03-01T10:00:00Z"
+    )
     stage(
         hooked,
-        {DAY1: hooked.read(DAY1) + "- late\n", ".squad/memory/tiers.toml": "[log]\ngrace_minutes = 90\n"},
+        {DAY1: hooked.read(DAY1) + "- late\n", ".squad/memory/tiers.toml": "[log]\ngrace_minutes = 0\n"},
     )
     hooked.write(".squad/memory/tiers.toml", "[log]\ngrace_minutes = 0\n")
     done = attempt(hooked, "-m", "late", date="2026-03-02T01:00:00+00:00")
@@ -269,4 +272,4 @@ def test_log_check_concluding_a_merge_with_an_edited_past_log_refused(hooked: Gi
     hooked.commit("ours", {"a.txt": "ours\n"}, date="2026-03-01T11:00:00+00:00")
     subprocess.run(["git", "merge", "-q", "side"], cwd=hooked.root, capture_output=True)
     stage(hooked, {"a.txt": "both\n", DAY1: "# rewritten\n"})
-    refused(hooked, f"{DAY1}: changed after its day ended", date="2026-03-03T09:00:00+00:00")
+    refused(hooked, f"{DAY1}: changed by a merge after its day ended", date="2026-03-03T09:00:00+00:00")

@@ -102,8 +102,13 @@ def test_judge_merge_of_both_sides_appends_is_not_a_change() -> None:
     ours, theirs = b"# a\n- ours\n", b"# a\n- theirs\n"
     union = logs.Change(LOG, ours, b"# a\n- ours\n- theirs\n", others=(theirs,))
     assert logs.judge(union, at("2026-03-05T00:00:00+00:00"), RULES) == []
-    taken = logs.Change(LOG, ours, theirs, others=(theirs,))
-    assert logs.judge(taken, at("2026-03-05T00:00:00+00:00"), RULES) == []
+    same = logs.Change(LOG, ours, ours, others=(b"# a\n",))
+    assert logs.judge(same, at("2026-03-05T00:00:00+00:00"), RULES) == []
+    taken = logs.Change(LOG, ours, theirs, others=(theirs,))  # drops ours' line
+    assert (
+        "changed by a merge after its day ended"
+        in logs.judge(taken, at("2026-03-05T00:00:00+00:00"), RULES)[0]
+    )
     forged = logs.Change(LOG, ours, b"# a\n- ours\n- theirs\n- new\n", others=(theirs,))
     assert logs.judge(forged, at("2026-03-05T00:00:00+00:00"), RULES)
 
@@ -275,3 +280,102 @@ def test_log_hook_start_imports_nothing_heavy() -> None:
         [sys.executable, "-c", code.format(heavy)], capture_output=True, text=True, check=True
     )
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize(
+    ("merged", "versions", "tail", "expected"),
+    [
+        (b"# a\n- o\n- t\n", [b"# a\n- o\n", b"# a\n- t\n"], False, True),
+        (b"# a\n- t\n- o\n", [b"# a\n- o\n", b"# a\n- t\n"], False, True),
+        (b"# a\n- o\n", [b"# a\n- o\n", b"# a\n"], False, True),
+        (b"# a\n", [b"# a\n- o\n", b"# a\n"], False, False),  # an older side's version: truncated
+        (b"# a\n- x\n- y\n", [b"# a\n- x\n- x\n", b"# a\n- y\n"], False, False),  # a repeat dropped
+        (b"# a\n- b\n- a\n- c\n", [b"# a\n- a\n- b\n", b"# a\n- c\n"], False, False),  # reordered
+        (b"# a\n- o\n- t\n- new\n", [b"# a\n- o\n", b"# a\n- t\n"], False, False),  # a line added
+        (b"# a\n- o\n- t\n- new\n", [b"# a\n- o\n", b"# a\n- t\n"], True, True),  # at the end, today
+        (b"# a\n- new\n- o\n- t\n", [b"# a\n- o\n", b"# a\n- t\n"], True, False),  # not at the end
+        (b"- o\n# a\n- t\n", [b"# a\n- o\n", b"# a\n- t\n"], False, False),  # the shared start moved
+        (b"# a\n- o\n- s\n- s\n", [b"# a\n- o\n- s\n", b"# a\n- s\n"], False, True),  # both wrote it
+        (b"# a\n- o\n- s\n- s\n- s\n", [b"# a\n- o\n- s\n", b"# a\n- s\n"], False, False),
+        (b"# a\n- o\n", [b"# a\n- o"], False, True),  # an unterminated last line
+        (b"x\n", [], False, False),
+    ],
+)
+def test_combines_lists_of_lines(merged: bytes, versions: list[bytes], tail: bool, expected: bool) -> None:
+    assert logs.combines(merged, versions, tail=tail) is expected
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from([b"- a\n", b"- b\n", b"- c\n"]), max_size=4),
+    st.lists(st.lists(st.sampled_from([b"- a\n", b"- b\n", b"- d\n"]), max_size=4), min_size=1, max_size=3),
+)
+def test_combines_property_a_union_passes_any_loss_does_not(
+    shared: list[bytes], tails: list[list[bytes]]
+) -> None:
+    """A union merge (the shared start, then each side's appends) combines its parents; dropping a line
+    that only one parent holds, or adding one, does not."""
+    texts = [shared + tail for tail in tails]
+    start = 0
+    while all(start < len(t) for t in texts) and len({t[start] for t in texts}) == 1:
+        start += 1
+    versions = [b"".join(t) for t in texts]
+    union = texts[0][:start] + [line for t in texts for line in t[start:]]
+    assert logs.combines(b"".join(union), versions)
+    for at in range(len(union)):
+        if sum(union[at] in v.splitlines(keepends=True) for v in versions) == 1:
+            dropped = union[:at] + union[at + 1 :]
+            assert not logs.combines(b"".join(dropped), versions)
+    assert not logs.combines(b"".join([*union, b"- forged\n"]), versions)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "why"),
+    [
+        (b"# a\n- x\n", b"# a\n- x\n", None),
+        (b"# a\n- x\n", b"# a\n- y\n- x\n", None),  # rebased onto lines pushed meanwhile
+        (b"# a\n- x\n", b"# a\n", "gone or reordered"),
+        (b"# a\n- x\n- y\n", b"# a\n- y\n- x\n", "gone or reordered"),
+        (b"# a\n- x\n", None, "deleted from history that was already pushed"),
+    ],
+)
+def test_kept_the_lines_a_pushed_ref_held(old: bytes, new: bytes | None, why: str | None) -> None:
+    found = logs.kept(LOG, old, new)
+    assert found is None if why is None else (found is not None and why in found)
+
+
+def test_published_lines_and_appends_elsewhere() -> None:
+    branch = b"# a\n- x\n- y\n"
+    assert logs.appended_elsewhere(b"# a\n", b"# a\n- x\n- y\n", [branch])
+    assert not logs.appended_elsewhere(b"# a\n", b"# a\n- y\n- x\n", [branch])  # not in its order
+    assert not logs.appended_elsewhere(b"# a\n", b"# a\n- x\n- z\n", [branch])
+    assert not logs.appended_elsewhere(b"# a\n- x\n", b"# a\n", [branch])  # no append at all
+    assert logs.unpublished(b"# a\n", b"# a\n- x\n- z\n", [branch]) == [b"- z\n"]
+
+
+def test_signature_times_and_effective_date() -> None:
+    raw = b"tree 1\nparent 2\nauthor A <a@x> 1772366400 +0100\ncommitter C <c@x> 1772370000 +0000\n\nmsg\n"
+    authored, committed = logs.signature_times(raw)
+    assert authored == at("2026-03-01T12:00:00+00:00") and committed == at("2026-03-01T13:00:00+00:00")
+    assert logs.signature_times(b"not a commit") == (None, None)
+    assert logs.effective(at("2026-02-01T00:00:00+00:00"), [committed]) == committed
+
+
+def test_judge_replayed_append_within_the_window() -> None:
+    change = logs.Change(LOG, b"# a\n", b"# a\n- b\n")
+    authored = at("2026-03-01T22:00:00+00:00")
+    assert logs.judge(change, at("2026-03-08T23:59:00+00:00"), RULES, authored) == []
+    assert logs.judge(change, at("2026-03-09T00:00:00+00:00"), RULES, authored)
+    assert logs.judge(change, at("2026-03-03T00:00:00+00:00"), RULES, at("2026-03-02T00:00:00+00:00"))
+    rewrite = logs.Change(LOG, b"# a\n", b"# A\n")
+    assert logs.judge(rewrite, at("2026-03-03T00:00:00+00:00"), RULES, authored)
+
+
+def test_judge_recreation_against_history() -> None:
+    now = at("2026-03-05T00:00:00+00:00")
+    same = logs.Change(LOG, None, b"# a\n- x\n", history=[b"# a\n", b"# a\n- x\n"])
+    assert logs.needs_history(same, now, RULES)
+    assert logs.judge(same, now, RULES) == []
+    shorter = logs.Change(LOG, None, b"# a\n", history=[b"# a\n", b"# a\n- x\n"])
+    assert "re-created after its day ended" in logs.judge(shorter, now, RULES)[0]
+    assert logs.judge(logs.Change(LOG, None, b"# new\n"), now, RULES) == []  # a backfill

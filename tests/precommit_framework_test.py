@@ -212,7 +212,7 @@ def test_hooks_manifest_is_complete() -> None:
     stages = {h["id"]: h["stages"] for h in hooks}
     assert stages == {
         "squadmem-journal-check": ["pre-commit"],
-        "squadmem-log-check": ["pre-commit"],
+        "squadmem-log-check": ["pre-commit", "pre-merge-commit"],
         "squadmem-budget-check": ["pre-commit"],
         "squadmem-use-trailers": ["prepare-commit-msg"],
         "squadmem-verify-push": ["pre-push"],

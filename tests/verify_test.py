@@ -363,7 +363,7 @@ def test_verify_logs_by_each_commit_date(repo: GitRepo) -> None:
         f"{late[:7]} {LOG}: changed {end} (add to today's log instead)",
     ]
     repo.write(".squad/memory/tiers.toml", "[log]\ngrace_minutes = 15\n")
-    assert len(violations(repo)) == 2  # the work tree's settings: the late append falls in the grace period
+    assert len(violations(repo)) == 3  # the work tree's settings judge nothing: each parent's do
 
 
 def test_verify_union_merge_of_a_past_log(repo: GitRepo) -> None:
@@ -388,8 +388,8 @@ def test_verify_evil_merge_of_a_past_log(repo: GitRepo) -> None:
     repo.git("add", LOG)
     repo.git("commit", "-q", "--no-verify", "-m", "merge", date="2026-03-03T09:00:00+00:00")
     assert violations(repo) == [
-        f"{repo.head()[:7]} {LOG}: changed after its day ended 2026-03-02 00:00 UTC; "
-        "a past day's log is frozen (add to today's log instead)"
+        f"{repo.head()[:7]} {LOG}: changed by a merge after its day ended 2026-03-02 00:00 UTC: "
+        "a merge of a past day's log must keep every parent's lines, in order, and add none"
     ]
 
 

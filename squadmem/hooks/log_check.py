@@ -1,67 +1,161 @@
-"""pre-commit hook: staged daily logs follow the log rules (``squadmem.logs.judge``).
+"""pre-commit and pre-merge-commit hook: staged daily logs follow the log rules (``logs.judge``).
 
-"Now" is the time the commit will carry: ``GIT_COMMITTER_DATE`` when set, else
-the clock. The time zone and grace period come from the staged ``tiers.toml``.
-Prints ``path: why`` per offence on stderr and exits 1. Standard library only.
+"Now" is the commit's effective date: the date it will carry (``GIT_COMMITTER_DATE``
+when set, else the clock), or HEAD's (and a merge's other parent's) when that is
+later, as ``verify`` judges it. The time zone and grace period come from HEAD's
+``tiers.toml`` (the parent's settings), so settings staged with an edit do not
+judge it; the staged ``tiers.toml`` must still parse. Prints ``path: why`` per
+offence on stderr and exits 1. Standard library only.
 
-During a merge (``MERGE_HEAD`` exists) a log that equals the other parent's
-version, or combines both sides' lines as ``merge=union`` does, is not a new change.
+The index is compared with HEAD and, during a merge, with the other parent too
+(``MERGE_HEAD``; in the ``pre-merge-commit`` hook, the merge's arguments): a
+merge result must keep every parent's lines in order (``logs.combines``). A
+past log that no parent has is checked against the versions it had in history,
+HEAD's and the remote-tracking branches' (``git log --full-history``), so
+deleting it and creating it again is no backfill. With ``git commit --amend``
+the check compares the index with HEAD, the commit being replaced: what changes
+now is judged by the date the commit will carry. The hook never takes an author
+date as a replay (``verify`` does, within ``logs.REPLAY_WINDOW``).
 """
 
 from __future__ import annotations
 
+import datetime as dt
+import os
+import subprocess
 from collections.abc import Sequence
 
 from squadmem import logs
 from squadmem.errors import SquadmemError
 from squadmem.hooks import staged
 
-
-def _specs(entries: Sequence[staged.Staged]) -> list[str]:
-    specs = [f":{staged.SETTINGS_PATH}", "MERGE_HEAD"]
-    for item in entries:
-        specs += [sha for sha in (item.old_sha, item.new_sha) if sha]
-        specs += [f"MERGE_HEAD:{path}" for path in (item.path, item.source) if path]
-    return specs
+SETTINGS = staged.SETTINGS_PATH
 
 
-def changes(entries: Sequence[staged.Staged], blobs: dict[str, bytes | None]) -> list[logs.Change]:
-    """The staged log changes, a rename split into the old path's removal and the new path's arrival."""
-    merging = blobs.get("MERGE_HEAD") is not None
+def merge_head(env: dict[str, str], environ: dict[str, str] | None = None) -> str | None:
+    """The other parent of the merge being committed, None when it is no merge.
+
+    ``MERGE_HEAD`` when a merge is being concluded (read from the git directory, no process); in
+    the ``pre-merge-commit`` hook of a merge that git commits itself it is not written yet, so the
+    merge's arguments are read from ``GIT_REFLOG_ACTION`` (``merge <commit>``), or ``FETCH_HEAD``
+    for a ``git pull`` that merges.
+    """
+    found = staged.merge_head_file()
+    if found:
+        return found
+    action = (os.environ if environ is None else environ).get("GIT_REFLOG_ACTION", "")
+    if action.startswith("merge "):
+        names = [word for word in action.split()[1:] if not word.startswith("-")]
+    elif action.startswith("pull") and "rebase" not in action:
+        names = ["FETCH_HEAD"]
+    else:
+        return None
+    for name in names:
+        proc = subprocess.run(
+            ["git", "rev-parse", "-q", "--verify", f"{name}^{{commit}}"], env=env, capture_output=True
+        )
+        if proc.returncode == 0:
+            return proc.stdout.decode("ascii").strip()
+    return None
+
+
+def _paths(env: dict[str, str], merging: str | None) -> tuple[list[staged.Staged], set[str]]:
+    """The staged changes against HEAD (renames kept) and every log path that differs from a parent."""
+    entries = [
+        e for e in staged.staged(logs.LOG_PREFIX, env) if logs.log_day(e.path) or logs.log_day(e.source or "")
+    ]
+    paths = {p for e in entries for p in (e.path, e.source) if p and logs.log_day(p)}
+    if merging:
+        paths |= {
+            e.path for e in staged.staged(logs.LOG_PREFIX, env, against=merging) if logs.log_day(e.path)
+        }
+    return entries, paths
+
+
+def changes(
+    entries: Sequence[staged.Staged], paths: set[str], blobs: dict[str, bytes | None], merging: str | None
+) -> list[logs.Change]:
+    """The log changes the commit makes: a rename split into the old path's removal and the new path's
+    arrival; during a merge, every path that differs from a parent, with the other parent's version."""
 
     def others(path: str) -> tuple[bytes | None, ...]:
-        return (blobs.get(f"MERGE_HEAD:{path}"),) if merging else ()
+        return (blobs.get(f"{merging}:{path}"),) if merging else ()
 
-    found = []
+    found, seen = [], set()
     for item in entries:
-        old = blobs.get(item.old_sha) if item.old_sha else None
-        new = blobs.get(item.new_sha) if item.new_sha else None
-        if item.source is not None:
+        if item.source is not None and logs.log_day(item.source):
+            old = blobs.get(f"HEAD:{item.source}")
             found.append(
                 logs.Change(item.source, old, None, renamed_to=item.path, others=others(item.source))
             )
-            if item.status == "R":
-                old = None
-        found.append(logs.Change(item.path, old, new, others=others(item.path)))
+            seen.add(item.source)
+    for path in sorted(paths - seen):
+        found.append(logs.Change(path, blobs.get(f"HEAD:{path}"), blobs.get(f":{path}"), others=others(path)))
     return found
+
+
+def _settings(blobs: dict[str, bytes | None]) -> logs.Rules:
+    """The parent's settings (HEAD's tiers.toml; the staged one for a first commit), after checking
+    that the staged tiers.toml parses."""
+    staged_conf = staged.read_settings(blobs, f":{SETTINGS}")
+    conf = staged.read_settings(blobs, f"HEAD:{SETTINGS}") if blobs.get("HEAD") else staged_conf
+    return logs.Rules(conf.tz, conf.log.grace_minutes)
+
+
+def effective_now(blobs: dict[str, bytes | None], merging: str | None) -> dt.datetime:
+    """The commit's effective date: the date it will carry, or its parents' when later."""
+    parents = []
+    for spec in ("HEAD", merging or "HEAD"):
+        raw = blobs.get(spec)
+        committed = logs.signature_times(raw)[1] if raw else None
+        if committed is not None:
+            parents.append(committed)
+    return logs.effective(logs.commit_now(), parents)
+
+
+def history(path: str, env: dict[str, str], merging: str | None) -> list[bytes]:
+    """Every version ``path`` had in the history of HEAD (and MERGE_HEAD) and of the remote-tracking
+    branches (what was pushed: a log whose creation a rebase dropped is still known there)."""
+    revs = ["HEAD", merging, "--remotes"] if merging else ["HEAD", "--remotes"]
+    out = staged.git(
+        ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", *revs, "--", path], env
+    )
+    shas = staged.raw_blobs(out)
+    return [b for b in staged.cat_files(shas, env).values() if b is not None]
+
+
+def _published_append(change: logs.Change, env: dict[str, str]) -> bool:
+    """Whether a late append brings only lines a remote-tracking branch beyond HEAD already holds (the
+    branch a ``git merge --squash`` or ``git cherry-pick`` takes them from)."""
+    if change.others or change.old is None or change.new is None or not change.new.startswith(change.old):
+        return False
+    args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", "--remotes", "^HEAD"]
+    shas = staged.raw_blobs(staged.git([*args, "--", change.path], env))
+    versions = [b for b in staged.cat_files(shas, env).values() if b is not None]
+    return logs.appended_elsewhere(change.old, change.new, versions)
 
 
 def check(env: dict[str, str]) -> list[str]:
     """``path: why`` for every offence in the staged logs."""
-    entries = [
-        e for e in staged.staged(logs.LOG_PREFIX, env) if logs.log_day(e.path) or logs.log_day(e.source or "")
-    ]
-    if not entries:
+    merging = merge_head(env)
+    entries, paths = _paths(env, merging)
+    if not paths:
         return []
-    blobs = staged.cat_files(_specs(entries), env)
-    conf = staged.read_settings(blobs)
-    rules = logs.Rules(conf.tz, conf.log.grace_minutes)
-    now = logs.commit_now()
-    return [
-        f"{change.path}: {why}"
-        for change in changes(entries, blobs)
-        for why in logs.judge(change, now, rules)
-    ]
+    specs = ["HEAD", *([merging] if merging else []), f":{SETTINGS}", f"HEAD:{SETTINGS}"]
+    for path in paths:
+        specs += [f"HEAD:{path}", f":{path}"] + ([f"{merging}:{path}"] if merging else [])
+    blobs = staged.cat_files(specs, env)
+    rules = _settings(blobs)
+    now = effective_now(blobs, merging)
+    offences = []
+    for change in changes(entries, paths, blobs, merging):
+        if blobs.get("HEAD") and logs.needs_history(change, now, rules):
+            change.history = tuple(history(change.path, env, merging))
+        found = logs.judge(change, now, rules)
+        if found and blobs.get("HEAD") and _published_append(change, env):
+            found = []  # a squash or cherry-pick of lines a pushed branch holds
+        offences += [f"{change.path}: {why}" for why in found]
+    return offences
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,6 +18,7 @@ EVENTS: dict[str, tuple[str, ...]] = {
         "squadmem.hooks.log_check",
         "squadmem.hooks.budget_check",
     ),
+    "pre-merge-commit": ("squadmem.hooks.log_check",),  # a merge git commits itself runs no pre-commit
     "prepare-commit-msg": ("squadmem.hooks.use_trailers",),
     "pre-push": ("squadmem.hooks.verify_push",),
 }

@@ -98,10 +98,51 @@ def parse_raw(out: bytes) -> list[Staged]:
     return found
 
 
-def staged(folder: str, env: Mapping[str, str]) -> list[Staged]:
-    """Paths under ``folder`` (relative to the top of the work tree) that the index changes."""
-    args = ["diff", "--cached", "--raw", "-z", "-M", "--no-ext-diff", "--no-color", "--", f":(top){folder}"]
-    return parse_raw(git(args, env))
+def git_dir(start: Path | None = None) -> Path | None:
+    """The git directory of the work tree a hook runs at the top of (``.git``, or where a ``.git``
+    file points, as in a linked worktree), found without starting git; None if there is none."""
+    dot = (start or Path.cwd()) / ".git"
+    if dot.is_dir():
+        return dot
+    try:
+        first = dot.read_text("utf-8").split("\n", 1)[0]
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not first.startswith("gitdir: "):
+        return None
+    found = Path(first[len("gitdir: ") :].strip())
+    return found if found.is_absolute() else dot.parent / found
+
+
+def merge_head_file(start: Path | None = None) -> str | None:
+    """The first commit in ``MERGE_HEAD`` while a merge is being concluded, else None."""
+    where = git_dir(start)
+    try:
+        text = (where / "MERGE_HEAD").read_text("ascii") if where else ""
+    except (OSError, UnicodeDecodeError):
+        return None
+    first = text.split("\n", 1)[0].strip()
+    return first if len(first) in (40, 64) else None
+
+
+def staged(folder: str, env: Mapping[str, str], against: str | None = None) -> list[Staged]:
+    """Paths under ``folder`` (relative to the top of the work tree) that the index changes against
+    HEAD (renames found), or against the commit ``against`` (no renames)."""
+    args = ["diff", "--cached", "--raw", "-z", "--no-ext-diff", "--no-color"]
+    args += ["--no-renames", against] if against else ["-M"]
+    return parse_raw(git([*args, "--", f":(top){folder}"], env))
+
+
+def raw_blobs(out: bytes) -> list[str]:
+    """Every blob named in ``git log --raw -z`` output (``-c`` merges too), in order, each once."""
+    found: dict[str, None] = {}
+    for field in out.decode("utf-8", "surrogateescape").split("\0"):
+        if field.startswith(":"):
+            words = field.lstrip(":").split(" ")
+            for sha in words[len(words) // 2 : -1]:
+                if set(sha) != {"0"}:
+                    found[sha] = None
+    return list(found)
 
 
 def cat_files(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | None]:
@@ -124,9 +165,9 @@ def cat_files(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes |
     return found
 
 
-def read_settings(blobs: Mapping[str, bytes | None]) -> settings.Settings:
-    """Settings as staged (the index's tiers.toml), the defaults where there is none."""
-    raw = blobs.get(f":{SETTINGS_PATH}")
+def read_settings(blobs: Mapping[str, bytes | None], spec: str = f":{SETTINGS_PATH}") -> settings.Settings:
+    """Settings from the blob read as ``spec`` (the index's tiers.toml by default), else the defaults."""
+    raw = blobs.get(spec)
     if raw is None:
         return settings.Settings()
     try:

@@ -7,6 +7,19 @@ pre-commit framework, which passes the range in ``PRE_COMMIT_FROM_REF`` /
 new branch from what no ref of that remote holds. The verify itself runs as
 ``python -m squadmem verify`` in a child process, so this module stays
 standard library only. Exit 1 (a violation) stops the push.
+
+Verifying the new commits does not see history rewritten under the ref (a
+rebase that drops the commit creating a past log, then a forged one: ``git
+push -f``). So the daily logs at the ref's old tip are compared with the new
+tip's (``logs.kept``): every line the old tip's log held must still be there,
+in order; what the push adds is judged by ``verify``, whose range starts at the
+old tip (so a past log the old tip held cannot come back as a "backfill" with
+other text). A forced push (the old tip is not in the new tip's history) may add
+lines to a log that is frozen now (``GIT_COMMITTER_DATE`` or the clock; the old
+tip's settings) only if a remote-tracking branch holds them already, as when a
+branch is rebased onto them: an amended or rewritten commit cannot slip new lines
+into a pushed past log under a kept author date. A forced push over a tip this
+repository does not have cannot be compared and is refused: fetch first.
 """
 
 from __future__ import annotations
@@ -16,23 +29,43 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
+from squadmem import logs
+from squadmem.errors import SquadmemError
 from squadmem.hooks import staged
 
 ZERO = frozenset("0")
 
 
-def ranges_from_stdin(text: str, remote: str, env: dict[str, str]) -> list[list[str]]:
-    """Rev-list arguments, one list per pushed ref (deletions are skipped)."""
+class Update:
+    """One pushed ref: the rev-list arguments to verify, and the old tip the logs must be kept from."""
+
+    __slots__ = ("new", "old", "ref", "revs")
+
+    def __init__(self, revs: list[str], ref: str = "", old: str | None = None, new: str = "") -> None:
+        self.revs = revs
+        self.ref = ref
+        self.old = old
+        self.new = new
+
+
+def ranges_from_stdin(text: str, remote: str, env: dict[str, str]) -> list[Update]:
+    """One update per pushed ref (deletions are skipped)."""
     found = []
     for line in text.splitlines():
         parts = line.split()
         if len(parts) != 4 or set(parts[1]) == ZERO:
             continue
-        local, remote_sha = parts[1], parts[3]
-        if set(remote_sha) != ZERO and _known(remote_sha, env):
-            found.append([f"{remote_sha}..{local}"])
+        local, remote_ref, remote_sha = parts[1], parts[2], parts[3]
+        if set(remote_sha) == ZERO:
+            found.append(Update([local, "--not", f"--remotes={remote}"], remote_ref, None, local))
+        elif _known(remote_sha, env):
+            found.append(Update([f"{remote_sha}..{local}"], remote_ref, remote_sha, local))
         else:
-            found.append([local, "--not", f"--remotes={remote}"])
+            raise SquadmemError(
+                f"{remote_ref}: the remote's tip {remote_sha[:12]} is not in this repository, so its "
+                "daily logs cannot be compared with what this push puts there",
+                hint=f"git fetch {remote}, then push again",
+            )
     return found
 
 
@@ -41,13 +74,73 @@ def _known(sha: str, env: dict[str, str]) -> bool:
     return proc.returncode == 0
 
 
-def ranges_from_framework(environ: dict[str, str]) -> list[list[str]] | None:
+def ranges_from_framework(environ: dict[str, str]) -> list[Update] | None:
     """The range the pre-commit framework gives in its environment, None when it gives none."""
     to_ref = environ.get("PRE_COMMIT_TO_REF")
     if not to_ref:
         return None
     from_ref = environ.get("PRE_COMMIT_FROM_REF")
-    return [[f"{from_ref}..{to_ref}"] if from_ref else [to_ref]]
+    ref = environ.get("PRE_COMMIT_REMOTE_BRANCH", "")
+    if from_ref:
+        return [Update([f"{from_ref}..{to_ref}"], ref, from_ref, to_ref)]
+    return [Update([to_ref], ref, None, to_ref)]
+
+
+def _log_blobs(commit: str, env: dict[str, str]) -> dict[str, str]:
+    """Daily log path -> blob sha at ``commit``."""
+    out = staged.git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", logs.LOG_PREFIX], env)
+    found = {}
+    for row in out.decode("utf-8", "surrogateescape").split("\0"):
+        meta, _, path = row.partition("\t")
+        words = meta.split()
+        if len(words) == 3 and words[1] == "blob" and logs.log_day(path):
+            found[path] = words[2]
+    return found
+
+
+def kept_logs(update: Update, env: dict[str, str]) -> list[str]:
+    """``path: why`` for each daily log at the old tip that the new tip does not keep."""
+    if update.old is None:
+        return []
+    before, after = _log_blobs(update.old, env), _log_blobs(update.new, env)
+    changed = [p for p, sha in before.items() if after.get(p) != sha]
+    if not changed:
+        return []
+    settings_spec = f"{update.old}:{staged.SETTINGS_PATH}"
+    specs = [settings_spec, *(before[p] for p in changed), *(after[p] for p in changed if p in after)]
+    blobs = staged.cat_files(specs, env)
+    forced = not _is_ancestor(update.old, update.new, env)
+    if forced:
+        conf = staged.read_settings(blobs, settings_spec)
+        rules, now = logs.Rules(conf.tz, conf.log.grace_minutes), logs.commit_now()
+    found = []
+    for path in changed:
+        old = blobs.get(before[path]) or b""
+        new = blobs.get(after[path]) if path in after else None
+        why = logs.kept(path, old, new)
+        if (
+            not why
+            and forced
+            and new is not None
+            and logs.is_frozen(path, now, rules)
+            and logs.unpublished(old, new, _published(path, env))
+        ):
+            why = "lines were added after its day ended, by rewriting history that was already pushed"
+        if why:
+            found.append(f"{path}: {why} ({update.ref or 'the remote'} at {update.old[:7]})")
+    return found
+
+
+def _is_ancestor(old: str, new: str, env: dict[str, str]) -> bool:
+    proc = subprocess.run(["git", "merge-base", "--is-ancestor", old, new], env=env, capture_output=True)
+    return proc.returncode == 0
+
+
+def _published(path: str, env: dict[str, str]) -> list[bytes]:
+    """Every version of ``path`` in the history of the remote-tracking branches."""
+    args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", "--remotes", "--", path]
+    shas = staged.raw_blobs(staged.git(args, env))
+    return [b for b in staged.cat_files(shas, env).values() if b is not None]
 
 
 def verify(revs: Sequence[str], env: dict[str, str]) -> int:
@@ -58,12 +151,18 @@ def verify(revs: Sequence[str], env: dict[str, str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     env = staged.git_env(keep_index=False)
-    ranges = ranges_from_framework(dict(os.environ))
-    if ranges is None:
-        ranges = ranges_from_stdin(sys.stdin.read(), args[0] if args else "origin", env)
-    status = 0
-    for revs in ranges:
-        status = max(status, verify(revs, env))
+    try:
+        updates = ranges_from_framework(dict(os.environ))
+        if updates is None:
+            updates = ranges_from_stdin(sys.stdin.read(), args[0] if args else "origin", env)
+        offences = [line for update in updates for line in kept_logs(update, env)]
+    except SquadmemError as exc:
+        staged.report([], exc)
+        return int(exc.code)
+    staged.report(offences)
+    status = 1 if offences else 0
+    for update in updates:
+        status = max(status, verify(update.revs, env))
     return status
 
 
