@@ -129,6 +129,11 @@ def parse_file(tf: TierFile, text: str) -> TierDoc:
         ) from None
 
 
+def base(section: sections.Section) -> str:
+    """A section's id before repeats within its owner are numbered: its ``id=`` flag or its title's slug."""
+    return section.flags.id or sections.slugify(titles.plain(section.raw_heading))
+
+
 def _owner(tf: TierFile) -> str:
     return tf.owner
 

@@ -239,8 +239,9 @@ def recall_command(
     A section matches when it holds every word of the query; the best
     matches come first (titles count double). The sections shown are
     recorded as used, so one recalled from cold or the archive comes back to
-    hot at the next maintain; --no-record only looks. --history also finds
-    sections no tier holds any more, each with `squadmem restore ID --at REV`.
+    hot at the next maintain if it fits the hot budget (else it stays, with a
+    warning); --no-record only looks. --history also finds sections no tier
+    holds any more, each with `squadmem restore ID --at REV`.
 
     Example: squadmem recall "token rotation" --agent worf
     """
@@ -427,8 +428,11 @@ def maintain(
     unused for cold.ttl_days go to the wiki (kind=decision|fact, topic= or
     "decisions") or the archive; cold and archive sections used (a
     Squad-Memory-Used trailer or a pending touch) within promote.window_hours
-    come back to hot; then, while a hot file with its Index is over its budget,
-    its least recently used section goes to cold. Pinned sections, the Session
+    come back to hot if they fit its budget (else they stay, with a warning;
+    one demoted by hand waits for a newer use); then, while a hot file with
+    its Index is over its budget, its least recently used section goes to
+    cold. A cold file over budget is reported with the --cold-ttl-days run
+    that brings it under. Pinned sections, the Session
     block, the Index and the wiki never move. Each move is a commit
     `memory(<agent>): demote "<title>" hot → cold` with Squad-Memory-Move and
     Squad-Memory-Reason trailers; your other staged and unstaged changes are
@@ -467,7 +471,9 @@ def promote(
     Name it by id or exact heading; a name that fits several sections is an
     error listing them, never a guess. A section already in that tier is left
     alone (exit 0). A missing hot file is created from the template. Moving
-    into hot counts as a use, so the stale rule does not send it straight back.
+    into hot counts as a use, so the stale rule does not send it straight back;
+    a full hot file first sends out its least recently used movable sections
+    (each a commit), and a section that cannot fit even then is refused.
 
     Example: squadmem promote picard/auth-tokens
     """
@@ -496,7 +502,8 @@ def demote(
     Name it by id or exact heading; an ambiguous name lists the candidates and
     exits 2. A section already in that tier (or in the archive) is left alone
     (exit 0). A missing destination file is created from the template. A
-    section used within promote.window_hours comes back at the next maintain.
+    demote holds: maintain promotes the section again only for a use newer
+    than the demote.
 
     Example: squadmem demote "Auth tokens" --to archive
     """

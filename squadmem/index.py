@@ -32,6 +32,7 @@ from squadmem.catalog import INDEX_TITLE
 from squadmem.layout import classify
 
 HEADING = f"## {INDEX_TITLE}"
+INDEX_BASE = sections.slugify(INDEX_TITLE)
 NOTE = "<!-- Written by squadmem maintain after each run; edits here are replaced. -->"
 EMPTY = "- nothing in cold, archive or the wiki yet"
 _LINE_ID = re.compile(r"- (\S+) \(")
@@ -129,6 +130,260 @@ def insert(text: str, section_text: str) -> str:
     return _check(before + moved + after, expected, "it would not stay a section of its own there")
 
 
+# -- a tier file spliced section by section -------------------------------------------------------
+
+
+@dataclasses.dataclass(eq=False)
+class Node:
+    text: str
+    key: str  # normalized(text)
+    base: str  # the id's slug before repeats are numbered (catalog.base)
+    title: str
+    index: bool  # an Index section
+    prev: Node | None = None
+    next: Node | None = None
+
+
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _lines(text: str) -> int:
+    return len(sections.lines(text))
+
+
+@dataclasses.dataclass(frozen=True)
+class Placing:
+    """Where a section goes in a Doc (see :meth:`Doc.check_insert`)."""
+
+    text: str
+    before: Node | None
+    placed: str
+    fixed: str | None
+
+
+class Doc:
+    """A tier file as its header and a chain of sections: each splice costs what it touches.
+
+    :func:`remove`, :func:`insert` and :func:`replace` split the whole file again to
+    check a splice; a ``Doc`` splits it once and checks a splice where it joins
+    text: the section before it and the one after it, split on their own. That is
+    the same check: a section starts at a top-level level-2 heading, after which
+    nothing that came before matters, so whether a boundary holds depends only on
+    the section just before it. The results are byte for byte those of the
+    functions above (a property test holds them equal). Bytes and lines are kept
+    as the file changes.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        doc: sections.Document | None = None,
+        names: Sequence[tuple[str, str]] | None = None,
+    ) -> None:
+        """``text`` spliced; ``doc`` and ``names`` (base and title of each section) when already known."""
+        doc = sections.split(text) if doc is None else doc
+        self.header = doc.header
+        self.head: Node | None = None
+        self.tail: Node | None = None
+        self.by_key: dict[str, list[Node]] = {}
+        self.count = 0
+        self.indexes = 0  # how many Index sections (one, unless edited by hand)
+        self.bytes = _bytes(self.header)
+        self.lines = _lines(self.header)
+        for number, section in enumerate(doc.sections):
+            base, title = names[number] if names is not None else _names(section)
+            self._link(Node(section.text, normalized(section.text), base, title, title == INDEX_TITLE), None)
+
+    # -- the chain -------------------------------------------------------------------------------
+    def _link(self, node: Node, before: Node | None) -> None:
+        node.next = before
+        node.prev = self.tail if before is None else before.prev
+        if node.prev is None:
+            self.head = node
+        else:
+            node.prev.next = node
+        if before is None:
+            self.tail = node
+        else:
+            before.prev = node
+        self.by_key.setdefault(node.key, []).append(node)
+        self.count += 1
+        self.indexes += node.index
+        self.bytes += _bytes(node.text)
+        self.lines += _lines(node.text)
+
+    def _unlink(self, node: Node) -> None:
+        if node.prev is None:
+            self.head = node.next
+        else:
+            node.prev.next = node.next
+        if node.next is None:
+            self.tail = node.prev
+        else:
+            node.next.prev = node.prev
+        same = self.by_key[node.key]
+        same.remove(node)
+        if not same:
+            del self.by_key[node.key]
+        self.count -= 1
+        self.indexes -= node.index
+        self.bytes -= _bytes(node.text)
+        self.lines -= _lines(node.text)
+
+    def nodes(self) -> list[Node]:
+        found, node = [], self.head
+        while node is not None:
+            found.append(node)
+            node = node.next
+        return found
+
+    def text(self) -> str:
+        return self.header + "".join(node.text for node in self.nodes())
+
+    def find(self, section_text: str) -> Node | None:
+        """The first section equal to ``section_text`` (normalized), or None."""
+        same = self.by_key.get(normalized(section_text))
+        if not same:
+            return None
+        if len(same) == 1:
+            return same[0]
+        return next(n for n in self.nodes() if n in same)
+
+    def index_node(self) -> Node | None:
+        if not self.indexes:
+            return None
+        if self.indexes == 1 and self.tail is not None and self.tail.index:
+            return self.tail
+        return next((n for n in self.nodes() if n.index), None)
+
+    def _set_text(self, node: Node | None, text: str) -> None:
+        """Give the header (``node`` None) or a section a new text with the same normalized form."""
+        old = self.header if node is None else node.text
+        self.bytes += _bytes(text) - _bytes(old)
+        self.lines += _lines(text) - _lines(old)
+        if node is None:
+            self.header = text
+        else:
+            node.text = text
+
+    # -- checks where text joins ------------------------------------------------------------------
+    def _joins(self, prev: Node | None, *pieces: str) -> bool:
+        """Whether ``pieces`` (sections) still split as themselves after ``prev`` (None: the header)."""
+        first = self.header if prev is None else prev.text
+        expected = [normalized(first), *(normalized(p) for p in pieces)]
+        if prev is not None:
+            expected.insert(0, "")
+        return _shape(sections.split(first + "".join(pieces))) == expected
+
+    # -- splices ---------------------------------------------------------------------------------
+    def check_remove(self, node: Node) -> None:
+        """Raise SpliceError if cutting ``node`` would merge what is left around it."""
+        if node.next is not None and not self._joins(node.prev, node.next.text):
+            raise SpliceError("removing it would merge what is left around it")
+
+    def cut(self, node: Node) -> None:
+        """Take ``node`` out (checked with :meth:`check_remove` first)."""
+        self._unlink(node)
+
+    def remove(self, section_text: str) -> str:
+        """Cut the section equal to ``section_text``; the exact text cut."""
+        node = self.find(section_text)
+        if node is None:
+            raise SpliceError("the section is not in the file")
+        self.check_remove(node)
+        self._unlink(node)
+        return node.text
+
+    def _place(self, section_text: str) -> tuple[Node | None, str, str | None]:
+        """Where ``section_text`` would go: (the node it goes before, its text there, the new text of
+        the last piece when a line ending must be added to it); raises SpliceError if it cannot."""
+        what = "it would not stay a section of its own there"
+        before = self.index_node()
+        if before is not None:
+            moved = section_text if ends_line(section_text) else section_text + "\n"
+            if not self._joins(before.prev, moved, before.text):
+                raise SpliceError(what)
+            return before, moved, None
+        last = self.tail
+        last_text = self.header if last is None else last.text
+        fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
+        expected = [normalized(fixed), normalized(section_text)]
+        if last is not None:
+            expected.insert(0, "")
+        if _shape(sections.split(fixed + section_text)) != expected:
+            raise SpliceError(what)
+        return None, section_text, (fixed if fixed != last_text else None)
+
+    def check_insert(self, section_text: str) -> Placing:
+        """Where ``section_text`` goes; raises SpliceError if it would not stay a section of its own."""
+        return Placing(section_text, *self._place(section_text))
+
+    def insert(self, section_text: str, like: Node | None = None, placing: Placing | None = None) -> Node:
+        """Add ``section_text`` just before the Index section, or at the end.
+
+        ``like``: the node it was cut from elsewhere (its base and title are reused);
+        ``placing``: :meth:`check_insert`'s answer, when nothing changed since.
+        """
+        if placing is None or placing.text != section_text:
+            placing = self.check_insert(section_text)
+        before, text, fixed = placing.before, placing.placed, placing.fixed
+        if fixed is not None:
+            self._set_text(self.tail, fixed)
+        if like is not None:
+            node = Node(
+                text, like.key if text == like.text else normalized(text), like.base, like.title, like.index
+            )
+        else:
+            node = _node(text)
+        self._link(node, before)
+        return node
+
+    def replace_index(self, index_text: str) -> None:
+        """``index_text`` as the Index section, always the last section (see :func:`replace`)."""
+        what = "the Index would not stay a section of its own"
+        node = self.index_node()
+        follower = None if node is None else node.next
+        if node is not None:
+            if follower is not None and not self._joins(node.prev, follower.text):
+                raise SpliceError(what)
+            self._unlink(node)
+        try:
+            self._append_index(index_text)
+        except SpliceError:
+            if node is not None:
+                self._link(node, follower)  # as it was
+            raise SpliceError(what) from None
+
+    def _append_index(self, index_text: str) -> None:
+        last = self.tail
+        last_text = self.header if last is None else last.text
+        fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
+        expected = [normalized(fixed), normalized(index_text)]
+        if last is not None:
+            expected.insert(0, "")
+        if _shape(sections.split(fixed + index_text)) != expected:
+            raise SpliceError("the Index would not stay a section of its own")
+        if fixed != last_text:
+            self._set_text(last, fixed)
+        self._link(Node(index_text, normalized(index_text), INDEX_BASE, INDEX_TITLE, True), None)
+
+    def index_text(self) -> str | None:
+        node = self.index_node()
+        return None if node is None else node.text
+
+
+def _names(section: sections.Section) -> tuple[str, str]:
+    return catalog.base(section), titles.plain(section.raw_heading)
+
+
+def _node(text: str) -> Node:
+    """A node for a section text that arrives from elsewhere."""
+    found = sections.split(text).sections
+    base, title = _names(found[0]) if found else ("section", "")
+    return Node(text, normalized(text), base, title, title == INDEX_TITLE)
+
+
 def current(text: str) -> str | None:
     """The exact text of the Index section of ``text``, if it has one."""
     doc = split(text)
@@ -173,11 +428,16 @@ def order(lines: Sequence[Line]) -> list[Line]:
 def render(lines: Sequence[Line], cap: int, agent: str) -> str:
     """The Index section's text: heading, note, at most ``cap`` lines (the last says what is left out)."""
     ordered = order(lines)
-    if len(ordered) > cap:
-        shown = [x.render() for x in ordered[: max(cap - 1, 0)]]
-        shown.append(f"- and {len(ordered) - len(shown)} more: squadmem list --agent {agent}")
+    return render_ordered(ordered[: max(cap, 0)], len(ordered), cap, agent)
+
+
+def render_ordered(first: Sequence[Line], total: int, cap: int, agent: str) -> str:
+    """:func:`render` from the first ``cap`` lines in :func:`order` and how many there are in all."""
+    if total > cap:
+        shown = [x.render() for x in first[: max(cap - 1, 0)]]
+        shown.append(f"- and {total - len(shown)} more: squadmem list --agent {agent}")
     else:
-        shown = [x.render() for x in ordered] or [EMPTY]
+        shown = [x.render() for x in first] or [EMPTY]
     return "\n".join([HEADING, NOTE, "", *shown]) + "\n"
 
 

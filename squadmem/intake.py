@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from squadmem import catalog, history, index, moves, render, scaffold, sections, squad
+from squadmem.budget import hot_blob_over
 from squadmem.errors import SquadmemError
-from squadmem.hooks.budget_check import over_budget
 from squadmem.layout import MEMORY_DIR, check_name, classify, tier_rel
 from squadmem.repo import Repo
 from squadmem.settings import Settings
@@ -429,7 +429,7 @@ def _room(text: str, wanted: str, rel: str, conf: Settings, last_use: Callable[[
     for section in movable:
         text, _ = index.remove(text, section.text)
         out.append(section.text)
-        if not over_budget(_insert_many(text, [wanted], rel).encode("utf-8"), conf.hot):
+        if not hot_blob_over(_insert_many(text, [wanted], rel).encode("utf-8"), conf.hot):
             return out
     return []
 
@@ -474,7 +474,7 @@ def _fit(
         )
         for p in ordered:
             trial = _insert_many(text, [p.entry.text], rel)
-            if not over_budget(trial.encode("utf-8"), conf.hot):
+            if not hot_blob_over(trial.encode("utf-8"), conf.hot):
                 text = trial
                 continue
             if p.entry.kind == "core":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -19,6 +20,7 @@ from squadmem.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify
 from squadmem.repo import Repo
 
 DEEPER = {"hot": "cold", "cold": "archive"}
+_MOVE = re.compile(r"(\S+) (\S+) -> (\S+)")
 
 
 def header(tier: str, name: str) -> str:
@@ -76,7 +78,10 @@ def _result_lines(outcome: Outcome) -> Iterator[str]:
     plan = outcome.plan
     assert plan is not None
     if plan.empty and not outcome.made:
-        yield "nothing to do: every section is where the rules want it"
+        if plan.warnings:
+            yield "nothing moved: what the rules want cannot be done (see the warnings above)"
+        else:
+            yield "nothing to do: every section is where the rules want it"
         return
     refreshes = _count(len(plan.indexes), "Index refresh", "Index refreshes")
     counts = f"{_count(len(plan.moves), 'move')} and {refreshes}"
@@ -110,7 +115,43 @@ def load_settings(repo: Repo, overrides: Mapping[str, Mapping[str, Any]] | None 
 def make_plan(repo: Repo, conf: settings.Settings, now: dt.datetime, agent: str | None = None) -> policy.Plan:
     memory = catalog.load(repo.layout)
     ages = history.last_uses(repo, memory, now=now)
-    return policy.plan(memory, ages, conf, now, agent=agent, header=header)
+    held = demoted(repo, now, conf.promote.window_hours)
+    return policy.plan(memory, ages, conf, now, agent=agent, header=header, demoted=held)
+
+
+def demoted(repo: Repo, now: dt.datetime, hours: float) -> dict[str, dt.datetime]:
+    """Sections moved out of hot by hand (``demote``) within the promote window: id -> when.
+
+    The promotion rule leaves them where they are until a use newer than that
+    (a ``demote`` is not undone by the next ``maintain``).
+    """
+    try:
+        since = now - dt.timedelta(hours=hours)
+    except OverflowError:
+        since = dt.datetime.min.replace(tzinfo=dt.UTC)
+    if repo.head() is None:
+        return {}
+    out = repo.run(
+        "log", f"--since={since.isoformat()}", "--format=%x1e%ct%x1f%B", "--no-merges", "--", MEMORY_DIR
+    )
+    found: dict[str, dt.datetime] = {}
+    for record in out.split("\x1e"):
+        stamp, _, body = record.partition("\x1f")
+        if not stamp.strip():
+            continue
+        when = dt.datetime.fromtimestamp(int(stamp), dt.UTC)
+        trailers = dict(
+            row.split(": ", 1)
+            for row in body.splitlines()
+            if row.startswith(("Squad-Memory-Move: ", "Squad-Memory-Reason: "))
+        )
+        match = _MOVE.fullmatch(trailers.get("Squad-Memory-Move", "").strip())
+        if when > now or trailers.get("Squad-Memory-Reason", "").strip() != "manual" or not match:
+            continue
+        ident, source, target = match.groups()
+        if source == "hot" and target != "hot":
+            found[ident] = max(found.get(ident, when), when)
+    return found
 
 
 def maintain(

@@ -77,6 +77,7 @@ JOURNAL = gitstate.JOURNAL
 LOCK = "lock"
 HOLD = "index.lock.hold"  # squadmem's hard link to the index.lock it holds
 _TMP_SUFFIX = ".squadmem-tmp"
+_TREES_KEPT = 64
 _reached: dict[str, int] = {}
 
 
@@ -358,6 +359,7 @@ class Objects:
     def __init__(self, repo: Repo) -> None:
         self.repo = repo
         self.dir = repo.git_dir / "objects"
+        self._trees: dict[str, list[TreeEntry]] = {}
         fmt = repo.config("extensions.objectformat")
         if fmt and fmt.lower() != "sha1":
             raise SquadmemError(
@@ -380,6 +382,21 @@ class Objects:
     def read(self, sha: str) -> bytes:
         return self.repo.blob(sha)
 
+    def tree(self, sha: str) -> list[TreeEntry]:
+        """A tree's entries; the last few trees read or written are kept (a run writes the same paths)."""
+        found = self._trees.pop(sha, None)
+        if found is None:
+            found = parse_tree(self.read(sha))
+        self._trees[sha] = found
+        while len(self._trees) > _TREES_KEPT:
+            del self._trees[next(iter(self._trees))]
+        return found
+
+    @staticmethod
+    def blob_sha(data: bytes) -> str:
+        """The name git gives ``data`` as a blob (nothing is written)."""
+        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
     def tree_of(self, commit: str) -> str:
         head = self.read(commit).split(b"\n", 1)[0]
         if not head.startswith(b"tree "):
@@ -391,7 +408,7 @@ class Objects:
         parts = path.encode("utf-8").split(b"/")
         current = tree
         for depth, part in enumerate(parts):
-            found = next((e for e in parse_tree(self.read(current)) if e.name == part), None)
+            found = next((e for e in self.tree(current) if e.name == part), None)
             if found is None or (depth < len(parts) - 1 and not found.is_tree):
                 return None
             if depth == len(parts) - 1:
@@ -406,7 +423,7 @@ class Objects:
     def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
         """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
         head, _, rest = path.partition("/")
-        entries = parse_tree(self.read(tree)) if tree else []
+        entries = self.tree(tree) if tree else []
         name = head.encode("utf-8")
         old = next((e for e in entries if e.name == name), None)
         others = [e for e in entries if e.name != name]
@@ -415,7 +432,10 @@ class Objects:
             new = TreeEntry(b"40000", name, sub)
         else:
             new = TreeEntry(old.mode if old is not None and not old.is_tree else mode, name, blob)
-        return self.write("tree", format_tree([*others, new]))
+        data = format_tree([*others, new])
+        sha = self.write("tree", data)
+        self._trees[sha] = parse_tree(data)
+        return sha
 
 
 # -- the journal ---------------------------------------------------------------------------------
@@ -885,15 +905,21 @@ class Writer:
 
     # -- plans -----------------------------------------------------------------------------------
     def execute(self, plan: policy.Plan, header: policy.Header) -> list[Made]:
-        """Make the plan's commits: each move, then each Index refresh. Pending uses go on the first."""
+        """Make the plan's commits: each move, then each Index refresh. Pending uses go on the first.
+
+        The plan is played against HEAD twice: once to the end, before anything is written,
+        to prove it ends where the plan said; then again, one commit at a time. Only the
+        files of the commit in hand are ever held whole, so memory does not grow with the
+        number of moves.
+        """
         if plan.empty:
             return []
         self.refuse_dirty(plan.read())
-        steps = self.rehearse(plan, header)
+        self.rehearse(plan, header)
         trailer = uses.trailer_value(self.repo.state_dir)
         pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
         made = []
-        for number, (files, subject, body, trailers, used) in enumerate(steps):
+        for number, (files, subject, body, trailers, used) in enumerate(self.steps(plan, header)):
             carried = tuple(dict.fromkeys([*(pending_ids if number == 0 else ()), *used]))
             if carried:
                 trailers = [*trailers, (uses.TRAILER, ", ".join(carried))]
@@ -901,47 +927,62 @@ class Writer:
             made.append(Made(sha, subject))
         return made
 
-    def rehearse(
-        self, plan: policy.Plan, header: policy.Header
-    ) -> list[tuple[dict[str, str], str, str, list[tuple[str, str]], tuple[str, ...]]]:
-        """Every commit's files, from HEAD, before any is made; they must end where the plan said."""
-        texts: dict[str, str] = {}
-
-        def current(rel: str, tier: str, name: str) -> str:
-            if rel not in texts:
-                found = self.text(rel)
-                texts[rel] = header(tier, name) if found is None else found
-            return texts[rel]
-
-        steps = []
-        try:
-            for move in plan.moves:
-                files = {}
-                if move.source is not None:
-                    files[move.source], cut = index.remove(
-                        current(move.source, move.source_tier, move.source_name), move.text
-                    )
-                else:
-                    cut = move.text
-                files[move.target] = index.insert(
-                    current(move.target, move.target_tier, move.target_name), cut
-                )
-                texts.update(files)
-                steps.append((files, move.subject, move.why, move.trailers(), move.used))
-            for refresh in plan.indexes:
-                hot = index.replace(current(refresh.file, "hot", refresh.agent), refresh.text)
-                texts[refresh.file] = hot
-                lines = len(index.listed_ids(refresh.text))
-                body = f"{lines} line(s) pointing into cold, archive and the wiki"
-                steps.append(({refresh.file: hot}, refresh.subject, body, refresh.trailers(), ()))
-        except index.SpliceError as exc:
-            raise SquadmemError(
-                f"the plan no longer applies to HEAD: {exc}", hint="run the command again"
-            ) from None
-        for rel, text in texts.items():
+    def rehearse(self, plan: policy.Plan, header: policy.Header) -> None:
+        """Play the plan against HEAD to its end without writing: it must end where the plan said."""
+        replay = _Replay(self, header)
+        for _ in replay.play(plan):
+            pass
+        for rel, doc in replay.docs.items():
+            text = doc.text()
             if plan.files.get(rel, text) != text:
                 raise SquadmemError(
                     f"{rel}: HEAD differs from the work tree the plan was made from",
                     hint="commit or stash your changes to tier files, then run again",
                 )
-        return steps
+
+    def steps(
+        self, plan: policy.Plan, header: policy.Header
+    ) -> Iterator[tuple[dict[str, str], str, str, list[tuple[str, str]], tuple[str, ...]]]:
+        """Each commit's files (the whole new texts of the files it changes), message parts and uses."""
+        replay = _Replay(self, header)
+        for rels, subject, body, trailers, used in replay.play(plan):
+            yield {rel: replay.docs[rel].text() for rel in rels}, subject, body, trailers, used
+
+
+class _Replay:
+    """A plan played against HEAD's tier files, section by section (:class:`index.Doc`)."""
+
+    def __init__(self, writer: Writer, header: policy.Header) -> None:
+        self.writer = writer
+        self.header = header
+        self.docs: dict[str, index.Doc] = {}
+
+    def doc(self, rel: str, tier: str, name: str) -> index.Doc:
+        if rel not in self.docs:
+            found = self.writer.text(rel)
+            self.docs[rel] = index.Doc(self.header(tier, name) if found is None else found)
+        return self.docs[rel]
+
+    def play(
+        self, plan: policy.Plan
+    ) -> Iterator[tuple[list[str], str, str, list[tuple[str, str]], tuple[str, ...]]]:
+        """Per commit: the files it changes (as ``self.docs`` now has them), subject, body, trailers, uses."""
+        try:
+            for move in plan.moves:
+                rels = []
+                cut = move.text
+                if move.source is not None:
+                    cut = self.doc(move.source, move.source_tier, move.source_name).remove(move.text)
+                    rels.append(move.source)
+                self.doc(move.target, move.target_tier, move.target_name).insert(cut)
+                rels.append(move.target)
+                yield rels, move.subject, move.why, move.trailers(), move.used
+            for refresh in plan.indexes:
+                self.doc(refresh.file, "hot", refresh.agent).replace_index(refresh.text)
+                lines = len(index.listed_ids(refresh.text))
+                body = f"{lines} line(s) pointing into cold, archive and the wiki"
+                yield [refresh.file], refresh.subject, body, refresh.trailers(), ()
+        except index.SpliceError as exc:
+            raise SquadmemError(
+                f"the plan no longer applies to HEAD: {exc}", hint="run the command again"
+            ) from None

@@ -12,24 +12,30 @@ real run executes. Order (DESIGN, "Rules"):
    back to hot;
 4. the budget pass: while a hot file, with its Index as it will be, is over
    ``hot.max_bytes`` or ``hot.max_lines``, its least recently used section goes
-   to cold.
+   to cold (sections used within the promote window last of all).
 
 Within each step ties break by older last use, then file order. A section moves
 at most once per run. Pinned sections, the ``## Session`` block, the Index and
 wiki sections never move by the rules, nor does a section whose age is unknown
-(a shallow clone's boundary). The budget pass never demotes a section that the
-promotion rule would bring straight back, so a second run plans nothing.
+(a shallow clone's boundary). A promotion must fit: the sections coming back,
+most recently used first, must fit the hot budget with every section the
+budget pass may send out gone; one that cannot stays, with a warning. So the
+budget pass never demotes a section that the promotion rule would bring
+straight back, and a second run plans nothing.
 """
 
 from __future__ import annotations
 
+import bisect
+import collections
 import dataclasses
 import datetime as dt
 import functools
+import math
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from squadmem import catalog, index, render, sections
+from squadmem import budget, catalog, index, render, sections
 from squadmem.errors import SquadmemError
 from squadmem.layout import TIERS, check_name, classify, tier_rel
 from squadmem.settings import Settings
@@ -195,11 +201,6 @@ def _number(value: float) -> str:
     return f"{value:g}" if value == int(value) else f"{value:.1f}"
 
 
-def _over(value: float, limit: float) -> str:
-    """``value`` shown so that it visibly exceeds ``limit``: whole days unless that would tie."""
-    return str(int(value)) if int(value) > limit else f"{value:.1f}".rstrip("0").rstrip(".")
-
-
 def _ago(delta: dt.timedelta) -> str:
     minutes = int(delta.total_seconds() // 60)
     return f"{minutes}min" if minutes < 60 else f"{minutes // 60}h"
@@ -223,17 +224,122 @@ def _ruled(entry: catalog.Entry, use: Use | None) -> bool:
 # -- the projection of a run ---------------------------------------------------------------------
 
 
+def _owner(rel: str) -> str:
+    tf = classify(rel)
+    assert tf is not None
+    return tf.owner
+
+
+def _file_order(rel: str) -> tuple[int, str]:
+    tf = classify(rel)
+    assert tf is not None
+    return TIERS.index(tf.tier), tf.name
+
+
 class _Projection:
-    """Tier file texts as the moves planned so far leave them."""
+    """Tier files as the moves planned so far leave them, each spliced section by section.
+
+    A move costs what it touches (the section, its neighbours), not the size of the
+    files: a file is split once, when a move first touches it (:class:`index.Doc`).
+    Ids are followed by owner: a section whose slug is the only one of its owner keeps
+    it wherever it goes; only repeated slugs are numbered again over the owner's files.
+    """
 
     def __init__(self, memory: catalog.Memory, header: Header) -> None:
-        self.texts = {rel: doc.text for rel, doc in memory.files.items()}
+        self.memory = memory
         self.header = header
+        self.original = {rel: doc.text for rel, doc in memory.files.items()}
+        self.docs: dict[str, index.Doc] = {}
+        self.names: dict[str, list[tuple[str, str]]] = {}
+        self.bases: dict[str, collections.Counter[str]] = {}
+        self.by_owner: dict[str, set[str]] = {}
+        self.splits = 0  # whole files split (a test counts them: at most once per file)
+        self.wiki_version = 0  # changes whenever a wiki file does
+        for rel in memory.files:
+            self.by_owner.setdefault(_owner(rel), set()).add(rel)
+        for entry in memory.entries:
+            base = entry.section.flags.id or sections.slugify(entry.title)
+            self.names.setdefault(entry.file, []).append((base, entry.title))
+            self.bases.setdefault(_owner(entry.file), collections.Counter())[base] += 1
 
-    def text(self, tier: str, name: str) -> str:
-        rel = tier_rel(tier, name)
-        return self.texts[rel] if rel in self.texts else self.header(tier, name)
+    # -- files -----------------------------------------------------------------------------------
+    def rels(self) -> list[str]:
+        return list(dict.fromkeys([*self.original, *self.docs]))
 
+    def text(self, rel: str) -> str:
+        if rel in self.docs:
+            return self.docs[rel].text()
+        return self.original[rel]
+
+    def texts(self) -> dict[str, str]:
+        return {rel: self.text(rel) for rel in self.rels()}
+
+    def size(self, rel: str) -> int:
+        if rel in self.docs:
+            return self.docs[rel].bytes
+        return len(self.original[rel].encode("utf-8")) if rel in self.original else 0
+
+    def doc(self, rel: str) -> index.Doc:
+        """``rel`` as a Doc, made on first use (a file no tree has yet starts as its template)."""
+        found = self.docs.get(rel)
+        if found is None:
+            if rel in self.memory.files:
+                parsed = self.memory.files[rel]
+                found = index.Doc(parsed.text, parsed.document, self.names.get(rel, []))
+            else:
+                tf = classify(rel)
+                assert tf is not None
+                found = index.Doc(self.header(tf.tier, tf.name))
+                self.by_owner.setdefault(tf.owner, set()).add(rel)
+            self.splits += 1
+            self.docs[rel] = found
+        return found
+
+    def owner_files(self, owner: str) -> list[str]:
+        return sorted(self.by_owner.get(owner, ()), key=_file_order)
+
+    # -- ids -------------------------------------------------------------------------------------
+    def _slugs(
+        self, owner: str, skip: index.Node | None = None, put: tuple[str, index.Node] | None = None
+    ) -> list[tuple[index.Node, str]]:
+        """(node, id) of the owner's sections in id order; ``skip`` left out, ``put`` = (file, node)
+        placed where :meth:`index.Doc.insert` would put it (the file is already a Doc)."""
+        order: list[index.Node] = []
+        for rel in self.owner_files(owner):
+            nodes = [n for n in self.doc(rel).nodes() if n is not skip]
+            if put is not None and put[0] == rel:
+                before = self.doc(rel).index_node()
+                at = nodes.index(before) if before is not None and before in nodes else len(nodes)
+                nodes.insert(at, put[1])
+            order.extend(nodes)
+        slugs = sections.assign_slugs([n.base for n in order])
+        return [(n, f"{owner}/{slug}") for n, slug in zip(order, slugs, strict=True)]
+
+    def id_of(self, rel: str, node: index.Node) -> str:
+        owner = _owner(rel)
+        if self.bases[owner][node.base] == 1:
+            return f"{owner}/{node.base}"
+        return next(ident for n, ident in self._slugs(owner) if n is node)
+
+    def id_after(self, node: index.Node, target: str) -> str:
+        """The id ``node`` would have once inserted into ``target`` (same owner)."""
+        owner = _owner(target)
+        if self.bases[owner][node.base] == 1:
+            return f"{owner}/{node.base}"
+        return next(ident for n, ident in self._slugs(owner, skip=node, put=(target, node)) if n is node)
+
+    def ids(self, owner: str) -> list[tuple[str, index.Node, str]]:
+        """(file, node, id) of every section of ``owner``."""
+        found = []
+        slugs = iter(self._slugs(owner))
+        for rel in self.owner_files(owner):
+            for node in self.doc(rel).nodes():
+                n, ident = next(slugs)
+                assert n is node
+                found.append((rel, node, ident))
+        return found
+
+    # -- moves -----------------------------------------------------------------------------------
     def move(self, source: str, tier: str, name: str, section_text: str) -> tuple[str, str]:
         """Apply a move; return the section's id (as it is, and stays) and the exact text cut.
 
@@ -241,40 +347,52 @@ class _Projection:
         section's id would not follow it (two sections of one agent sharing a title).
         """
         target = tier_rel(tier, name)
-        section_id = self.id_of(source, section_text)
-        new_source, cut = index.remove(self.texts[source], section_text)
-        new_target = index.insert(self.text(tier, name), cut)
-        saved = dict(self.texts)
-        self.texts[source] = new_source
-        self.texts[target] = new_target
-        arrived = self.id_of(target, cut)
-        if tier != "wiki" and arrived != section_id:
-            self.texts = saved
-            raise index.SpliceError(
-                f"its id would become {arrived}: another section has the same title; give one an id= flag"
-            )
-        return section_id, cut
+        src, dst = self.doc(source), self.doc(target)
+        node, section_id, placing = self.check(source, tier, name, section_text)
+        src.cut(node)
+        dst.insert(node.text, like=node, placing=placing)
+        self._rebase(node.base, _owner(source), _owner(target))
+        self.wiki_version += tier == "wiki" or _owner(source).startswith("wiki:")
+        return section_id, node.text
+
+    def check(
+        self, source: str, tier: str, name: str, section_text: str
+    ) -> tuple[index.Node, str, index.Placing]:
+        """What :meth:`move` would do, changing nothing: the node, its id, where it lands.
+
+        Raises index.SpliceError if the move cannot be made.
+        """
+        target = tier_rel(tier, name)
+        src = self.doc(source)
+        node = src.find(section_text)
+        if node is None:
+            raise index.SpliceError(f"{source} does not hold the section")
+        section_id = self.id_of(source, node)
+        dst = self.doc(target)
+        src.check_remove(node)
+        placing = dst.check_insert(node.text)
+        if tier != "wiki":
+            arrived = self.id_after(node, target)
+            if arrived != section_id:
+                raise index.SpliceError(
+                    f"its id would become {arrived}: another section has the same title; give one an id= flag"
+                )
+        return node, section_id, placing
+
+    def _rebase(self, base: str, old: str | None, new: str) -> None:
+        if old == new:
+            return
+        if old is not None:
+            self.bases[old][base] -= 1
+        self.bases.setdefault(new, collections.Counter())[base] += 1
 
     def insert(self, tier: str, name: str, section_text: str) -> str:
         """Add a section from outside (a restore); return the id it gets."""
         target = tier_rel(tier, name)
-        self.texts[target] = index.insert(self.text(tier, name), section_text)
-        return self.id_of(target, section_text)
-
-    def id_of(self, rel: str, section_text: str) -> str:
-        """The id of the section of ``rel`` equal to ``section_text``, as the projection stands."""
-        tf = classify(rel)
-        assert tf is not None
-        mine = {
-            r: t
-            for r, t in self.texts.items()
-            if (other := classify(r)) is not None and other.owner == tf.owner
-        }
-        wanted = index.normalized(section_text)
-        for entry in index.memory(mine).in_file(rel):
-            if index.normalized(entry.text) == wanted:
-                return entry.id
-        raise index.SpliceError(f"{rel} does not hold the section")
+        node = self.doc(target).insert(section_text)
+        self._rebase(node.base, None, _owner(target))
+        self.wiki_version += tier == "wiki"
+        return self.id_of(target, node)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -301,6 +419,8 @@ class _Planner:
     stuck: set[str] = dataclasses.field(default_factory=set)  # moves refused as unsafe
     batch: list[_Candidate] = dataclasses.field(default_factory=list)
     deferred: list[_Candidate] = dataclasses.field(default_factory=list)
+    demoted: Mapping[str, dt.datetime] = dataclasses.field(default_factory=dict)
+    _topics: tuple[int, dict[str, list[dt.datetime | None]]] | None = None
 
     def use(self, entry: catalog.Entry) -> Use | None:
         return self.uses.get(entry.id)
@@ -401,7 +521,7 @@ class _Planner:
             if expiry is not None:  # it would expire from cold at once: straight to where it ends up
                 self.add(entry, *expiry)
                 continue
-            days = _over(_days(age), limit)
+            days = budget.days_text(_days(age), limit)
             reason = f"stale {days}d > {_number(limit)}d"
             why = f"unused {days} d > {_number(limit)} d (hot.stale_days)"
             self.add(entry, "cold", entry.name, "stale", reason, why)
@@ -425,7 +545,7 @@ class _Planner:
         tier, name = self.expiry_target(entry)
         if not name:
             return None
-        days = _over(_days(age), limit)
+        days = budget.days_text(_days(age), limit)
         where = f"the wiki ({name})" if tier == "wiki" else "the archive"
         why = f"unused {days} d > {_number(limit)} d (cold.ttl_days): to {where}"
         return tier, name, "ttl", f"ttl {days}d > {_number(limit)}d", why
@@ -443,89 +563,219 @@ class _Planner:
     def promotions(self) -> None:
         window = self.settings.promote.window_hours
         candidates = self.selected("cold") + self.selected("archive")
+        wanted: dict[str, list[catalog.Entry]] = {}
         for entry in sorted(candidates, key=self.tie_key):
             use = self.use(entry)
             if (
                 entry.id in self.moved
                 or not _ruled(entry, use)
                 or not recently_used(use, self.now, self.settings)
+                or self.demoted_since(entry, use)
             ):
                 continue
-            age = _age(use, self.now)
+            wanted.setdefault(entry.name, []).append(entry)
+        admitted: set[str] = set()
+        for agent, group in wanted.items():
+            fits, refused = self.admit(agent, group, self.settings.hot.index_max_entries)
+            admitted.update(e.id for e in fits)
+            for entry, over in refused:
+                self.warnings.append(
+                    f"{entry.id} stays in {entry.tier}: promoting it ({entry.bytes} B) would put "
+                    f"{tier_rel('hot', agent)} over budget ({over}) even with every other movable "
+                    "section out"
+                )
+        for entry in sorted(candidates, key=self.tie_key):
+            if entry.id not in admitted:
+                continue
+            age = _age(self.use(entry), self.now)
             assert age is not None
             ago = _ago(age)
             why = f"used {ago} ago, within the {_number(window)} h promote window (promote.window_hours)"
             self.add(entry, "hot", entry.name, "used", f"used {ago} ago", why)
         self.flush()
 
-    def budgets(self, index_cap: int) -> None:
-        for agent in self.hot_agents():
-            while True:
-                rel = tier_rel("hot", agent)
-                text = self.with_index(agent, index_cap)
-                size, rows = len(text.encode("utf-8")), len(sections.lines(text))
-                over = self.over_budget(size, rows)
+    def demoted_since(self, entry: catalog.Entry, use: Use | None) -> bool:
+        """Moved out of hot by hand at or after its last use: a use from before does not bring it back."""
+        when = self.demoted.get(entry.id)
+        return when is not None and use is not None and use.when is not None and use.when <= when
+
+    # -- budgets ---------------------------------------------------------------------------------
+    @functools.cached_property
+    def by_file(self) -> dict[str, list[catalog.Entry]]:
+        found: dict[str, list[catalog.Entry]] = {}
+        for entry in self.memory.entries:
+            found.setdefault(entry.file, []).append(entry)
+        return found
+
+    def evictable(self, entry: catalog.Entry, recent: bool = False) -> bool:
+        """May the budget pass send this hot section out? First those not used within the promote
+        window; only when they are all out, the recently used ones (``recent``): the promotion rule
+        does not bring them back, since a promotion must fit the budget they broke."""
+        use = self.use(entry)
+        if entry.id in self.moved or entry.id in self.stuck or not _ruled(entry, use):
+            return False
+        return recent or not recently_used(use, self.now, self.settings)
+
+    def budget_candidates(self, rel: str) -> list[catalog.Entry]:
+        return sorted(self.by_file.get(rel, []), key=self.tie_key)
+
+    def budget_target(self, entry: catalog.Entry, agent: str, over: str) -> tuple[str, str, str, str, str]:
+        rel = tier_rel("hot", agent)
+        age = _age(self.use(entry), self.now)
+        unused = f"unused {budget.days_text(_days(age))} d" if age is not None else "age unknown"
+        why = f"{rel} is over budget ({over}); this is its least recently used section ({unused})"
+        target = ("cold", agent, "budget", f"over budget {over}", why)
+        expired = self.expiry(entry, age) if age is not None else None
+        return expired or target
+
+    def admit(
+        self, agent: str, group: list[catalog.Entry], cap: int
+    ) -> tuple[list[catalog.Entry], list[tuple[catalog.Entry, str]]]:
+        """Which of ``group`` (sections to promote into the agent's hot file) fit its budget once
+        every section the budget pass may send out is out; the most recently used first."""
+        rel = tier_rel("hot", agent)
+        doc = (
+            self.projection.doc(rel)
+            if rel in self.projection.rels()
+            else index.Doc(self.projection.header("hot", agent))
+        )
+        model = self.index_model(agent, cap, doc)
+        size, rows = model.base(doc)
+        for entry in self.budget_candidates(rel):
+            if self.evictable(entry) and self.movable(entry, *self.where_out(entry)):
+                size, rows = size - entry.bytes, rows - entry.lines
+                tier, name = self.where_out(entry)
+                model.arrive(self.index_line(entry.id, entry, tier, name))
+        fits, refused = [], []
+        for entry in sorted(group, key=self.tie_key, reverse=True):
+            line = model.leave(entry.id)
+            grown = size + entry.bytes + (0 if index.ends_line(entry.text) else 1), rows + entry.lines
+            over = budget.hot_over(*model.total(*grown), self.settings.hot)
+            if over is None:
+                fits.append(entry)
+                size, rows = grown
+            else:
+                refused.append((entry, over))
+                if line is not None:
+                    model.arrive(line)
+        return fits, refused
+
+    def movable(self, entry: catalog.Entry, tier: str, name: str) -> bool:
+        """Could ``entry`` move there now (its splices safe, its id kept)?"""
+        try:
+            self.projection.check(entry.file, tier, name, entry.text)
+        except index.SpliceError:
+            return False
+        return True
+
+    def where_out(self, entry: catalog.Entry) -> tuple[str, str]:
+        """Where the budget pass would send ``entry``: cold, or where it expires to."""
+        age = _age(self.use(entry), self.now)
+        if age is not None and _days(age) > self.settings.cold.ttl_days:
+            tier, name = self.expiry_target(entry)
+            if name:
+                return tier, name
+        return "cold", entry.name
+
+    def budgets(self, cap: int) -> None:
+        """Each hot file over budget sends out its least recently used sections until it fits.
+
+        Another agent's move into the wiki changes every Index's topic line: files are
+        checked again until none changes.
+        """
+        for _ in range(len(self.hot_agents()) + 2):
+            if not any([self.budget(agent, cap) for agent in self.hot_agents()]):
+                break
+
+    def budget(self, agent: str, cap: int) -> bool:
+        """One hot file's budget pass; whether it moved anything.
+
+        Sizes are followed as sections leave (bytes and lines subtracted, the Index
+        rendered from lines kept in order): a pass costs what it moves. Where the
+        followed size says it fits, the file is measured whole; should the two ever
+        disagree, the pass measures whole from then on.
+        """
+        rel = tier_rel("hot", agent)
+        doc = self.projection.doc(rel)
+        model = self.index_model(agent, cap, doc)
+        ordered = self.budget_candidates(rel)
+        victims = iter(ordered)
+        recent = iter(ordered)  # used within the window: they go last (admission keeps them out)
+        hot, whole, moved = self.settings.hot, False, False
+        while True:
+            over = budget.hot_over(*model.total(*model.base(doc)), hot) if not whole else None
+            if over is None:
+                over = budget.hot_over(*budget.measure(self.with_index(agent, cap)), hot)
                 if over is None:
-                    break
-                victim = self.budget_victim(rel)
-                if victim is None:
-                    self.warnings.append(f"{rel} stays over budget ({over}): nothing left in it may move")
-                    break
-                use = self.use(victim)
-                age = _age(use, self.now)
-                unused = f"unused {_number(round(_days(age), 1))} d" if age is not None else "age unknown"
-                why = f"{rel} is over budget ({over}); this is its least recently used section ({unused})"
-                target = ("cold", agent, "budget", f"over budget {over}", why)
-                if age is not None:
-                    target = self.expiry(victim, age) or target
-                error = self.attempt(victim, *target)
-                if error is not None:
-                    self.refuse(victim, target[0], error)
-
-    def over_budget(self, size: int, rows: int) -> str | None:
-        hot = self.settings.hot
-        if size > hot.max_bytes:
-            return f"{size} B > {hot.max_bytes} B"
-        if rows > hot.max_lines:
-            return f"{rows} lines > {hot.max_lines} lines"
-        return None
-
-    def budget_victim(self, rel: str) -> catalog.Entry | None:
-        for entry in sorted(self.memory.in_file(rel), key=self.tie_key):
-            use = self.use(entry)
-            if entry.id in self.moved or entry.id in self.stuck or not _ruled(entry, use):
+                    return moved
+                whole = True
+            victim = next((e for e in victims if self.evictable(e)), None)
+            if victim is None:
+                victim = next((e for e in recent if self.evictable(e, recent=True)), None)
+            if victim is None:
+                self.warnings.append(
+                    f"{rel} stays over budget ({over}): nothing left in it may move (pinned, the Session "
+                    "block, the Index or of unknown age)"
+                )
+                return moved
+            target = self.budget_target(victim, agent, over)
+            error = self.attempt(victim, *target)
+            if error is not None:
+                self.refuse(victim, target[0], error)
                 continue
-            if not recently_used(use, self.now, self.settings):
-                return entry
-        return None
+            moved = True
+            model.arrive(self.index_line(self.moves[-1].id, victim, target[0], target[1]))
 
     # -- the Index -------------------------------------------------------------------------------
     def hot_agents(self) -> list[str]:
         names = set()
-        for rel in self.projection.texts:
+        for rel in self.projection.rels():
             tf = classify(rel)
             if tf is not None and tf.tier == "hot" and self.agent in (None, tf.name):
                 names.add(tf.name)
         return sorted(names)
 
+    def day(self, key: str) -> dt.datetime | None:
+        """The date an Index line shows for the section whose normalized text is ``key``."""
+        use = self.use_by_text.get(key)
+        return use.when.astimezone(self.settings.tz) if use is not None and use.when is not None else None
+
+    def index_line(self, ident: str, entry: catalog.Entry, tier: str, name: str) -> _Arrival:
+        return _Arrival(ident, entry.title, tier, name, self.day(index.normalized(entry.text)))
+
+    def index_lines(self, agent: str) -> tuple[list[index.Line], dict[str, list[dt.datetime | None]]]:
+        """The agent's cold and archive lines, and each wiki topic's section dates, as things stand."""
+        lines = []
+        for rel, node, ident in self.projection.ids(agent):
+            tf = classify(rel)
+            assert tf is not None
+            if tf.tier in ("cold", "archive"):
+                lines.append(index.Line(ident, node.title, tf.tier, self.day(node.key)))
+        return lines, self.topics()
+
+    def topics(self) -> dict[str, list[dt.datetime | None]]:
+        version = self.projection.wiki_version
+        if self._topics is None or self._topics[0] != version:
+            found: dict[str, list[dt.datetime | None]] = {}
+            for rel in sorted(self.projection.rels()):
+                tf = classify(rel)
+                if tf is not None and tf.tier == "wiki":
+                    found[tf.name] = [self.day(node.key) for node in self.projection.doc(rel).nodes()]
+            self._topics = (version, found)
+        return {topic: list(days) for topic, days in self._topics[1].items()}
+
+    def index_model(self, agent: str, cap: int, doc: index.Doc) -> _IndexModel:
+        lines, topics = self.index_lines(agent)
+        return _IndexModel(lines, topics, cap, agent, doc.index_node() is not None)
+
     def index_text(self, agent: str, cap: int) -> str | None:
         """The agent's Index as the projection stands, or None if it should have none."""
-        if cap <= 0:
-            return None
-        texts = self.projection.texts
-        mine = {
-            rel: text
-            for rel, text in texts.items()
-            if (tf := classify(rel)) is not None and (tf.tier == "wiki" or tf.name == agent)
-        }
-        lines = _index_lines(index.memory(mine), agent, self.use_by_text, self.settings)
-        current = index.current(texts[tier_rel("hot", agent)])
-        if current is None and not lines:
-            return None
-        return index.render(lines, cap, agent)
+        rel = tier_rel("hot", agent)
+        doc = self.projection.doc(rel)
+        return self.index_model(agent, cap, doc).text()
 
     def with_index(self, agent: str, cap: int) -> str:
-        text = self.projection.texts[tier_rel("hot", agent)]
+        text = self.projection.text(tier_rel("hot", agent))
         wanted = self.index_text(agent, cap)
         if wanted is None:
             return text
@@ -545,32 +795,43 @@ class _Planner:
 
     def refreshes(self, cap: int, agents: Iterable[str]) -> list[IndexRefresh]:
         refreshes: list[IndexRefresh] = []
+        rels = set(self.projection.rels())
         for agent in agents:
             rel = tier_rel("hot", agent)
-            wanted = self.index_text(agent, cap)
-            if rel not in self.projection.texts or wanted is None:
+            if rel not in rels:
                 continue
+            wanted = self.index_text(agent, cap)
+            if wanted is None:
+                continue
+            doc = self.projection.doc(rel)
+            if doc.index_text() == wanted and doc.tail is not None and doc.tail.index and doc.indexes == 1:
+                continue
+            before = doc.text()
             try:
-                refreshed = index.replace(self.projection.texts[rel], wanted)
+                doc.replace_index(wanted)
             except index.SpliceError as exc:
                 self.warnings.append(f"{rel}: the Index cannot be written ({exc})")
                 continue
-            if refreshed == self.projection.texts[rel]:
+            if doc.text() == before:
                 continue
-            self.projection.texts[rel] = refreshed
-            reads = tuple(
-                r for t in ("cold", "archive") if (r := tier_rel(t, agent)) in self.projection.texts
-            )
+            reads = tuple(r for t in ("cold", "archive") if (r := tier_rel(t, agent)) in rels)
             refreshes.append(IndexRefresh(agent, rel, wanted, reads))
         return refreshes
 
-    def cold_warnings(self) -> None:
+    def cold_warnings(self, advise: bool) -> None:
         limit = self.settings.cold.max_bytes
-        for rel, text in sorted(self.projection.texts.items()):
+        for rel in sorted(self.projection.rels()):
             tf = classify(rel)
-            size = len(text.encode("utf-8"))
-            if tf is not None and tf.tier == "cold" and self.agent in (None, tf.name) and size > limit:
-                self.warnings.append(f"{rel} is {size} B, over cold.max_bytes {limit} B")
+            if tf is None or tf.tier != "cold" or self.agent not in (None, tf.name):
+                continue
+            size = self.projection.size(rel)
+            if size <= limit:
+                continue
+            warning = f"{rel} is {size} B, over cold.max_bytes {limit} B"
+            if advise:
+                fix = cold_fix(self.memory, self.uses, self.settings, self.now, rel, self.demoted)
+                warning += f"; {fix.advice}" if fix else "; nothing the rules may move brings it under"
+            self.warnings.append(warning)
 
     def unknown_ages(self) -> None:
         unknown = [
@@ -587,35 +848,110 @@ class _Planner:
             )
 
     def result(self, refreshes: list[IndexRefresh]) -> Plan:
-        return Plan(
-            self.now, tuple(self.moves), tuple(refreshes), tuple(self.warnings), dict(self.projection.texts)
-        )
+        warnings = tuple(dict.fromkeys(self.warnings))
+        return Plan(self.now, tuple(self.moves), tuple(refreshes), warnings, self.projection.texts())
 
 
-def _index_lines(
-    memory: catalog.Memory, agent: str, uses: Mapping[str, Use], settings: Settings
-) -> list[index.Line]:
-    def day(entry: catalog.Entry) -> dt.datetime | None:
-        use = uses.get(index.normalized(entry.text))
-        return use.when.astimezone(settings.tz) if use is not None and use.when is not None else None
+@dataclasses.dataclass(frozen=True)
+class _Arrival:
+    """A section leaving hot, as its agent's Index will list it: its own line, or its topic's."""
 
-    lines = [
-        index.Line(e.id, e.title, e.tier, day(e))
-        for e in memory.entries
-        if e.tier in ("cold", "archive") and e.name == agent
-    ]
-    topics: dict[str, list[dt.datetime | None]] = {}
-    for entry in memory.entries:
-        if entry.tier == "wiki":
-            topics.setdefault(entry.name, []).append(day(entry))
-    for doc in memory.files.values():
-        if doc.tier_file.tier == "wiki":
-            topics.setdefault(doc.tier_file.name, [])
-    for topic, days in topics.items():
-        known = [d for d in days if d is not None]
-        count = f"{len(days)} section" + ("" if len(days) == 1 else "s")
-        lines.append(index.Line(f"wiki:{topic}", count, "wiki", max(known) if known else None))
-    return lines
+    id: str
+    title: str
+    tier: str
+    name: str
+    when: dt.datetime | None
+
+
+_LATEST = dt.datetime.max.replace(tzinfo=dt.UTC)
+
+
+def _order_key(line: index.Line) -> tuple[int, dt.timedelta, str]:
+    """index.order's order as a key: newest first, unknown dates last, then by id."""
+    if line.last_used is None:
+        return (1, dt.timedelta(0), line.id)
+    return (0, _LATEST - line.last_used, line.id)
+
+
+class _IndexModel:
+    """An agent's Index lines kept in order as sections come and go; renders only what it shows."""
+
+    def __init__(
+        self,
+        lines: list[index.Line],
+        topics: dict[str, list[dt.datetime | None]],
+        cap: int,
+        agent: str,
+        present: bool,
+    ) -> None:
+        self.cap, self.agent, self.present = cap, agent, present
+        self.topics = topics
+        ordered = sorted(lines + [_topic_line(t, d) for t, d in topics.items()], key=_order_key)
+        self.keys = [_order_key(x) for x in ordered]
+        self.lines = ordered
+        self.by_id = {x.id: x for x in ordered}
+
+    def _add(self, line: index.Line) -> None:
+        key = _order_key(line)
+        at = bisect.bisect_left(self.keys, key)
+        self.keys.insert(at, key)
+        self.lines.insert(at, line)
+        self.by_id[line.id] = line
+
+    def leave(self, ident: str) -> index.Line | None:
+        """Take a section's line out (it goes to hot); the line, or None if it had none."""
+        line = self.by_id.pop(ident, None)
+        if line is not None:
+            at = bisect.bisect_left(self.keys, _order_key(line))
+            del self.keys[at]
+            del self.lines[at]
+        return line
+
+    def arrive(self, item: _Arrival | index.Line) -> None:
+        """A section arrives in cold or the archive (its line) or the wiki (its topic's line changes)."""
+        if isinstance(item, index.Line):
+            self._add(item)
+            return
+        if item.tier != "wiki":
+            self._add(index.Line(item.id, item.title, item.tier, item.when))
+            return
+        self.leave(f"wiki:{item.name}")
+        days = self.topics.setdefault(item.name, [])
+        days.append(item.when)
+        self._add(_topic_line(item.name, days))
+
+    def text(self) -> str | None:
+        if self.cap <= 0 or (not self.present and not self.lines):
+            return None
+        return index.render_ordered(self.lines[: self.cap], len(self.lines), self.cap, self.agent)
+
+    def base(self, doc: index.Doc) -> tuple[int, int]:
+        """The hot file's bytes and lines without its Index (with the line ending an Index needs)."""
+        node = doc.index_node()
+        size, rows = doc.bytes, doc.lines
+        last = doc.tail
+        if node is not None:
+            size -= len(node.text.encode("utf-8"))
+            rows -= budget.count_lines(node.text)
+            if node is doc.tail:
+                last = node.prev
+        last_text = doc.header if last is None else last.text
+        if last_text and not index.ends_line(last_text) and self.text() is not None:
+            size += 1
+        return size, rows
+
+    def total(self, size: int, rows: int) -> tuple[int, int]:
+        """The hot file's bytes and lines with the Index this model renders."""
+        wanted = self.text()
+        if wanted is None:
+            return size, rows
+        return size + len(wanted.encode("utf-8")), rows + budget.count_lines(wanted)
+
+
+def _topic_line(topic: str, days: list[dt.datetime | None]) -> index.Line:
+    known = [d for d in days if d is not None]
+    count = f"{len(days)} section" + ("" if len(days) == 1 else "s")
+    return index.Line(f"wiki:{topic}", count, "wiki", max(known) if known else None)
 
 
 def _planner(
@@ -625,8 +961,10 @@ def _planner(
     now: dt.datetime,
     agent: str | None,
     header: Header | None,
+    demoted: Mapping[str, dt.datetime] | None = None,
 ) -> _Planner:
-    return _Planner(memory, uses, settings, now, agent, _Projection(memory, header or _no_header))
+    projection = _Projection(memory, header or _no_header)
+    return _Planner(memory, uses, settings, now, agent, projection, demoted=demoted or {})
 
 
 def plan(
@@ -637,9 +975,16 @@ def plan(
     *,
     agent: str | None = None,
     header: Header | None = None,
+    demoted: Mapping[str, dt.datetime] | None = None,
+    advise: bool = True,
 ) -> Plan:
-    """What ``squadmem maintain`` does: the moves, in order, then the Index refreshes."""
-    planner = _planner(memory, uses, settings, now, agent, header)
+    """What ``squadmem maintain`` does: the moves, in order, then the Index refreshes.
+
+    ``demoted``: when sections were last moved out of hot by hand (``demote``); a use
+    from before that does not promote them again. ``advise``: a cold file left over its
+    budget gets a warning naming the ``--cold-ttl-days`` that fixes it (:func:`cold_fix`).
+    """
+    planner = _planner(memory, uses, settings, now, agent, header, demoted)
     planner.demotions()
     planner.expiries()
     planner.promotions()
@@ -647,9 +992,93 @@ def plan(
     cap = settings.hot.index_max_entries
     planner.budgets(cap)
     refreshes = planner.refreshes(cap, planner.hot_agents())
-    planner.cold_warnings()
+    planner.cold_warnings(advise)
     planner.unknown_ages()
     return planner.result(refreshes)
+
+
+@dataclasses.dataclass(frozen=True)
+class ColdFix:
+    """A ``cold.ttl_days`` that brings a cold file under ``cold.max_bytes``, proved by planning with it."""
+
+    file: str
+    agent: str
+    ttl_days: float
+    ids: tuple[str, ...]  # the sections that leave the file
+    size: int  # the file's bytes after that run
+
+    @property
+    def command(self) -> str:
+        return f"squadmem maintain --agent {self.agent} --cold-ttl-days {_number(self.ttl_days)}"
+
+    @property
+    def advice(self) -> str:
+        shown = ", ".join(self.ids[:5]) + (f" and {len(self.ids) - 5} more" if len(self.ids) > 5 else "")
+        return f"run: {self.command} (moves out {shown}; {self.size} B after)"
+
+
+def _own_memory(memory: catalog.Memory, agent: str) -> catalog.Memory:
+    """An agent's tier files and the wiki: all that an ``--agent`` plan reads (ids are per owner)."""
+
+    def mine(rel: str) -> bool:
+        tf = classify(rel)
+        return tf is not None and (tf.tier == "wiki" or tf.name == agent)
+
+    files = {rel: doc for rel, doc in memory.files.items() if mine(rel)}
+    return catalog.Memory(files, tuple(e for e in memory.entries if e.file in files))
+
+
+def _below(days: float) -> float:
+    """A round TTL just under an age of ``days``, so that the age is over it."""
+    for step in (1, 10, 100):
+        value = math.floor(days * step) / step
+        if value < days:
+            return value
+    return max(days - 0.001, 0.0)
+
+
+def cold_fix(
+    memory: catalog.Memory,
+    uses: Mapping[str, Use],
+    settings: Settings,
+    now: dt.datetime,
+    rel: str,
+    demoted: Mapping[str, dt.datetime] | None = None,
+) -> ColdFix | None:
+    """The largest ``cold.ttl_days`` under which ``maintain`` leaves the cold file ``rel`` within
+    ``cold.max_bytes`` (the agent's whole plan is made to prove it), or None if no TTL does."""
+    tf = classify(rel)
+    assert tf is not None and tf.tier == "cold"
+    ages = sorted(
+        {
+            _days(age)
+            for e in memory.entries
+            if e.file == rel and _ruled(e, uses.get(e.id)) and (age := _age(uses.get(e.id), now)) is not None
+        },
+        reverse=True,
+    )
+    ttls = sorted({_below(a) for a in ages if _below(a) < settings.cold.ttl_days}, reverse=True)
+
+    own = _own_memory(memory, tf.name)
+
+    def attempt(ttl: float) -> ColdFix | None:
+        conf = settings.replace(cold={"ttl_days": ttl})
+        made = plan(own, uses, conf, now, agent=tf.name, demoted=demoted, advise=False)
+        size = len(made.files.get(rel, "").encode("utf-8"))
+        if size > settings.cold.max_bytes:
+            return None
+        gone = tuple(m.id for m in made.moves if m.source == rel)
+        return ColdFix(rel, tf.name, ttl, gone, size)
+
+    lo, hi, best = 0, len(ttls) - 1, None
+    while lo <= hi:  # the largest TTL that works: fewer moves than any smaller one
+        mid = (lo + hi) // 2
+        found = attempt(ttls[mid])
+        if found is not None:
+            best, hi = found, mid - 1
+        else:
+            lo = mid + 1
+    return best
 
 
 def manual(
@@ -667,8 +1096,20 @@ def manual(
 
     The caller has checked that the target differs from where the section is. A move
     into hot counts as a use of the section, so the stale rule does not send it straight back.
+    A promotion into a hot file makes room first (its least recently used sections that the
+    budget pass may move go out, each a move of its own), and is refused if even that is not
+    enough.
     """
     planner = _planner(memory, uses, settings, now, None, header)
+    cap = settings.hot.index_max_entries
+    if target_tier == "hot":
+        _, refused = planner.admit(target_name, [entry], cap)
+        if refused:
+            raise SquadmemError(
+                f"{entry.id} ({entry.bytes} B) does not fit in {tier_rel('hot', target_name)}: "
+                f"it would be over budget ({refused[0][1]}) even with every movable section out",
+                hint="raise hot.max_bytes / hot.max_lines in tiers.toml, unpin sections, or split it",
+            )
     error = planner.attempt(entry, target_tier, target_name, "manual", "manual", "moved by hand")
     if error is not None:
         raise SquadmemError(
@@ -677,7 +1118,8 @@ def manual(
         )
     if target_tier == "hot":
         planner.moves[0] = dataclasses.replace(planner.moves[0], used=(planner.moves[0].id,))
-    refreshes = planner.refreshes(settings.hot.index_max_entries, [entry.name])
+        planner.budget(target_name, cap)
+    refreshes = planner.refreshes(cap, [entry.name])
     return planner.result(refreshes)
 
 

@@ -11,11 +11,11 @@ exact command to run.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem import catalog, clock, history, intake, render, settings, uses
+from squadmem import budget, catalog, clock, history, intake, policy, render, settings, uses
 from squadmem.layout import AGENT_TIERS, LOG_DIR, TierFile, known_agent, parse_log_name
 from squadmem.repo import Repo
 
@@ -33,6 +33,10 @@ def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: boo
     usage = history.usage(repo, memory, now=now, verbose=verbose)
     section_rows = [_section(e, usage[e.id], now, config) for e in entries]
     file_rows = [_file(memory.files[rel].tier_file, memory.files[rel], config) for rel in files]
+    lasts = {ident: use.last for ident, use in usage.items()}
+    for row in file_rows:
+        if row["tier"] == "cold" and row["over_budget"]:
+            row["fix"] = _cold_fix(memory, lasts, config, now, row["file"])
     pending = sorted(
         (k, v) for k, v in uses.pending(repo.state_dir).items() if agent is None or _owned(k, agent)
     )
@@ -83,15 +87,9 @@ def _iso(moment: dt.datetime | None) -> str | None:
 
 
 def _file(tf: TierFile, doc: catalog.TierDoc, config: settings.Settings) -> dict[str, Any]:
-    max_bytes: int | None = None
-    max_lines: int | None = None
-    if tf.tier == "hot":
-        max_bytes, max_lines = config.hot.max_bytes, config.hot.max_lines
-    elif tf.tier == "cold":
-        max_bytes = config.cold.max_bytes
-    over = (max_bytes is not None and doc.bytes > max_bytes) or (
-        max_lines is not None and doc.lines > max_lines
-    )
+    limit = budget.limits(tf.tier, config)
+    max_bytes, max_lines = limit.max_bytes, limit.max_lines
+    over = budget.over(doc.bytes, doc.lines, limit) is not None
     return {
         "file": tf.rel,
         "tier": tf.tier,
@@ -103,14 +101,30 @@ def _file(tf: TierFile, doc: catalog.TierDoc, config: settings.Settings) -> dict
         "max_bytes": max_bytes,
         "max_lines": max_lines,
         "over_budget": over,
+        "fix": None,  # cold over budget: the maintain run that brings it under (see recommendations)
     }
+
+
+def _cold_fix(
+    memory: catalog.Memory,
+    lasts: dict[str, history.LastUse],
+    config: settings.Settings,
+    now: dt.datetime,
+    rel: str,
+) -> dict[str, Any] | None:
+    """The ``maintain --cold-ttl-days`` run that brings a cold file under budget, proved by its plan."""
+    fix = policy.cold_fix(memory, lasts, config, now, rel)
+    if fix is None:
+        return None
+    return {"command": fix.command, "ttl_days": fix.ttl_days, "ids": list(fix.ids), "bytes": fix.size}
 
 
 def _section(
     entry: catalog.Entry, use: history.Usage, now: dt.datetime, config: settings.Settings
 ) -> dict[str, Any]:
     last = use.last
-    age = None if last.when is None else max(0.0, round(clock.days(now - last.when), 2))
+    exact = budget.age_days(now, last.when)
+    age = None if exact is None else round(exact, 2)
     return {
         **entry.describe(),
         "tokens": render.tokens(entry.bytes),
@@ -121,14 +135,17 @@ def _section(
         "last_use_commit": last.commit,
         "last_use_kind": last.kind,
         "uses": use.trailer_commits + (1 if use.pending else 0),
-        "due": _due(entry, last, age, config),
+        "due": _due(entry, last, exact, config),
     }
 
 
 def _due(
     entry: catalog.Entry, last: history.LastUse, age: float | None, config: settings.Settings
 ) -> str | None:
-    """What the rules would do to this section on age alone: demote, expire, promote, or nothing."""
+    """What the rules would do to this section on age alone: demote, expire, promote, or nothing.
+
+    ``age`` is exact (:func:`squadmem.budget.age_days`), compared as the policy compares it.
+    """
     if age is None or entry.pinned or entry.is_session or entry.is_index:
         return None
     if entry.tier == "hot" and age > config.hot.stale_days:
@@ -203,13 +220,14 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
         )
     for row in data["files"]:
         if row["tier"] == "cold" and row["over_budget"]:
-            oldest = _oldest(r for r in rows if r["file"] == row["file"])
-            if oldest is not None:
-                why = (
-                    f"{row['file']} is over {row['max_bytes']} B ({row['bytes']} B); "
-                    f"its least recently used section is {oldest}"
-                )
-                out.append(_rec(f"squadmem demote {oldest} --to archive", why))
+            fix = row.get("fix")
+            over = f"{row['file']} is over {row['max_bytes']} B ({row['bytes']} B)"
+            if fix is None:
+                out.append(_by_hand(row, [r for r in rows if r["file"] == row["file"]], over))
+                continue
+            ids = _some(fix["ids"])
+            why = f"{over}; {len(fix['ids'])} section(s) leave it ({ids}): {fix['bytes']} B after"
+            out.append(_rec(fix["command"], why))
     if data["unknown_ages"]:
         why = (
             f"{data['unknown_ages']} section(s) reach this shallow clone's boundary: "
@@ -219,9 +237,20 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
     return out
 
 
-def _oldest(rows: Iterable[dict[str, Any]]) -> str | None:
-    dated = [(r["last_used"], r["id"]) for r in rows if r["last_used"] is not None and not r["pinned"]]
-    return min(dated)[1] if dated else None
+def _by_hand(row: dict[str, Any], rows: list[dict[str, Any]], over: str) -> dict[str, str]:
+    """No TTL fixes the file: archive by hand its least recently used unpinned sections until it fits."""
+    size, chosen = row["bytes"], []
+    for r in sorted((r for r in rows if not r["pinned"]), key=lambda r: (r["last_used"] or "~", r["id"])):
+        if size <= row["max_bytes"]:
+            break
+        size -= r["bytes"]
+        chosen.append(r["id"])
+    if size > row["max_bytes"] or not chosen:
+        why = f"{over}; even without every unpinned section it would be {size} B: unpin or shorten"
+        return _rec(f"squadmem list --agent {row['name']}", why)
+    command = " && ".join(f"squadmem demote {ident} --to archive" for ident in chosen)
+    why = f"{over}; no cold.ttl_days brings it under (its sections are too recent); {size} B after"
+    return _rec(command, why)
 
 
 def _rec(command: str, reason: str) -> dict[str, str]:
@@ -236,7 +265,7 @@ def _num(value: float) -> str:
 def _age_text(row: dict[str, Any]) -> str:
     if row["age_days"] is None:
         return "unknown"
-    return f"{row['age_days']:.1f} d"
+    return f"{budget.days_text(row['age_days'])} d"
 
 
 def _used_text(row: dict[str, Any]) -> str:

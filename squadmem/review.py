@@ -14,6 +14,7 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
+from squadmem import budget as budget_rule
 from squadmem import render, settings
 from squadmem.errors import SquadmemError
 from squadmem.layout import classify
@@ -29,11 +30,16 @@ class Budget:
     tier: str
     before: int | None  # bytes at the base, None where the file did not exist
     after: int | None
-    budget: int
+    budget: int  # max bytes
+    lines_before: int | None = None
+    lines_after: int | None = None
+    max_lines: int | None = None  # hot files only
 
     @property
     def over(self) -> bool:
-        return (self.after or 0) > self.budget
+        """The one budget rule (:mod:`squadmem.budget`): bytes and, for hot files, lines."""
+        limit = budget_rule.Limits(self.budget, self.max_lines)
+        return budget_rule.over(self.after or 0, self.lines_after or 0, limit) is not None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -48,11 +54,16 @@ class Review:
         return data
 
 
-def sizes(store: Store, commit: str | None) -> dict[str, int]:
+def sizes(store: Store, commit: str | None) -> dict[str, tuple[int, int]]:
+    """Bytes and lines of every tier file of ``commit``."""
     if commit is None:
         return {}
     files = store.tier_files(store.tree_of(commit))
-    return {rel: len(store.read(sha)) for rel, sha in files.items()}
+    found = {}
+    for rel, sha in files.items():
+        raw = store.read(sha)
+        found[rel] = (len(raw), budget_rule.count_lines(raw.decode("utf-8", "replace")))
+    return found
 
 
 def base_of(repo: Repo, tip: str, bases: Sequence[str]) -> str | None:
@@ -69,12 +80,26 @@ def budgets(
 ) -> list[Budget]:
     before = sizes(store, base_of(repo, tip, bases))
     after = sizes(store, tip)
-    limits = {"hot": conf.hot.max_bytes, "cold": conf.cold.max_bytes}
     found = []
     for rel in sorted(set(before) | set(after)):
         tf = classify(rel)
-        if tf is not None and tf.tier in limits and before.get(rel) != after.get(rel):
-            found.append(Budget(rel, tf.tier, before.get(rel), after.get(rel), limits[tf.tier]))
+        if tf is None or tf.tier not in ("hot", "cold") or before.get(rel) == after.get(rel):
+            continue
+        limit = budget_rule.limits(tf.tier, conf)
+        assert limit.max_bytes is not None
+        old, new = before.get(rel), after.get(rel)
+        found.append(
+            Budget(
+                rel,
+                tf.tier,
+                old[0] if old else None,
+                new[0] if new else None,
+                limit.max_bytes,
+                old[1] if old else None,
+                new[1] if new else None,
+                limit.max_lines,
+            )
+        )
     return found
 
 
@@ -120,7 +145,8 @@ def markdown(rev: Review) -> str:
         out += ["| file | bytes before → after | budget |", "|---|---|---|"]
         for b in rev.budgets:
             verdict = "✗ over" if b.over else "✓"
-            out.append(f"| `{b.file}` | {_delta(b)} | {b.budget} B {verdict} |")
+            lines = f", {b.lines_after} / {b.max_lines} lines" if b.max_lines is not None else ""
+            out.append(f"| `{b.file}` | {_delta(b)} | {b.budget} B{lines} {verdict} |")
     else:
         out.append("No hot or cold file changed size.")
     out += ["", "### Daily logs appended", ""]

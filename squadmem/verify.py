@@ -38,9 +38,9 @@ from importlib import resources
 from pathlib import Path
 
 from squadmem import catalog, conservation, logs, sections, settings, squad
+from squadmem.budget import hot_blob_over
 from squadmem.errors import Exit, SquadmemError
 from squadmem.hooks import staged
-from squadmem.hooks.budget_check import over_budget
 from squadmem.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
 from squadmem.repo import Repo
 
@@ -597,7 +597,7 @@ class Verifier:
         for rel, sha in self.store.tier_files(self.store.tree_of(tip)).items():
             tf = classify(rel)
             if tf is not None and tf.tier == "hot":
-                for why in over_budget(self.store.read(sha), self.conf.hot):
+                for why in hot_blob_over(self.store.read(sha), self.conf.hot):
                     result.violations.append(Violation(tip[:7], rel, why))
 
     # moves

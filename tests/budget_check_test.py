@@ -8,7 +8,7 @@ import subprocess
 import pytest
 from conftest import GitRepo, run_squadmem
 
-from squadmem.hooks.budget_check import over_budget
+from squadmem.budget import hot_blob_over as over_budget
 from squadmem.settings import HotSettings
 
 HOT = ".squad/memory/hot/picard.md"

@@ -172,3 +172,81 @@ def test_remove_then_insert_conserves_every_section(source: str, target: str, pi
     assert _shape(landed)[0] == _shape(target)[0]
     assert len(rest) + len(landed) - len(source) - len(target) in (0, 1, 2)
     assert cut in landed or cut + "\n" in landed
+
+
+def _spliced(text: str, op: str, arg: str) -> str | None:
+    """``Doc``'s answer: the new text, or None when it refuses."""
+    doc = index.Doc(text)
+    try:
+        if op == "remove":
+            doc.remove(arg)
+        elif op == "insert":
+            doc.insert(arg)
+        else:
+            doc.replace_index(arg)
+    except index.SpliceError:
+        return None
+    return doc.text()
+
+
+def _whole(text: str, op: str, arg: str) -> str | None:
+    """The whole-file functions' answer: the new text, or None when they refuse."""
+    try:
+        if op == "remove":
+            return index.remove(text, arg)[0]
+        if op == "insert":
+            return index.insert(text, arg)
+        return index.replace(text, arg)
+    except index.SpliceError:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=_file,
+    other=_section,
+    pick=st.integers(min_value=0, max_value=9),
+    op=st.sampled_from(["remove", "insert", "replace"]),
+    chop=st.booleans(),
+)
+def test_doc_splices_exactly_as_the_whole_file_functions(
+    text: str, other: str, pick: int, op: str, chop: bool
+) -> None:
+    """A Doc checks a splice only where text joins; it accepts, refuses and writes exactly as they do."""
+    if chop:
+        text = text.rstrip("\n")
+    found = sections.split(text).sections
+    if op == "remove":
+        arg = found[pick % len(found)].text if found else other
+    elif op == "replace":
+        arg = f"## {INDEX_TITLE}\n" + other.partition("\n")[2]
+    else:
+        arg = other
+    assert _spliced(text, op, arg) == _whole(text, op, arg)
+
+
+@settings(max_examples=150, deadline=None)
+@given(text=_file, steps=st.lists(st.tuples(st.booleans(), _section, st.integers(0, 9)), max_size=6))
+def test_doc_keeps_bytes_and_lines_through_a_run_of_splices(
+    text: str, steps: list[tuple[bool, str, int]]
+) -> None:
+    """After any run of splices a Doc's text is what the whole-file functions make, its counts exact."""
+    doc, whole = index.Doc(text), text
+    for remove, other, pick in steps:
+        found = sections.split(whole).sections
+        if remove and found:
+            arg = found[pick % len(found)].text
+            expected = _whole(whole, "remove", arg)
+            got = _spliced(doc.text(), "remove", arg)
+            assert got == expected
+            if expected is not None:
+                doc.remove(arg)
+                whole = expected
+        else:
+            expected = _whole(whole, "insert", other)
+            if expected is not None:
+                doc.insert(other)
+                whole = expected
+        assert doc.text() == whole
+        assert doc.bytes == len(whole.encode("utf-8"))
+        assert doc.lines == len(sections.lines(whole))

@@ -232,12 +232,19 @@ def test_plan_budget_pass_counts_lines_too() -> None:
     assert plan.moves[0].id == "picard/s5"  # the least recently used one
 
 
-def test_plan_budget_pass_leaves_recently_used_sections_and_warns() -> None:
+def test_plan_budget_pass_sends_out_recently_used_sections_last_and_they_stay_out() -> None:
+    """Regression: a hot file over budget with only recently used sections stayed over it (a state
+    verify and the pre-push hook refuse); they now go, least recently used first, and the promotion
+    rule does not bring them straight back (a promotion must fit)."""
     files = {HOT: _hot(12)}
     ages = {f"picard/s{k}": Age(NOW - dt.timedelta(hours=k + 1), "trailer") for k in range(12)}
     plan = plan_of(files, ages)
-    assert plan.moves == ()
-    assert any("stays over budget" in w for w in plan.warnings)
+    assert plan.moves and plan.moves[0].id == "picard/s11"
+    assert {m.rule for m in plan.moves} == {"budget"}
+    assert len(plan.files[HOT].encode()) <= 4096
+    again = plan_of(dict(plan.files), ages)
+    assert again.moves == () and again.indexes == ()
+    assert any("stays in cold: promoting it" in w for w in again.warnings)
 
 
 def test_plan_budget_pass_respects_hot_max_lines_override() -> None:

@@ -66,7 +66,8 @@ def test_review_markdown(branch: tuple[GitRepo, dict[str, str]]) -> None:
     assert "| `picard/auth-tokens` Auth tokens | hot → cold | stale 9d > 7d | ✓ |" in text
     assert "| `picard/deploy-prod` Deploy \\| prod | hot → cold | over budget \\| lru | ✗ |" in text
     hot0, hot1, cold0, cold1 = SIZES.values()
-    assert f"| `{HOT}` | {hot0} B → {hot1} B ({hot1 - hot0:+d}) | 4096 B ✓ |" in text
+    hot_lines = len((repo.root / HOT).read_text().splitlines())
+    assert f"| `{HOT}` | {hot0} B → {hot1} B ({hot1 - hot0:+d}) | 4096 B, {hot_lines} / 100 lines ✓ |" in text
     assert f"| `{COLD}` | {cold0} B → {cold1} B ({cold1 - cold0:+d}) | 12288 B ✓ |" in text
     assert f"| `{LOG}` | 14 |" in text
     why = f"picard/deploy-prod arrived with content different from what left {HOT}"
@@ -90,6 +91,9 @@ def test_review_json(branch: tuple[GitRepo, dict[str, str]]) -> None:
             "before": SIZES["cold0"],
             "after": SIZES["cold1"],
             "budget": 12288,
+            "lines_before": data["budgets"][0]["lines_before"],
+            "lines_after": data["budgets"][0]["lines_after"],
+            "max_lines": None,
             "over": False,
         },
         {
@@ -98,6 +102,9 @@ def test_review_json(branch: tuple[GitRepo, dict[str, str]]) -> None:
             "before": SIZES["hot0"],
             "after": SIZES["hot1"],
             "budget": 4096,
+            "lines_before": data["budgets"][1]["lines_before"],
+            "lines_after": data["budgets"][1]["lines_after"],
+            "max_lines": 100,
             "over": False,
         },
     ]
@@ -129,6 +136,9 @@ def test_review_whole_history_budget_from_nothing(repo: GitRepo) -> None:
         "before": None,
         "after": SIZES["hot0"],
         "budget": 4096,
+        "lines_before": None,
+        "lines_after": len(HOT0.splitlines()),
+        "max_lines": 100,
         "over": False,
     }
 
@@ -143,3 +153,13 @@ def test_review_whole_history_budget_from_nothing(repo: GitRepo) -> None:
 def test_review_bad_input(repo: GitRepo, args: tuple[str, ...], message: str) -> None:
     repo.commit("memory", {HOT: HOT0}, date=D0)
     assert_refused(repo, *args, message=message)
+
+
+def test_review_hot_file_over_its_line_budget_is_over(repo: GitRepo) -> None:
+    """Regression: review judged hot files by bytes alone; 150 short lines passed as within budget."""
+    repo.commit("memory", {HOT: HOT0}, date=D0)
+    repo.commit("lines", {HOT: HOT0 + "x\n" * 150}, date=D1)
+    result = runner.invoke(app, ["-C", str(repo.root), "review", "HEAD~1..HEAD", "--format", "json"])
+    (hot,) = json.loads(result.stdout)["budgets"]
+    assert hot["after"] < 4096 and hot["lines_after"] > 100
+    assert hot["over"] is True

@@ -3,7 +3,8 @@
 Prints ``path: 4300 bytes > 4096 (hot.max_bytes); run: squadmem maintain`` per
 offence on stderr and exits 1; with ``budget.mode = "warn"`` in ``tiers.toml``
 it prints the same and exits 0. Only hot files the commit adds or changes are
-checked, against the staged ``tiers.toml``. While a merge, rebase, cherry-pick
+checked, against the staged ``tiers.toml``, by the one budget rule
+(:mod:`squadmem.budget`). While a merge, rebase, cherry-pick
 or revert is under way (squadmem maintain refuses to write then) the hook only
 reports, with the hint ``once a merge is finished, run: squadmem maintain``.
 Standard library only.
@@ -14,24 +15,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from squadmem import gitstate, sections
+from squadmem import gitstate
+from squadmem.budget import FIX, hot_blob_over
 from squadmem.errors import SquadmemError
 from squadmem.hooks import staged
 from squadmem.layout import MEMORY_DIR, classify
-from squadmem.settings import HotSettings
-
-FIX = "run: squadmem maintain"
-
-
-def over_budget(raw: bytes, hot: HotSettings) -> list[str]:
-    """Why a hot file's bytes break its budget: one reason per budget, [] when it fits."""
-    found = []
-    if len(raw) > hot.max_bytes:
-        found.append(f"{len(raw)} bytes > {hot.max_bytes} (hot.max_bytes); {FIX}")
-    n_lines = len(sections.lines(raw.decode("utf-8", "replace")))
-    if n_lines > hot.max_lines:
-        found.append(f"{n_lines} lines > {hot.max_lines} (hot.max_lines); {FIX}")
-    return found
 
 
 def check(env: dict[str, str]) -> tuple[list[str], bool]:
@@ -48,7 +36,7 @@ def check(env: dict[str, str]) -> tuple[list[str], bool]:
     found = [
         f"{e.path}: {why}"
         for e in entries
-        for why in over_budget(blobs.get(e.new_sha or "") or b"", conf.hot)
+        for why in hot_blob_over(blobs.get(e.new_sha or "") or b"", conf.hot)
     ]
     return found, conf.budget.mode == "warn"
 
