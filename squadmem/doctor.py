@@ -163,7 +163,13 @@ def run(repo: Repo, fix: bool = False) -> list[Check]:
     except SquadmemError as exc:
         checks.append(Check("tier files", FAIL, exc.message))
     else:
-        checks.append(Check("tier files", OK, f"{len(memory.files)} tier files read"))
+        if memory.left_out:
+            problem = next(iter(memory.left_out.values()))
+            more = f" (and {len(memory.left_out) - 1} more left out)" if len(memory.left_out) > 1 else ""
+            detail = f"{problem.message}{more}; {problem.hint}" if problem.hint else problem.message + more
+            checks.append(Check("tier files", FAIL, detail))
+        else:
+            checks.append(Check("tier files", OK, f"{len(memory.files)} tier files read"))
         rest: list[Callable[[], Check]] = [lambda: duplicates(memory), lambda: orphans(repo, memory)]
         checks.extend(check() for check in rest)
     checks += [shallow(repo), pending_uses(repo), squad_intake(repo)]

@@ -32,6 +32,7 @@ LOG_PREFIX = ".squad/memory/log/"
 _DATED = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
 _ENTRY = re.compile(r"- (\d{2}:\d{2})(?: \[([^\]]+)\])?(?: (.*))?")
 _EPOCH = re.compile(r"@?(\d+)(?: ([+-])(\d{2}):?(\d{2}))?")
+MAX_LOG_BYTES = 1024 * 1024  # layout.MAX_FILE_BYTES (a test holds them equal)
 
 
 # -- names and days ------------------------------------------------------------------------------
@@ -211,13 +212,37 @@ def entry(text: str, moment: dt.datetime, tz: dt.tzinfo, agent: str | None = Non
     return "\n".join(lines) + "\n"
 
 
+def refuse_future(day: dt.date, tz: dt.tzinfo) -> dt.date:
+    """``day``, unless it is after the clock's today in ``tz`` (the hooks refuse such a log)."""
+    if day > today(dt.datetime.now(dt.UTC), tz):
+        raise SquadmemError(
+            f"--now: the log of {day.isoformat()} would be dated in the future (in {tz})",
+            hint="log under today's date: drop --now, or give a moment that has passed",
+        )
+    return day
+
+
 def append(layout: Layout, tz: dt.tzinfo, text: str, now: dt.datetime, agent: str | None = None) -> Path:
-    """Append an entry to today's log (by ``tz``), creating the log with its title line; return its path."""
-    day = today(now, tz)
+    """Append an entry to today's log (by ``tz``), creating the log with its title line; return its path.
+
+    Refuses (nothing written) a day after the clock's today, a NUL byte, and an entry that
+    would take the log over the 1 MiB limit: the hooks would refuse to commit any of them.
+    """
+    from squadmem.layout import encode_tier
+
+    day = refuse_future(today(now, tz), tz)
     line = entry(text, now, tz, agent)
     path = layout.log_path(day)  # refuses a path that a symlink leads outside .squad/memory/
+    rel = layout.rel(path)
     if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise SquadmemError(f"{layout.rel(path)}: is not a regular file", hint="replace it with the log file")
+        raise SquadmemError(f"{rel}: is not a regular file", hint="replace it with the log file")
+    size = path.stat().st_size if path.exists() else 0
+    grown = size + len(encode_tier(title(day) + line, rel))
+    if grown > MAX_LOG_BYTES:
+        raise SquadmemError(
+            f"{rel}: squadmem will not write it: {grown} bytes would be over the 1 MiB limit",
+            hint="log a shorter entry (put long output in a file and log its path); nothing was written",
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "ab") as handle:
         end = handle.tell()

@@ -41,6 +41,7 @@ from typing import Any
 
 from squadmem import index, policy, uses
 from squadmem.errors import Exit, SquadmemError
+from squadmem.layout import decode_tier, encode_tier
 from squadmem.repo import Repo
 
 STEPS = (
@@ -456,7 +457,7 @@ class Writer:
     def text(self, rel: str) -> str | None:
         """A tier file as HEAD has it (None if HEAD has no such file)."""
         data = self.objects.content(self.tree, rel)
-        return None if data is None else data.decode("utf-8")
+        return None if data is None else decode_tier(data, rel)
 
     def grown_text(self, rel: str) -> str | None:
         """A file's work-tree text if it only grew at its end since HEAD (an append-only log).
@@ -469,7 +470,7 @@ class Writer:
             if committed is not None:
                 raise SquadmemError(f"{rel}: deleted but not committed", hint="restore it with git checkout")
             return None
-        current = path.read_bytes().decode("utf-8", "replace")
+        current = decode_tier(path.read_bytes(), rel)
         if committed is not None and not current.startswith(committed):
             raise SquadmemError(
                 f"{rel}: has uncommitted changes that are not an append",
@@ -508,6 +509,7 @@ class Writer:
         Each file must be on disk as HEAD has it, or as ``on_disk_now`` says (a grown log).
         """
         expected = on_disk_now or {}
+        encoded = {rel: encode_tier(content, rel) for rel, content in files.items()}
         for rel in files:
             self.repo.layout.inside(self.repo.root / rel)
             path = self.repo.root / rel
@@ -518,8 +520,8 @@ class Writer:
                     f"{rel}: changed while squadmem was running", hint="run the command again"
                 )
         tree = self.tree
-        for rel, content in files.items():
-            tree = self.objects.with_blob(tree, rel, self.objects.write("blob", content.encode("utf-8")))
+        for rel, data in encoded.items():
+            tree = self.objects.with_blob(tree, rel, self.objects.write("blob", data))
         new = self._commit_object(tree, text)
         fault("objects-written")
         subject = text.split("\n", 1)[0]
@@ -527,9 +529,9 @@ class Writer:
         fault("journal-written")
         self._advance(new, subject)
         fault("head-moved")
-        for number, (rel, content) in enumerate(files.items()):
+        for number, (rel, data) in enumerate(encoded.items()):
             path = self.repo.root / rel
-            _replace(path, content.encode("utf-8"), like=path)
+            _replace(path, data, like=path)
             if number == 0 and len(files) > 1:
                 fault("worktree-partial")
         fault("worktree-written")
@@ -667,6 +669,9 @@ class Writer:
             raise SquadmemError(
                 f"the plan no longer applies to HEAD: {exc}", hint="run the command again"
             ) from None
+        for files, *_ in steps:
+            for rel, text in files.items():
+                encode_tier(text, rel)  # nothing is committed if any step would write an unreadable file
         for rel, text in texts.items():
             if plan.files.get(rel, text) != text:
                 raise SquadmemError(

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 from squadmem import catalog, index, sections
 from squadmem.errors import SquadmemError
-from squadmem.layout import TIERS, check_name, classify, tier_rel
+from squadmem.layout import MAX_FILE_BYTES, TIERS, check_name, classify, tier_rel
 from squadmem.settings import Settings
 
 USE_KINDS = ("trailer", "pending")  # what counts as a use for promotion (not a write)
@@ -229,6 +229,16 @@ class _Projection:
     def __init__(self, memory: catalog.Memory, header: Header) -> None:
         self.texts = {rel: doc.text for rel, doc in memory.files.items()}
         self.header = header
+        self.left_out = memory.left_out
+
+    def writable(self, rel: str, text: str) -> str:
+        """``text``, if squadmem may write it to ``rel``: never a file it would refuse to read."""
+        if rel in self.left_out:
+            raise index.SpliceError(f"{rel} cannot be read: {self.left_out[rel].message}")
+        size = len(text.encode("utf-8"))
+        if size > MAX_FILE_BYTES:
+            raise index.SpliceError(f"{rel} would be {size} bytes, over the 1 MiB limit for a tier file")
+        return text
 
     def text(self, tier: str, name: str) -> str:
         rel = tier_rel(tier, name)
@@ -243,7 +253,7 @@ class _Projection:
         target = tier_rel(tier, name)
         section_id = self.id_of(source, section_text)
         new_source, cut = index.remove(self.texts[source], section_text)
-        new_target = index.insert(self.text(tier, name), cut)
+        new_target = self.writable(target, index.insert(self.text(tier, name), cut))
         saved = dict(self.texts)
         self.texts[source] = new_source
         self.texts[target] = new_target
@@ -258,7 +268,7 @@ class _Projection:
     def insert(self, tier: str, name: str, section_text: str) -> str:
         """Add a section from outside (a restore); return the id it gets."""
         target = tier_rel(tier, name)
-        self.texts[target] = index.insert(self.text(tier, name), section_text)
+        self.texts[target] = self.writable(target, index.insert(self.text(tier, name), section_text))
         return self.id_of(target, section_text)
 
     def id_of(self, rel: str, section_text: str) -> str:
@@ -673,7 +683,8 @@ def manual(
     if error is not None:
         raise SquadmemError(
             f"{entry.id} cannot move to {tier_rel(target_tier, target_name)}: {error}",
-            hint="fix the section (close its code block, or give it an id= flag), then try again",
+            hint="fix what the message names (close a code block, give an id= flag, cut the file down),"
+            " then try again",
         )
     if target_tier == "hot":
         planner.moves[0] = dataclasses.replace(planner.moves[0], used=(planner.moves[0].id,))

@@ -313,7 +313,7 @@ def start(
 def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) -> Result:
     """Log the raw block, write its summary into cold, clear the block: one commit."""
     tz = settings.load(repo.layout.memory).tz
-    day = logs.today(now, tz)
+    day = logs.refuse_future(logs.today(now, tz), tz)
     with moves.session(repo) as writer:
         hot_rel = repo.layout.rel(repo.layout.tier_path("hot", agent))
         cold_rel = repo.layout.rel(repo.layout.tier_path("cold", agent))

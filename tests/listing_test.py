@@ -115,7 +115,7 @@ def test_list_symlinked_tier_file_outside_exits_2(repo: GitRepo, tmp_path: Path)
 @pytest.mark.parametrize(
     ("toml", "message"),
     [
-        ("[hot]\nstale_days = 'soon'\n", "tiers.toml:2: hot.stale_days must be a number >= 0"),
+        ("[hot]\nstale_days = 'soon'\n", "tiers.toml:2: hot.stale_days must be a number from 0 to 36500"),
         ("[hot]\nstale_dayz = 3\n", "tiers.toml:2: hot.stale_dayz is not a squadmem setting"),
         ("[hot\n", "tiers.toml: not valid TOML"),
         ("timezone = 'Mars/Olympus'\n", "tiers.toml:1: timezone is not a known time zone"),
