@@ -159,7 +159,7 @@ def test_names_over_100_characters_are_refused(seeded: GitRepo, args: list[str])
     refused(
         seeded,
         *args,
-        message=f"squadmem: invalid {what} name 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...(300 characters)'",
+        message=f"squadmem: invalid {what} name '{'x' * 40}...(300 characters)'",
         input="e\n",
     )
 
@@ -176,7 +176,7 @@ def test_a_bad_flag_found_in_a_file_is_reported_and_only_its_owner_left_out(
     and verify then rejected squadmem's own move; `topic=../../x`, `id=Bad/Id` and duplicate flags passed."""
     seeded.commit("flag", {COLD: f"# Cold\n\n## Old note\n<!-- squadmem: {flags} -->\no\n"}, date=OLD)
     base = seeded.head()
-    code, out, err = cli(seeded, "maintain", "--now", NOW)
+    code, _, err = cli(seeded, "maintain", "--now", NOW)
     assert code == 0, err
     assert err.startswith(f"squadmem: warning: {COLD}: ") and "(picard's memory is left out)" in err
     assert "hint: flags are: id=NAME pin kind=decision|fact topic=NAME, each at most once" in err
