@@ -42,7 +42,10 @@ NowOpt = Annotated[
     str | None,
     typer.Option(
         "--now",
-        help="Take this moment as now (any date python-dateutil parses, UTC if no zone); default: the clock.",
+        help=(
+            "Take this moment as now: a date from 1970 to 9998, UTC unless it has a zone"
+            " (+HH:MM, Z or UTC); default: the clock."
+        ),
     ),
 ]
 AgentOpt = Annotated[str | None, typer.Option("--agent", "-a", help="Only this agent's tier files.")]
