@@ -407,3 +407,15 @@ def test_one_unreadable_file_leaves_out_only_its_owner(seeded: GitRepo, raw: byt
     checks = {c["name"]: c for c in json.loads(out)["checks"]}
     assert code == 1 and checks["tier files"]["status"] == "fail"
     assert checks["tier files"]["detail"].startswith(problem)
+
+
+def test_verify_reports_a_tier_file_it_cannot_read_at_the_tip(seeded: GitRepo) -> None:
+    """A bad flag or NUL byte committed with --no-verify passed verify and the pre-push hook."""
+    seeded.commit("bad", {COLD: "## A\n<!-- squadmem: id=../../x -->\n", ARCHIVE: b"## B\n\0\n"}, date=OLD)
+    code, out, _ = cli(seeded, "verify", "--now", NOW)
+    tip = seeded.head()[:7]
+    assert code == 1
+    assert (
+        f"{tip} {ARCHIVE}: holds a NUL byte; tier files are UTF-8 Markdown text: remove the NUL byte" in out
+    )
+    assert f"{tip} {COLD}: id='../../x': names are letters" in out

@@ -17,16 +17,22 @@ from squadmem.hooks import staged
 from squadmem.layout import MEMORY_DIR, classify, decode_tier
 
 
-def problem(path: str, raw: bytes) -> str | None:
-    """Why squadmem could not read the file ``path`` holding ``raw``: ``path: problem; fix``, or None."""
+def unreadable(path: str, raw: bytes) -> str | None:
+    """Why squadmem could not read the file ``path`` holding ``raw`` (``problem; fix``), or None."""
     try:
         text = decode_tier(raw, path)
         if classify(path) is not None:
             sections.split(text)
     except SquadmemError as exc:
-        message = exc.message if exc.message.startswith(path) else f"{path}: {exc.message}"
+        message = exc.message.removeprefix(f"{path}: ")
         return f"{message}; {exc.hint}" if exc.hint else message
     return None
+
+
+def problem(path: str, raw: bytes) -> str | None:
+    """``path: problem; fix`` for a file squadmem could not read, or None."""
+    why = unreadable(path, raw)
+    return None if why is None else f"{path}: {why}"
 
 
 def check(env: dict[str, str]) -> list[str]:
