@@ -141,7 +141,7 @@ def _owner(tf: TierFile) -> str:
     return tf.owner
 
 
-def build(docs: Iterable[TierDoc], left_out: Mapping[str, SquadmemError] | None = None) -> Memory:
+def build(docs: Iterable[TierDoc], left_out: dict[str, SquadmemError] | None = None) -> Memory:
     """Assign ids across files and return the memory they make.
 
     With ``left_out`` (a dict, filled in), an owner whose ids clash is left out instead of raising.
@@ -203,6 +203,11 @@ def from_blobs(blobs: Mapping[str, bytes]) -> Memory:
     return from_texts({rel: decode_tier(raw, rel) for rel, raw in blobs.items() if classify(rel)})
 
 
+def _owner_of(rel: str) -> str | None:
+    found = classify(rel)
+    return found.owner if found is not None else None
+
+
 def load(layout: Layout) -> Memory:
     """The memory of the work tree; an owner with a file squadmem cannot read is left out, with a warning.
 
@@ -211,7 +216,8 @@ def load(layout: Layout) -> Memory:
     :meth:`Memory.find` raise its problem for what needs it.
     """
     files = layout.tier_files()
-    docs, broken = [], {}
+    docs: list[TierDoc] = []
+    broken: dict[str, SquadmemError] = {}
     for tf in files:
         try:
             docs.append(parse_file(tf, layout.read_tier(tf)))
@@ -219,7 +225,7 @@ def load(layout: Layout) -> Memory:
             broken.setdefault(tf.owner, exc)
     left_out = {tf.rel: broken[tf.owner] for tf in files if tf.owner in broken}
     memory = build([d for d in docs if d.tier_file.owner not in broken], left_out)
-    owners = {classify(rel).owner: problem for rel, problem in memory.left_out.items()}  # type: ignore[union-attr]
+    owners = {owner: why for rel, why in memory.left_out.items() if (owner := _owner_of(rel))}
     for owner, problem in owners.items():
         warnings.warn(
             SquadmemWarning(f"{problem.message} ({owner}'s memory is left out)", hint=problem.hint),

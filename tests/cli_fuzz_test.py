@@ -84,7 +84,8 @@ SETTINGS_TEXT = [
 
 
 def pick(values: list[str]) -> st.SearchStrategy[str]:
-    return st.sampled_from(values)
+    """One of ``values`` (the cases that matter), or now and then any short text."""
+    return st.one_of(st.sampled_from(values), st.text(max_size=12))
 
 
 def _opt(*parts: st.SearchStrategy[list[str]]) -> st.SearchStrategy[list[str]]:
@@ -143,10 +144,13 @@ COMMANDS = st.one_of(
 @st.composite
 def cases(draw: st.DrawFn) -> tuple[list[str], bytes | None, str | None, dict[str, bytes], bool]:
     args = draw(COMMANDS)
-    stdin = draw(st.sampled_from(STDIN))
+    stdin = draw(st.one_of(st.sampled_from(STDIN), st.binary(max_size=40)))
     template = draw(st.sampled_from(SETTINGS_TEXT))
     conf = template.format(n=draw(pick(NUMBERS))) if template else None
-    files = draw(st.dictionaries(st.sampled_from(FILES), st.sampled_from(CONTENTS), max_size=2))
+    contents = st.one_of(
+        st.sampled_from(CONTENTS), st.binary(max_size=60), st.text(max_size=60).map(str.encode)
+    )
+    files = draw(st.dictionaries(st.sampled_from(FILES), contents, max_size=2))
     return args, stdin, conf, files, draw(st.booleans())
 
 
