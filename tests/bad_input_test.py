@@ -185,7 +185,10 @@ def test_a_bad_flag_found_in_a_file_is_reported_and_only_its_owner_left_out(
         'memory(worf): archive "Worf stale" hot → archive',
     ]
     assert seeded.git("diff", "--name-only", base, "HEAD", "--", f"{MEMORY_DIR}/hot/picard.md", COLD) == ""
-    assert cli(seeded, "verify", f"{base}..HEAD")[0] == 0
+    code, out, _ = cli(seeded, "verify", "--json", f"{base}..HEAD")
+    result = json.loads(out)
+    assert code == 1 and all(m["verified"] for m in result["moves"])  # the moves are proved;
+    assert [v["file"] for v in result["violations"]] == [COLD]  # the bad file at the tip is reported
     assert cli(seeded, "context", "--agent", "worf")[0] == 0
     refused(seeded, "context", "--agent", "picard", message=f"squadmem: {COLD}: ", exact=False)
 
