@@ -4,9 +4,11 @@ A generated history (``bench/generate.py``, 2,000 commits by default) is
 checked out; one hot section is moved to cold and back, again and again:
 
 - *move commit*: ``moves.Writer.commit`` for one move, what each move of a
-  ``maintain`` run costs: blobs, trees and commit object written in-process,
-  the journal, ``git update-ref`` (compare-and-swap), the two tier files
-  replaced atomically, ``git update-index`` for those two paths;
+  ``maintain`` run costs: git's ``index.lock`` taken, blobs, trees and commit
+  object written in-process, the journal, ``git update-ref``
+  (compare-and-swap), the two tier files replaced atomically, ``git
+  update-index`` for those two paths in a scratch copy of the index, put in
+  place as git commits its lock;
 - *git commit*: the same two-file change made by hand and staged (not timed),
   then one ``git commit -q --no-verify`` process (timed);
 - *run overhead*: what a ``maintain`` run pays once, whatever its number of

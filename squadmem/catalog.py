@@ -105,6 +105,10 @@ class Memory:
             if tf is not None and tf.owner == owner:
                 raise problem
 
+    def agents(self) -> list[str]:
+        """Agents with a tier file (hot, cold or archive) in this memory."""
+        return sorted({d.tier_file.name for d in self.files.values() if d.tier_file.tier != "wiki"})
+
     def by_id(self) -> dict[str, Entry]:
         return {e.id: e for e in self.entries}
 

@@ -182,8 +182,19 @@ def init(
         bool,
         typer.Option(help="In a Squad team, write .github/skills/squadmem-memory/SKILL.md for spawns."),
     ] = True,
+    with_workflows: Annotated[
+        bool,
+        typer.Option(
+            "--workflows",
+            help="Also write .github/workflows/squadmem-{maintain,verify}.yml, pinned to this squadmem.",
+        ),
+    ] = False,
+    requirement: Annotated[
+        str | None,
+        typer.Option(help="What the workflows pip install (default: how this squadmem was installed)."),
+    ] = None,
 ) -> None:
-    """Create the memory layout, tiers.toml, .gitattributes lines and git hooks.
+    """Create the memory layout, tiers.toml, .gitattributes lines, the merge driver and git hooks.
 
     Safe to re-run: existing files are never overwritten, Squad's own files in
     .squad/memory/ are never touched, and a second run changes nothing. In a
@@ -191,7 +202,14 @@ def init(
     and says how many of Squad's entries wait to be taken in.
     """
     with open_repo(ctx) as repo:
-        result = scaffold.init(repo, agent or [], hooks=hooks, squad_skill=squad_skill)
+        result = scaffold.init(
+            repo,
+            agent or [],
+            hooks=hooks,
+            squad_skill=squad_skill,
+            with_workflows=with_workflows,
+            requirement=requirement,
+        )
     typer.echo(scaffold.describe(result))
 
 
@@ -576,15 +594,22 @@ def restore(
 @guarded
 def doctor(
     ctx: typer.Context,
-    fix: Annotated[bool, typer.Option("--fix", help="Finish or roll back a half-finished move.")] = False,
+    fix: Annotated[
+        bool,
+        typer.Option(
+            "--fix", help="Finish or roll back a half-finished move; settle what a merge left (commits)."
+        ),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Check squadmem's setup and memory's integrity; exit 1 if a check fails.
 
-    Hooks installed, tiers.toml valid, tier files readable, no section in two
-    places, no file under a tier folder squadmem cannot read, no Index line
-    pointing at nothing, no half-finished move (--fix completes or rolls it
-    back), shallow clone, pending uses.
+    Hooks installed, merge driver configured, tiers.toml valid, tier files
+    readable, no section in two places, no file under a tier folder squadmem
+    cannot read, no Index line pointing at nothing, no half-finished move or
+    index.lock left by one (--fix completes or rolls it back), no edit a merge
+    kept at a section's old place (--fix commits it at the new place, and
+    removes a section's copies in other tiers), shallow clone, pending uses.
 
     Example: squadmem doctor --fix
     """
@@ -704,8 +729,11 @@ def verify(ctx: typer.Context, revs: RangeArg = None, as_json: JsonOpt = False, 
     For every commit: daily logs judged by its committer date (no change after
     the log's day, no rename or deletion, no bad or future name, only appends
     during the day); each Squad-Memory-Move commit a pure move; each
-    Squad-Memory-Index commit only the Index section. At the tip: hot budgets.
-    Commits dated more than an hour after --now are reported too.
+    Squad-Memory-Index commit only the Index section; every other commit that
+    changes tier files, and every merge, loses no section (unless edited,
+    renamed, removed from the archive, or named in a Squad-Memory-Delete: ID
+    trailer) and duplicates none. At the tip: hot budgets. Commits dated more
+    than an hour after --now are reported too.
 
     Examples: squadmem verify origin/main..HEAD; squadmem verify -- HEAD --not --remotes=origin
     """
@@ -771,10 +799,14 @@ def session_start(
     force: Annotated[
         bool, typer.Option("--force", help="Replace a session in progress (it stays in history).")
     ] = False,
+    new: Annotated[bool, typer.Option("--new", help="The agent is new here: create its hot file.")] = False,
     now: NowOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Write the `## Session` block into hot/<agent>.md and commit it.
+
+    The agent must have tier files already (a typo is refused with the list of
+    agents here); --new creates the hot file of an agent new to the team.
 
     The block holds the task, the start time and, each `- none yet` until the
     agent fills them in: Active decisions, Last actions, Blockers, Talking to.
@@ -788,7 +820,7 @@ def session_start(
 
     moment = clock.now(now) if now else logs.commit_now()
     with open_repo(ctx) as repo:
-        result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force)
+        result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force, new=new)
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 

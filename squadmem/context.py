@@ -22,7 +22,7 @@ from importlib import resources
 
 from squadmem import catalog, render, uses
 from squadmem.errors import SquadmemError
-from squadmem.layout import check_name, tier_rel
+from squadmem.layout import check_name, known_agent, tier_rel
 from squadmem.repo import Repo
 
 
@@ -68,6 +68,7 @@ def build(
 ) -> tuple[str, list[tuple[str, int]], list[str]]:
     """The context text, its parts with their sizes, and the ids it counts as used (pure)."""
     memory.require(check_name(agent))
+    known_agent(agent, memory.agents())
     hot = memory.in_file(tier_rel("hot", agent))
     hot_text = _body(hot) or "(no hot memory yet)\n"
     parts = [("hot", len(hot_text.encode("utf-8")))]

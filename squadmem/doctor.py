@@ -1,10 +1,11 @@
 """``squadmem doctor``: is squadmem set up and is memory whole?
 
 Checks: the git hooks are installed (or the pre-commit framework / core.hooksPath
-names squadmem's), tiers.toml is valid, every tier file reads, no section is
-in two places (the same content twice across tiers), no file under a tier
-folder is invisible to squadmem, every Index line points at something, no move
-was left half-finished, whether the clone is shallow, and how many uses wait
+names squadmem's), tier files merge through squadmem's merge driver, tiers.toml
+is valid, every tier file reads, no section is in two places (the same content
+twice across tiers), no file under a tier folder is invisible to squadmem,
+every Index line points at something, no move was left half-finished, no
+merge left an edit at a section's old place, whether the clone is shallow, and how many uses wait
 to be committed. ``--fix`` finishes or rolls back a half-finished move.
 """
 
@@ -14,7 +15,7 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from squadmem import catalog, githooks, index, intake, moves, render, settings, uses
+from squadmem import catalog, githooks, index, intake, mergedriver, moves, render, settings, settle, uses
 from squadmem.errors import Exit, SquadmemError
 from squadmem.layout import MEMORY_DIR, TIERS, classify
 from squadmem.repo import Repo
@@ -57,6 +58,13 @@ def hooks(repo: Repo) -> Check:
     return Check("hooks", OK, f"{', '.join(githooks.EVENTS)} installed")
 
 
+def merge_driver(repo: Repo) -> Check:
+    why = mergedriver.problem(repo)
+    if why:
+        return Check("merge driver", WARN, f"{why}: tier files merge line by line (run: squadmem init)")
+    return Check("merge driver", OK, "tier files merge section by section")
+
+
 def tiers_toml(repo: Repo) -> Check:
     try:
         settings.load(repo.layout.memory)
@@ -77,7 +85,9 @@ def duplicates(memory: catalog.Memory) -> Check:
         return Check("duplicates", OK, f"{len(memory.entries)} sections, none in two places")
     shown = "; ".join(" = ".join(f"{e.id} ({e.tier})" for e in group) for group in twice[:3])
     more = f" and {len(twice) - 3} more" if len(twice) > 3 else ""
-    return Check("duplicates", FAIL, f"the same section in two places: {shown}{more}")
+    return Check(
+        "duplicates", FAIL, f"the same section in two places: {shown}{more} (run: squadmem doctor --fix)"
+    )
 
 
 def orphans(repo: Repo, memory: catalog.Memory) -> Check:
@@ -108,17 +118,41 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
 
 def journal(repo: Repo, fix: bool) -> Check:
     found = moves.pending(repo)
-    if found is None:
+    stale_lock = moves.IndexLock(repo).ours() and not moves.Lock(repo.work_state_dir).held_by_other()
+    if found is None and not stale_lock:
         return Check("moves", OK, "no half-finished move")
     if not fix:
-        return Check("moves", FAIL, f"a move was interrupted: {found.subject} (run: squadmem doctor --fix)")
-    with moves.Lock(repo.state_dir):
+        what = (
+            f"a move was interrupted: {found.subject}"
+            if found is not None
+            else "an interrupted squadmem command left git's index.lock"
+        )
+        return Check("moves", FAIL, f"{what} (run: squadmem doctor --fix)")
+    with moves.Lock(repo.work_state_dir):
         note = moves.recover(repo)
     return Check("moves", OK, f"fixed: {note}")
 
 
+def merges(repo: Repo, fix: bool) -> Check:
+    """Edits a merge kept at a section's old place; ``--fix`` settles them and sections in two places."""
+    found = settle.pending(repo)
+    if not fix:
+        if not found:
+            return Check("merges", OK, "no merge left an edit at a section's old place")
+        shown = "; ".join(item.describe() for item in found[:3])
+        detail = f"a merge kept edits at their old place: {shown} (run: squadmem doctor --fix)"
+        return Check("merges", FAIL, detail)
+    if repo.head() is None:
+        return Check("merges", OK, "no commit yet")
+    try:
+        notes = settle.settle(repo)
+    except SquadmemError as exc:
+        return Check("merges", FAIL, f"{exc.message} ({exc.hint})")
+    return Check("merges", OK, "fixed: " + "; ".join(notes) if notes else "nothing to settle")
+
+
 def lock(repo: Repo) -> Check:
-    if moves.Lock(repo.state_dir).held_by_other():
+    if moves.Lock(repo.work_state_dir).held_by_other():
         return Check("lock", WARN, "another squadmem command is writing right now")
     return Check("lock", OK, "no squadmem command is writing")
 
@@ -157,7 +191,8 @@ def squad_intake(repo: Repo) -> Check:
 
 
 def run(repo: Repo, fix: bool = False) -> list[Check]:
-    checks: list[Check] = [journal(repo, fix), lock(repo), hooks(repo), tiers_toml(repo)]
+    checks: list[Check] = [journal(repo, fix), merges(repo, fix), lock(repo), hooks(repo)]
+    checks += [merge_driver(repo), tiers_toml(repo)]
     try:
         memory = catalog.load(repo.layout)
     except SquadmemError as exc:

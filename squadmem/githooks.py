@@ -32,6 +32,12 @@ PRE_COMMIT_SNIPPET = """\
         language: system
         files: ^\\.squad/memory/
         pass_filenames: false
+    -   id: squadmem-journal-check
+        name: squadmem no commit while a move is unfinished
+        entry: python3 -m squadmem.hooks.journal_check
+        language: system
+        always_run: true
+        pass_filenames: false
     -   id: squadmem-log-check
         name: squadmem daily logs are append-only
         entry: squadmem-log-check

@@ -32,7 +32,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem import history, index, moves, scaffold, sections, squad
+from squadmem import history, index, moves, render, scaffold, sections, squad
 from squadmem.errors import SquadmemError
 from squadmem.hooks.budget_check import over_budget
 from squadmem.layout import MEMORY_DIR, check_name, classify, tier_rel
@@ -66,7 +66,7 @@ class Placed:
             "kind": self.entry.kind,
             "source": self.entry.source,
             "target": self.target,
-            "first_seen": None if self.when is None else self.when.isoformat(),
+            "first_seen": render.timestamp(self.when),
         }
 
 

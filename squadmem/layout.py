@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from squadmem.errors import SquadmemError
@@ -156,6 +157,26 @@ class Layout:
 
     def agents(self) -> list[str]:
         return sorted({tf.name for tf in self.tier_files() if tf.tier in AGENT_TIERS})
+
+    def require_agent(self, name: str) -> str:
+        """``name`` if an agent of this name has tier files here; else exit 2 listing the agents here."""
+        return known_agent(name, self.agents())
+
+
+def known_agent(name: str, known: Sequence[str]) -> str:
+    """The one agent rule: a command names an agent that has tier files, or is refused (exit 2).
+
+    Only commands that create agents (``init --agent``, ``session start --new``) skip it.
+    """
+    check_name(name)
+    if name in known:
+        return name
+    near = [k for k in known if k.lower() == name.lower()]
+    listing = f"agents here: {', '.join(known)}" if known else "no agents here yet"
+    hint = f"did you mean {near[0]}? ({listing})" if near else listing
+    if not known:
+        hint += "; squadmem init --agent NAME creates one"
+    raise SquadmemError(f"--agent {name}: no tier file belongs to this agent", hint=hint)
 
 
 SPLIT_HINT = "cut it down by hand: delete or move out sections (git keeps every version), then commit"

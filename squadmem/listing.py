@@ -6,7 +6,7 @@ from typing import Any
 
 from squadmem import catalog, render
 from squadmem.errors import SquadmemError
-from squadmem.layout import TIERS, check_name
+from squadmem.layout import TIERS, known_agent
 from squadmem.repo import Repo
 
 
@@ -14,7 +14,7 @@ def select(memory: catalog.Memory, agent: str | None = None, tier: str | None = 
     if tier is not None and tier not in TIERS:
         raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
     if agent is not None:
-        check_name(agent)
+        known_agent(agent, memory.agents())
     return [
         e
         for e in memory.entries

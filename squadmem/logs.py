@@ -227,9 +227,12 @@ def append(layout: Layout, tz: dt.tzinfo, text: str, now: dt.datetime, agent: st
 
     Refuses (nothing written) a day after the clock's today, a NUL byte, and an entry that
     would take the log over the 1 MiB limit: the hooks would refuse to commit any of them.
+    ``agent``, when given, must be an agent with tier files here (the one agent rule).
     """
     from squadmem.layout import encode_tier
 
+    if agent is not None:
+        layout.require_agent(agent)
     day = refuse_future(today(now, tz), tz)
     line = entry(text, now, tz, agent)
     path = layout.log_path(day)  # refuses a path that a symlink leads outside .squad/memory/

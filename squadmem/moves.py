@@ -1,23 +1,36 @@
-"""Carrying out a plan: one commit per move, serialized, crash-safe.
+"""Carrying out a plan: one commit per move, serialized, crash-safe, safe beside the user's git.
 
 A move commit is built beside the user's work, never through it: the blobs,
 trees and the commit object are written straight into the object store (loose
-objects, in-process), HEAD advances by compare-and-swap
-(``git update-ref HEAD <new> <old>``), then the tier files are replaced
-atomically (temporary file + ``os.replace``) and only their entries of the
-real index are refreshed. The user's other staged and unstaged changes are
-never read or written. A tier file the plan writes that has uncommitted
-changes makes the whole run refuse before anything is written.
+objects, in-process). Then, holding git's own ``index.lock`` (taken as git
+takes it, so no ``git commit``, ``commit -a``, ``add`` or checkout can run in
+between; one that holds it is waited for, ``SQUADMEM_LOCK_TIMEOUT`` seconds),
+HEAD advances by compare-and-swap (``git update-ref HEAD <new> <old>``), the
+tier files are replaced atomically (temporary file + ``os.replace``), the file
+a section arrives in before the file it leaves, and the index with only those
+entries refreshed is put in place as git commits its own lock. The user's
+other staged and unstaged changes are never read or written. A tier file the
+plan writes that has uncommitted changes makes the whole run refuse before
+anything is written. A commit the user made meanwhile that left the tier files
+alone is built upon; one that changed them makes the run stop, nothing written.
 
-Writers serialize on ``.git/squadmem/lock`` (``flock``; a second writer
+Writers serialize on ``<git dir>/squadmem/lock`` (``flock``; a second writer
 waits ``SQUADMEM_LOCK_TIMEOUT`` seconds, default 5, then gives up with
-exit 2). Each commit is journaled in ``.git/squadmem/journal.json``: intent
-(old HEAD, new commit, paths) before HEAD moves, cleared when the work tree
-and index match the new HEAD. A process killed at any point leaves either the
-old HEAD (the journal is dropped: nothing else was written) or the new one
-(the next writer, or ``squadmem doctor --fix``, writes the files and index
-entries from it): every section is present exactly once, byte-identical in
-HEAD and the work tree.
+exit 2); the git dir is the work tree's own (``git rev-parse --git-dir``), so
+linked worktrees each have their own lock and journal. Each commit is
+journaled in ``<git dir>/squadmem/journal.json``: intent (old HEAD, new
+commit, paths) before HEAD moves, cleared when the work tree and index match
+the new HEAD. The pre-commit hook refuses commits while it exists. A process
+killed at any point leaves either the old HEAD (the journal is dropped:
+nothing else was written) or the new one (the next writer, or ``squadmem
+doctor --fix``, writes the files and index entries from it); an
+``index.lock`` it leaves is recognised as its own and removed. Every section
+is present exactly once, byte-identical in HEAD and the work tree.
+
+Work-tree conversion is git's: with ``core.autocrlf`` or ``text``/``eol``/
+``filter`` attributes, texts are read and written as checked out and their
+blobs made by git's clean filter. A tier file outside a sparse checkout, or a
+merge, rebase, cherry-pick or revert under way, makes writers refuse.
 
 Testing aid: ``SQUADMEM_FAULT=<step>`` (or ``<step>@<n>`` for the n-th time
 that step is reached) makes the process exit at once with status 99 at that
@@ -31,6 +44,7 @@ import dataclasses
 import hashlib
 import json
 import os
+import shutil
 import sys
 import time
 import zlib
@@ -39,17 +53,19 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from squadmem import index, policy, uses
+from squadmem import gitstate, index, policy, uses
 from squadmem.errors import Exit, SquadmemError
 from squadmem.layout import decode_tier, encode_tier
 from squadmem.repo import Repo
 
 STEPS = (
+    "index-locked",  # git's index.lock is squadmem's; nothing else written
     "objects-written",  # blobs, trees and the commit object are in the object store
     "journal-written",  # the intent is on disk; HEAD has not moved
     "head-moved",  # HEAD is the new commit; work tree and index are not updated
-    "worktree-partial",  # the first of two tier files is written
+    "worktree-partial",  # the first of two tier files (the one a section arrives in) is written
     "worktree-written",  # every tier file is written; the index is not updated
+    "index-staged",  # the new index is in index.lock, not yet in place
     "index-updated",  # the index matches; pending uses are not consumed
     "uses-consumed",  # pending uses are consumed; the journal is still there
     "journal-cleared",  # the commit is complete
@@ -58,8 +74,9 @@ FAULT_ENV = "SQUADMEM_FAULT"
 FAULT_STATUS = 99
 LOCK_TIMEOUT_ENV = "SQUADMEM_LOCK_TIMEOUT"
 LOCK_TIMEOUT = 5.0
-JOURNAL = "journal.json"
+JOURNAL = gitstate.JOURNAL
 LOCK = "lock"
+HOLD = "index.lock.hold"  # squadmem's hard link to the index.lock it holds
 _TMP_SUFFIX = ".squadmem-tmp"
 _reached: dict[str, int] = {}
 
@@ -156,6 +173,153 @@ class Lock:
             return not _try_lock(fd)
         finally:
             os.close(fd)
+
+
+class IndexLock:
+    """git's own ``index.lock`` for this work tree, taken as git takes it (created only if absent).
+
+    While squadmem holds it no git command can stage, commit or check out here, so
+    none can interleave with a move; ``git status`` only skips its optional index
+    refresh. It is taken by hard-linking a placeholder in squadmem's state folder,
+    so an ``index.lock`` a killed squadmem left is known as its own (the same file)
+    and recovery removes it; anyone else's is waited for, then reported.
+    """
+
+    def __init__(self, repo: Repo, timeout: float | None = None) -> None:
+        self.index = repo.work_git_dir / "index"
+        self.path = repo.work_git_dir / "index.lock"
+        self.hold = repo.work_state_dir / HOLD
+        self.root = repo.root
+        self.timeout = _lock_timeout() if timeout is None else timeout
+
+    def shown(self) -> str:
+        try:
+            return self.path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(self.path)
+
+    def ours(self) -> bool:
+        """Whether the ``index.lock`` there now is the one squadmem took."""
+        try:
+            return os.path.samefile(self.hold, self.path)
+        except OSError:
+            return False
+
+    def acquire(self) -> None:
+        self.hold.parent.mkdir(parents=True, exist_ok=True)
+        self.hold.unlink(missing_ok=True)
+        os.close(os.open(self.hold, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644))
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                os.link(self.hold, self.path)
+                return
+            except FileExistsError:
+                if time.monotonic() >= deadline:
+                    self.hold.unlink(missing_ok=True)
+                    raise SquadmemError(
+                        f"git's index is locked ({self.shown()}): another git command is running "
+                        f"in this work tree; gave up after waiting {self.timeout:g} s, nothing written",
+                        hint="run it again when that command is done "
+                        f"(if none is running, delete {self.shown()}); "
+                        f"or wait longer: {LOCK_TIMEOUT_ENV}=SECONDS",
+                    ) from None
+                time.sleep(0.01)
+
+    def write(self, data: bytes) -> None:
+        """The new index, into the lock file (the placeholder is the same file)."""
+        with open(self.hold, "r+b") as handle:
+            handle.write(data)
+            handle.truncate()
+
+    def commit(self) -> None:
+        """Put the new index in place, as git commits its lock."""
+        os.replace(self.path, self.index)
+        self.hold.unlink(missing_ok=True)
+
+    def release(self) -> None:
+        """Drop the lock if it is still squadmem's (the index stays as it was)."""
+        if self.ours():
+            self.path.unlink(missing_ok=True)
+        self.hold.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def index_locked(repo: Repo) -> Iterator[IndexLock]:
+    lock = IndexLock(repo)
+    lock.acquire()
+    try:
+        yield lock
+    finally:
+        lock.release()
+
+
+def next_index(repo: Repo, paths: Sequence[str]) -> bytes:
+    """The index with only ``paths`` refreshed from the work tree, built in a scratch copy."""
+    real = repo.work_git_dir / "index"
+    scratch = repo.work_git_dir / f"index{_TMP_SUFFIX}"
+    if real.exists():
+        shutil.copyfile(real, scratch)
+    else:
+        scratch.unlink(missing_ok=True)
+    try:
+        repo.run("update-index", "--add", "--", *paths, env={"GIT_INDEX_FILE": str(scratch)})
+        return scratch.read_bytes()
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
+# -- git's work-tree conversion ------------------------------------------------------------------
+
+
+class Conversion:
+    """git's conversion between blobs and checked-out files (``core.autocrlf``, text/eol/filter).
+
+    Costs nothing where none can apply: no ``core.autocrlf``/``core.eol``, no attributes file.
+    """
+
+    _ATTRS = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
+
+    def __init__(self, repo: Repo, listing: str) -> None:
+        self.repo = repo
+        autocrlf = (_config(listing, "core.autocrlf") or "false").lower()
+        self.autocrlf = autocrlf in ("true", "yes", "on", "1", "input")
+        self.possible = self.autocrlf or self._attributes_exist(listing)
+        self._applies: dict[str, bool] = {}
+
+    def _attributes_exist(self, listing: str) -> bool:
+        if _config(listing, "core.attributesfile") or _config(listing, "core.eol"):
+            return True
+        root = self.repo.root
+        folders = [root, root / ".squad", root / ".squad" / "memory"]
+        folders += [root / ".squad" / "memory" / tier for tier in ("hot", "cold", "archive", "wiki", "log")]
+        if any((folder / ".gitattributes").exists() for folder in folders):
+            return True
+        config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+        return (self.repo.git_dir / "info" / "attributes").exists() or (
+            config_home / "git" / "attributes"
+        ).exists()
+
+    def applies(self, rel: str) -> bool:
+        if not self.possible:
+            return False
+        if rel not in self._applies:
+            out = self.repo.run("check-attr", "-z", *self._ATTRS, "--", rel).split("\0")
+            values = out[2::3]
+            self._applies[rel] = self.autocrlf or any(v not in ("unspecified", "unset") for v in values)
+        return self._applies[rel]
+
+    def to_worktree(self, rel: str, sha: str, data: bytes) -> bytes:
+        """A blob's bytes as git would check them out at ``rel``."""
+        if not self.applies(rel):
+            return data
+        return self.repo.run_bytes("cat-file", "--filters", f"--path={rel}", sha)
+
+    def to_blob(self, objects: Objects, rel: str, data: bytes) -> str:
+        """The blob git would store for these checked-out bytes at ``rel`` (written to the store)."""
+        if not self.applies(rel):
+            return objects.write("blob", data)
+        return self.repo.run("hash-object", "-w", "--stdin", f"--path={rel}", input=data).strip()
 
 
 # -- git objects, written in-process -------------------------------------------------------------
@@ -270,7 +434,7 @@ class Journal:
 
     @staticmethod
     def path(repo: Repo) -> Path:
-        return repo.state_dir / JOURNAL
+        return gitstate.journal_path(repo.work_git_dir)
 
     def write(self, repo: Repo) -> None:
         data = json.dumps(dataclasses.asdict(self), ensure_ascii=False).encode("utf-8")
@@ -316,10 +480,13 @@ def pending(repo: Repo) -> Journal | None:
 
 def recover(repo: Repo) -> str | None:
     """Finish or forget an interrupted commit; a sentence saying which, or None. Hold the lock."""
+    lock = IndexLock(repo, timeout=0)
+    stale_lock = lock.ours()
+    lock.release()
     journal = Journal.read(repo)
     _tmp_of(Journal.path(repo)).unlink(missing_ok=True)
     if journal is None:
-        return None
+        return "git's index.lock left by an interrupted squadmem command was removed" if stale_lock else None
     for rel in journal.paths:
         _tmp_of(repo.root / rel).unlink(missing_ok=True)
     head = repo.head()
@@ -341,13 +508,19 @@ def recover(repo: Repo) -> str | None:
 
 def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) -> None:
     tree = objects.tree_of(journal.new)
-    for rel in paths:
-        data = objects.content(tree, rel)
-        target = repo.root / rel
-        if data is not None and (not target.exists() or target.read_bytes() != data):
-            _replace(repo.layout.inside(target), data, like=target)
     if paths:
-        _update_index(repo, paths)
+        conversion = Conversion(repo, repo.run("var", "-l"))
+        with index_locked(repo) as lock:
+            for rel in paths:
+                found = objects.entry(tree, rel)
+                if found is None or found.is_tree:
+                    continue
+                data = conversion.to_worktree(rel, found.sha, objects.read(found.sha))
+                target = repo.root / rel
+                if not target.exists() or target.read_bytes() != data:
+                    _replace(repo.layout.inside(target), data, like=target)
+            lock.write(next_index(repo, paths))
+            lock.commit()
     if journal.consume:
         uses.consume(repo.state_dir, journal.consume)
 
@@ -355,29 +528,51 @@ def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) 
 def _sync_if_untouched(repo: Repo, objects: Objects, journal: Journal, head: str) -> int:
     """HEAD moved past the journal: bring up to date the files nobody has touched since."""
     old_tree, new_tree, head_tree = (objects.tree_of(c) for c in (journal.old, journal.new, head))
+    conversion = Conversion(repo, repo.run("var", "-l"))
     paths = []
     for rel in journal.paths:
         target = repo.root / rel
         current = target.read_bytes() if target.exists() else None
-        if current == objects.content(old_tree, rel) and objects.content(head_tree, rel) == objects.content(
-            new_tree, rel
-        ):
+        old = objects.entry(old_tree, rel)
+        as_old = None if old is None else conversion.to_worktree(rel, old.sha, objects.read(old.sha))
+        if current == as_old and objects.content(head_tree, rel) == objects.content(new_tree, rel):
             paths.append(rel)
     head_journal = dataclasses.replace(journal, new=head)
     _sync(repo, objects, head_journal, paths)
     return len(paths)
 
 
-def _update_index(repo: Repo, paths: Sequence[str], attempts: int = 50) -> None:
-    """Refresh only these paths' entries of the real index from the work tree (git's lock respected)."""
-    for attempt in range(attempts):
-        try:
-            repo.run("update-index", "--add", "--", *paths)
-            return
-        except SquadmemError:
-            if attempt == attempts - 1 or not (repo.git_dir / "index.lock").exists():
-                raise
-            time.sleep(0.05)
+def _head_now(repo: Repo) -> str | None:
+    """HEAD read from git's files (no process); ``git rev-parse`` where they say anything unusual.
+
+    Only a hint: ``update-ref``'s compare-and-swap stays the judge of where HEAD is.
+    """
+    try:
+        head = (repo.work_git_dir / "HEAD").read_text("ascii").strip()
+        if not head.startswith("ref: refs/heads/"):
+            return repo.head()
+        ref = head[5:]
+        loose = repo.git_dir / ref
+        if loose.is_file():
+            return loose.read_text("ascii").strip() or repo.head()
+        with open(repo.git_dir / "packed-refs", encoding="ascii") as packed:
+            for line in packed:
+                sha, _, name = line.strip().partition(" ")
+                if name == ref:
+                    return sha
+    except (OSError, UnicodeDecodeError):
+        pass
+    return repo.head()
+
+
+def refuse_mid_operation(repo: Repo) -> None:
+    """Refuse (exit 2) while a merge, rebase, cherry-pick or revert is under way in this work tree."""
+    operation = gitstate.in_progress(repo.work_git_dir)
+    if operation is not None:
+        raise SquadmemError(
+            f"{operation.name} is under way in this work tree: squadmem writes nothing until it is done",
+            hint=operation.hint("run the command again"),
+        )
 
 
 @contextlib.contextmanager
@@ -386,7 +581,8 @@ def session(repo: Repo, timeout: float | None = None) -> Iterator[Writer]:
 
     Every squadmem command that writes tier files or commits goes through here.
     """
-    with Lock(repo.state_dir, timeout):
+    with Lock(repo.work_state_dir, timeout):
+        refuse_mid_operation(repo)
         note = recover(repo)
         yield Writer(repo, note)
 
@@ -447,6 +643,7 @@ class Writer:
         self.head = head
         self.tree = self.objects.tree_of(head)
         self._listing: str | None = None
+        self._conversion: Conversion | None = None
 
     # -- facts, read once per run -----------------------------------------------------------------
     def listing(self) -> str:
@@ -454,10 +651,45 @@ class Writer:
             self._listing = self.repo.run("var", "-l")
         return self._listing
 
+    def conversion(self) -> Conversion:
+        if self._conversion is None:
+            self._conversion = Conversion(self.repo, self.listing())
+        return self._conversion
+
+    def checked_out(self, rel: str) -> bytes | None:
+        """A file's bytes as checking out HEAD writes them (None if HEAD has no such file)."""
+        found = self.objects.entry(self.tree, rel)
+        if found is None or found.is_tree:
+            return None
+        return self.conversion().to_worktree(rel, found.sha, self.objects.read(found.sha))
+
     def text(self, rel: str) -> str | None:
-        """A tier file as HEAD has it (None if HEAD has no such file)."""
-        data = self.objects.content(self.tree, rel)
+        """A tier file as HEAD has it, as checked out (None if HEAD has no such file)."""
+        data = self.checked_out(rel)
         return None if data is None else decode_tier(data, rel)
+
+    def refuse_sparse(self, paths: Sequence[str]) -> None:
+        """Refuse (exit 2) to write a file a sparse checkout leaves out of this work tree."""
+        if (_config(self.listing(), "core.sparsecheckout") or "false").lower() not in (
+            "true",
+            "yes",
+            "on",
+            "1",
+        ):
+            return
+        folders = sorted({rel.rpartition("/")[0] + "/" for rel in paths})
+        out = self.repo.run("ls-files", "-t", "-z", "--", *paths, *folders)
+        rows = [row for row in out.split("\0") if len(row) > 2]
+        excluded = {row[2:] for row in rows if row.startswith("S ")}
+        tracked = {row[2:] for row in rows}
+        for rel in paths:
+            folder = rel.rpartition("/")[0]
+            siblings_out = any(e.rpartition("/")[0] == folder for e in excluded)
+            if rel in excluded or (rel not in tracked and siblings_out):
+                raise SquadmemError(
+                    f"{rel}: outside this sparse checkout; squadmem writes nowhere git leaves files out",
+                    hint=f"include it first: git sparse-checkout add {folder}",
+                )
 
     def grown_text(self, rel: str) -> str | None:
         """A file's work-tree text if it only grew at its end since HEAD (an append-only log).
@@ -480,14 +712,14 @@ class Writer:
 
     def refuse_dirty(self, paths: Sequence[str]) -> None:
         """Refuse (exit 2, nothing written) if a tier file differs from HEAD in the index or work tree."""
+        self.refuse_sparse(paths)
         dirty = self.repo.dirty(paths)
         for rel in paths:
             if rel in dirty:
                 continue
             path = self.repo.root / rel
-            data = self.objects.content(self.tree, rel)
             on_disk = path.read_bytes() if path.exists() else None
-            if on_disk != data:
+            if on_disk != self.checked_out(rel):
                 dirty.append(rel)
         if dirty:
             raise SquadmemError(
@@ -507,43 +739,41 @@ class Writer:
         """Commit ``files`` (repository path -> new text) on HEAD, then update the work tree and index.
 
         Each file must be on disk as HEAD has it, or as ``on_disk_now`` says (a grown log).
+        Everything from HEAD's move to the index update happens under git's index.lock.
         """
-        expected = on_disk_now or {}
         encoded = {rel: encode_tier(content, rel) for rel, content in files.items()}
-        for rel in files:
+        paths = list(files)
+        for rel in paths:
             self.repo.layout.inside(self.repo.root / rel)
-            path = self.repo.root / rel
-            on_disk = path.read_bytes() if path.exists() else None
-            wanted = expected[rel] if rel in expected else self.objects.content(self.tree, rel)
-            if on_disk != wanted:
+        self.refuse_sparse(paths)
+        with index_locked(self.repo) as lock:
+            fault("index-locked")
+            self._catch_up(paths)
+            self._check_on_disk(paths, on_disk_now or {})
+            tree = self.tree
+            for rel, data in encoded.items():
+                blob = self.conversion().to_blob(self.objects, rel, data)
+                tree = self.objects.with_blob(tree, rel, blob)
+            new = self._commit_object(tree, text)
+            fault("objects-written")
+            subject = text.split("\n", 1)[0]
+            Journal(self.head, new, tuple(files), tuple(consume), subject).write(self.repo)
+            fault("journal-written")
+            self._advance(new, subject)
+            fault("head-moved")
+            try:
+                self._write_worktree(files)
+                lock.write(next_index(self.repo, paths))
+                fault("index-staged")
+                lock.commit()
+            except (OSError, SquadmemError) as exc:
+                shown = exc.message if isinstance(exc, SquadmemError) else str(exc)
                 raise SquadmemError(
-                    f"{rel}: changed while squadmem was running", hint="run the command again"
-                )
-        tree = self.tree
-        for rel, data in encoded.items():
-            tree = self.objects.with_blob(tree, rel, self.objects.write("blob", data))
-        new = self._commit_object(tree, text)
-        fault("objects-written")
-        subject = text.split("\n", 1)[0]
-        Journal(self.head, new, tuple(files), tuple(consume), subject).write(self.repo)
-        fault("journal-written")
-        self._advance(new, subject)
-        fault("head-moved")
-        for number, (rel, data) in enumerate(encoded.items()):
-            path = self.repo.root / rel
-            _replace(path, data, like=path)
-            if number == 0 and len(files) > 1:
-                fault("worktree-partial")
-        fault("worktree-written")
-        try:
-            _update_index(self.repo, list(files))
-        except SquadmemError:
-            raise SquadmemError(
-                f"committed {new[:12]}, but git's index could not be updated (.git/index.lock?)",
-                hint="once the other git command is done, run: squadmem doctor --fix",
-                code=Exit.INTERNAL,
-            ) from None
-        fault("index-updated")
+                    f"committed {new[:12]}, but the work tree or index could not be updated: {shown}",
+                    hint="run: squadmem doctor --fix",
+                    code=Exit.INTERNAL,
+                ) from None
+            fault("index-updated")
         if consume:
             uses.consume(self.repo.state_dir, consume)
         fault("uses-consumed")
@@ -551,6 +781,47 @@ class Writer:
         fault("journal-cleared")
         self.head, self.tree = new, tree
         return new
+
+    def _catch_up(self, paths: Sequence[str]) -> None:
+        """Build on a commit made meanwhile if it left these files alone; else stop, nothing written."""
+        now = _head_now(self.repo)
+        if now is None or now == self.head:
+            return
+        tree = self.objects.tree_of(now)
+        changed = [
+            rel for rel in paths if self.objects.entry(tree, rel) != self.objects.entry(self.tree, rel)
+        ]
+        if changed:
+            raise SquadmemError(
+                f"{changed[0]}: changed by a commit made while squadmem was running; this move was not made",
+                hint="run the command again",
+            )
+        self.head, self.tree = now, tree
+
+    def _check_on_disk(self, paths: Sequence[str], expected: Mapping[str, bytes | None]) -> None:
+        for rel in paths:
+            path = self.repo.root / rel
+            on_disk = path.read_bytes() if path.exists() else None
+            wanted = expected[rel] if rel in expected else self.checked_out(rel)
+            if on_disk != wanted:
+                raise SquadmemError(
+                    f"{rel}: changed while squadmem was running", hint="run the command again"
+                )
+
+    def _write_worktree(self, files: Mapping[str, str]) -> None:
+        """The new texts, the files that grow first: a section is on disk twice for a moment, never zero."""
+
+        def growth(item: tuple[str, str]) -> int:
+            path = self.repo.root / item[0]
+            return len(item[1].encode("utf-8")) - (path.stat().st_size if path.exists() else 0)
+
+        ordered = sorted(files.items(), key=growth, reverse=True)
+        for number, (rel, content) in enumerate(ordered):
+            path = self.repo.root / rel
+            _replace(path, content.encode("utf-8"), like=path)
+            if number == 0 and len(ordered) > 1:
+                fault("worktree-partial")
+        fault("worktree-written")
 
     def commit_files(
         self,

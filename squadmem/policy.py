@@ -29,7 +29,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
 
-from squadmem import catalog, index, sections
+from squadmem import catalog, index, render, sections
 from squadmem.errors import SquadmemError
 from squadmem.layout import MAX_FILE_BYTES, TIERS, check_name, classify, tier_rel
 from squadmem.settings import Settings
@@ -118,7 +118,7 @@ class Move:
             "rule": self.rule,
             "reason": self.reason,
             "why": self.why,
-            "last_used": self.last_used.isoformat() if self.last_used else None,
+            "last_used": render.timestamp(self.last_used),
             "bytes": len(self.text.encode("utf-8")),
         }
 
@@ -171,7 +171,7 @@ class Plan:
 
     def as_dict(self) -> dict[str, Any]:
         return {
-            "now": self.now.isoformat(),
+            "now": render.timestamp(self.now),
             "moves": [m.as_dict() for m in self.moves],
             "indexes": [r.as_dict() for r in self.indexes],
             "warnings": list(self.warnings),

@@ -17,7 +17,7 @@ from typing import Any
 
 from squadmem import catalog, render, uses
 from squadmem.errors import SquadmemError
-from squadmem.layout import LOG_DIR, TIERS, check_name, parse_log_name
+from squadmem.layout import LOG_DIR, TIERS, known_agent, parse_log_name
 from squadmem.repo import Repo
 
 
@@ -140,13 +140,14 @@ def recall(
     record: bool = True,
 ) -> Recall:
     terms = words(query)
-    if agent is not None:
-        check_name(agent)
     if tier is not None and tier not in TIERS:
         raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
     if limit < 1:
         raise SquadmemError(f"--limit {limit}: must be 1 or more", hint="e.g. --limit 5")
-    hits = search(catalog.load(repo.layout), terms, agent, tier)
+    memory = catalog.load(repo.layout)
+    if agent is not None:
+        known_agent(agent, memory.agents())
+    hits = search(memory, terms, agent, tier)
     shown = hits[:limit]
     used = tuple(h.id for h in shown) if record else ()
     if used:

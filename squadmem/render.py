@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -18,6 +19,15 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence
         ]
         out.append("  ".join(parts).rstrip())
     return "\n".join(out)
+
+
+def timestamp(moment: dt.datetime | None) -> str | None:
+    """The one time format of every JSON output: UTC, whole seconds, ``Z`` (``2026-03-01T12:00:00Z``)."""
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def to_json(data: Any) -> str:

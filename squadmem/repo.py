@@ -147,7 +147,18 @@ class Repo:
 
     @property
     def state_dir(self) -> Path:
+        """Shared state (pending uses, the history cache): under the common git dir."""
         return self.git_dir / "squadmem"
+
+    @property
+    def work_git_dir(self) -> Path:
+        """This work tree's own git dir (``git rev-parse --git-dir``): its HEAD, index and journal."""
+        return Path(self._repo.git_dir)
+
+    @property
+    def work_state_dir(self) -> Path:
+        """Per-work-tree state (the writer's lock and journal): each linked worktree has its own."""
+        return self.work_git_dir / "squadmem"
 
     def head(self) -> str | None:
         out = self._run_ok("rev-parse", "--verify", "-q", "HEAD^{commit}")

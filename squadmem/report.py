@@ -16,8 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem import catalog, clock, history, intake, render, settings, uses
-from squadmem.errors import SquadmemError
-from squadmem.layout import AGENT_TIERS, LOG_DIR, TierFile, check_name, parse_log_name
+from squadmem.layout import AGENT_TIERS, LOG_DIR, TierFile, known_agent, parse_log_name
 from squadmem.repo import Repo
 
 SCHEMA = 1
@@ -71,23 +70,16 @@ def _owned(ident: str, agent: str) -> bool:
 def _select_files(memory: catalog.Memory, agent: str | None) -> list[str]:
     if agent is None:
         return list(memory.files)
-    check_name(agent)
-    chosen = [
+    known_agent(agent, memory.agents())
+    return [
         rel
         for rel, doc in memory.files.items()
         if doc.tier_file.tier in AGENT_TIERS and doc.tier_file.name == agent
     ]
-    if not chosen:
-        known = sorted({d.tier_file.name for d in memory.files.values() if d.tier_file.tier in AGENT_TIERS})
-        raise SquadmemError(
-            f"--agent {agent}: no tier file belongs to this agent",
-            hint=f"agents here: {', '.join(known)}" if known else "squadmem init --agent NAME creates one",
-        )
-    return chosen
 
 
 def _iso(moment: dt.datetime | None) -> str | None:
-    return None if moment is None else moment.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+    return render.timestamp(moment)
 
 
 def _file(tf: TierFile, doc: catalog.TierDoc, config: settings.Settings) -> dict[str, Any]:

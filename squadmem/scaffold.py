@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-from squadmem import githooks, settings, squad
+from squadmem import githooks, mergedriver, settings, squad, workflows
 from squadmem.errors import SquadmemError
-from squadmem.layout import LOG_DIR, MEMORY_DIR, Layout, check_name
+from squadmem.layout import LOG_DIR, MEMORY_DIR, TIERS, Layout, check_name
 from squadmem.repo import Repo
 
 ATTRIBUTES_HEADER = (
@@ -22,6 +22,8 @@ ATTRIBUTES_HEADER = (
 )
 ATTRIBUTES = (f"{MEMORY_DIR}/{LOG_DIR}/*.md merge=union", f"{MEMORY_DIR}/intake.tsv merge=union")
 SKILL = ".github/skills/squadmem-memory/SKILL.md"
+DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's merge driver; see squadmem init)"
+DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
 
 
@@ -33,6 +35,7 @@ class InitResult:
     skipped_agents: list[str] = dataclasses.field(default_factory=list)
     hooks: githooks.HookResult = dataclasses.field(default_factory=githooks.HookResult)
     squad_entries: int = 0  # entries of Squad's files not taken in yet
+    workflows: workflows.Written | None = None
 
     @property
     def changed(self) -> bool:
@@ -81,17 +84,22 @@ def _create_outside(root: Path, rel: str, text: str, result: InitResult) -> None
 
 
 def _attributes(root: Path, result: InitResult) -> None:
+    """Append the attribute lines that are missing; a pattern that already sets ``merge`` is left alone."""
     path = root / ".gitattributes"
     current = path.read_bytes().decode("utf-8", "surrogateescape") if path.exists() else ""
-    present = {line.strip() for line in current.splitlines()}
-    missing = [line for line in ATTRIBUTES if line not in present]
-    if not missing:
+    rows = [line.split() for line in current.splitlines()]
+    present = {" ".join(row) for row in rows}
+    merging = {
+        row[0] for row in rows if row and any(a.startswith(("merge", "-merge", "!merge")) for a in row[1:])
+    }
+    blocks = []
+    for header, lines in ((ATTRIBUTES_HEADER, ATTRIBUTES), (DRIVER_HEADER, DRIVER_ATTRIBUTES)):
+        missing = [line for line in lines if line not in present and line.split()[0] not in merging]
+        if missing:
+            blocks.append("\n".join([header, *missing]) + "\n")
+    if not blocks:
         return
-    addition = (
-        ("" if not current or current.endswith("\n") else "\n")
-        + "\n".join([ATTRIBUTES_HEADER, *missing])
-        + "\n"
-    )
+    addition = ("" if not current or current.endswith("\n") else "\n") + "".join(blocks)
     with open(path, "a", encoding="utf-8", newline="") as handle:
         handle.write(addition)
     (result.updated if current else result.created).append(".gitattributes")
@@ -117,9 +125,25 @@ def _squad_entries(root: Path) -> int:
     return count
 
 
-def init(repo: Repo, agents: Sequence[str] = (), hooks: bool = True, squad_skill: bool = True) -> InitResult:
+def init(
+    repo: Repo,
+    agents: Sequence[str] = (),
+    hooks: bool = True,
+    squad_skill: bool = True,
+    with_workflows: bool = False,
+    requirement: str | None = None,
+) -> InitResult:
     layout = repo.layout
     result = InitResult()
+    if requirement is not None and not with_workflows:
+        raise SquadmemError(
+            "--requirement goes with --workflows", hint="add --workflows, or drop --requirement"
+        )
+    pinned = None
+    if with_workflows:  # refused before anything is written
+        pinned = (
+            workflows.check_requirement(requirement) if requirement else workflows.installed_requirement()
+        )
     names = [check_name(a) for a in agents]
     if not names:
         names, result.skipped_agents = discover_agents(repo.root)
@@ -140,6 +164,11 @@ def init(repo: Repo, agents: Sequence[str] = (), hooks: bool = True, squad_skill
     if squad_skill and (repo.root / ".squad" / "agents").is_dir():
         _create_outside(repo.root, SKILL, template("squad-skill.md"), result)
     result.squad_entries = _squad_entries(repo.root)
+    if pinned is not None:
+        result.workflows = workflows.write(repo.root, pinned)
+        result.created += result.workflows.created
+    if mergedriver.configure(repo):
+        result.updated.append(f"git config merge.{mergedriver.NAME} (the merge driver for tier files)")
     if hooks:
         result.hooks = githooks.install(repo.root, repo.git_dir / "hooks", hooks_path)
     return result
@@ -162,6 +191,9 @@ def describe(result: InitResult) -> str:
         lines.insert(0, "nothing to do: squadmem is already set up here")
     if not result.agents:
         lines.append("no agents yet: pass --agent NAME, or run `squad init` to create .squad/agents/")
+    if result.workflows is not None:
+        lines += [f"kept {rel} (already there)" for rel in result.workflows.kept]
+        lines.append(f"the workflows install {result.workflows.requirement}")
     if SKILL in result.created:
         lines.append(f"Squad's coordinator finds {SKILL}: spawns load `squadmem context --agent <name>`")
     if result.squad_entries:

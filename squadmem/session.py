@@ -290,8 +290,14 @@ def start(
     now: dt.datetime,
     talking_to: str | None = None,
     force: bool = False,
+    new: bool = False,
 ) -> Result:
-    """Write the session block into ``hot/<agent>.md`` (its first section if new) and commit it."""
+    """Write the session block into ``hot/<agent>.md`` (its first section if new) and commit it.
+
+    The agent must have tier files already, unless ``new`` (then its hot file is created).
+    """
+    if not new:
+        repo.layout.require_agent(agent)
     task = _one_line(task, "--task")
     talking_to = _one_line(talking_to, "--talking-to") if talking_to is not None else None
     tz = settings.load(repo.layout.memory).tz
@@ -305,13 +311,14 @@ def start(
                 f"{rel}: {agent} has a session in progress",
                 hint=f"squadmem session end --agent {agent} first (or start again with --force)",
             )
-        new = _splice(text, position, block(task, now.astimezone(tz).replace(microsecond=0), talking_to))
-        made = writer.commit_files({rel: new}, f'memory({agent}): session start "{task}"')
+        started = _splice(text, position, block(task, now.astimezone(tz).replace(microsecond=0), talking_to))
+        made = writer.commit_files({rel: started}, f'memory({agent}): session start "{task}"')
     return Result(agent, task, made, (rel,), recovered=writer.recovered)
 
 
 def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) -> Result:
     """Log the raw block, write its summary into cold, clear the block: one commit."""
+    repo.layout.require_agent(agent)
     tz = settings.load(repo.layout.memory).tz
     day = logs.refuse_future(logs.today(now, tz), tz)
     with moves.session(repo) as writer:

@@ -22,7 +22,7 @@ class HotSettings:
     stale_days: float = 7
     max_bytes: int = 4096
     max_lines: int = 100
-    index_max_entries: int = 20
+    index_max_entries: int = 5
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,7 +114,7 @@ stale_days = 7
 max_bytes = 4096
 max_lines = 100
 # Most lines in the "## Index -> Deeper Tiers" section squadmem keeps in each hot file.
-index_max_entries = 20
+index_max_entries = 5
 
 [cold]
 # A cold section unused this many days moves to the wiki (kind=decision|fact) or the archive.

@@ -43,7 +43,7 @@ class Event:
         return {
             "event": self.event,
             "commit": self.commit,
-            "date": None if self.when is None else self.when.isoformat().replace("+00:00", "Z"),
+            "date": render.timestamp(self.when),
             "author": self.author,
             "subject": self.subject,
             "file": self.file,

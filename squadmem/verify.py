@@ -13,7 +13,9 @@ blobs through the gateway's one ``cat-file`` process:
   exactly the section's text at ``<rev>``;
 - a commit carrying ``Squad-Memory-Index`` changes only the
   ``Index → Deeper Tiers`` section of ``hot/<agent>.md``;
-- at the range's tip, hot files are within their budget.
+- at the range's tip, hot files are within their budget;
+- conservation (``squadmem.conservation``): every other commit that changes
+  tier files, and every merge, loses no section and duplicates none.
 
 Section content is compared with trailing blank lines and line endings trimmed.
 """
@@ -29,7 +31,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from importlib import resources
 
-from squadmem import catalog, logs, sections, settings, squad
+from squadmem import catalog, conservation, logs, sections, settings, squad
 from squadmem.errors import Exit, SquadmemError
 from squadmem.hooks.budget_check import over_budget
 from squadmem.hooks.file_check import unreadable
@@ -336,6 +338,7 @@ class Verifier:
         self.conf = conf
         self.now = now
         self.rules = logs.Rules(conf.tz, conf.log.grace_minutes)
+        self.snapshots = conservation.Snapshots(self.store.tier_files, self.store.read)
 
     def run(self, revs: list[str]) -> Result:
         tips, _ = resolve(self.repo, revs)
@@ -377,6 +380,34 @@ class Verifier:
             result.intakes += 1
             for file, why in IntakeCheck(self.store).run(commit):
                 bad(Violation(commit.short, file, why))
+        else:
+            self.conserve(commit, result)
+
+    # conservation: no section lost or duplicated by any other commit (squadmem.conservation)
+    def conserve(self, commit: Commit, result: Result) -> None:
+        if not commit.parents:
+            return
+        paths = [p for c in commit.changes for p in (c.path, c.source) if p]
+        if len(commit.parents) == 1 and not conservation.touches_memory(paths):
+            return
+        try:
+            after = self.snapshots.of(commit.tree)
+            parents = [self.snapshots.of(self.store.tree_of(p)) for p in commit.parents]
+            base = self.merge_base(commit.parents) if len(commit.parents) > 1 else None
+        except SquadmemError:
+            return  # a parent outside a shallow clone: nothing to compare with
+        if after is None or any(p is None for p in parents):
+            return  # an unreadable tier file is reported by the checks that read it
+        judged = [p for p in parents if p is not None]
+        for file, why in conservation.judge(after, judged, base, conservation.deleted_ids(commit.trailers)):
+            result.violations.append(Violation(commit.short, file, why))
+
+    def merge_base(self, parents: Sequence[str]) -> conservation.Snapshot | None:
+        try:
+            base = self.repo.run("merge-base", "--octopus", *parents).strip()
+        except SquadmemError:
+            return None  # unrelated histories: every side's sections are expected
+        return self.snapshots.of(self.store.tree_of(base)) if base else None
 
     # daily logs
     def check_logs(self, commit: Commit, result: Result) -> None:

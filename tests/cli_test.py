@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime as dt
 import subprocess
 import sys
 from pathlib import Path
@@ -69,3 +70,18 @@ def test_the_command_reference_is_generated_from_help() -> None:
 
     page = (Path(__file__).parent.parent / "docs" / "reference.md").read_text(encoding="utf-8")
     assert page == reference.render(), "regenerate: python -m squadmem.reference > docs/reference.md"
+
+
+@pytest.mark.parametrize(
+    ("moment", "text"),
+    [
+        (dt.datetime(2026, 3, 1, 12, 0, 0, 26787, tzinfo=dt.UTC), "2026-03-01T12:00:00Z"),
+        (dt.datetime(2026, 3, 1, 14, 0, tzinfo=dt.timezone(dt.timedelta(hours=2))), "2026-03-01T12:00:00Z"),
+        (None, None),
+    ],
+)
+def test_one_time_format_in_json(moment: dt.datetime | None, text: str | None) -> None:
+    """Regression: JSON times differed between commands (`…52.026787Z` vs `…+00:00`)."""
+    from squadmem import render
+
+    assert render.timestamp(moment) == text

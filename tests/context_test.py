@@ -77,10 +77,15 @@ def test_context_json(memory: GitRepo) -> None:
     assert [p["what"] for p in data["parts"]] == ["hot", "cold"]
 
 
-def test_context_agent_without_memory_says_so(memory: GitRepo) -> None:
-    code, out, _ = squadmem(memory, "context", "-a", "worf")
-    assert code == 0
-    assert "(no hot memory yet)" in out
+@pytest.mark.parametrize(
+    ("name", "hint"), [("worf", "hint: agents here: "), ("Picard", "hint: did you mean picard?")]
+)
+def test_context_refuses_an_agent_with_no_tier_files(memory: GitRepo, name: str, hint: str) -> None:
+    """Regression: `context --agent Scribe` / `--agent nope` printed "(no hot memory yet)" with exit 0."""
+    code, _, err = squadmem(memory, "context", "-a", name)
+    assert code == 2
+    assert err.splitlines()[0] == f"squadmem: --agent {name}: no tier file belongs to this agent"
+    assert err.splitlines()[1].startswith(hint)
 
 
 @pytest.mark.parametrize(

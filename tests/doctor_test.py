@@ -37,8 +37,10 @@ def test_doctor_on_a_fresh_setup_is_all_ok(repo: GitRepo) -> None:
     assert code == 0
     assert {name: status for name, (status, _) in checks.items()} == {
         "moves": "ok",
+        "merges": "ok",
         "lock": "ok",
         "hooks": "ok",
+        "merge driver": "ok",
         "settings": "ok",
         "tier files": "ok",
         "duplicates": "ok",
@@ -72,8 +74,15 @@ def test_doctor_fails_on_a_section_in_two_places(repo: GitRepo) -> None:
     assert code == 1
     assert checks["duplicates"] == (
         "fail",
-        "the same section in two places: picard/keys (hot) = picard/keys-2 (cold)",
+        "the same section in two places: picard/keys (hot) = picard/keys-2 (cold)"
+        " (run: squadmem doctor --fix)",
     )
+    code, checks = doctor(repo.root, "--fix")
+    assert code == 0
+    assert checks["duplicates"][0] == "ok"
+    assert repo.read(COLD) == ""
+    assert repo.read(HOT) == "## Keys\nrotate\n"
+    assert repo.git("status", "--porcelain") == ""
 
 
 def test_doctor_warns_about_orphans(repo: GitRepo) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import zoneinfo
+from pathlib import Path
 
 import pytest
 from conftest import GitRepo, assert_refused, run_squadmem
@@ -145,8 +146,15 @@ def test_entry_refuses_empty_text_and_bad_agents(text: str, agent: str | None) -
         logs.entry(text, at("2026-03-01T14:03:00+00:00"), UTC, agent)
 
 
-def test_append_creates_log_with_title_then_appends(tmp_path: object) -> None:
-    layout = Layout(tmp_path)  # type: ignore[arg-type]
+def _with_picard(root: Path) -> Layout:
+    """A layout where the agent picard has a hot file (log entries name known agents only)."""
+    (root / ".squad/memory/hot").mkdir(parents=True, exist_ok=True)
+    (root / ".squad/memory/hot/picard.md").write_text("# Hot memory: picard\n")
+    return Layout(root)
+
+
+def test_append_creates_log_with_title_then_appends(tmp_path: Path) -> None:
+    layout = _with_picard(tmp_path)
     path = logs.append(layout, UTC, "one", at("2026-03-01T09:00:00+00:00"), "picard")
     path.write_bytes(path.read_bytes() + b"no newline at end")
     logs.append(layout, UTC, "two", at("2026-03-01T10:00:00+00:00"))
@@ -180,7 +188,7 @@ def test_append_only_grows_and_round_trips(
     tmp_path_factory: pytest.TempPathFactory, texts: list[list[str]]
 ) -> None:
     """Each append keeps the old bytes as a prefix (the hook accepts it); entries() gives the texts back."""
-    layout = Layout(tmp_path_factory.mktemp("log"))
+    layout = _with_picard(tmp_path_factory.mktemp("log"))
     moment = at("2026-03-01T09:00:00+00:00")
     previous = b""
     for lines in texts:
@@ -203,6 +211,10 @@ def _normal(text: str) -> str:
 
 # -- the commands ----------------------------------------------------------------------------------
 def test_log_add_and_show(repo: GitRepo) -> None:
+    _with_picard(repo.root)
+    unknown = run_squadmem(repo.root, "log", "add", "--agent", "picrad", "--now", "2026-03-01T14:03:00Z", "x")
+    assert unknown.returncode == 2
+    assert unknown.stderr.splitlines()[1] == "hint: agents here: picard"
     done = run_squadmem(
         repo.root, "log", "add", "--agent", "picard", "--now", "2026-03-01T14:03:00Z", "hello"
     )

@@ -229,6 +229,7 @@ def test_hooks_manifest_is_complete() -> None:
     stages = {h["id"]: h["stages"] for h in hooks}
     assert stages == {
         "squadmem-file-check": ["pre-commit"],
+        "squadmem-journal-check": ["pre-commit"],
         "squadmem-log-check": ["pre-commit"],
         "squadmem-budget-check": ["pre-commit"],
         "squadmem-use-trailers": ["prepare-commit-msg"],

@@ -86,7 +86,9 @@ def test_start_creates_a_missing_hot_file_from_the_template(
 ) -> None:
     repo.commit("code", {"src/app.py": "x\n"}, date=BASE)
     at(monkeypatch, START)
-    code, out, _ = cli(repo, "session", "start", "-a", "picard", "-t", "t", "--now", START, "--json")
+    code, _, err = cli(repo, "session", "start", "-a", "picard", "-t", "t", "--now", START)
+    assert code == 2 and "--agent picard: no tier file belongs to this agent" in err
+    code, out, _ = cli(repo, "session", "start", "-a", "picard", "-t", "t", "--now", START, "--json", "--new")
     assert code == 0
     assert json.loads(out)["files"] == [HOT]
     text = repo.read(HOT)
@@ -180,7 +182,7 @@ def test_extractive_summary_is_deterministic_small_and_keeps_decisions() -> None
 def test_end_without_decisions_leaves_no_kind_flag(repo: GitRepo) -> None:
     """Only a session that decided something sends its summary to the wiki when it ages out of cold."""
     repo.commit("start", {"README.md": "x\n"}, date=START)
-    code, _, err = cli(repo, "session", "start", "-a", "data", "--task", "read logs", "--now", START)
+    code, _, err = cli(repo, "session", "start", "-a", "data", "--task", "read logs", "--now", START, "--new")
     assert code == 0, err
     hot = ".squad/memory/hot/data.md"
     repo.commit(

@@ -245,7 +245,9 @@ def test_verify_two_moves_in_one_commit(mem: GitRepo) -> None:
 # -- restore ---------------------------------------------------------------------------------------
 def test_verify_restore(mem: GitRepo) -> None:
     kept = mem.head()
-    mem.commit("drop auth", {HOT: HOT_HEAD + DEPLOY + INDEX}, date=D1)
+    mem.commit(
+        "drop auth\n\nSquad-Memory-Delete: picard/auth-tokens", {HOT: HOT_HEAD + DEPLOY + INDEX}, date=D1
+    )
     trailers = f"Squad-Memory-Move: picard/auth-tokens history -> hot\nSquad-Memory-Restore: {kept}\n"
     mem.commit(message(trailers, "memory(picard): restore"), {HOT: HOT_HEAD + DEPLOY + AUTH + INDEX}, date=D1)
     assert violations(mem) == []
@@ -253,7 +255,9 @@ def test_verify_restore(mem: GitRepo) -> None:
 
 def test_verify_restore_forged_text(mem: GitRepo) -> None:
     kept = mem.head()
-    mem.commit("drop auth", {HOT: HOT_HEAD + DEPLOY + INDEX}, date=D1)
+    mem.commit(
+        "drop auth\n\nSquad-Memory-Delete: picard/auth-tokens", {HOT: HOT_HEAD + DEPLOY + INDEX}, date=D1
+    )
     trailers = f"Squad-Memory-Move: picard/auth-tokens history -> hot\nSquad-Memory-Restore: {kept[:10]}\n"
     forged = AUTH.replace("short", "eternal")
     sha = mem.commit(message(trailers), {HOT: HOT_HEAD + DEPLOY + forged + INDEX}, date=D1)
@@ -263,7 +267,9 @@ def test_verify_restore_forged_text(mem: GitRepo) -> None:
 
 
 def test_verify_restore_needs_a_known_rev(mem: GitRepo) -> None:
-    mem.commit("drop auth", {HOT: HOT_HEAD + DEPLOY + INDEX}, date=D1)
+    mem.commit(
+        "drop auth\n\nSquad-Memory-Delete: picard/auth-tokens", {HOT: HOT_HEAD + DEPLOY + INDEX}, date=D1
+    )
     trailers = "Squad-Memory-Move: picard/auth-tokens history -> hot\nSquad-Memory-Restore: deadbeef\n"
     sha = mem.commit(message(trailers), {HOT: HOT_HEAD + DEPLOY + AUTH + INDEX}, date=D1)
     assert violations(mem) == [
@@ -535,7 +541,9 @@ def test_verify_property_contract_moves(
 
 def test_verify_restore_of_a_full_sha_that_is_not_a_commit(mem: GitRepo) -> None:
     blob = mem.git("rev-parse", f"HEAD:{HOT}").strip()
-    mem.commit("drop auth", {HOT: HOT_HEAD + DEPLOY + INDEX}, date=D1)
+    mem.commit(
+        "drop auth\n\nSquad-Memory-Delete: picard/auth-tokens", {HOT: HOT_HEAD + DEPLOY + INDEX}, date=D1
+    )
     trailers = f"Squad-Memory-Move: picard/auth-tokens history -> hot\nSquad-Memory-Restore: {blob}\n"
     sha = mem.commit(message(trailers), {HOT: HOT_HEAD + DEPLOY + AUTH + INDEX}, date=D1)
     assert violations(mem) == [

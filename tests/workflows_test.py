@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+import datetime as dt
+import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml  # type: ignore[import-untyped]
+from conftest import GitRepo
+from conftest import squadmem as cli
+
+from squadmem import workflows
 
 FOLDER = Path(__file__).resolve().parents[1] / "squadmem" / "templates" / "workflows"
 WORKFLOWS = sorted(FOLDER.glob("*.yml"))
@@ -59,3 +66,189 @@ def test_maintain_workflow_maintains_on_schedule_and_opens_a_pull_request() -> N
     scripts = _scripts(FOLDER / "squadmem-maintain.yml")
     assert "squadmem maintain" in scripts
     assert "gh pr create" in scripts
+
+
+# -- rendered by init, pinned ---------------------------------------------------------------------
+
+GIT_REQ = "squadmem @ git+https://github.com/example/squadmem@0123456789abcdef0123456789abcdef01234567"
+
+
+def test_init_writes_both_workflows_pinned_to_the_requirement(repo: GitRepo) -> None:
+    repo.commit("start", {"README.md": "x\n"}, date="2026-03-01T08:00:00+00:00")
+    code, out, err = cli(repo, "init", "--agent", "picard", "--workflows", "--requirement", GIT_REQ)
+    assert code == 0, err
+    for name in ("squadmem-maintain.yml", "squadmem-verify.yml"):
+        text = repo.read(f".github/workflows/{name}")
+        assert f"python -m pip install '{GIT_REQ}'" in text
+        assert "pip install squadmem\n" not in text
+    assert f"the workflows install {GIT_REQ}" in out
+    # a second run keeps what is there
+    code, out, _ = cli(repo, "init", "--agent", "picard", "--workflows", "--requirement", "squadmem==9")
+    assert "kept .github/workflows/squadmem-verify.yml (already there)" in out
+    assert GIT_REQ in repo.read(".github/workflows/squadmem-verify.yml")
+
+
+def test_init_refuses_workflows_it_cannot_pin(repo: GitRepo) -> None:
+    """Regression: the workflows installed `squadmem` by name from an index where no such package exists."""
+    repo.commit("start", {"README.md": "x\n"}, date="2026-03-01T08:00:00+00:00")
+    before = repo.snapshot()
+    code, _, err = cli(repo, "init", "--agent", "picard", "--workflows", "--requirement", "x'; rm -rf /")
+    assert code == 2
+    assert err.startswith('squadmem: --requirement "x\'; rm -rf /": not a pip requirement for squadmem')
+    assert repo.snapshot() == before
+
+
+def test_installed_requirement_of_this_checkout() -> None:
+    """An editable or local install cannot be reached from a runner: squadmem says so instead of guessing."""
+    from squadmem import workflows
+    from squadmem.errors import SquadmemError
+
+    try:
+        found = workflows.installed_requirement()
+    except SquadmemError as exc:
+        assert "which a GitHub runner cannot reach" in exc.message
+    else:
+        assert found.startswith(("squadmem==", "squadmem @ "))
+
+
+def test_the_default_branch_is_known_on_every_trigger() -> None:
+    """Regression: on `schedule` github.event.repository.default_branch is empty (range 'origin/..HEAD')."""
+    data = yaml.safe_load((FOLDER / "squadmem-maintain.yml").read_text("utf-8"))
+    base = data["jobs"]["maintain"]["env"]["BASE"]
+    assert base == "${{ github.event.repository.default_branch || github.ref_name }}"
+
+
+def test_fork_pull_requests_report_through_the_check_only() -> None:
+    data = yaml.safe_load((FOLDER / "squadmem-verify.yml").read_text("utf-8"))
+    comment = data["jobs"]["verify"]["steps"][-1]
+    assert "env.FORK == 'false'" in comment["if"]
+    assert comment["continue-on-error"] is True
+
+
+# -- the steps' scripts, run here against real repositories, GitHub's CLI recorded ---------------
+
+GH = """#!/bin/sh
+echo "$*" >> "$GH_LOG"
+case "$1 $2" in
+  "pr list") echo "${GH_OPEN_PR:-}" ;;
+  "api repos/"*) [ -n "${GH_COMMENT_ID:-}" ] && echo "$GH_COMMENT_ID" ;;
+esac
+exit 0
+"""
+
+
+def _steps(name: str) -> dict[str, str]:
+    data = yaml.safe_load(workflows.render(name, GIT_REQ))
+    job = next(iter(data["jobs"].values()))
+    return {step.get("name", ""): step.get("run", "") for step in job["steps"]}
+
+
+def _tools(tmp: Path) -> Path:
+    bin_dir = tmp / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "gh").write_text(GH)
+    (bin_dir / "squadmem").write_text(f'#!/bin/sh\nexec "{sys.executable}" -m squadmem "$@"\n')
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    return bin_dir
+
+
+def _run(script: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script],
+        cwd=cwd,
+        env=env,
+        text=True,
+        capture_output=True,
+    )
+
+
+def _actions_env(tmp: Path, bin_dir: Path, **extra: str) -> dict[str, str]:
+    env = dict(os.environ, PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    out, summary, log = tmp / "output", tmp / "summary", tmp / "gh.log"
+    for path in (out, summary, log):
+        path.write_text("")
+    env.update(GITHUB_OUTPUT=str(out), GITHUB_STEP_SUMMARY=str(summary), GH_LOG=str(log))
+    env.update(GITHUB_REPOSITORY="example/app", **extra)
+    return env
+
+
+def _origin_with_stale_memory(tmp: Path) -> tuple[Path, GitRepo]:
+    """A bare origin whose main has a hot section unused for 10 days, and a clone of it."""
+    old = (dt.datetime.now(dt.UTC) - dt.timedelta(days=10)).isoformat()
+    seed = GitRepo(tmp / "seed")
+    seed.root.mkdir()
+    seed.git("init", "-q", "-b", "main")
+    assert cli(seed, "init", "--agent", "picard", "--no-hooks")[0] == 0
+    seed.write(".squad/memory/hot/picard.md", "# Hot memory: picard\n\n## Old plan\nstale\n")
+    seed.git("add", "-A")
+    seed.commit("memory", date=old)
+    origin = tmp / "origin.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(seed.root), str(origin)], check=True)
+    clone = GitRepo(tmp / "clone")
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone.root)], check=True)
+    return origin, clone
+
+
+def test_maintain_steps_push_one_rolling_branch_and_open_one_pull_request(tmp_path: Path) -> None:
+    steps = _steps("squadmem-maintain.yml")
+    origin, clone = _origin_with_stale_memory(tmp_path)
+    env = _actions_env(tmp_path, _tools(tmp_path), BASE="main", BRANCH="squadmem/maintain")
+    done = _run(steps["Maintain on the rolling branch"], clone.root, env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "changed=yes" in (tmp_path / "output").read_text()
+    pushed = subprocess.run(
+        ["git", "-C", str(origin), "log", "--format=%s", "squadmem/maintain"], capture_output=True, text=True
+    ).stdout
+    assert 'memory(picard): demote "Old plan" hot → cold' in pushed
+    assert "<!-- squadmem-review -->" in (clone.root / "squadmem-review.md").read_text()
+    done = _run(steps["Open the pull request, or update the one already open"], clone.root, env)
+    assert done.returncode == 0, done.stderr
+    assert "pr create --base main --head squadmem/maintain" in (tmp_path / "gh.log").read_text()
+    # a rerun the same day, with the pull request open: rebuilt, force-pushed, and edited in place
+    env["GH_OPEN_PR"] = "7"
+    (tmp_path / "gh.log").write_text("")
+    assert _run(steps["Maintain on the rolling branch"], clone.root, env).returncode == 0
+    assert (
+        _run(steps["Open the pull request, or update the one already open"], clone.root, env).returncode == 0
+    )
+    log = (tmp_path / "gh.log").read_text()
+    assert "pr edit 7 --body-file squadmem-review.md" in log and "pr create" not in log
+
+
+def test_verify_steps_comment_once_and_stay_quiet_without_memory(tmp_path: Path) -> None:
+    steps = _steps("squadmem-verify.yml")
+    _, clone = _origin_with_stale_memory(tmp_path)
+    bin_dir = _tools(tmp_path)
+    clone.git("switch", "-q", "-c", "feature")
+    clone.commit("code only", {"src/app.py": "print(1)\n"}, date="2026-03-01T08:00:00+00:00")
+    env = _actions_env(tmp_path, bin_dir, BASE_REF="main", PR_NUMBER="12")
+    done = _run(steps["Verify"], clone.root, env)
+    assert done.returncode == 0, done.stderr
+    assert "memory=no" in (tmp_path / "output").read_text()
+    # a pull request that touches memory: verified, reviewed, one comment; then the same comment edited
+    assert cli(clone, "touch", "picard/old-plan")[0] == 0
+    clone.write(".squad/memory/hot/picard.md", clone.read(".squad/memory/hot/picard.md") + "more\n")
+    clone.git("add", "-A")
+    clone.commit("memory edit", date=dt.datetime.now(dt.UTC).isoformat())
+    env = _actions_env(tmp_path, bin_dir, BASE_REF="main", PR_NUMBER="12")
+    for name in (
+        "Verify",
+        "Review",
+        "Comment on the pull request, editing squadmem's comment if there is one",
+    ):
+        done = _run(steps[name], clone.root, env)
+        assert done.returncode == 0, name + done.stdout + done.stderr
+    assert "memory=yes" in (tmp_path / "output").read_text()
+    assert (
+        "pr comment 12 --repo example/app --body-file squadmem-review.md" in (tmp_path / "gh.log").read_text()
+    )
+    env["GH_COMMENT_ID"] = "99"
+    (tmp_path / "gh.log").write_text("")
+    done = _run(
+        steps["Comment on the pull request, editing squadmem's comment if there is one"], clone.root, env
+    )
+    assert done.returncode == 0
+    log = (tmp_path / "gh.log").read_text()
+    assert "api --method PATCH repos/example/app/issues/comments/99 -F body=@squadmem-review.md" in log
+    assert "pr comment" not in log

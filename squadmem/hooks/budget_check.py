@@ -3,14 +3,18 @@
 Prints ``path: 4300 bytes > 4096 (hot.max_bytes); run: squadmem maintain`` per
 offence on stderr and exits 1; with ``budget.mode = "warn"`` in ``tiers.toml``
 it prints the same and exits 0. Only hot files the commit adds or changes are
-checked, against the staged ``tiers.toml``. Standard library only.
+checked, against the staged ``tiers.toml``. While a merge, rebase, cherry-pick
+or revert is under way (squadmem maintain refuses to write then) the hook only
+reports, with the hint ``once a merge is finished, run: squadmem maintain``.
+Standard library only.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 
-from squadmem import sections
+from squadmem import gitstate, sections
 from squadmem.errors import SquadmemError
 from squadmem.hooks import staged
 from squadmem.layout import MEMORY_DIR, classify
@@ -49,12 +53,29 @@ def check(env: dict[str, str]) -> tuple[list[str], bool]:
     return found, conf.budget.mode == "warn"
 
 
+def mid_operation(offences: list[str], env: dict[str, str]) -> list[str] | None:
+    """The offences reworded for a merge/rebase under way (when maintain cannot run), else None."""
+    git_dir = Path(staged.git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8").strip())
+    operation = gitstate.in_progress(git_dir)
+    if operation is None:
+        return None
+    later = f"once {operation.name} is finished, run: squadmem maintain"
+    return [o.replace(FIX, later) for o in offences] + [
+        f"{operation.name} is under way: reported, not refused"
+    ]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        offences, warn_only = check(staged.git_env())
+        env = staged.git_env()
+        offences, warn_only = check(env)
+        reworded = mid_operation(offences, env) if offences and not warn_only else None
     except SquadmemError as exc:
         staged.report([], exc)
         return int(exc.code)
+    if reworded is not None:
+        staged.report(reworded)
+        return 0
     if offences and warn_only:
         offences.append('budget.mode = "warn" in tiers.toml: reported, not refused')
     staged.report(offences)

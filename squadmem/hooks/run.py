@@ -13,7 +13,12 @@ from collections.abc import Sequence
 # event -> modules whose main(argv) runs for it; each is importable on its own
 # by the pre-commit framework too (see .pre-commit-hooks.yaml).
 EVENTS: dict[str, tuple[str, ...]] = {
-    "pre-commit": ("squadmem.hooks.file_check", "squadmem.hooks.log_check", "squadmem.hooks.budget_check"),
+    "pre-commit": (
+        "squadmem.hooks.journal_check",
+        "squadmem.hooks.file_check",
+        "squadmem.hooks.log_check",
+        "squadmem.hooks.budget_check",
+    ),
     "prepare-commit-msg": ("squadmem.hooks.use_trailers",),
     "pre-push": ("squadmem.hooks.verify_push",),
 }

@@ -1,0 +1,299 @@
+"""Chaos: squadmem beside a team's own git traffic, for a fixed time; nothing may be lost.
+
+Four cases share the time, each in fresh temporary repositories (two agents,
+hot and cold sections, a past daily log):
+
+- *commit loop*: a thread runs ``git commit -a`` on an unrelated file as fast
+  as it can (an editor or agent committing on its own) while ``promote`` and
+  ``demote`` move random sections;
+- *status loop*: a thread runs ``git status`` (a shell prompt) while
+  ``promote`` and ``maintain`` move sections back and forth; then the user
+  makes a plain commit;
+- *kill -9*: ``maintain`` is killed at a random moment, then the user commits
+  (``git commit -a``; when git or the hooks refuse, ``squadmem doctor --fix``
+  first, as the messages say);
+- *-X merges*: two branches each run ``maintain`` (different sections move),
+  then ``git merge -X ours`` or ``-X theirs``.
+
+After each run every commit of the history and the work tree are checked:
+*sections lost* and *duplicated* count sections missing or extra against the
+seed in the worst state of each run (any commit of the history, or the final
+work tree), summed over runs.
+Each run ends with a forged log (a past day's log edited with ``--no-verify``)
+and counts it as *forged logs passed* if ``squadmem verify`` accepts it;
+*verify missed* counts runs with a loss or duplicate that ``verify`` accepted.
+
+    python bench/chaos.py [--seconds 60] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+from squadmem import catalog, index
+from squadmem.layout import MEMORY_DIR
+
+OLD = "2026-01-01T10:00:00+00:00"
+LOG = f"{MEMORY_DIR}/log/2026-01-01.md"
+AGENTS = ("picard", "worf")
+
+
+def git(
+    root: Path, *args: str, date: str | None = None, check: bool = True
+) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ)
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    return subprocess.run(["git", *args], cwd=root, env=env, check=check, capture_output=True)
+
+
+def squadmem(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = dict(os.environ, SQUADMEM_LOCK_TIMEOUT="30")
+    return subprocess.run([sys.executable, "-m", "squadmem", *args], cwd=root, env=env, capture_output=True)
+
+
+def spawn(root: Path, *args: str) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, SQUADMEM_LOCK_TIMEOUT="30")
+    return subprocess.Popen(
+        [sys.executable, "-m", "squadmem", *args],
+        cwd=root,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def seed(root: Path) -> None:
+    git(root, "init", "-q", "-b", "main")
+    for key, value in (("user.name", "Chaos"), ("user.email", "c@example.com"), ("commit.gpgsign", "false")):
+        git(root, "config", key, value)
+    for agent in AGENTS:
+        hot = "".join(f"## {agent} note {n}\n{agent} detail {n}\n\n" for n in range(8))
+        cold = "".join(f"## {agent} old {n}\n{agent} old detail {n}\n\n" for n in range(3))
+        for tier, text in (("hot", f"# Hot\n\n{hot}"), ("cold", f"# Cold\n\n{cold}")):
+            path = root / MEMORY_DIR / tier / f"{agent}.md"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    (root / LOG).parent.mkdir(parents=True, exist_ok=True)
+    (root / LOG).write_text("# Daily log 2026-01-01\n- 09:00 started\n")
+    (root / "notes.txt").write_text("0\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "memory", date=OLD)
+
+
+def sections_of(files: dict[str, bytes]) -> Counter[str]:
+    memory = catalog.from_blobs(files)
+    return Counter(index.normalized(e.text) for e in memory.entries if not (e.is_index or e.is_session))
+
+
+def tree_sections(root: Path, tree: str) -> Counter[str]:
+    names = git(root, "ls-tree", "-r", "--name-only", tree, "--", MEMORY_DIR).stdout.decode().split()
+    names = [n for n in names if "/log/" not in n and n.endswith(".md")]
+    specs = "".join(f"{tree}:{n}\n" for n in names).encode()
+    out = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=specs, capture_output=True).stdout
+    files, at = {}, 0
+    for name in names:
+        end = out.index(b"\n", at)
+        size = int(out[at:end].split()[2])
+        files[name] = out[end + 1 : end + 1 + size]
+        at = end + 1 + size + 1
+    return sections_of(files)
+
+
+def work_sections(root: Path) -> Counter[str]:
+    folder = root / MEMORY_DIR
+    files = {
+        p.relative_to(root).as_posix(): p.read_bytes() for p in folder.rglob("*.md") if "log" not in p.parts
+    }
+    return sections_of(files)
+
+
+class Tally:
+    def __init__(self) -> None:
+        self.runs = self.user_commits = self.squadmem_ok = self.lost = self.duplicated = 0
+        self.forged_passed = self.verify_missed = 0
+
+    def check(self, root: Path, expected: Counter[str]) -> None:
+        """Every distinct tree of the history and the work tree against the seed; verify; a forgery."""
+        self.runs += 1
+        trees = dict.fromkeys(git(root, "log", "--format=%T", "HEAD").stdout.decode().split())
+        found = [tree_sections(root, t) for t in trees] + [work_sections(root)]
+        lost = max(sum((expected - f).values()) for f in found)
+        duplicated = max(sum((f - expected).values()) for f in found)
+        self.lost += lost
+        self.duplicated += duplicated
+        verified = squadmem(root, "verify", "HEAD").returncode
+        if (lost or duplicated) and verified == 0:
+            self.verify_missed += 1
+        self.forge(root)
+
+    def forge(self, root: Path) -> None:
+        git(root, "reset", "-q", "--hard", check=False)
+        with open(root / LOG, "a") as handle:
+            handle.write("- 23:00 a line written long after the day\n")
+        git(root, "add", LOG)
+        git(root, "commit", "-q", "--no-verify", "-m", "forged")
+        if squadmem(root, "verify", "HEAD").returncode == 0:
+            self.forged_passed += 1
+
+
+def pick(root: Path, tiers: tuple[str, ...], agent: str | None = None) -> catalog.Entry | None:
+    memory = catalog.load(catalog.Layout(root))
+    found = [
+        e
+        for e in memory.entries
+        if e.tier in tiers and not (e.is_index or e.is_session) and agent in (None, e.name)
+    ]
+    return random.choice(found) if found else None
+
+
+def loop(root: Path, stop: threading.Event, args: list[str], edit: bool, made: list[int]) -> None:
+    n = 0
+    while not stop.is_set():
+        if edit:
+            n += 1
+            (root / "notes.txt").write_text(f"{n}\n")
+        if git(root, *args, check=False).returncode == 0 and edit:
+            made.append(1)
+
+
+def beside(root: Path, args: list[str], edit: bool, work: Callable[[], None]) -> int:
+    stop, made = threading.Event(), list[int]()
+    thread = threading.Thread(target=loop, args=(root, stop, args, edit, made))
+    thread.start()
+    try:
+        work()
+    finally:
+        stop.set()
+        thread.join()
+    return len(made)
+
+
+def commit_loop(root: Path, tally: Tally, deadline: float) -> None:
+    def work() -> None:
+        for _ in range(6):
+            if time.monotonic() > deadline:
+                return
+            entry = pick(root, ("hot", "cold"))
+            if entry is not None:
+                verb = "demote" if entry.tier == "hot" else "promote"
+                tally.squadmem_ok += squadmem(root, verb, entry.id).returncode == 0
+
+    tally.user_commits += beside(root, ["commit", "-a", "-q", "-m", "user"], True, work)
+
+
+def status_loop(root: Path, tally: Tally, deadline: float) -> None:
+    def work() -> None:
+        for day in range(3):
+            if time.monotonic() > deadline:
+                return
+            for _ in range(2):
+                entry = pick(root, ("cold", "archive"))
+                if entry is not None:
+                    tally.squadmem_ok += squadmem(root, "promote", entry.id).returncode == 0
+            now = f"2027-0{day + 1}-15"
+            tally.squadmem_ok += squadmem(root, "maintain", "--now", now).returncode == 0
+
+    beside(root, ["status", "--porcelain"], False, work)
+    (root / "notes.txt").write_text("after\n")
+    git(root, "add", "notes.txt")
+    tally.user_commits += git(root, "commit", "-q", "-m", "user", check=False).returncode == 0
+
+
+def kill_maintain(root: Path, tally: Tally, deadline: float) -> None:
+    proc = spawn(root, "maintain", "--now", "2027-06-01")
+    time.sleep(random.uniform(0.05, 0.9))
+    if proc.poll() is None:
+        os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    (root / "notes.txt").write_text("after the kill\n")
+    if git(root, "commit", "-a", "-q", "-m", "user", check=False).returncode != 0:
+        squadmem(root, "doctor", "--fix")
+        git(root, "commit", "-a", "-q", "-m", "user", check=False)
+    tally.user_commits += 1
+    tally.squadmem_ok += squadmem(root, "maintain", "--now", "2027-06-01").returncode == 0
+
+
+def x_merge(root: Path, tally: Tally, deadline: float) -> None:
+    """Each branch demotes a different hot section of the same agent: both append to one cold file."""
+    side = random.choice(("ours", "theirs"))
+    agent = random.choice(AGENTS)
+    first = pick(root, ("hot",), agent)
+    second = pick(root, ("hot",), agent)
+    while second is not None and first is not None and second.id == first.id:
+        second = pick(root, ("hot",), agent)
+    assert first is not None and second is not None
+    git(root, "checkout", "-q", "-b", "side")
+    tally.squadmem_ok += squadmem(root, "demote", first.id).returncode == 0
+    git(root, "checkout", "-q", "main")
+    tally.squadmem_ok += squadmem(root, "demote", second.id).returncode == 0
+    git(root, "merge", "-q", "--no-edit", "-X", side, "side", check=False)
+    if git(root, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).returncode == 0:
+        git(root, "merge", "--abort", check=False)
+    tally.user_commits += 1
+
+
+CASES: dict[str, Callable[[Path, Tally, float], None]] = {
+    "commit loop beside promote/demote": commit_loop,
+    "status loop beside promote/maintain": status_loop,
+    "kill -9 of maintain, then commit -a": kill_maintain,
+    "-X ours / -X theirs merges": x_merge,
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=60.0, help="total running time (default 60)")
+    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    args = parser.parse_args()
+    random.seed(args.seed)
+    share = args.seconds / len(CASES)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        template = Path(tmp) / "template"
+        template.mkdir()
+        seed(template)
+        expected = tree_sections(template, "HEAD")
+        for number, (name, case) in enumerate(CASES.items()):
+            tally = Tally()
+            deadline = time.monotonic() + share
+            run = 0
+            while time.monotonic() < deadline or run == 0:
+                root = Path(tmp) / f"{number}-{run}"
+                shutil.copytree(template, root)
+                case(root, tally, deadline)
+                tally.check(root, expected)
+                shutil.rmtree(root, ignore_errors=True)
+                run += 1
+            rows.append((name, tally))
+    print(f"chaos: {args.seconds:g} s, seed {args.seed}")
+    print()
+    print(
+        "| case | runs | user commits | squadmem commands ok | sections lost | duplicated "
+        "| forged logs passed | verify missed |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
+    for name, t in rows:
+        print(
+            f"| {name} | {t.runs} | {t.user_commits} | {t.squadmem_ok} | {t.lost} | {t.duplicated} "
+            f"| {t.forged_passed} | {t.verify_missed} |"
+        )
+    totals = [sum(getattr(t, k) for _, t in rows) for k in ("lost", "duplicated", "forged_passed")]
+    print()
+    print(f"total: {totals[0]} lost, {totals[1]} duplicated, {totals[2]} forged logs passed")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,127 @@
+"""Benchmark: ``git merge`` of two branches that each ran ``maintain``, with and without the driver.
+
+One repository (``squadmem init``, one agent with hot notes and cold facts of
+different ages); branch *side* adds notes and runs ``maintain`` a week later
+than *main* does, so the two runs move the same sections to different tiers
+(main: hot -> cold; side: hot -> archive, cold -> wiki). Then, taking turns,
+``git merge -X ours side`` and ``-X theirs`` with squadmem's merge driver and
+with git's line merge (``merge=text`` in ``.git/info/attributes``), each
+undone with ``git reset --hard`` before the next. The table gives, for each,
+the sections after the merge (distinct titles, lost, doubled) and the median
+time of the whole ``git merge`` process.
+
+    python bench/merge_bench.py [--runs 11] [--notes 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from squadmem import sections
+from squadmem.layout import MEMORY_DIR
+
+HOT = f"{MEMORY_DIR}/hot/picard.md"
+COLD = f"{MEMORY_DIR}/cold/picard.md"
+
+
+def _git(root: Path, *args: str, date: str | None = None, check: bool = True) -> int:
+    env = dict(os.environ)
+    if date:
+        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
+    return subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=check).returncode
+
+
+def _squadmem(root: Path, *args: str) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "squadmem", "-C", str(root), *args], check=True, capture_output=True
+    )
+
+
+def _commit(root: Path, files: dict[str, str], message: str, date: str) -> None:
+    for rel, text in files.items():
+        (root / rel).write_text(text, "utf-8")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "--no-verify", "-m", message, date=date)
+
+
+def build(root: Path, notes: int) -> None:
+    _git(root, "init", "-q", "-b", "main")
+    _git(root, "config", "user.name", "Bench")
+    _git(root, "config", "user.email", "bench@example.com")
+    _squadmem(root, "init", "--agent", "picard", "--no-hooks")
+    early = "".join(f"## Note {n}\nnote {n}\n\n" for n in range(notes))
+    facts = "".join(f"## Fact {n}\n<!-- squadmem: kind=fact -->\nfact {n}\n\n" for n in range(notes))
+    _commit(root, {HOT: f"# Hot\n\n{early}", COLD: f"# Cold\n\n{facts}"}, "setup", "2026-01-01T10:00:00Z")
+    later = "".join(f"## Later {n}\nlater {n}\n\n" for n in range(notes // 2))
+    _commit(root, {HOT: f"# Hot\n\n{early}{later}"}, "more", "2026-01-20T10:00:00Z")
+    _git(root, "checkout", "-q", "-b", "side")
+    side = (root / HOT).read_text("utf-8") + "## Side 1\ns1\n\n## Side 2\ns2\n"
+    _commit(root, {HOT: side}, "side notes", "2026-02-05T10:00:00Z")
+    _squadmem(root, "maintain", "--now", "2026-02-06T12:00:00Z")
+    _git(root, "checkout", "-q", "main")
+    _squadmem(root, "maintain", "--now", "2026-01-25T12:00:00Z")
+
+
+def titles(root: Path) -> list[str]:
+    found = []
+    for path in sorted((root / MEMORY_DIR).glob("*/*.md")):
+        if path.parent.name != "log":
+            text = path.read_text("utf-8", "replace")
+            found += [s.raw_heading.strip() for s in sections.split(text).sections]
+    return [t for t in found if t != "Index → Deeper Tiers"]
+
+
+def merge_once(root: Path, strategy: str, driver: bool) -> tuple[float, list[str]]:
+    attributes = root / ".git" / "info" / "attributes"
+    attributes.parent.mkdir(exist_ok=True)
+    attributes.write_text("" if driver else f"{MEMORY_DIR}/** merge=text\n", "utf-8")
+    started = time.perf_counter()
+    status = _git(root, "merge", "-q", "--no-edit", "-X", strategy, "side", check=False)
+    elapsed = time.perf_counter() - started
+    found = titles(root)
+    _git(root, "reset", "-q", "--hard", "HEAD^" if status == 0 else "HEAD")
+    return elapsed, found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--notes", type=int, default=10)
+    args = parser.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="squadmem-merge-bench-") as folder:
+        root = Path(folder)
+        build(root, args.notes)
+        expected = set(titles(root))
+        _git(root, "checkout", "-q", "side")
+        expected |= set(titles(root))
+        _git(root, "checkout", "-q", "main")
+        times: dict[tuple[str, bool], list[float]] = {}
+        results: dict[tuple[str, bool], list[str]] = {}
+        for _ in range(args.runs):
+            for strategy in ("ours", "theirs"):
+                for driver in (True, False):
+                    elapsed, found = merge_once(root, strategy, driver)
+                    times.setdefault((strategy, driver), []).append(elapsed)
+                    results[(strategy, driver)] = found
+    print(f"two maintained branches, {len(expected)} distinct sections; medians of {args.runs} merges\n")
+    print("| merge | tier files merged by | sections | distinct | lost | doubled | time |")
+    print("|---|---|---:|---:|---:|---:|---:|")
+    for (strategy, driver), found in results.items():
+        lost = len(expected - set(found))
+        doubled = len(found) - len(set(found))
+        median = statistics.median(times[(strategy, driver)]) * 1000
+        how = "squadmem's driver" if driver else "git's line merge"
+        counts = f"{len(found)} | {len(set(found))} | {lost} | {doubled}"
+        print(f"| `-X {strategy}` | {how} | {counts} | {median:.0f} ms |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,333 @@
+"""Replay a workload through squadmem: the real tool in a real repository, or its policy in memory.
+
+The day of each agent ``i`` (0-based) of day ``d``:
+
+- ``09:00 + i h`` spawn: ``squadmem context --agent A`` is the payload; the
+  tiers of the agent's sections are noted (``squadmem list --json``);
+- ``+10 min`` the day's uses: a section in hot is a **hot hit**, one in cold a
+  **cold hit** (the agent would have found it with ``--include-cold``), one in
+  the archive a **miss needing recall**. Hot and cold uses are recorded with
+  ``squadmem touch``, archive ones with ``squadmem recall <its token>
+  --limit 1`` (what the agent would run to find it);
+- ``+30 min`` the agent's new entries go into its hot file (before the Index)
+  and one ``git commit`` at that time carries them, with the real hooks (the
+  pending uses become its ``Squad-Memory-Used`` trailer);
+- ``23:00`` ``squadmem maintain --now <day> 23:00``, its commits dated then.
+
+:class:`Model` does the same in memory: the same tier texts, ages kept the way
+``squadmem.history`` reads them (a section's content dates from the commit that
+wrote it, a trailer from the commit carrying it), and each night
+``squadmem.policy.plan`` (the code ``maintain`` runs) on the agent's files, its
+``Plan.files`` becoming the next state. :func:`real` drives the real tool; the
+two produce the same rows (``tests/hit_rate_test.py``; ``hit_rate.py --compare``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import workload as wl  # a sibling script, not a package
+
+from squadmem import catalog, context, history, index, maintain, policy
+from squadmem.layout import tier_rel
+from squadmem.settings import Settings
+
+START = dt.datetime(2026, 1, 5, tzinfo=dt.UTC)
+NIGHT_HOUR = 23
+PINGPONG_DAYS = 7  # a move undoing the section's previous move within this many days is a ping-pong
+MEMORY = ".squad/memory"
+
+
+def at(day: int, hours: float) -> dt.datetime:
+    return START + dt.timedelta(days=day, hours=hours)
+
+
+def spawn_time(day: int, i: int) -> dt.datetime:
+    return at(day, 9 + i)
+
+
+def use_time(day: int, i: int) -> dt.datetime:
+    return spawn_time(day, i) + dt.timedelta(minutes=10)
+
+
+def commit_time(day: int, i: int) -> dt.datetime:
+    return spawn_time(day, i) + dt.timedelta(minutes=30)
+
+
+def night(day: int) -> dt.datetime:
+    return at(day, NIGHT_HOUR)
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One agent's day: what it used, where that was at spawn, what it loaded, how much moved that night."""
+
+    day: int
+    agent: str
+    uses: int
+    hot: int  # used sections that were in the spawn payload
+    cold: int  # ... in cold (found with --include-cold)
+    recall: int  # ... in the archive (found with recall)
+    payload: int  # bytes of the spawn payload
+    held: tuple[str, ...]  # ids in the payload, sorted
+    moves: int  # moves of this agent's sections that night
+    pingpong: int
+
+
+def initial_texts(work: wl.Workload) -> dict[str, str]:
+    """Each agent's hot file (its header and Core Context) and empty cold file."""
+    texts = {}
+    for agent in work.agents:
+        texts[tier_rel("hot", agent)] = maintain.header("hot", agent) + work.core[agent]
+        texts[tier_rel("cold", agent)] = maintain.header("cold", agent)
+    return texts
+
+
+def with_entries(hot_text: str, entries: tuple[wl.Entry, ...]) -> str:
+    """The hot file with the new entries just before its Index (or at the end)."""
+    for entry in entries:
+        hot_text = index.insert(hot_text, entry.text)
+    return hot_text
+
+
+def classify(tiers: Mapping[str, str], used: tuple[str, ...]) -> tuple[int, int, int]:
+    """(hot, cold, recall) counts of the used ids, given each id's tier at spawn."""
+    counts = {"hot": 0, "cold": 0, "other": 0}
+    for key in used:
+        tier = tiers.get(key, "other")
+        counts[tier if tier in counts else "other"] += 1
+    return counts["hot"], counts["cold"], counts["other"]
+
+
+class PingPong:
+    """Counts moves that undo a section's previous move within PINGPONG_DAYS."""
+
+    def __init__(self) -> None:
+        self.last: dict[str, tuple[str, str, dt.datetime]] = {}
+
+    def count(self, moves: list[tuple[str, str, str]], when: dt.datetime) -> int:
+        found = 0
+        for key, source, target in moves:
+            before = self.last.get(key)
+            if before and (before[0], before[1]) == (target, source):
+                found += when - before[2] <= dt.timedelta(days=PINGPONG_DAYS)
+            self.last[key] = (source, target, when)
+        return found
+
+
+# -- the in-memory model -------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Age:
+    """A section's last use, shaped like ``history.LastUse``."""
+
+    when: dt.datetime | None
+    kind: str
+
+
+class Model:
+    """squadmem's rules (``policy.plan``) replayed in memory."""
+
+    def __init__(self, work: wl.Workload, settings: Settings) -> None:
+        self.work = work
+        self.settings = settings
+        self.texts = initial_texts(work)
+        self.content: dict[bytes, dt.datetime] = {}
+        self.trailer: dict[str, dt.datetime] = {}
+        self.pingpong = PingPong()
+        for text in self.texts.values():
+            self.date_content(text, at(0, 8))
+
+    def date_content(self, text: str, when: dt.datetime) -> None:
+        for section in index.split(text).sections:
+            self.content.setdefault(history.content_key(section.text), when)
+
+    def agent_texts(self, agent: str) -> dict[str, str]:
+        return {rel: t for rel, t in self.texts.items() if rel.split("/")[-1] == f"{agent}.md"}
+
+    def memory(self, agent: str) -> catalog.Memory:
+        return index.memory(self.agent_texts(agent))
+
+    def ages(self, memory: catalog.Memory) -> dict[str, Age]:
+        found = {}
+        for entry in memory.entries:
+            written = self.content.get(history.content_key(entry.text))
+            used = self.trailer.get(entry.id)
+            if used is not None and (written is None or used >= written):
+                found[entry.id] = Age(used, "trailer")
+            elif written is not None:
+                found[entry.id] = Age(written, "content")
+        return found
+
+    def run(self) -> Iterator[Row]:
+        for day in range(1, self.work.days + 1):
+            spawned = {a: self.session(day, i, a) for i, a in enumerate(self.work.agents)}
+            moved = self.maintain(day)
+            for agent in self.work.agents:
+                row, moves = spawned[agent], moved.get(agent, [])
+                yield dataclasses.replace(
+                    row, moves=len(moves), pingpong=self.pingpong.count(moves, night(day))
+                )
+
+    def session(self, day: int, i: int, agent: str) -> Row:
+        memory = self.memory(agent)
+        text, _, _ = context.build(memory, agent)
+        tiers = {e.id: e.tier for e in memory.entries}
+        used = self.work.uses[day, agent]
+        hot, cold, recall = classify(tiers, used)
+        for key in used:
+            self.trailer[key] = commit_time(day, i)
+        rel = tier_rel("hot", agent)
+        self.texts[rel] = with_entries(self.texts[rel], self.work.writes[day, agent])
+        self.date_content(self.texts[rel], commit_time(day, i))
+        held = tuple(sorted(e.id for e in memory.in_file(rel)))
+        return Row(day, agent, len(used), hot, cold, recall, len(text.encode("utf-8")), held, 0, 0)
+
+    def maintain(self, day: int) -> dict[str, list[tuple[str, str, str]]]:
+        moved = {}
+        for agent in self.work.agents:
+            memory = self.memory(agent)
+            plan = policy.plan(memory, self.ages(memory), self.settings, night(day), header=maintain.header)
+            self.texts.update(plan.files)
+            for text in plan.files.values():
+                self.date_content(text, night(day))
+            moved[agent] = [(m.id, m.source_tier, m.target_tier) for m in plan.moves]
+        return moved
+
+
+# -- the real tool -------------------------------------------------------------------------------
+
+
+def settings_toml(settings: Settings) -> str:
+    """tiers.toml for ``settings`` (the budget hook warns: agents write into hot all day)."""
+    hot, cold = settings.hot, settings.cold
+    return (
+        f"[hot]\nstale_days = {hot.stale_days}\nmax_bytes = {hot.max_bytes}\nmax_lines = {hot.max_lines}\n"
+        f"index_max_entries = {hot.index_max_entries}\n\n[cold]\nttl_days = {cold.ttl_days}\n"
+        f"max_bytes = {cold.max_bytes}\n\n[promote]\nwindow_hours = {settings.promote.window_hours}\n\n"
+        '[budget]\nmode = "warn"\n'
+    )
+
+
+class Real:
+    """The workload through the real squadmem in a real repository at ``root``."""
+
+    def __init__(self, work: wl.Workload, settings: Settings, root: Path) -> None:
+        from typer.testing import CliRunner
+
+        self.work, self.settings, self.root = work, settings, root
+        self.runner = CliRunner()
+        self.pingpong = PingPong()
+        self.env = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+        for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
+            self.env.pop(key, None)
+
+    def git(self, *args: str, when: dt.datetime | None = None) -> str:
+        env = dict(self.env)
+        if when is not None:
+            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
+        done = subprocess.run(["git", *args], cwd=self.root, env=env, capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"git {' '.join(args)}: {done.stderr}")
+        return done.stdout
+
+    def squadmem(self, *args: str, when: dt.datetime, now: bool = True) -> str:
+        from squadmem.cli import app
+
+        env = {"GIT_AUTHOR_DATE": when.isoformat(), "GIT_COMMITTER_DATE": when.isoformat()}
+        dated = ["--now", when.isoformat()] if now else []
+        done = self.runner.invoke(app, ["-C", str(self.root), *args, *dated], env=env)
+        if done.exit_code:
+            raise RuntimeError(f"squadmem {' '.join(args)}: exit {done.exit_code}: {done.output}")
+        return done.stdout
+
+    def setup(self) -> None:
+        self.root.mkdir(parents=True, exist_ok=True)
+        self.git("init", "-q", "-b", "main")
+        self.git("config", "user.name", "Scribe")
+        self.git("config", "user.email", "scribe@example.com")
+        self.git("config", "commit.gpgsign", "false")
+        agents = [f"--agent={a}" for a in self.work.agents]
+        self.squadmem("init", *agents, when=at(0, 8), now=False)
+        (self.root / MEMORY / "tiers.toml").write_text(settings_toml(self.settings))
+        for rel, text in initial_texts(self.work).items():
+            (self.root / rel).write_text(text)
+        self.git("add", "-A")
+        self.git("commit", "-q", "-m", "squadmem init", when=at(0, 8))
+
+    def run(self) -> Iterator[Row]:
+        self.setup()
+        for day in range(1, self.work.days + 1):
+            spawned = {a: self.session(day, i, a) for i, a in enumerate(self.work.agents)}
+            moved = self.maintain(day)
+            for agent in self.work.agents:
+                row, moves = spawned[agent], moved.get(agent, [])
+                yield dataclasses.replace(
+                    row, moves=len(moves), pingpong=self.pingpong.count(moves, night(day))
+                )
+
+    def session(self, day: int, i: int, agent: str) -> Row:
+        payload = self.squadmem("context", "--agent", agent, when=spawn_time(day, i))
+        listed = json.loads(
+            self.squadmem("list", "--agent", agent, "--json", when=spawn_time(day, i), now=False)
+        )
+        tiers = {s["id"]: s["tier"] for s in listed["sections"]}
+        used = self.work.uses[day, agent]
+        hot, cold, recall = classify(tiers, used)
+        by_key = {e.key: e for e in self.work.entries() if e.agent == agent}
+        touched = [k for k in used if tiers.get(k) in ("hot", "cold")]
+        if touched:
+            self.squadmem("touch", *touched, when=use_time(day, i))
+        for key in used:
+            if tiers.get(key) not in ("hot", "cold"):
+                token = by_key[key].token
+                args = ("recall", token, "--agent", agent, "--limit", "1", "--no-logs")
+                self.squadmem(*args, when=use_time(day, i))
+        path = self.root / tier_rel("hot", agent)
+        path.write_bytes(
+            with_entries(path.read_bytes().decode("utf-8"), self.work.writes[day, agent]).encode()
+        )
+        self.git("add", "--", tier_rel("hot", agent))
+        self.git("commit", "-q", "-m", f"{agent}: day {day}", when=commit_time(day, i))
+        held = tuple(sorted(k for k, t in tiers.items() if t == "hot"))
+        return Row(day, agent, len(used), hot, cold, recall, len(payload.encode("utf-8")), held, 0, 0)
+
+    def maintain(self, day: int) -> dict[str, list[tuple[str, str, str]]]:
+        out = json.loads(self.squadmem("maintain", "--json", when=night(day)))
+        moved: dict[str, list[tuple[str, str, str]]] = {}
+        for move in out["moves"]:
+            moved.setdefault(move["agent"], []).append((move["id"], move["from"], move["to"]))
+        return moved
+
+    def texts(self) -> dict[str, str]:
+        """Every tier file in the work tree."""
+        base = self.root / MEMORY
+        return {
+            p.relative_to(self.root).as_posix(): p.read_text("utf-8")
+            for tier in ("hot", "cold", "archive")
+            if (base / tier).is_dir()
+            for p in sorted((base / tier).glob("*.md"))
+        }
+
+
+def model(work: wl.Workload, settings: Settings) -> tuple[list[Row], dict[str, str]]:
+    """The rows of the in-memory replay, and the tier files it ends with."""
+    runner = Model(work, settings)
+    rows = list(runner.run())
+    return rows, {rel: text for rel, text in sorted(runner.texts.items()) if text}
+
+
+def real(work: wl.Workload, settings: Settings, root: Path) -> tuple[list[Row], dict[str, str]]:
+    """The rows of the real replay, and the tier files it ends with."""
+    runner = Real(work, settings, root)
+    rows = list(runner.run())
+    return rows, runner.texts()

@@ -1,0 +1,63 @@
+"""What state a work tree's git is in: an operation under way, an unfinished squadmem move.
+
+Standard library only: the hooks use it. Everything here is read from the work
+tree's own git dir (``git rev-parse --git-dir``): in a linked worktree that is
+``.git/worktrees/<name>/``, which holds its HEAD, its index, a merge or rebase
+under way, and squadmem's journal for that work tree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+STATE_DIR = "squadmem"
+JOURNAL = "journal.json"
+
+
+@dataclasses.dataclass(frozen=True)
+class Operation:
+    """A git operation under way: what it is and the commands that end it."""
+
+    name: str  # "a merge"
+    finish: str  # "git merge --continue"
+    abort: str  # "git merge --abort"
+
+    def hint(self, then: str) -> str:
+        return f"finish it first ({self.finish}, or {self.abort}), then {then}"
+
+
+_MARKERS = (
+    ("rebase-merge", Operation("a rebase", "git rebase --continue", "git rebase --abort")),
+    ("rebase-apply", Operation("a rebase or am", "git rebase --continue", "git rebase --abort")),
+    ("MERGE_HEAD", Operation("a merge", "git commit", "git merge --abort")),
+    ("CHERRY_PICK_HEAD", Operation("a cherry-pick", "git cherry-pick --continue", "git cherry-pick --abort")),
+    ("REVERT_HEAD", Operation("a revert", "git revert --continue", "git revert --abort")),
+)
+
+
+def in_progress(git_dir: Path) -> Operation | None:
+    """The operation under way in the work tree whose git dir this is, if any."""
+    for marker, operation in _MARKERS:
+        if (git_dir / marker).exists():
+            return operation
+    return None
+
+
+def journal_path(git_dir: Path) -> Path:
+    return git_dir / STATE_DIR / JOURNAL
+
+
+def unfinished_move(git_dir: Path) -> str | None:
+    """The subject of a squadmem move this work tree's journal says is unfinished, if any."""
+    path = journal_path(git_dir)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    try:
+        subject = json.loads(raw).get("subject")
+    except (ValueError, AttributeError):
+        subject = None
+    return subject if isinstance(subject, str) and subject else "(unreadable journal)"

@@ -1,0 +1,45 @@
+"""pre-commit hook: no commit while a squadmem move is unfinished in this work tree.
+
+A move interrupted (a kill, a crash) between moving HEAD and updating the work
+tree and index leaves its journal in ``<git dir>/squadmem/journal.json``;
+a commit made then could carry a stale index or a half-written work tree.
+Prints ``squadmem: a move is unfinished (...); run: squadmem doctor --fix``
+and exits 1. The git dir is the work tree's own (``git rev-parse --git-dir``),
+so a linked worktree is judged by its own journal. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from squadmem import gitstate
+from squadmem.errors import SquadmemError
+from squadmem.hooks import staged
+
+FIX = "run: squadmem doctor --fix"
+
+
+def git_dir(env: dict[str, str]) -> Path:
+    return Path(staged.git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8").strip())
+
+
+def check(env: dict[str, str]) -> list[str]:
+    subject = gitstate.unfinished_move(git_dir(env))
+    if subject is None:
+        return []
+    return [f"squadmem: a move is unfinished ({subject}); commit after it is finished: {FIX}"]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        offences = check(staged.git_env())
+    except SquadmemError as exc:
+        staged.report([], exc)
+        return int(exc.code)
+    staged.report(offences)
+    return 1 if offences else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,78 @@
+"""The hit-rate bench: its workload is deterministic, and its in-memory model is the real tool."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from squadmem.settings import Settings
+
+BENCH = Path(__file__).resolve().parents[1] / "bench"
+
+
+def _bench(name: str) -> ModuleType:
+    if name in sys.modules:
+        return sys.modules[name]
+    sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+workload = _bench("workload")
+replay = _bench("replay")
+
+# Short thresholds, so that in a few days every rule fires: stale, ttl, used, budget.
+QUICK = Settings().replace(
+    hot={"stale_days": 2, "max_bytes": 1900, "index_max_entries": 6},
+    cold={"ttl_days": 3},
+    promote={"window_hours": 24},
+)
+
+
+def test_workload_same_seed_same_workload() -> None:
+    params = workload.Params(agents=3, days=20, seed=5)
+    assert workload.build(params) == workload.build(params)
+    other = workload.build(workload.Params(agents=3, days=20, seed=6))
+    assert other.uses != workload.build(params).uses
+
+
+def test_workload_uses_only_older_entries_of_the_same_agent() -> None:
+    work = workload.build(workload.Params(agents=3, days=40))
+    entries = work.by_key()
+    assert len(entries) == sum(len(w) for w in work.writes.values())  # keys are unique
+    for (day, agent), keys in work.uses.items():
+        assert len(set(keys)) == len(keys)
+        for key in keys:
+            assert entries[key].agent == agent and entries[key].day < day
+
+
+def test_pingpong_counts_a_move_undone_within_the_window() -> None:
+    counter = replay.PingPong()
+    start = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    assert counter.count([("a/x", "hot", "cold")], start) == 0
+    assert counter.count([("a/x", "cold", "hot"), ("a/y", "hot", "cold")], start + dt.timedelta(days=3)) == 1
+    assert counter.count([("a/y", "cold", "hot")], start + dt.timedelta(days=11)) == 0
+
+
+def test_replay_model_agrees_with_the_real_tool(tmp_path: Path) -> None:
+    """The in-memory model (policy.plan on tier texts) is what the real tool does, day by day.
+
+    Real repository, real commits with dates and hooks, context / list / touch /
+    recall / maintain through the CLI: every agent-day's payload bytes, hot
+    set, hits, cold hits, recalls and moves, and every tier file at the end, agree.
+    """
+    work = workload.build(workload.Params(agents=2, days=6, seed=4))
+    modelled, model_texts = replay.model(work, QUICK)
+    real_rows, real_texts = replay.real(work, QUICK, tmp_path / "repo")
+    assert real_rows == modelled
+    assert real_texts == model_texts
+    assert sum(r.cold for r in modelled) and sum(r.recall for r in modelled) and sum(r.hot for r in modelled)
+    assert any(rel.startswith(".squad/memory/archive/") for rel in real_texts)  # the TTL fired
+    assert sum(r.pingpong for r in modelled)  # promotions and budget demotions both fired
