@@ -199,9 +199,11 @@ def run(repo: Repo, fix: bool = False) -> list[Check]:
         checks.append(Check("tier files", FAIL, exc.message))
     else:
         if memory.left_out:
-            problem = next(iter(memory.left_out.values()))
-            more = f" (and {len(memory.left_out) - 1} more left out)" if len(memory.left_out) > 1 else ""
-            detail = f"{problem.message}{more}; {problem.hint}" if problem.hint else problem.message + more
+            problems = list(dict.fromkeys(memory.left_out.values()))  # one per owner left out
+            problem = problems[0]
+            detail = f"{problem.message}; {problem.hint}" if problem.hint else problem.message
+            if len(problems) > 1:
+                detail += f" (and {len(problems) - 1} more file(s) squadmem cannot read)"
             checks.append(Check("tier files", FAIL, detail))
         else:
             checks.append(Check("tier files", OK, f"{len(memory.files)} tier files read"))
