@@ -9,10 +9,11 @@ then file order. Built from the work tree or from blobs of any commit.
 from __future__ import annotations
 
 import dataclasses
+import warnings
 from collections.abc import Iterable, Mapping
 
 from squadmem import sections, titles
-from squadmem.errors import SquadmemError
+from squadmem.errors import SquadmemError, SquadmemWarning
 from squadmem.layout import TIERS, Layout, TierFile, classify, decode_tier
 
 SESSION_TITLE = "Session"
@@ -92,6 +93,17 @@ class TierDoc:
 class Memory:
     files: dict[str, TierDoc]  # by repository-relative path
     entries: tuple[Entry, ...]
+    # Work-tree tier files left out, each with the problem that made squadmem leave it out: an
+    # owner (agent or wiki topic) with one unreadable file is left out whole, as its ids depend
+    # on all its files. Nothing may be written into them until the problem is fixed.
+    left_out: Mapping[str, SquadmemError] = dataclasses.field(default_factory=dict)
+
+    def require(self, owner: str) -> None:
+        """Raise the problem that left ``owner``'s memory (an agent, or ``wiki:<topic>``) out, if any."""
+        for rel, problem in self.left_out.items():
+            tf = classify(rel)
+            if tf is not None and tf.owner == owner:
+                raise problem
 
     def agents(self) -> list[str]:
         """Agents with a tier file (hot, cold or archive) in this memory."""
@@ -112,9 +124,11 @@ class Memory:
         if len(matches) == 1:
             return matches[0]
         if not matches:
+            self.require(ref.rpartition("/")[0])
+            unread = f" ({len(self.left_out)} tier file(s) could not be read: see the warnings)"
             raise SquadmemError(
                 f"no section has the id or heading {ref!r}",
-                hint="see the ids with: squadmem list",
+                hint="see the ids with: squadmem list" + (unread if self.left_out else ""),
             )
         candidates = ", ".join(f"{e.id} ({e.file})" for e in matches)
         raise SquadmemError(f"{ref!r} is ambiguous: {candidates}", hint="name the section by its id")
@@ -124,9 +138,7 @@ def parse_file(tf: TierFile, text: str) -> TierDoc:
     try:
         return TierDoc(tf, text, sections.split(text))
     except sections.FlagError as exc:
-        raise SquadmemError(
-            f"{tf.rel}: {exc}", hint="flags are: id=NAME pin kind=decision|fact topic=NAME"
-        ) from None
+        raise SquadmemError(f"{tf.rel}: {exc}", hint=sections.FLAG_HINT) from None
 
 
 def base(section: sections.Section) -> str:
@@ -138,8 +150,11 @@ def _owner(tf: TierFile) -> str:
     return tf.owner
 
 
-def build(docs: Iterable[TierDoc]) -> Memory:
-    """Assign ids across files and return the memory they make."""
+def build(docs: Iterable[TierDoc], left_out: dict[str, SquadmemError] | None = None) -> Memory:
+    """Assign ids across files and return the memory they make.
+
+    With ``left_out`` (a dict, filled in), an owner whose ids clash is left out instead of raising.
+    """
     order = {tier: n for n, tier in enumerate(TIERS)}
     ordered = sorted(docs, key=lambda d: (order[d.tier_file.tier], d.tier_file.name))
     by_owner: dict[str, list[tuple[TierDoc, int, str, str]]] = {}
@@ -155,11 +170,16 @@ def build(docs: Iterable[TierDoc]) -> Memory:
             flag_id = doc.document.sections[position].flags.id
             if flag_id:
                 if flag_id in explicit:
-                    raise SquadmemError(
+                    clash = SquadmemError(
                         f"{doc.tier_file.rel}: id={flag_id} is also set in {explicit[flag_id]}",
                         hint="give each section of an agent its own id",
                     )
+                    if left_out is None:
+                        raise clash
+                    left_out.update({d.tier_file.rel: clash for d in ordered if _owner(d.tier_file) == owner})
                 explicit[flag_id] = doc.tier_file.rel
+        if left_out is not None and any(d.tier_file.rel in left_out for d, *_ in items):
+            continue
         slugs = sections.assign_slugs([base for *_, base in items])
         for (doc, position, title, _), slug in zip(items, slugs, strict=True):
             tf = doc.tier_file
@@ -174,7 +194,8 @@ def build(docs: Iterable[TierDoc]) -> Memory:
                     doc.document.sections[position],
                 )
             )
-    return Memory({d.tier_file.rel: d for d in ordered}, tuple(entries))
+    kept = {d.tier_file.rel: d for d in ordered if d.tier_file.rel not in (left_out or {})}
+    return Memory(kept, tuple(entries), dict(left_out or {}))
 
 
 def from_texts(texts: Mapping[str, str]) -> Memory:
@@ -191,6 +212,32 @@ def from_blobs(blobs: Mapping[str, bytes]) -> Memory:
     return from_texts({rel: decode_tier(raw, rel) for rel, raw in blobs.items() if classify(rel)})
 
 
+def _owner_of(rel: str) -> str | None:
+    found = classify(rel)
+    return found.owner if found is not None else None
+
+
 def load(layout: Layout) -> Memory:
-    """The memory of the work tree."""
-    return build(parse_file(tf, layout.read_tier(tf)) for tf in layout.tier_files())
+    """The memory of the work tree; an owner with a file squadmem cannot read is left out, with a warning.
+
+    One bad file (over 1 MiB, a NUL byte, not UTF-8, a malformed flag comment) then degrades
+    only what depends on it: other agents and topics work; :meth:`Memory.require` and
+    :meth:`Memory.find` raise its problem for what needs it.
+    """
+    files = layout.tier_files()
+    docs: list[TierDoc] = []
+    broken: dict[str, SquadmemError] = {}
+    for tf in files:
+        try:
+            docs.append(parse_file(tf, layout.read_tier(tf)))
+        except SquadmemError as exc:
+            broken.setdefault(tf.owner, exc)
+    left_out = {tf.rel: broken[tf.owner] for tf in files if tf.owner in broken}
+    memory = build([d for d in docs if d.tier_file.owner not in broken], left_out)
+    owners = {owner: why for rel, why in memory.left_out.items() if (owner := _owner_of(rel))}
+    for owner, problem in owners.items():
+        warnings.warn(
+            SquadmemWarning(f"{problem.message} ({owner}'s memory is left out)", hint=problem.hint),
+            stacklevel=2,
+        )
+    return memory

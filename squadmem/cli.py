@@ -11,6 +11,7 @@ import functools
 import os
 import sys
 import traceback
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -18,7 +19,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 
 from squadmem import __version__, listing, render, scaffold, settings
-from squadmem.errors import Exit, SquadmemError
+from squadmem.errors import Exit, SquadmemError, SquadmemWarning
 from squadmem.repo import Repo
 
 app = typer.Typer(
@@ -41,32 +42,95 @@ NowOpt = Annotated[
     str | None,
     typer.Option(
         "--now",
-        help="Take this moment as now (any date python-dateutil parses, UTC if no zone); default: the clock.",
+        help=(
+            "Take this moment as now: a date from 1970 to 9998, UTC unless it has a zone"
+            " (+HH:MM, Z or UTC); default: the clock."
+        ),
     ),
 ]
 AgentOpt = Annotated[str | None, typer.Option("--agent", "-a", help="Only this agent's tier files.")]
 
 
+def _not_utf8(value: Any) -> bool:
+    values = value if isinstance(value, list | tuple) else [value]
+    return any(isinstance(v, str | Path) and not str(v).isascii() and _undecodable(str(v)) for v in values)
+
+
+def _undecodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def check_arguments(values: dict[str, Any]) -> None:
+    """Refuse an argument whose bytes are not UTF-8 (Python keeps them as lone surrogates)."""
+    ctx = next((v for v in values.values() if hasattr(v, "command") and hasattr(v, "find_root")), None)
+    params = {p.name: p for p in ctx.command.params} if ctx is not None else {}
+    for name, value in values.items():
+        if _not_utf8(value):
+            param = params.get(name)
+            opts = param.opts if param is not None else []
+            shown = opts[0] if opts and opts[0].startswith("-") else name.upper()
+            raise SquadmemError(f"{shown}: not UTF-8", hint="give squadmem UTF-8 text")
+    if ctx is not None and _not_utf8(ctx.find_root().obj):
+        raise SquadmemError("-C: not UTF-8", hint="give squadmem UTF-8 text")
+
+
+def read_stdin() -> str:
+    """Standard input as UTF-8 text; refuses other bytes rather than guess."""
+    raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SquadmemError(
+            f"standard input: not UTF-8 (byte {exc.start})", hint="pipe UTF-8 text into squadmem"
+        ) from None
+
+
+def _warn(caught: list[warnings.WarningMessage]) -> None:
+    shown = set()
+    for item in caught:
+        if isinstance(item.message, SquadmemWarning) and item.message.render() not in shown:
+            shown.add(item.message.render())
+            typer.echo(item.message.render(), err=True)
+
+
 def guarded(fn: F) -> F:
-    """Turn SquadmemError into its exit code and one-line message; anything else into exit 3."""
+    """Turn SquadmemError into its exit code and one-line message; anything else into exit 3.
+
+    Arguments that are not UTF-8 are refused first; the warnings the core raised
+    (files left out, and why) are printed on stderr.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return fn(*args, **kwargs)
-        except SquadmemError as exc:
-            typer.echo(exc.render(), err=True)
-            raise typer.Exit(int(exc.code)) from None
-        except (typer.Exit, typer.Abort, KeyboardInterrupt):
-            raise
-        except Exception as exc:
-            if os.environ.get("SQUADMEM_DEBUG"):
-                traceback.print_exc()
-            typer.echo(f"squadmem: internal error: {type(exc).__name__}: {exc}", err=True)
-            typer.echo(f"hint: this is a bug in squadmem; please report it ({DEBUG_HINT})", err=True)
-            raise typer.Exit(int(Exit.INTERNAL)) from None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", SquadmemWarning)
+            try:
+                return _run(fn, args, kwargs)
+            finally:
+                _warn(caught)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _run(fn: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
+    try:
+        check_arguments(kwargs)
+        return fn(*args, **kwargs)
+    except SquadmemError as exc:
+        typer.echo(exc.render(), err=True)
+        raise typer.Exit(int(exc.code)) from None
+    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        if os.environ.get("SQUADMEM_DEBUG"):
+            traceback.print_exc()
+        typer.echo(f"squadmem: internal error: {type(exc).__name__}: {exc}", err=True)
+        typer.echo(f"hint: this is a bug in squadmem; please report it ({DEBUG_HINT})", err=True)
+        raise typer.Exit(int(Exit.INTERNAL)) from None
 
 
 def _version(value: bool) -> None:
@@ -642,11 +706,10 @@ def log_add(
 
     Example: squadmem log add --agent picard "rotated the staging keys"
     """
-    import sys
 
     from squadmem import clock, logs, settings
 
-    body = sys.stdin.read() if text == "-" else text
+    body = read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
         conf = settings.load(repo.layout.memory)
         path = logs.append(repo.layout, conf.tz, body, clock.now(now), agent)
@@ -814,14 +877,13 @@ def session_end(
 
     Example: squadmem session end --agent picard --summary-file - < summary.md
     """
-    import sys
 
     from squadmem import clock, logs
     from squadmem import session as sessions
 
     summary = None
     if summary_file == "-":
-        summary = sys.stdin.read()
+        summary = read_stdin()
     elif summary_file is not None:
         try:
             summary = Path(summary_file).read_text("utf-8")
@@ -876,7 +938,7 @@ def wiki_write(
     """
     from squadmem import wiki
 
-    text = sys.stdin.read() if file == "-" else _read_text(file)
+    text = read_stdin() if file == "-" else _read_text(file)
     with open_repo(ctx) as repo:
         written = wiki.write(repo, topic, text, title=title, replace=replace)
     typer.echo(render.to_json(written.as_dict()) if as_json else written.text())

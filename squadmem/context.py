@@ -67,6 +67,7 @@ def build(
     sections: Sequence[str] = (),
 ) -> tuple[str, list[tuple[str, int]], list[str]]:
     """The context text, its parts with their sizes, and the ids it counts as used (pure)."""
+    memory.require(check_name(agent))
     known_agent(agent, memory.agents())
     hot = memory.in_file(tier_rel("hot", agent))
     hot_text = _body(hot) or "(no hot memory yet)\n"
@@ -78,7 +79,8 @@ def build(
         cold_text = f"\n### Cold (summarized history)\n\n{body}"
         parts.append(("cold", len(body.encode("utf-8"))))
     for topic in dict.fromkeys(wiki):
-        entries = memory.in_file(tier_rel("wiki", check_name(topic, "topic")))
+        memory.require(f"wiki:{check_name(topic, 'topic')}")
+        entries = memory.in_file(tier_rel("wiki", topic))
         if not entries:
             raise SquadmemError(
                 f"no wiki page {tier_rel('wiki', topic)}",

@@ -198,7 +198,15 @@ def run(repo: Repo, fix: bool = False) -> list[Check]:
     except SquadmemError as exc:
         checks.append(Check("tier files", FAIL, exc.message))
     else:
-        checks.append(Check("tier files", OK, f"{len(memory.files)} tier files read"))
+        if memory.left_out:
+            problems = list(dict.fromkeys(memory.left_out.values()))  # one per owner left out
+            problem = problems[0]
+            detail = f"{problem.message}; {problem.hint}" if problem.hint else problem.message
+            if len(problems) > 1:
+                detail += f" (and {len(problems) - 1} more file(s) squadmem cannot read)"
+            checks.append(Check("tier files", FAIL, detail))
+        else:
+            checks.append(Check("tier files", OK, f"{len(memory.files)} tier files read"))
         rest: list[Callable[[], Check]] = [lambda: duplicates(memory), lambda: orphans(repo, memory)]
         checks.extend(check() for check in rest)
     checks += [shallow(repo), pending_uses(repo), squad_intake(repo)]

@@ -31,3 +31,22 @@ class SquadmemError(Exception):
         if self.hint:
             text += f"\nhint: {self.hint}"
         return text
+
+
+class SquadmemWarning(UserWarning):
+    """Something the user should fix that did not stop the command (a file left out, and why).
+
+    The core raises it with :func:`warnings.warn`; the CLI prints each once as
+    ``squadmem: warning: <message>`` and ``hint: <hint>`` on stderr.
+    """
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def render(self) -> str:
+        text = f"squadmem: warning: {self.message}"
+        if self.hint:
+            text += f"\nhint: {self.hint}"
+        return text

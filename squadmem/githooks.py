@@ -26,6 +26,12 @@ PRE_COMMIT_SNIPPET = """\
 # .pre-commit-config.yaml: add squadmem's hooks
 -   repo: local
     hooks:
+    -   id: squadmem-file-check
+        name: squadmem memory files stay readable
+        entry: squadmem-file-check
+        language: system
+        files: ^\\.squad/memory/
+        pass_filenames: false
     -   id: squadmem-journal-check
         name: squadmem no commit while a move is unfinished
         entry: python3 -m squadmem.hooks.journal_check

@@ -19,7 +19,8 @@ MEMORY_DIR = ".squad/memory"
 TIERS = ("hot", "cold", "archive", "wiki")
 AGENT_TIERS = ("hot", "cold", "archive")
 LOG_DIR = "log"
-MAX_FILE_BYTES = 1024 * 1024
+MAX_FILE_BYTES = 1024 * 1024  # a tier file or daily log squadmem reads or writes
+MAX_NAME = 100  # characters in an agent, topic or id= name (file names stay far below 255 bytes)
 # Squad's own files in .squad/memory/: squadmem never writes, moves or deletes them.
 SQUAD_OWNED = (
     "local",
@@ -35,13 +36,21 @@ _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _LOG_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
 
 
+def is_name(name: str) -> bool:
+    """A safe agent, topic or ``id=`` name: ``[A-Za-z0-9][A-Za-z0-9._-]*``, no ``..``, at most 100."""
+    return len(name) <= MAX_NAME and _NAME.fullmatch(name) is not None and ".." not in name
+
+
 def check_name(name: str, what: str = "agent") -> str:
     """Return ``name`` if it is a safe agent or topic name, else raise."""
-    if not _NAME.fullmatch(name) or ".." in name:
-        shown = name.encode("unicode_escape").decode("ascii")
+    if not is_name(name):
+        shown = name.encode("unicode_escape", "backslashreplace").decode("ascii")
+        if len(shown) > 60:
+            shown = f"{shown[:40]}...({len(name)} characters)"
         raise SquadmemError(
             f"invalid {what} name {shown!r}",
-            hint=f"{what} names are letters, digits, '.', '_' and '-', starting with a letter or digit",
+            hint=f"{what} names are letters, digits, '.', '_' and '-', starting with a letter or digit,"
+            f" at most {MAX_NAME} characters",
         )
     return name
 
@@ -83,7 +92,7 @@ def classify(rel: str) -> TierFile | None:
     if len(parts) != 2 or parts[0] not in TIERS or not parts[1].endswith(".md"):
         return None
     name = parts[1][:-3]
-    if not _NAME.fullmatch(name) or ".." in name:
+    if not is_name(name):
         return None
     return TierFile(parts[0], name, rel)
 
@@ -170,17 +179,44 @@ def known_agent(name: str, known: Sequence[str]) -> str:
     raise SquadmemError(f"--agent {name}: no tier file belongs to this agent", hint=hint)
 
 
+SPLIT_HINT = "cut it down by hand: delete or move out sections (git keeps every version), then commit"
+
+
 def decode_tier(raw: bytes, rel: str) -> str:
+    """A tier file's text; refuses what squadmem cannot handle losslessly (NUL, not UTF-8, over 1 MiB)."""
     if len(raw) > MAX_FILE_BYTES:
         raise SquadmemError(
-            f"{rel}: {len(raw)} bytes is over the 1 MiB limit for a tier file",
-            hint="split it, or move old sections to the archive by hand",
+            f"{rel}: {len(raw)} bytes is over the 1 MiB limit for a tier file", hint=SPLIT_HINT
         )
     if b"\0" in raw:
-        raise SquadmemError(f"{rel}: holds a NUL byte", hint="tier files are UTF-8 Markdown text")
+        raise SquadmemError(
+            f"{rel}: holds a NUL byte", hint="tier files are UTF-8 Markdown text: remove the NUL byte"
+        )
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise SquadmemError(
             f"{rel}: not UTF-8 (byte {exc.start})", hint="re-save the file as UTF-8"
         ) from None
+
+
+def encode_tier(text: str, rel: str) -> bytes:
+    """The bytes squadmem writes for a tier file or log; refuses what it would then refuse to read."""
+    try:
+        raw = text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise SquadmemError(
+            f"{rel}: squadmem will not write it: the new text is not UTF-8",
+            hint="give UTF-8 text; squadmem changed nothing",
+        ) from None
+    if b"\0" in raw:
+        raise SquadmemError(
+            f"{rel}: squadmem will not write it: the new text holds a NUL byte",
+            hint="remove the NUL byte from what you give squadmem; it changed nothing",
+        )
+    if len(raw) > MAX_FILE_BYTES:
+        raise SquadmemError(
+            f"{rel}: squadmem will not write it: {len(raw)} bytes would be over the 1 MiB limit",
+            hint="write less at once, or cut the file down by hand first; squadmem changed nothing",
+        )
+    return raw

@@ -48,6 +48,7 @@ _EPOCH = re.compile(r"@?(\d+)(?: ([+-])(\d{2}):?(\d{2}))?")
 # How long after a day's end an append authored within the day may still land (a rebase or
 # cherry-pick of a branch's append keeps its author date; see docs/threat-model.md).
 REPLAY_WINDOW = dt.timedelta(days=7)
+MAX_LOG_BYTES = 1024 * 1024  # layout.MAX_FILE_BYTES (a test holds them equal)
 
 
 # -- names and days ------------------------------------------------------------------------------
@@ -362,18 +363,40 @@ def entry(text: str, moment: dt.datetime, tz: dt.tzinfo, agent: str | None = Non
     return "\n".join(lines) + "\n"
 
 
+def refuse_future(day: dt.date, tz: dt.tzinfo) -> dt.date:
+    """``day``, unless it is after the clock's today in ``tz`` (the hooks refuse such a log)."""
+    if day > today(dt.datetime.now(dt.UTC), tz):
+        raise SquadmemError(
+            f"--now: the log of {day.isoformat()} would be dated in the future (in {tz})",
+            hint="log under today's date: drop --now, or give a moment that has passed",
+        )
+    return day
+
+
 def append(layout: Layout, tz: dt.tzinfo, text: str, now: dt.datetime, agent: str | None = None) -> Path:
     """Append an entry to today's log (by ``tz``), creating the log with its title line; return its path.
 
+    Refuses (nothing written) a day after the clock's today, a NUL byte, and an entry that
+    would take the log over the 1 MiB limit: the hooks would refuse to commit any of them.
     ``agent``, when given, must be an agent with tier files here (the one agent rule).
     """
+    from squadmem.layout import encode_tier
+
     if agent is not None:
         layout.require_agent(agent)
-    day = today(now, tz)
+    day = refuse_future(today(now, tz), tz)
     line = entry(text, now, tz, agent)
     path = layout.log_path(day)  # refuses a path that a symlink leads outside .squad/memory/
+    rel = layout.rel(path)
     if path.is_symlink() or (path.exists() and not path.is_file()):
-        raise SquadmemError(f"{layout.rel(path)}: is not a regular file", hint="replace it with the log file")
+        raise SquadmemError(f"{rel}: is not a regular file", hint="replace it with the log file")
+    size = path.stat().st_size if path.exists() else 0
+    grown = size + len(encode_tier(title(day) + line, rel))
+    if grown > MAX_LOG_BYTES:
+        raise SquadmemError(
+            f"{rel}: squadmem will not write it: {grown} bytes would be over the 1 MiB limit",
+            hint="log a shorter entry (put long output in a file and log its path); nothing was written",
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "ab") as handle:
         end = handle.tell()

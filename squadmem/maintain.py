@@ -105,15 +105,17 @@ def load_settings(repo: Repo, overrides: Mapping[str, Mapping[str, Any]] | None 
     conf = settings.load(repo.layout.memory)
     for table, values in (overrides or {}).items():
         for key, value in values.items():
-            if value is not None and (isinstance(value, bool) or value < 0):
-                raise SquadmemError(
-                    f"--{table}-{key.replace('_', '-')} {value}: must be >= 0", hint="give a number >= 0"
-                )
+            problem = None if value is None else settings.number_problem(table, key, value)
+            if problem is not None:
+                flag = f"--{table}-{key.replace('_', '-')}"
+                raise SquadmemError(f"{flag} {value}: {problem}", hint=f"give {flag} a number in that range")
     return conf.replace(**(overrides or {}))
 
 
 def make_plan(repo: Repo, conf: settings.Settings, now: dt.datetime, agent: str | None = None) -> policy.Plan:
     memory = catalog.load(repo.layout)
+    if agent is not None:
+        memory.require(agent)
     ages = history.last_uses(repo, memory, now=now)
     held = demoted(repo, now, conf.promote.window_hours)
     return policy.plan(memory, ages, conf, now, agent=agent, header=header, demoted=held)
@@ -377,6 +379,7 @@ def _restore(
     else:
         name = entry.name
     assert tier in AGENT_TIERS or tier == "wiki"
+    memory.require(f"wiki:{name}" if tier == "wiki" else name)
     conf = load_settings(repo)
     ages = history.last_uses(repo, memory, now=now)
     plan = policy.restore(

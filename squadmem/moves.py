@@ -55,6 +55,7 @@ from typing import Any
 
 from squadmem import gitstate, index, policy, uses
 from squadmem.errors import Exit, SquadmemError
+from squadmem.layout import MAX_FILE_BYTES, decode_tier, encode_tier
 from squadmem.repo import Repo
 
 STEPS = (
@@ -685,7 +686,7 @@ class Writer:
     def text(self, rel: str) -> str | None:
         """A tier file as HEAD has it, as checked out (None if HEAD has no such file)."""
         data = self.checked_out(rel)
-        return None if data is None else data.decode("utf-8")
+        return None if data is None else decode_tier(data, rel)
 
     def refuse_sparse(self, paths: Sequence[str]) -> None:
         """Refuse (exit 2) to write a file a sparse checkout leaves out of this work tree."""
@@ -721,7 +722,7 @@ class Writer:
             if committed is not None:
                 raise SquadmemError(f"{rel}: deleted but not committed", hint="restore it with git checkout")
             return None
-        current = path.read_bytes().decode("utf-8", "replace")
+        current = decode_tier(path.read_bytes(), rel)
         if committed is not None and not current.startswith(committed):
             raise SquadmemError(
                 f"{rel}: has uncommitted changes that are not an append",
@@ -760,6 +761,7 @@ class Writer:
         Each file must be on disk as HEAD has it, or as ``on_disk_now`` says (a grown log).
         Everything from HEAD's move to the index update happens under git's index.lock.
         """
+        encoded = {rel: encode_tier(content, rel) for rel, content in files.items()}
         paths = list(files)
         for rel in paths:
             self.repo.layout.inside(self.repo.root / rel)
@@ -769,8 +771,8 @@ class Writer:
             self._catch_up(paths)
             self._check_on_disk(paths, on_disk_now or {})
             tree = self.tree
-            for rel, content in files.items():
-                blob = self.conversion().to_blob(self.objects, rel, content.encode("utf-8"))
+            for rel, data in encoded.items():
+                blob = self.conversion().to_blob(self.objects, rel, data)
                 tree = self.objects.with_blob(tree, rel, blob)
             new = self._commit_object(tree, text)
             fault("objects-written")
@@ -930,8 +932,10 @@ class Writer:
     def rehearse(self, plan: policy.Plan, header: policy.Header) -> None:
         """Play the plan against HEAD to its end without writing: it must end where the plan said."""
         replay = _Replay(self, header)
-        for _ in replay.play(plan):
-            pass
+        for rels, *_ in replay.play(plan):
+            for rel in rels:  # nothing is committed if any step would write a file squadmem refuses to read
+                if replay.docs[rel].bytes > MAX_FILE_BYTES:
+                    encode_tier(replay.docs[rel].text(), rel)
         for rel, doc in replay.docs.items():
             text = doc.text()
             if plan.files.get(rel, text) != text:

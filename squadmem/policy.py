@@ -37,7 +37,7 @@ from typing import Any, Protocol
 
 from squadmem import budget, catalog, index, render, sections
 from squadmem.errors import SquadmemError
-from squadmem.layout import TIERS, check_name, classify, tier_rel
+from squadmem.layout import MAX_FILE_BYTES, TIERS, check_name, classify, tier_rel
 from squadmem.settings import Settings
 
 USE_KINDS = ("trailer", "pending")  # what counts as a use for promotion (not a write)
@@ -261,6 +261,14 @@ class _Projection:
             base = entry.section.flags.id or sections.slugify(entry.title)
             self.names.setdefault(entry.file, []).append((base, entry.title))
             self.bases.setdefault(_owner(entry.file), collections.Counter())[base] += 1
+        self.left_out = memory.left_out
+
+    def writable(self, rel: str, size: int) -> None:
+        """Refuse (SpliceError) a splice that would leave ``rel`` a file squadmem refuses to read."""
+        if rel in self.left_out:
+            raise index.SpliceError(f"{rel} cannot be read: {self.left_out[rel].message}")
+        if size > MAX_FILE_BYTES:
+            raise index.SpliceError(f"{rel} would be {size} bytes, over the 1 MiB limit for a tier file")
 
     # -- files -----------------------------------------------------------------------------------
     def rels(self) -> list[str]:
@@ -371,6 +379,7 @@ class _Projection:
         dst = self.doc(target)
         src.check_remove(node)
         placing = dst.check_insert(node.text)
+        self.writable(target, dst.bytes + len(node.text.encode("utf-8")) + 1)
         if tier != "wiki":
             arrived = self.id_after(node, target)
             if arrived != section_id:
@@ -389,6 +398,7 @@ class _Projection:
     def insert(self, tier: str, name: str, section_text: str) -> str:
         """Add a section from outside (a restore); return the id it gets."""
         target = tier_rel(tier, name)
+        self.writable(target, self.doc(target).bytes + len(section_text.encode("utf-8")) + 1)
         node = self.doc(target).insert(section_text)
         self._rebase(node.base, None, _owner(target))
         self.wiki_version += tier == "wiki"
@@ -1114,7 +1124,8 @@ def manual(
     if error is not None:
         raise SquadmemError(
             f"{entry.id} cannot move to {tier_rel(target_tier, target_name)}: {error}",
-            hint="fix the section (close its code block, or give it an id= flag), then try again",
+            hint="fix what the message names (close a code block, give an id= flag, cut the file down),"
+            " then try again",
         )
     if target_tier == "hot":
         planner.moves[0] = dataclasses.replace(planner.moves[0], used=(planner.moves[0].id,))

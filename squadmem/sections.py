@@ -22,6 +22,9 @@ import hashlib
 import itertools
 import re
 
+from squadmem.errors import SquadmemError
+from squadmem.layout import MAX_NAME, is_name
+
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _FLAGS = re.compile(r"\s*<!--\s*squadmem:(.*?)-->\s*")
 _SLUG_RUN = re.compile(r"[\W_]+")
@@ -63,8 +66,18 @@ class Flags:
     topic: str | None = None
 
 
-class FlagError(ValueError):
+FLAG_HINT = "flags are: id=NAME pin kind=decision|fact topic=NAME, each at most once"
+
+
+class FlagError(SquadmemError, ValueError):
     """A ``<!-- squadmem: ... -->`` comment squadmem cannot accept."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, hint=FLAG_HINT)
+
+
+def _shown(word: str) -> str:
+    return repr(word if len(word) <= 60 else f"{word[:40]}...({len(word)} characters)")
 
 
 def parse_flags(line: str) -> Flags | None:
@@ -75,14 +88,21 @@ def parse_flags(line: str) -> Flags | None:
     values: dict[str, object] = {}
     for word in match.group(1).split():
         key, eq, value = word.partition("=")
+        if key in values:
+            raise FlagError(f"squadmem flag {key!r} given twice")
         if key == "pin" and not eq:
             values["pin"] = True
         elif key in ("id", "kind", "topic") and eq and value:
+            if key != "kind" and not is_name(value):
+                raise FlagError(
+                    f"{key}={_shown(value)}: names are letters, digits, '.', '_' and '-',"
+                    f" starting with a letter or digit, at most {MAX_NAME} characters"
+                )
             values[key] = value
         else:
-            raise FlagError(f"unknown squadmem flag {word!r}")
+            raise FlagError(f"unknown squadmem flag {_shown(word)}")
     if values.get("kind") not in (None, *KINDS):
-        raise FlagError(f"kind must be {' or '.join(KINDS)}, not {values['kind']!r}")
+        raise FlagError(f"kind must be {' or '.join(KINDS)}, not {_shown(str(values['kind']))}")
     return Flags(**values)  # type: ignore[arg-type]
 
 

@@ -345,7 +345,7 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
     """Log the raw block, write its summary into cold, clear the block: one commit."""
     repo.layout.require_agent(agent)
     tz = settings.load(repo.layout.memory).tz
-    day = logs.today(now, tz)
+    day = logs.refuse_future(logs.today(now, tz), tz)
     with moves.session(repo) as writer:
         hot_rel = repo.layout.rel(repo.layout.tier_path("hot", agent))
         cold_rel = repo.layout.rel(repo.layout.tier_path("cold", agent))
@@ -371,8 +371,13 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
         cold = scaffold.template("cold.md", name=agent) + "\n" if cold is None else cold
         # A session that made decisions leaves a summary the wiki keeps when it ages out of cold.
         flags = "<!-- squadmem: kind=decision -->\n" if parts(raw.text)["decisions"] else ""
+        section = f"## {day.isoformat()}: {task}\n{flags}{text}\n"
         try:
-            new_cold = index.insert(cold, f"## {day.isoformat()}: {task}\n{flags}{text}\n")
+            sections.split(section)
+        except sections.FlagError as exc:
+            raise SquadmemError(f"the summary: {exc.message}", hint=exc.hint) from None
+        try:
+            new_cold = index.insert(cold, section)
         except index.SpliceError:
             raise SquadmemError(
                 "the summary would not stay one cold section",

@@ -6,6 +6,7 @@ Standard library only (``tomllib``): the hooks read settings too.
 from __future__ import annotations
 
 import dataclasses
+import math
 import re
 import tomllib
 import zoneinfo
@@ -76,6 +77,29 @@ _TABLES: dict[str, type] = {
     "budget": BudgetSettings,
 }
 _CHOICES = {("budget", "mode"): ("fail", "warn")}
+# The largest value each number may take: a century for ages, a day of grace for logs, and
+# a billion for counts (budgets and the Index) -- far beyond any real use, so nothing overflows.
+_MAX = {
+    ("hot", "stale_days"): 36500,
+    ("cold", "ttl_days"): 36500,
+    ("promote", "window_hours"): 876000,
+    ("log", "grace_minutes"): 1440,
+}
+MAX_COUNT = 1_000_000_000
+
+
+def number_problem(table: str, key: str, value: object) -> str | None:
+    """Why ``value`` is no valid ``[table] key``: finite, >= 0, at most its ceiling; None if it is."""
+    whole = {f.name: str(f.type) for f in dataclasses.fields(_TABLES[table])}[key] == "int"
+    kinds = int if whole else int | float
+    ceiling = _MAX.get((table, key), MAX_COUNT)
+    wanted = f"{'a whole number' if whole else 'a number'} from 0 to {ceiling}"
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        return f"must be {wanted}, not {value!r}"
+    if not math.isfinite(value) or not 0 <= value <= ceiling:
+        return f"must be {wanted}, not {value!r}"
+    return None
+
 
 TEMPLATE = """\
 # squadmem settings. Every key is optional; the values below are the defaults.
@@ -133,11 +157,9 @@ def _bad(path: Path, text: str, table: str | None, key: str, why: str) -> Squadm
 
 def _coerce(path: Path, text: str, table: str, key: str, value: Any, kind: str) -> Any:
     if kind in ("int", "float"):
-        whole = kind == "int"
-        wanted = "a whole number >= 0" if whole else "a number >= 0"
-        kinds = int if whole else int | float
-        if isinstance(value, bool) or not isinstance(value, kinds) or value < 0:
-            raise _bad(path, text, table, key, f"must be {wanted}, not {value!r}")
+        problem = number_problem(table, key, value)
+        if problem is not None:
+            raise _bad(path, text, table, key, problem)
         return value
     choices = _CHOICES.get((table, key))
     if not isinstance(value, str) or (choices and value not in choices):
@@ -149,7 +171,7 @@ def _coerce(path: Path, text: str, table: str, key: str, value: Any, kind: str) 
 def parse(text: str, path: Path) -> Settings:
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
         raise SquadmemError(f"{path}: not valid TOML: {exc}", hint="fix the line it names") from None
     changes: dict[str, Any] = {}
     for name, value in data.items():
@@ -158,7 +180,7 @@ def parse(text: str, path: Path) -> Settings:
                 raise _bad(path, text, None, name, f"must be a time zone name, not {value!r}")
             try:
                 zoneinfo.ZoneInfo(value)
-            except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
                 raise _bad(path, text, None, name, f"is not a known time zone: {value!r}") from None
             changes["timezone"] = value
             continue

@@ -56,12 +56,18 @@ def _locked(state_dir: Path) -> Iterator[None]:
 
 
 def _read(state_dir: Path) -> dict[str, dt.datetime]:
-    """The pending uses on disk; an unreadable file counts as none (it is rewritten on the next record)."""
+    """The pending uses on disk; an unreadable file counts as none (it is rewritten on the next record).
+
+    A use dated after the file was written (a clock set wrong, an edit by hand) counts as made
+    when the file was written: a use in the future would otherwise ride on every commit forever.
+    """
+    path = state_dir / FILE
     try:
-        data = json.loads((state_dir / FILE).read_text("utf-8"))
+        data = json.loads(path.read_text("utf-8"))
         uses = data["uses"] if data.get("version") == VERSION else {}
-        return {str(k): _utc(dt.datetime.fromisoformat(v)) for k, v in uses.items()}
-    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        written = dt.datetime.fromtimestamp(int(path.stat().st_mtime), dt.UTC)
+        return {str(k): min(_utc(dt.datetime.fromisoformat(v)), written) for k, v in uses.items()}
+    except (OSError, ValueError, TypeError, KeyError, AttributeError, OverflowError):
         return {}
 
 
@@ -85,8 +91,11 @@ def _write(state_dir: Path, uses: Mapping[str, dt.datetime]) -> None:
 
 
 def record(state_dir: Path, ids: Iterable[str], when: dt.datetime) -> None:
-    """Record a use of each id at ``when`` (to the second, as commit times are), keeping the latest per id."""
-    when = _utc(when).replace(microsecond=0)
+    """Record a use of each id at ``when`` (to the second, as commit times are), keeping the latest per id.
+
+    A ``when`` after the clock is recorded at the clock: a use is never pending in the future.
+    """
+    when = min(_utc(when), dt.datetime.now(dt.UTC)).replace(microsecond=0)
     with _locked(state_dir):
         uses = _read(state_dir)
         for ident in ids:

@@ -41,6 +41,7 @@ from squadmem import catalog, conservation, logs, sections, settings, squad
 from squadmem.budget import hot_blob_over
 from squadmem.errors import Exit, SquadmemError
 from squadmem.hooks import staged
+from squadmem.hooks.file_check import unreadable
 from squadmem.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
 from squadmem.repo import Repo
 
@@ -592,9 +593,12 @@ class Verifier:
             added = len(change.new) - len(change.old or b"")
             result.appended[change.path] = result.appended.get(change.path, 0) + added
 
-    # budgets at the tip
+    # budgets at the tip (and tier files squadmem can read: the hook's file check, for --no-verify)
     def budgets(self, tip: str, result: Result) -> None:
         for rel, sha in self.store.tier_files(self.store.tree_of(tip)).items():
+            why = unreadable(rel, self.store.read(sha))
+            if why is not None:
+                result.violations.append(Violation(tip[:7], rel, why))
             tf = classify(rel)
             if tf is not None and tf.tier == "hot":
                 for why in hot_blob_over(self.store.read(sha), self.conf.hot):

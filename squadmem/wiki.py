@@ -55,7 +55,10 @@ def entry_sections(text: str, title: str | None) -> list[sections.Section]:
         raise SquadmemError("the wiki entry is empty", hint="pipe the entry in, or pass --file F")
     if "\0" in text:
         raise SquadmemError("the wiki entry holds a NUL byte", hint="wiki entries are UTF-8 Markdown text")
-    doc = sections.split(text if text.endswith("\n") else text + "\n")
+    try:
+        doc = sections.split(text if text.endswith("\n") else text + "\n")
+    except sections.FlagError as exc:
+        raise SquadmemError(f"the wiki entry: {exc.message}", hint=exc.hint) from None
     if not doc.sections:
         if not title or not title.strip() or "\n" in title:
             raise SquadmemError(

@@ -108,8 +108,12 @@ def test_doctor_fails_on_bad_settings_and_unreadable_tier_files(repo: GitRepo) -
     )
     code, checks = doctor(repo.root)
     assert code == 1
-    assert checks["settings"][0] == "fail" and "hot.stale_days must be a number >= 0" in checks["settings"][1]
-    assert checks["tier files"] == ("fail", f"{HOT}: holds a NUL byte")
+    assert checks["settings"][0] == "fail"
+    assert "hot.stale_days must be a number from 0 to 36500" in checks["settings"][1]
+    assert checks["tier files"] == (
+        "fail",
+        f"{HOT}: holds a NUL byte; tier files are UTF-8 Markdown text: remove the NUL byte",
+    )
 
 
 def test_doctor_reports_and_fixes_a_half_finished_move(repo: GitRepo) -> None:

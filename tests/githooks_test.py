@@ -6,6 +6,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -34,12 +35,26 @@ def test_render_names_the_installing_interpreter() -> None:
     assert '-m squadmem.hooks.run pre-commit "$@"' in text
 
 
+def console_scripts(folder: Path) -> Path:
+    """This checkout's console scripts (pyproject.toml), as pip would install them, in ``folder``."""
+    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text("utf-8"))
+    folder.mkdir()
+    for name, target in project["project"]["scripts"].items():
+        module, _, function = target.partition(":")
+        script = folder / name
+        script.write_text(
+            f"#!{sys.executable}\nfrom {module} import {function}\nraise SystemExit({function}())\n"
+        )
+        script.chmod(0o755)
+    return folder
+
+
 def test_pre_commit_snippet_works_with_the_real_framework(
-    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     """The lines init prints for a pre-commit repository are a working configuration."""
-    bin_dir = Path(sys.executable).parent
-    assert shutil.which("squadmem-log-check", path=str(bin_dir)), "console scripts are installed"
+    bin_dir = console_scripts(tmp_path / "bin")
+    assert shutil.which("squadmem-file-check", path=str(bin_dir)), "console scripts are there"
     config = githooks.PRE_COMMIT_SNIPPET.split("\n", 1)[1].split("# then:")[0]
     repo.write(".pre-commit-config.yaml", "repos:\n" + config)
     repo.write(LOG, "# Daily log 2026-03-01\n- 09:00 first\n")

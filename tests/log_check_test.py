@@ -232,10 +232,26 @@ def test_log_check_bad_settings_refuse_with_message(hooked: GitRepo) -> None:
     )
     before = hooked.snapshot()
     done = attempt(hooked, "-m", "x", date="2026-03-01T12:00:00+00:00")
-    assert done.returncode == 1  # git's status for any refusing hook; the hook itself exits 2
+    assert done.returncode == 1  # the file check, which runs first, refuses the staged tiers.toml
     assert done.stderr.splitlines()[0] == (
-        "squadmem: .squad/memory/tiers.toml:1: timezone is not a known time zone: 'Mars/Olympus'"
+        ".squad/memory/tiers.toml:1: timezone is not a known time zone: 'Mars/Olympus'; "
+        "fix the value or delete the line to use the default"
     )
+    assert hooked.snapshot() == before
+
+
+def test_log_check_refuses_with_a_message_when_committed_settings_are_bad(hooked: GitRepo) -> None:
+    """A bad tiers.toml already committed (with --no-verify): the log check says so, no traceback."""
+    stage(hooked, {".squad/memory/tiers.toml": "[log]\ngrace_minutes = 500000000\n"})
+    assert attempt(hooked, "--no-verify", "-m", "bad", date="2026-03-01T11:00:00+00:00").returncode == 0
+    stage(hooked, {DAY1: hooked.read(DAY1) + "- x\n"})
+    before = hooked.snapshot()
+    done = attempt(hooked, "-m", "x", date="2026-03-01T12:00:00+00:00")
+    assert done.returncode == 1  # git's status for any refusing hook; the hook itself exits 2
+    assert done.stderr.splitlines()[0].startswith(
+        "squadmem: .squad/memory/tiers.toml:2: log.grace_minutes must be a number from 0 to 1440"
+    )
+    assert "Traceback" not in done.stderr
     assert hooked.snapshot() == before
 
 

@@ -181,11 +181,13 @@ def test_a_commit_dated_before_its_parent_cannot_reopen_a_past_log(hooked: GitRe
 
 def test_settings_staged_with_the_edit_do_not_judge_it(hooked: GitRepo) -> None:
     """Failure: `grace_minutes = 500000000` staged with an edit of a past log passed (verify read the
-    work tree's tiers.toml); a commit is judged by its parent's settings."""
+    work tree's tiers.toml); a commit is judged by its parent's settings. (That value is now refused
+    outright, as a setting out of range; the most grace a setting may give, a day, shows the rule.)"""
     ok(commit(hooked, {LOG: B0}, DAY))
-    files: dict[str, str | None] = {LOG: B0 + "- late\n", SETTINGS: "[log]\ngrace_minutes = 500000000\n"}
-    refused_commit(hooked, files, LATER, f"{LOG}: changed after its day ended")
-    ok(git(hooked, "commit", "-q", "--no-verify", "-m", "late", date=LATER))
+    late = "2026-03-02T01:00:00+00:00"  # within the staged day of grace, past the parent's none
+    files: dict[str, str | None] = {LOG: B0 + "- late\n", SETTINGS: "[log]\ngrace_minutes = 1440\n"}
+    refused_commit(hooked, files, late, f"{LOG}: changed after its day ended")
+    ok(git(hooked, "commit", "-q", "--no-verify", "-m", "late", date=late))
     assert len(violations(hooked)) == 1
 
 

@@ -144,7 +144,10 @@ def test_maintain_flags_override_tiers_toml(repo: GitRepo) -> None:
     [
         (["--agent", "../x"], "squadmem: invalid agent name '../x'"),
         (["--now", "someday"], "squadmem: --now 'someday': not a date"),
-        (["--hot-max-bytes", "-1"], "squadmem: --hot-max-bytes -1: must be >= 0"),
+        (
+            ["--hot-max-bytes", "-1"],
+            "squadmem: --hot-max-bytes -1: must be a whole number from 0 to 1000000000, not -1",
+        ),
     ],
 )
 def test_maintain_bad_input_is_refused_and_changes_nothing(

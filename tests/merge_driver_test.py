@@ -305,7 +305,7 @@ def test_doctor_fix_with_an_unreadable_tier_file_says_so_and_changes_nothing(rep
     assert checks["tier files"] == {
         "name": "tier files",
         "status": "fail",
-        "detail": f"{ARCHIVE}: holds a NUL byte",
+        "detail": f"{ARCHIVE}: holds a NUL byte; tier files are UTF-8 Markdown text: remove the NUL byte",
     }
     assert repo.snapshot() == before
 

@@ -180,12 +180,12 @@ def test_plan_is_deterministic() -> None:
     assert first.files == second.files
 
 
-def test_plan_refuses_a_bad_topic_with_a_warning() -> None:
-    plan = plan_of(
-        {COLD: "## D\n<!-- squadmem: kind=decision topic=../etc -->\nx\n"}, {"picard/d": days_ago(40)}
-    )
-    assert plan.moves == ()
-    assert any("not a valid topic name" in w for w in plan.warnings)
+def test_a_bad_topic_never_reaches_the_plan() -> None:
+    """The scanner refuses ``topic=../etc``, so no plan can move a section out of the tiers."""
+    with pytest.raises(SquadmemError, match=r"cold/picard.md: topic='\.\./etc': names are letters"):
+        plan_of(
+            {COLD: "## D\n<!-- squadmem: kind=decision topic=../etc -->\nx\n"}, {"picard/d": days_ago(40)}
+        )
 
 
 def test_plan_keeps_ids_stable_or_leaves_the_section() -> None:

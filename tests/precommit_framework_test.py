@@ -100,6 +100,14 @@ def _pre_commit_refused(repo: GitRepo) -> tuple[list[str], str]:
     return [], "2026-03-02T09:00:00+00:00"
 
 
+def _unreadable(repo: GitRepo) -> tuple[list[str], str]:
+    repo.commit("log", {LOG: "# log\n"}, date=D0)
+    repo.write(HOT, b"# Hot\n\n## A\n\0\n")
+    repo.write(".squad/memory/tiers.toml", "[hot]\nstale_days = nan\n")
+    repo.git("add", "-A")
+    return [], D0
+
+
 def _deletion_only(repo: GitRepo) -> tuple[list[str], str]:
     repo.commit("log", {LOG: "# log\n", "a.txt": "a\n"}, date=D0)
     repo.git("rm", "-q", LOG)
@@ -128,6 +136,7 @@ SCENARIOS: dict[str, Callable[[GitRepo], tuple[list[str], str]]] = {
     "pre-commit-allowed": _pre_commit_allowed,
     "pre-commit-refused": _pre_commit_refused,
     "deletion-only": _deletion_only,
+    "unreadable": _unreadable,
     "use-trailers": _use_trailers,
     "push-allowed": lambda repo: _push(repo, late=False),
     "push-refused": lambda repo: _push(repo, late=True),
@@ -176,7 +185,7 @@ def failed(run: Run, *messages: str) -> None:
 
 
 def test_pre_commit_hooks_allow_an_append_and_a_small_hot_file(runs: dict[str, Run]) -> None:
-    passed(runs["pre-commit-allowed"], "squadmem-log-check", "squadmem-budget-check")
+    passed(runs["pre-commit-allowed"], "squadmem-file-check", "squadmem-log-check", "squadmem-budget-check")
 
 
 def test_pre_commit_hooks_refuse_yesterday_and_an_oversized_hot_file(runs: dict[str, Run]) -> None:
@@ -184,6 +193,14 @@ def test_pre_commit_hooks_refuse_yesterday_and_an_oversized_hot_file(runs: dict[
         runs["pre-commit-refused"],
         f"{LOG}: changed after its day ended 2026-03-02 00:00 UTC",
         f"{HOT}: 4313 bytes > 4096 (hot.max_bytes); run: squadmem maintain",
+    )
+
+
+def test_file_check_refuses_a_file_squadmem_cannot_read(runs: dict[str, Run]) -> None:
+    failed(
+        runs["unreadable"],
+        f"{HOT}: holds a NUL byte; tier files are UTF-8 Markdown text: remove the NUL byte",
+        ".squad/memory/tiers.toml:2: hot.stale_days must be a number from 0 to 36500, not nan",
     )
 
 
@@ -211,6 +228,7 @@ def test_hooks_manifest_is_complete() -> None:
     hooks = yaml.safe_load((PROJECT / ".pre-commit-hooks.yaml").read_text("utf-8"))
     stages = {h["id"]: h["stages"] for h in hooks}
     assert stages == {
+        "squadmem-file-check": ["pre-commit"],
         "squadmem-journal-check": ["pre-commit"],
         "squadmem-log-check": ["pre-commit", "pre-merge-commit"],
         "squadmem-budget-check": ["pre-commit"],

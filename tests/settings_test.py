@@ -43,9 +43,12 @@ def test_replace_ignores_none() -> None:
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ("[hot]\nmax_bytes = -1\n", "t:2: hot.max_bytes must be a whole number >= 0, not -1"),
-        ("[hot]\nmax_bytes = true\n", "t:2: hot.max_bytes must be a whole number >= 0, not True"),
-        ("[cold]\n\nttl_days = 'x'\n", "t:3: cold.ttl_days must be a number >= 0, not 'x'"),
+        ("[hot]\nmax_bytes = -1\n", "t:2: hot.max_bytes must be a whole number from 0 to 1000000000, not -1"),
+        (
+            "[hot]\nmax_bytes = true\n",
+            "t:2: hot.max_bytes must be a whole number from 0 to 1000000000, not True",
+        ),
+        ("[cold]\n\nttl_days = 'x'\n", "t:3: cold.ttl_days must be a number from 0 to 36500, not 'x'"),
         ("hot = 3\n", "t:1: hot is not a squadmem setting"),
     ],
 )

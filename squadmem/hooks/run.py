@@ -15,6 +15,7 @@ from collections.abc import Sequence
 EVENTS: dict[str, tuple[str, ...]] = {
     "pre-commit": (
         "squadmem.hooks.journal_check",
+        "squadmem.hooks.file_check",
         "squadmem.hooks.log_check",
         "squadmem.hooks.budget_check",
     ),

@@ -1,0 +1,72 @@
+"""pre-commit hook: never commit a memory file that squadmem would then refuse to read.
+
+A staged tier file or daily log must be UTF-8 text without a NUL byte, at most
+1 MiB, and a tier file's flag comments must parse; a staged ``tiers.toml`` must
+be valid. Otherwise every squadmem command that needs the file would stop, for
+everyone who pulls it. Prints ``path: problem; fix`` per offence on stderr and
+exits 1. Standard library only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from squadmem import logs, sections
+from squadmem.errors import SquadmemError
+from squadmem.hooks import staged
+from squadmem.layout import MEMORY_DIR, classify, decode_tier
+
+
+def unreadable(path: str, raw: bytes) -> str | None:
+    """Why squadmem could not read the file ``path`` holding ``raw`` (``problem; fix``), or None."""
+    try:
+        text = decode_tier(raw, path)
+        if classify(path) is not None:
+            sections.split(text)
+    except SquadmemError as exc:
+        message = exc.message.removeprefix(f"{path}: ")
+        return f"{message}; {exc.hint}" if exc.hint else message
+    return None
+
+
+def problem(path: str, raw: bytes) -> str | None:
+    """``path: problem; fix`` for a file squadmem could not read, or None."""
+    why = unreadable(path, raw)
+    return None if why is None else f"{path}: {why}"
+
+
+def check(env: dict[str, str]) -> list[str]:
+    """``path: problem; fix`` for each staged memory file squadmem could not read."""
+    entries = [
+        e
+        for e in staged.staged(f"{MEMORY_DIR}/", env)
+        if e.new_sha and (e.path == staged.SETTINGS_PATH or classify(e.path) or logs.log_day(e.path))
+    ]
+    if not entries:
+        return []
+    blobs = staged.cat_files([e.new_sha or "" for e in entries], env)
+    found = []
+    for entry in entries:
+        raw = blobs.get(entry.new_sha or "") or b""
+        if entry.path == staged.SETTINGS_PATH:
+            try:
+                staged.read_settings({f":{staged.SETTINGS_PATH}": raw})
+            except SquadmemError as exc:
+                found.append(f"{exc.message}; {exc.hint}" if exc.hint else exc.message)
+        elif (why := problem(entry.path, raw)) is not None:
+            found.append(why)
+    return found
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        offences = check(staged.git_env())
+    except SquadmemError as exc:
+        staged.report([], exc)
+        return int(exc.code)
+    staged.report(offences)
+    return 1 if offences else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,103 @@
+"""The pre-commit file check, fired by real `git commit` through the shims `squadmem init` installs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+
+import pytest
+from conftest import GitRepo, run_squadmem
+
+from squadmem.hooks.file_check import problem
+from squadmem.layout import MAX_FILE_BYTES
+
+HOT = ".squad/memory/hot/picard.md"
+ARCHIVE = ".squad/memory/archive/picard.md"
+LOG = ".squad/memory/log/2026-03-01.md"
+SETTINGS = ".squad/memory/tiers.toml"
+DATE = "2026-03-01T12:00:00+00:00"
+
+
+def attempt(repo: GitRepo) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GIT_AUTHOR_DATE=DATE, GIT_COMMITTER_DATE=DATE)
+    return subprocess.run(
+        ["git", "commit", "-q", "--no-gpg-sign", "-m", "change"],
+        cwd=repo.root,
+        env=env,
+        text=True,
+        capture_output=True,
+    )
+
+
+@pytest.fixture
+def hooked(repo: GitRepo) -> GitRepo:
+    done = run_squadmem(repo.root, "init", "--agent", "picard")
+    assert done.returncode == 0, done.stderr
+    repo.git("add", "-A")
+    assert attempt(repo).returncode == 0
+    return repo
+
+
+@pytest.mark.parametrize(
+    ("raw", "expected"),
+    [
+        (b"## A\nok\n", None),
+        (
+            b"## A\n\0\n",
+            f"{ARCHIVE}: holds a NUL byte; tier files are UTF-8 Markdown text: remove the NUL byte",
+        ),
+        (b"## A\n\xff\n", f"{ARCHIVE}: not UTF-8 (byte 5); re-save the file as UTF-8"),
+        (b"a" * (MAX_FILE_BYTES + 1), f"{ARCHIVE}: {MAX_FILE_BYTES + 1} bytes is over the 1 MiB limit"),
+        (b"## A\n<!-- squadmem: id=../x -->\n", f"{ARCHIVE}: id='../x': names are letters"),
+        (b"## A\n<!-- squadmem: pin pin -->\n", f"{ARCHIVE}: squadmem flag 'pin' given twice; flags are:"),
+    ],
+    ids=["fine", "nul", "not-utf8", "over-limit", "bad-id", "pin-twice"],
+)
+def test_problem_names_the_file_and_the_fix(raw: bytes, expected: str | None) -> None:
+    found = problem(ARCHIVE, raw)
+    assert found == expected if expected is None else found is not None and found.startswith(expected)
+
+
+@pytest.mark.parametrize(
+    ("path", "raw", "message"),
+    [
+        (
+            HOT,
+            b"## A\n\0\n",
+            f"{HOT}: holds a NUL byte; tier files are UTF-8 Markdown text: remove the NUL byte",
+        ),
+        (ARCHIVE, b"## A\ncaf\xe9\n", f"{ARCHIVE}: not UTF-8 (byte 8); re-save the file as UTF-8"),
+        (ARCHIVE, b"## A\n" + b"a\n" * 2_500_000, f"{ARCHIVE}: 5000005 bytes is over the 1 MiB limit"),
+        (ARCHIVE, b"## A\n<!-- squadmem: topic=../../x -->\n", f"{ARCHIVE}: topic='../../x': names are"),
+        (LOG, b"# Daily log\n\n- 10:00 \0\n", f"{LOG}: holds a NUL byte"),
+        (SETTINGS, b"[hot]\nstale_days = nan\n", f"{SETTINGS}:2: hot.stale_days must be a number from 0"),
+        (
+            SETTINGS,
+            b"[log]\ngrace_minutes = 500000000\n",
+            f"{SETTINGS}:2: log.grace_minutes must be a number",
+        ),
+        (SETTINGS, b"[hot\n", f"{SETTINGS}: not valid TOML"),
+    ],
+    ids=["nul", "not-utf8", "5-mb", "bad-flag", "nul-log", "nan-setting", "huge-grace", "broken-toml"],
+)
+def test_a_commit_of_a_file_squadmem_cannot_read_is_refused(
+    hooked: GitRepo, path: str, raw: bytes, message: str
+) -> None:
+    """Lockout: the hooks let in a NUL / non-UTF-8 / 5 MB tier file or a broken tiers.toml (a huge
+    grace_minutes raised a raw traceback inside the hook), and every command then exited 2."""
+    head = hooked.head()
+    hooked.write(path, raw)
+    hooked.git("add", path)
+    done = attempt(hooked)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.startswith(message), done.stderr
+    assert "Traceback" not in done.stderr
+    assert hooked.head() == head
+
+
+def test_a_readable_change_passes(hooked: GitRepo) -> None:
+    hooked.write(HOT, "# Hot\n\n## A\n<!-- squadmem: pin -->\nfine, café\n")
+    hooked.write(SETTINGS, "[hot]\nstale_days = 3.5\n")
+    hooked.git("add", "-A")
+    done = attempt(hooked)
+    assert done.returncode == 0, done.stderr
