@@ -21,6 +21,8 @@ import pytest
 import yaml  # type: ignore[import-untyped]
 from conftest import GitRepo
 
+pytestmark = pytest.mark.slow  # builds pre-commit's own environment: about 30 s
+
 PROJECT = Path(__file__).resolve().parents[1]
 LOG = ".squad/memory/log/2026-03-01.md"
 HOT = ".squad/memory/hot/picard.md"

@@ -247,6 +247,7 @@ def test_split_join_round_trips(bom: str, body: str) -> None:
     assert split(text).join() == text
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(markdown())
 def test_boundaries_match_markdown_it(text: str) -> None:
@@ -263,6 +264,7 @@ def test_boundaries_match_markdown_it(text: str) -> None:
         assert bound.raw_heading == content
 
 
+@pytest.mark.slow
 @PROPERTY
 @given(markdown())
 def test_split_conserves_lines(text: str) -> None:

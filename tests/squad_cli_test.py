@@ -24,7 +24,7 @@ SQUAD_CLI = os.environ.get("SQUADMEM_SQUAD_CLI", "")  # read before the sealed e
 IN_CI = bool(os.environ.get("CI"))
 AGENTS = ("picard", "data")
 
-pytestmark = pytest.mark.squad_cli
+pytestmark = [pytest.mark.squad_cli, pytest.mark.slow]
 
 
 def _generator() -> ModuleType:
