@@ -59,13 +59,7 @@ def check(env: dict[str, str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        offences = check(staged.git_env())
-    except SquadmemError as exc:
-        staged.report([], exc)
-        return int(exc.code)
-    staged.report(offences)
-    return 1 if offences else 0
+    return staged.run_check(check)
 
 
 if __name__ == "__main__":

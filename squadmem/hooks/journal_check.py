@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from squadmem import gitstate
-from squadmem.errors import SquadmemError
 from squadmem.hooks import staged
 
 FIX = "run: squadmem doctor --fix"
@@ -32,13 +31,7 @@ def check(env: dict[str, str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        offences = check(staged.git_env())
-    except SquadmemError as exc:
-        staged.report([], exc)
-        return int(exc.code)
-    staged.report(offences)
-    return 1 if offences else 0
+    return staged.run_check(check)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ import subprocess
 from collections.abc import Sequence
 
 from squadmem import logs
-from squadmem.errors import SquadmemError
 from squadmem.hooks import staged
 
 SETTINGS = staged.SETTINGS_PATH
@@ -159,13 +158,7 @@ def check(env: dict[str, str]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        offences = check(staged.git_env())
-    except SquadmemError as exc:
-        staged.report([], exc)
-        return int(exc.code)
-    staged.report(offences)
-    return 1 if offences else 0
+    return staged.run_check(check)
 
 
 if __name__ == "__main__":

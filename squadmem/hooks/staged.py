@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from squadmem import settings
@@ -175,6 +175,17 @@ def read_settings(blobs: Mapping[str, bytes | None], spec: str = f":{SETTINGS_PA
     except UnicodeDecodeError:
         raise SquadmemError(f"{SETTINGS_PATH}: not UTF-8", hint="save tiers.toml as UTF-8") from None
     return settings.parse(text, Path(SETTINGS_PATH))
+
+
+def run_check(check: Callable[[dict[str, str]], list[str]]) -> int:
+    """A pre-commit check as a hook: its offences on stderr; 1 if any, a refusal's own code on error."""
+    try:
+        offences = check(git_env())
+    except SquadmemError as exc:
+        report([], exc)
+        return int(exc.code)
+    report(offences)
+    return 1 if offences else 0
 
 
 def report(lines: Sequence[str], error: SquadmemError | None = None) -> None:
