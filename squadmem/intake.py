@@ -497,18 +497,11 @@ def _untouched_templates(repo: Repo, writer: moves.Writer, files: Mapping[str, s
     """Files ``init`` created and nobody has committed or touched: safe to commit with the intake."""
     grown = []
     for rel in files:
-        if writer.text(rel) is not None:
-            continue
         path = repo.root / rel
-        if not path.is_file():
+        if rel == LEDGER or writer.text(rel) is not None or not path.is_file():
             continue
-        tier, name = _tier_of(rel) if rel != LEDGER else ("", "")
         current = path.read_bytes().decode("utf-8", "replace")
-        if (
-            rel != LEDGER
-            and files[rel].startswith(current)
-            and current.strip() == _header(tier, name).strip()
-        ):
+        if files[rel].startswith(current) and current.strip() == _header(*_tier_of(rel)).strip():
             grown.append(rel)
     return grown
 
