@@ -42,6 +42,12 @@ def refused(
     return err
 
 
+def refused_session_end(repo: GitRepo, summary: str, message: str) -> str:
+    """``session end`` of picard with ``summary`` on stdin is refused with a message starting ``message``."""
+    args = ("session", "end", "--agent", "picard", "--summary-file", "-", "--now", NOW)
+    return refused(repo, *args, message=message, input=summary, exact=False)
+
+
 @pytest.fixture
 def seeded(repo: GitRepo) -> GitRepo:
     """picard with a stale hot section and an expiring cold one; worf with a stale hot section."""
@@ -202,20 +208,7 @@ def test_squadmem_refuses_to_write_a_bad_flag(seeded: GitRepo, flags: str) -> No
     )
     assert cli(seeded, "session", "start", "--agent", "picard", "--task", "t", "--now", NOW)[0] == 0
     summary = f"<!-- squadmem: {flags} -->\nsummary\n"
-    refused(
-        seeded,
-        "session",
-        "end",
-        "--agent",
-        "picard",
-        "--summary-file",
-        "-",
-        "--now",
-        NOW,
-        message="squadmem: the summary: ",
-        input=summary,
-        exact=False,
-    )
+    refused_session_end(seeded, summary, message="squadmem: the summary: ")
 
 
 # -- --now ---------------------------------------------------------------------------------------------
@@ -354,20 +347,7 @@ def test_writers_refuse_a_nul_byte_or_an_entry_over_the_limit(seeded: GitRepo) -
     )
     assert cli(seeded, "session", "start", "--agent", "picard", "--task", "t", "--now", NOW)[0] == 0
     for summary in ("a\0b\n", huge):
-        refused(
-            seeded,
-            "session",
-            "end",
-            "--agent",
-            "picard",
-            "--summary-file",
-            "-",
-            "--now",
-            NOW,
-            message=f"squadmem: {COLD}: squadmem will not write it: ",
-            input=summary,
-            exact=False,
-        )
+        refused_session_end(seeded, summary, message=f"squadmem: {COLD}: squadmem will not write it: ")
     assert log  # the title a new log would start with: nothing was written
 
 

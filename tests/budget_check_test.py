@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
-from conftest import GitRepo, run_squadmem
+from conftest import GitRepo, hooked_commit, init_hooked
 
 from squadmem.budget import hot_blob_over as over_budget
 from squadmem.settings import HotSettings
@@ -17,23 +16,12 @@ DATE = "2026-03-01T12:00:00+00:00"
 
 
 def attempt(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, GIT_AUTHOR_DATE=DATE, GIT_COMMITTER_DATE=DATE)
-    return subprocess.run(
-        ["git", "commit", "-q", "--no-gpg-sign", *args],
-        cwd=repo.root,
-        env=env,
-        text=True,
-        capture_output=True,
-    )
+    return hooked_commit(repo, DATE, *args)
 
 
 @pytest.fixture
 def hooked(repo: GitRepo) -> GitRepo:
-    done = run_squadmem(repo.root, "init", "--agent", "picard")
-    assert done.returncode == 0, done.stderr
-    repo.git("add", "-A")
-    assert attempt(repo, "-m", "init").returncode == 0
-    return repo
+    return init_hooked(repo, DATE)
 
 
 def big(n_bytes: int) -> str:

@@ -149,6 +149,28 @@ def squadmem(
     return result.exit_code, result.stdout, result.stderr
 
 
+def hooked_commit(repo: GitRepo, date: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """A real ``git commit`` (its hooks fire) dated ``date``."""
+    env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+    return subprocess.run(
+        ["git", "commit", "-q", "--no-gpg-sign", *args],
+        cwd=repo.root,
+        env=env,
+        text=True,
+        capture_output=True,
+    )
+
+
+def init_hooked(repo: GitRepo, date: str) -> GitRepo:
+    """``squadmem init --agent picard`` (git hooks installed), committed through them at ``date``."""
+    done = run_squadmem(repo.root, "init", "--agent", "picard")
+    assert done.returncode == 0, done.stderr
+    repo.git("add", "-A")
+    committed = hooked_commit(repo, date, "-m", "init")
+    assert committed.returncode == 0, committed.stderr
+    return repo
+
+
 def assert_refused(repo: GitRepo, *args: str, message: str) -> None:
     """The real command exits 2 with ``message`` and a hint, and leaves the repository as it was."""
     before = repo.snapshot()

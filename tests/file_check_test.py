@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import os
 import subprocess
 
 import pytest
-from conftest import GitRepo, run_squadmem
+from conftest import GitRepo, hooked_commit, init_hooked
 
 from squadmem.hooks.file_check import problem
 from squadmem.layout import MAX_FILE_BYTES
@@ -19,23 +18,12 @@ DATE = "2026-03-01T12:00:00+00:00"
 
 
 def attempt(repo: GitRepo) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, GIT_AUTHOR_DATE=DATE, GIT_COMMITTER_DATE=DATE)
-    return subprocess.run(
-        ["git", "commit", "-q", "--no-gpg-sign", "-m", "change"],
-        cwd=repo.root,
-        env=env,
-        text=True,
-        capture_output=True,
-    )
+    return hooked_commit(repo, DATE, "-m", "change")
 
 
 @pytest.fixture
 def hooked(repo: GitRepo) -> GitRepo:
-    done = run_squadmem(repo.root, "init", "--agent", "picard")
-    assert done.returncode == 0, done.stderr
-    repo.git("add", "-A")
-    assert attempt(repo).returncode == 0
-    return repo
+    return init_hooked(repo, DATE)
 
 
 @pytest.mark.parametrize(

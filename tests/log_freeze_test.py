@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, run_squadmem
+from conftest import GitRepo, init_hooked, run_squadmem
 
 LOG = ".squad/memory/log/2026-03-01.md"
 OLD_LOG = ".squad/memory/log/2026-02-01.md"
@@ -71,11 +71,7 @@ def violations(repo: GitRepo, *revs: str) -> list[str]:
 @pytest.fixture
 def hooked(repo: GitRepo) -> GitRepo:
     """`squadmem init` (its hooks installed) committed on 1 March at 08:00, before any log."""
-    done = run_squadmem(repo.root, "init", "--agent", "picard")
-    assert done.returncode == 0, done.stderr
-    repo.git("add", "-A")
-    ok(git(repo, "commit", "-q", "--no-gpg-sign", "-m", "init", date="2026-03-01T08:00:00+00:00"))
-    return repo
+    return init_hooked(repo, "2026-03-01T08:00:00+00:00")
 
 
 def side_without_the_log(repo: GitRepo) -> None:
