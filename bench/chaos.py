@@ -42,8 +42,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from squadmem import catalog, index
-from squadmem.layout import MEMORY_DIR
+from squadmem.engine import catalog, index
+from squadmem.model.layout import MEMORY_DIR
 
 OLD = "2026-01-01T10:00:00+00:00"
 LOG = f"{MEMORY_DIR}/log/2026-01-01.md"

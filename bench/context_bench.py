@@ -28,8 +28,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from squadmem import catalog, context, maintain
-from squadmem.repo import Repo
+from squadmem.commands import context, maintain
+from squadmem.engine import catalog
+from squadmem.gitio.repo import Repo
 
 AGENT = "picard"
 TOPICS = [

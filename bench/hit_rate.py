@@ -45,7 +45,7 @@ import replay  # siblings, not a package
 import workload as wl
 import yardsticks
 
-from squadmem.settings import Settings
+from squadmem.model.settings import Settings
 
 SQUADMEM = "squadmem"
 SMOOTH_DAYS = 7

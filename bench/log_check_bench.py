@@ -23,7 +23,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from squadmem import settings
+from squadmem.model import settings
 
 TARGET = 1.5
 

@@ -24,8 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from squadmem import sections
-from squadmem.layout import MEMORY_DIR
+from squadmem.model import sections
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

@@ -36,8 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate
 
-from squadmem import catalog, index, maintain, moves, policy, settings
-from squadmem.repo import Repo
+from squadmem.commands import maintain
+from squadmem.engine import catalog, index, policy
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model import settings
 
 TARGET = 3.0
 

@@ -27,8 +27,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from squadmem import catalog, index, moves
-from squadmem.layout import MEMORY_DIR
+from squadmem.engine import catalog, index
+from squadmem.engine import writer as moves
+from squadmem.model.layout import MEMORY_DIR
 
 OLD = "2026-01-01T10:00:00+00:00"
 NOW = "2026-02-20T12:00:00+00:00"

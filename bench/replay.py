@@ -15,9 +15,9 @@ The day of each agent ``i`` (0-based) of day ``d``:
 - ``23:00`` ``squadmem maintain --now <day> 23:00``, its commits dated then.
 
 :class:`Model` does the same in memory: the same tier texts, ages kept the way
-``squadmem.history`` reads them (a section's content dates from the commit that
+``squadmem.engine.history`` reads them (a section's content dates from the commit that
 wrote it, a trailer from the commit carrying it), and each night
-``squadmem.policy.plan`` (the code ``maintain`` runs) on the agent's files, its
+``squadmem.engine.policy.plan`` (the code ``maintain`` runs) on the agent's files, its
 ``Plan.files`` becoming the next state. :func:`real` drives the real tool; the
 two produce the same rows (``tests/hit_rate_test.py``; ``hit_rate.py --compare``).
 """
@@ -36,9 +36,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import workload as wl  # a sibling script, not a package
 
-from squadmem import catalog, context, history, index, maintain, policy
-from squadmem.layout import tier_rel
-from squadmem.settings import Settings
+from squadmem.commands import context, maintain
+from squadmem.engine import catalog, history, index, policy
+from squadmem.model.layout import tier_rel
+from squadmem.model.settings import Settings
 
 START = dt.datetime(2026, 1, 5, tzinfo=dt.UTC)
 NIGHT_HOUR = 23

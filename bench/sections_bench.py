@@ -12,7 +12,7 @@ import random
 import time
 from collections.abc import Callable
 
-from squadmem import sections
+from squadmem.model import sections
 
 WORDS = [
     "token", "session", "decided", "auth", "refresh", "cache", "retry", "budget", "hot", "cold", "wiki",

@@ -43,9 +43,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from squad_team import AGENTS, TOPICS, SquadTeam, Written
 
-from squadmem import catalog, context, maintain, scaffold, uses
-from squadmem import migrate as migrating
-from squadmem.repo import Repo
+from squadmem.commands import context, maintain, scaffold
+from squadmem.commands import migrate as migrating
+from squadmem.engine import catalog
+from squadmem.gitio.repo import Repo
+from squadmem.model import uses
 
 USES_PER_SPAWN = (2, 4)
 WEIGHT = {"learning": 1.0, "summary": 0.3, "update": 0.3, "decision": 0.15}

@@ -41,7 +41,7 @@ import math
 import random
 from collections.abc import Iterator
 
-from squadmem import sections
+from squadmem.model import sections
 
 NAMES = ("picard", "riker", "data", "worf", "troi", "crusher", "laforge", "yar", "obrien", "guinan")
 TOPICS = (

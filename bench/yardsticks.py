@@ -48,8 +48,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import replay  # siblings, not a package
 import workload as wl
 
-from squadmem import maintain
-from squadmem.settings import Settings
+from squadmem.commands import maintain
+from squadmem.model.settings import Settings
 
 NEVER = 10**9
 

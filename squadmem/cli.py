@@ -18,9 +18,11 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 
-from squadmem import __version__, listing, render, scaffold, settings
-from squadmem.errors import Exit, SquadmemError, SquadmemWarning
-from squadmem.repo import Repo
+from squadmem import __version__
+from squadmem.commands import listing, scaffold
+from squadmem.gitio.repo import Repo
+from squadmem.model import render, settings
+from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
 
 app = typer.Typer(
     help=(
@@ -262,8 +264,8 @@ def context_command(
 
     Example: squadmem context --agent picard --include-wiki security
     """
-    from squadmem import clock
-    from squadmem import context as spawn
+    from squadmem.commands import context as spawn
+    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         result = spawn.context(
@@ -309,8 +311,8 @@ def recall_command(
 
     Example: squadmem recall "token rotation" --agent worf
     """
-    from squadmem import clock
-    from squadmem import recall as recalling
+    from squadmem.commands import recall as recalling
+    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         found = recalling.recall(
@@ -360,8 +362,8 @@ def report_command(
 
     Example: squadmem report --agent picard --now 2026-03-01 --format markdown
     """
-    from squadmem import clock
-    from squadmem import report as reporting
+    from squadmem.commands import report as reporting
+    from squadmem.engine import clock
 
     if fmt not in ("text", "markdown", "json"):
         raise SquadmemError(f"--format {fmt}: unknown format", hint="use text, markdown or json")
@@ -394,7 +396,7 @@ def history_command(
 
     Example: squadmem history picard/auth-tokens
     """
-    from squadmem import timeline
+    from squadmem.commands import timeline
 
     with open_repo(ctx) as repo:
         data = timeline.timeline(repo, ref)
@@ -418,7 +420,8 @@ def touch_command(
 
     Example: squadmem touch picard/auth-tokens "Deploy checklist"
     """
-    from squadmem import catalog, clock, uses
+    from squadmem.engine import catalog, clock
+    from squadmem.model import uses
 
     moment = clock.now(now)
     with open_repo(ctx) as repo:
@@ -505,8 +508,8 @@ def maintain(
 
     Example: squadmem maintain --dry-run --now 2026-03-01
     """
-    from squadmem import clock
-    from squadmem import maintain as maintaining
+    from squadmem.commands import maintain as maintaining
+    from squadmem.engine import clock
 
     overrides = {
         "hot": {"stale_days": hot_stale_days, "max_bytes": hot_max_bytes, "max_lines": hot_max_lines},
@@ -541,8 +544,8 @@ def promote(
 
     Example: squadmem promote picard/auth-tokens
     """
-    from squadmem import clock
-    from squadmem import maintain as maintaining
+    from squadmem.commands import maintain as maintaining
+    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         outcome = maintaining.move(repo, ref, verb="promote", now=clock.now(now), to=to, topic=topic)
@@ -571,8 +574,8 @@ def demote(
 
     Example: squadmem demote "Auth tokens" --to archive
     """
-    from squadmem import clock
-    from squadmem import maintain as maintaining
+    from squadmem.commands import maintain as maintaining
+    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         outcome = maintaining.move(repo, ref, verb="demote", now=clock.now(now), to=to, topic=topic)
@@ -604,8 +607,8 @@ def restore(
 
     Example: squadmem restore picard/auth-tokens --at HEAD~5
     """
-    from squadmem import clock
-    from squadmem import maintain as maintaining
+    from squadmem.commands import maintain as maintaining
+    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         outcome = maintaining.restore(repo, ref, now=clock.now(now), at=at, to=to, topic=topic)
@@ -635,7 +638,7 @@ def doctor(
 
     Example: squadmem doctor --fix
     """
-    from squadmem import doctor as doctoring
+    from squadmem.commands import doctor as doctoring
 
     directory = ctx.find_root().obj or Path(".")
     if not Path(directory).is_dir():
@@ -663,7 +666,7 @@ def demo(
 
     Example: squadmem demo --keep ledger-demo
     """
-    from squadmem import demo as demoing
+    from squadmem.commands import demo as demoing
 
     demoing.run(keep, typer.echo)
 
@@ -707,7 +710,8 @@ def log_add(
     Example: squadmem log add --agent picard "rotated the staging keys"
     """
 
-    from squadmem import clock, logs, settings
+    from squadmem.engine import clock
+    from squadmem.model import logs, settings
 
     body = read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
@@ -730,7 +734,8 @@ def log_show(
 
     Example: squadmem log show 2026-03-01 --json
     """
-    from squadmem import clock, logs, settings
+    from squadmem.engine import clock
+    from squadmem.model import logs, settings
 
     with open_repo(ctx) as repo:
         conf = settings.load(repo.layout.memory)
@@ -759,8 +764,8 @@ def verify(ctx: typer.Context, revs: RangeArg = None, as_json: JsonOpt = False, 
 
     Examples: squadmem verify origin/main..HEAD; squadmem verify -- HEAD --not --remotes=origin
     """
-    from squadmem import clock
-    from squadmem import verify as verifying
+    from squadmem.engine import clock
+    from squadmem.engine import verify as verifying
 
     with open_repo(ctx) as repo:
         result = verifying.verify(repo, revs, clock.now(now))
@@ -786,8 +791,8 @@ def review(
 
     Example: squadmem review origin/main..HEAD --format markdown > comment.md
     """
-    from squadmem import clock
-    from squadmem import review as reviewing
+    from squadmem.commands import review as reviewing
+    from squadmem.engine import clock
 
     reviewing.check_format(fmt)
     with open_repo(ctx) as repo:
@@ -837,8 +842,9 @@ def session_start(
 
     Example: squadmem session start --agent picard --task "rotate the staging keys"
     """
-    from squadmem import clock, logs
-    from squadmem import session as sessions
+    from squadmem.commands import session as sessions
+    from squadmem.engine import clock
+    from squadmem.model import logs
 
     moment = clock.now(now) if now else logs.commit_now()
     with open_repo(ctx) as repo:
@@ -878,8 +884,9 @@ def session_end(
     Example: squadmem session end --agent picard --summary-file - < summary.md
     """
 
-    from squadmem import clock, logs
-    from squadmem import session as sessions
+    from squadmem.commands import session as sessions
+    from squadmem.engine import clock
+    from squadmem.model import logs
 
     summary = None
     if summary_file == "-":
@@ -895,7 +902,7 @@ def session_end(
     moment = clock.now(now) if now else logs.commit_now()
     with open_repo(ctx) as repo:
         if transcript:
-            from squadmem import track as tracking
+            from squadmem.commands import track as tracking
 
             tracked = tracking.track(repo, transcript, moment)
             typer.echo(tracked.text().splitlines()[-1], err=True)
@@ -936,7 +943,7 @@ def wiki_write(
 
     Example: echo "Rotate signing keys every 90 days." | squadmem wiki write security --title "Key rotation"
     """
-    from squadmem import wiki
+    from squadmem.commands import wiki
 
     text = read_stdin() if file == "-" else _read_text(file)
     with open_repo(ctx) as repo:
@@ -976,8 +983,8 @@ def track_command(
 
     Example: squadmem track ~/.claude/projects/-src-app/3f9c.jsonl
     """
-    from squadmem import clock
-    from squadmem import track as tracking
+    from squadmem.commands import track as tracking
+    from squadmem.engine import clock
 
     paths = list(files or [])
     if from_hook:
@@ -1028,7 +1035,8 @@ def migrate_squad(
 
     Example: squadmem migrate squad --dry-run
     """
-    from squadmem import clock, migrate
+    from squadmem.commands import migrate
+    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         conf = settings.load(repo.layout.memory)
@@ -1057,8 +1065,8 @@ def intake(
 
     Example: squadmem intake --dry-run
     """
-    from squadmem import clock
-    from squadmem import intake as intaking
+    from squadmem.commands import intake as intaking
+    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         conf = settings.load(repo.layout.memory)
@@ -1089,7 +1097,8 @@ def migrate_memory_tiers(
 
     Example: squadmem migrate memory-tiers ~/.openclaw/workspace --agent main --dry-run
     """
-    from squadmem import clock, migrate_tiers
+    from squadmem.commands import migrate_tiers
+    from squadmem.engine import clock
 
     where = None if workspace is None else Path(ctx.find_root().obj or ".") / workspace
     with open_repo(ctx) as repo:

@@ -15,8 +15,8 @@ import pytest
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem import logs, uses
-from squadmem.layout import MAX_FILE_BYTES, MEMORY_DIR
+from squadmem.model import logs, uses
+from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

@@ -7,8 +7,8 @@ import subprocess
 import pytest
 from conftest import GitRepo, hooked_commit, init_hooked
 
-from squadmem.budget import hot_blob_over as over_budget
-from squadmem.settings import HotSettings
+from squadmem.model.budget import hot_blob_over as over_budget
+from squadmem.model.settings import HotSettings
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"

@@ -8,9 +8,9 @@ import pytest
 from conftest import GitRepo, run_squadmem
 from conftest import squadmem as cli
 
-from squadmem import budget
-from squadmem.layout import MEMORY_DIR
-from squadmem.settings import HotSettings
+from squadmem.model import budget
+from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.settings import HotSettings
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

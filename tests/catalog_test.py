@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from squadmem import catalog
-from squadmem.errors import SquadmemError
+from squadmem.engine import catalog
+from squadmem.model.errors import SquadmemError
 
 
 def memory(files: dict[str, str]) -> catalog.Memory:

@@ -17,7 +17,7 @@ from conftest import squadmem as cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from squadmem.layout import MAX_FILE_BYTES, MEMORY_DIR
+from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR
 
 OLD = "2026-01-01T10:00:00+00:00"
 LONG = "n" * 300

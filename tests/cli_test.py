@@ -82,6 +82,6 @@ def test_the_command_reference_is_generated_from_help() -> None:
 )
 def test_one_time_format_in_json(moment: dt.datetime | None, text: str | None) -> None:
     """Regression: JSON times differed between commands (`…52.026787Z` vs `…+00:00`)."""
-    from squadmem import render
+    from squadmem.model import render
 
     assert render.timestamp(moment) == text

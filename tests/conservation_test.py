@@ -10,8 +10,8 @@ from conftest import squadmem as cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import catalog, conservation
-from squadmem.layout import MEMORY_DIR
+from squadmem.engine import catalog, conservation
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

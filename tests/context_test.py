@@ -5,7 +5,9 @@ import json
 import pytest
 from conftest import GitRepo, squadmem
 
-from squadmem import catalog, context, uses
+from squadmem.commands import context
+from squadmem.engine import catalog
+from squadmem.model import uses
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"

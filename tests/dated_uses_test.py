@@ -6,8 +6,8 @@ import json
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem import uses
-from squadmem.layout import MEMORY_DIR
+from squadmem.model import uses
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from squadmem import demo
 from squadmem.cli import app
+from squadmem.commands import demo
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -8,10 +8,11 @@ from pathlib import Path
 from conftest import GitRepo
 from typer.testing import CliRunner
 
-from squadmem import moves, uses
 from squadmem.cli import app
-from squadmem.layout import MEMORY_DIR
-from squadmem.repo import Repo
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model import uses
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"
@@ -161,7 +162,7 @@ def test_doctor_warns_about_a_shallow_clone(repo: GitRepo, tmp_path: Path) -> No
 def test_doctor_warns_while_another_writer_holds_the_lock(repo: GitRepo) -> None:
     repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
     script = (
-        "import sys, time; from pathlib import Path; from squadmem import moves\n"
+        "import sys, time; from pathlib import Path; from squadmem.engine import writer as moves\n"
         "with moves.Lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(30)\n"
     )
     holder = subprocess.Popen(

@@ -8,7 +8,7 @@ import pytest
 from conftest import GitRepo, hooked_commit, init_hooked
 
 from squadmem.hooks.file_check import problem
-from squadmem.layout import MAX_FILE_BYTES
+from squadmem.model.layout import MAX_FILE_BYTES
 
 HOT = ".squad/memory/hot/picard.md"
 ARCHIVE = ".squad/memory/archive/picard.md"

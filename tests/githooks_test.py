@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo
 
-from squadmem import githooks
+from squadmem.commands import githooks
 
 LOG = ".squad/memory/log/2026-03-01.md"
 

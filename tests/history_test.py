@@ -13,9 +13,10 @@ from conftest import GitRepo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import catalog, history, sections, uses
-from squadmem.progress import Progress
-from squadmem.repo import Repo
+from squadmem.engine import catalog, history
+from squadmem.engine.progress import Progress
+from squadmem.gitio.repo import Repo
+from squadmem.model import sections, uses
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
-from squadmem.settings import Settings
+from squadmem.model.settings import Settings
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
 

@@ -6,8 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import index, sections
-from squadmem.catalog import INDEX_TITLE
+from squadmem.engine import index
+from squadmem.engine.catalog import INDEX_TITLE
+from squadmem.model import sections
 
 INDEX = f"## {INDEX_TITLE}\n- picard/a (cold, 2026-01-01): A\n"
 

@@ -11,8 +11,8 @@ from conftest import squadmem as cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from squadmem import sections, squad
-from squadmem.layout import MEMORY_DIR
+from squadmem.model import sections, squad
+from squadmem.model.layout import MEMORY_DIR
 
 DAY0 = "2026-01-05T09:00:00+00:00"
 PICARD = ".squad/agents/picard/history.md"

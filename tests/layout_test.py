@@ -4,8 +4,8 @@ import datetime as dt
 
 import pytest
 
-from squadmem.errors import SquadmemError
-from squadmem.layout import TierFile, check_name, classify, parse_log_name
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import TierFile, check_name, classify, parse_log_name
 
 
 @pytest.mark.parametrize("name", ["picard", "data-2", "a.b_c", "X9"])

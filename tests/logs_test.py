@@ -12,9 +12,9 @@ from conftest import GitRepo, assert_refused, run_squadmem
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import logs
-from squadmem.errors import SquadmemError
-from squadmem.layout import Layout
+from squadmem.model import logs
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import Layout
 
 UTC = zoneinfo.ZoneInfo("UTC")
 LOG = ".squad/memory/log/2026-03-01.md"
@@ -260,8 +260,8 @@ def test_log_commands_refuse_bad_input(repo: GitRepo, args: tuple[str, ...], mes
 
 def test_log_constants_match_the_layout() -> None:
     """The hooks spell the log folder and settings path out (to start fast); they must match layout's."""
-    from squadmem import layout
     from squadmem.hooks import staged
+    from squadmem.model import layout
 
     assert f"{layout.MEMORY_DIR}/{layout.LOG_DIR}/" == logs.LOG_PREFIX
     assert f"{layout.MEMORY_DIR}/tiers.toml" == staged.SETTINGS_PATH

@@ -6,9 +6,11 @@ import pytest
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem import index, moves, scaffold
-from squadmem.layout import MEMORY_DIR
-from squadmem.repo import Repo
+from squadmem.commands import scaffold
+from squadmem.engine import index
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

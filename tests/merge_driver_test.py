@@ -11,9 +11,10 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, squadmem
 
-from squadmem import mergedriver, sections, settle
+from squadmem.commands import mergedriver, settle
 from squadmem.hooks import merge_driver
-from squadmem.layout import MEMORY_DIR
+from squadmem.model import sections
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

@@ -5,7 +5,9 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import catalog, index, merge, sections, settle
+from squadmem.commands import settle
+from squadmem.engine import catalog, index
+from squadmem.model import merge, sections
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"

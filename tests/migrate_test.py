@@ -6,8 +6,9 @@ import pytest
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem import migrate, sections, squad
-from squadmem.layout import MEMORY_DIR
+from squadmem.commands import migrate
+from squadmem.model import sections, squad
+from squadmem.model.layout import MEMORY_DIR
 
 OLD = "2025-01-10T09:00:00+00:00"
 BASE = "2026-03-01T08:00:00+00:00"

@@ -8,8 +8,10 @@ from conftest import squadmem as cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import index, migrate_tiers, sections, uses
-from squadmem.layout import MEMORY_DIR
+from squadmem.commands import migrate_tiers
+from squadmem.engine import index
+from squadmem.model import sections, uses
+from squadmem.model.layout import MEMORY_DIR
 
 BASE = "2026-02-01T08:00:00+00:00"
 MIGRATED = "2026-03-01T08:00:00+00:00"

@@ -14,11 +14,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from squadmem import catalog, index, maintain, moves, uses
 from squadmem.cli import app
-from squadmem.errors import SquadmemError
-from squadmem.layout import MEMORY_DIR
-from squadmem.repo import Repo
+from squadmem.commands import maintain
+from squadmem.engine import catalog, index
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model import uses
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

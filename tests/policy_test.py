@@ -7,10 +7,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import catalog, index, policy
-from squadmem.catalog import INDEX_TITLE
-from squadmem.errors import SquadmemError
-from squadmem.settings import Settings
+from squadmem.engine import catalog, index, policy
+from squadmem.engine.catalog import INDEX_TITLE
+from squadmem.model.errors import SquadmemError
+from squadmem.model.settings import Settings
 
 NOW = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
 HOT = ".squad/memory/hot/picard.md"

@@ -5,8 +5,10 @@ import json
 import pytest
 from conftest import GitRepo, squadmem
 
-from squadmem import catalog, recall, uses
-from squadmem.errors import SquadmemError
+from squadmem.commands import recall
+from squadmem.engine import catalog
+from squadmem.model import uses
+from squadmem.model.errors import SquadmemError
 
 FILES = {
     ".squad/memory/hot/picard.md": (

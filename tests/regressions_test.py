@@ -12,9 +12,11 @@ from collections import Counter
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem import catalog, history, index, scaffold, uses
-from squadmem.layout import MEMORY_DIR
-from squadmem.repo import Repo
+from squadmem.commands import scaffold
+from squadmem.engine import catalog, history, index
+from squadmem.gitio.repo import Repo
+from squadmem.model import uses
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

@@ -5,7 +5,7 @@ import json
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem.layout import MEMORY_DIR
+from squadmem.model.layout import MEMORY_DIR
 
 OLD = "2025-10-01T10:00:00+00:00"
 GONE = "2025-11-01T10:00:00+00:00"
@@ -118,8 +118,8 @@ def test_history_search_reads_only_new_commits_through_the_cache(repo: GitRepo) 
 
 def test_departures_read_commit_by_commit_match_one_full_read(repo: GitRepo) -> None:
     """The cache, updated one commit at a time, knows the same departures as a read of all history."""
-    from squadmem import history
-    from squadmem.repo import Repo
+    from squadmem.engine import history
+    from squadmem.gitio.repo import Repo
 
     texts: list[dict[str, str | bytes | None]] = [
         {HOT: HOT_TEXT, COLD: "# Cold\n\n## A\na\n\n## B\nb\n"},

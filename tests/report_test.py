@@ -10,9 +10,9 @@ import pytest
 from conftest import GitRepo, run_squadmem
 from typer.testing import CliRunner
 
-from squadmem import report
 from squadmem.cli import app
-from squadmem.repo import Repo
+from squadmem.commands import report
+from squadmem.gitio.repo import Repo
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"

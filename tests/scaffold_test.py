@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from conftest import GitRepo, squadmem
 
-from squadmem import githooks
+from squadmem.commands import githooks
 
 
 def squad_tree(repo: GitRepo) -> None:

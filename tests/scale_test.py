@@ -11,10 +11,13 @@ import datetime as dt
 import pytest
 from conftest import GitRepo
 
-from squadmem import catalog, history, maintain, moves, policy, sections
-from squadmem.layout import MEMORY_DIR
-from squadmem.repo import Repo
-from squadmem.settings import Settings
+from squadmem.commands import maintain
+from squadmem.engine import catalog, history, policy
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model import sections
+from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.settings import Settings
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 NOW = dt.datetime(2026, 1, 3, tzinfo=dt.UTC)

@@ -9,8 +9,17 @@ from markdown_it import MarkdownIt
 from markdown_it.common.html_blocks import block_names
 from markdown_it.common.utils import MD_TRIM_CHARS
 
-from squadmem import sections
-from squadmem.sections import FlagError, Flags, assign_slugs, boundaries, lines, parse_flags, slugify, split
+from squadmem.model import sections
+from squadmem.model.sections import (
+    FlagError,
+    Flags,
+    assign_slugs,
+    boundaries,
+    lines,
+    parse_flags,
+    slugify,
+    split,
+)
 
 PROPERTY = settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MARKDOWN_IT = MarkdownIt("commonmark")

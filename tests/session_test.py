@@ -9,9 +9,12 @@ from conftest import squadmem as cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from squadmem import clock, logs, moves, sections, session, uses
-from squadmem.layout import MEMORY_DIR
-from squadmem.repo import Repo
+from squadmem.commands import session
+from squadmem.engine import clock
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model import logs, sections, uses
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from squadmem import settings
-from squadmem.errors import SquadmemError
+from squadmem.model import settings
+from squadmem.model.errors import SquadmemError
 
 
 def test_template_holds_every_default() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from squadmem import githooks
+from squadmem.commands import githooks
 
 HOOKS = Path(__file__).resolve().parents[1] / "hooks"
 

@@ -17,8 +17,8 @@ from types import ModuleType
 import pytest
 from conftest import GitRepo, run_squadmem
 
-from squadmem import sections, squad
-from squadmem.layout import MEMORY_DIR
+from squadmem.model import sections, squad
+from squadmem.model.layout import MEMORY_DIR
 
 SQUAD_CLI = os.environ.get("SQUADMEM_SQUAD_CLI", "")  # read before the sealed environment drops it
 IN_CI = bool(os.environ.get("CI"))

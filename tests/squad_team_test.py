@@ -12,7 +12,7 @@ from conftest import GitRepo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import squad
+from squadmem.model import squad
 
 
 def _generator() -> ModuleType:

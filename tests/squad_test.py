@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import sections, squad
+from squadmem.model import sections, squad
 
 HISTORY = ".squad/agents/picard/history.md"
 SQUAD_HISTORY = """# Project Context

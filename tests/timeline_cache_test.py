@@ -5,8 +5,8 @@ from typing import Any
 
 from conftest import GitRepo
 
-from squadmem import timeline
-from squadmem.repo import Repo
+from squadmem.commands import timeline
+from squadmem.gitio.repo import Repo
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from conftest import GitRepo, run_squadmem
 
-from squadmem import timeline, uses
-from squadmem.repo import Repo
+from squadmem.commands import timeline
+from squadmem.gitio.repo import Repo
+from squadmem.model import uses
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"

@@ -7,8 +7,9 @@ import pytest
 from conftest import GitRepo, assert_refused
 from conftest import squadmem as cli
 
-from squadmem import track, uses
-from squadmem.layout import MEMORY_DIR
+from squadmem.commands import track
+from squadmem.model import uses
+from squadmem.model.layout import MEMORY_DIR
 
 OLD = "2026-01-01T10:00:00+00:00"
 NOW = "2026-03-01T12:00:00+00:00"

@@ -17,8 +17,9 @@ import pytest
 from conftest import GitRepo, run_squadmem
 from conftest import squadmem as cli
 
-from squadmem import catalog, index, moves
-from squadmem.layout import MEMORY_DIR
+from squadmem.engine import catalog, index
+from squadmem.engine import writer as moves
+from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"

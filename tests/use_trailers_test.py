@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, run_squadmem
 
-from squadmem import uses
 from squadmem.hooks import use_trailers
+from squadmem.model import uses
 
 HOT = ".squad/memory/hot/picard.md"
 D1 = "2026-03-01T12:00:00+00:00"

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from squadmem import uses
+from squadmem.model import uses
 
 T1 = dt.datetime(2026, 3, 1, 10, 0, 0, tzinfo=dt.UTC)
 T2 = dt.datetime(2026, 3, 2, 10, 0, 0, tzinfo=dt.UTC)

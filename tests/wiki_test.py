@@ -8,8 +8,9 @@ from conftest import squadmem as run_cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import sections, wiki
-from squadmem.errors import SquadmemError
+from squadmem.commands import wiki
+from squadmem.model import sections
+from squadmem.model.errors import SquadmemError
 
 PAGE = ".squad/memory/wiki/security.md"
 WHEN = "2026-03-01T12:00:00+00:00"

@@ -4,7 +4,7 @@ Prints ``path: 4300 bytes > 4096 (hot.max_bytes); run: squadmem maintain`` per
 offence on stderr and exits 1; with ``budget.mode = "warn"`` in ``tiers.toml``
 it prints the same and exits 0. Only hot files the commit adds or changes are
 checked, against the staged ``tiers.toml``, by the one budget rule
-(:mod:`squadmem.budget`). While a merge, rebase, cherry-pick
+(:mod:`squadmem.model.budget`). While a merge, rebase, cherry-pick
 or revert is under way (squadmem maintain refuses to write then) the hook only
 reports, with the hint ``once a merge is finished, run: squadmem maintain``.
 Standard library only.
@@ -15,11 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from squadmem import gitstate
-from squadmem.budget import FIX, hot_blob_over
-from squadmem.errors import SquadmemError
+from squadmem.gitio import formats, runner
 from squadmem.hooks import staged
-from squadmem.layout import MEMORY_DIR, classify
+from squadmem.model import gitstate
+from squadmem.model.budget import FIX, hot_blob_over
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import MEMORY_DIR, classify
 
 
 def check(env: dict[str, str]) -> tuple[list[str], bool]:
@@ -31,7 +32,7 @@ def check(env: dict[str, str]) -> tuple[list[str], bool]:
     ]
     if not entries:
         return [], False
-    blobs = staged.cat_files([f":{staged.SETTINGS_PATH}", *(e.new_sha or "" for e in entries)], env)
+    blobs = formats.cat_files([f":{staged.SETTINGS_PATH}", *(e.new_sha or "" for e in entries)], env)
     conf = staged.read_settings(blobs)
     found = [
         f"{e.path}: {why}"
@@ -43,7 +44,7 @@ def check(env: dict[str, str]) -> tuple[list[str], bool]:
 
 def mid_operation(offences: list[str], env: dict[str, str]) -> list[str] | None:
     """The offences reworded for a merge/rebase under way (when maintain cannot run), else None."""
-    git_dir = Path(staged.git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8").strip())
+    git_dir = Path(runner.git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8").strip())
     operation = gitstate.in_progress(git_dir)
     if operation is None:
         return None
@@ -55,7 +56,7 @@ def mid_operation(offences: list[str], env: dict[str, str]) -> list[str] | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     try:
-        env = staged.git_env()
+        env = runner.git_env()
         offences, warn_only = check(env)
         reworded = mid_operation(offences, env) if offences and not warn_only else None
     except SquadmemError as exc:

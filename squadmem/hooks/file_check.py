@@ -11,22 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from squadmem import logs, sections
-from squadmem.errors import SquadmemError
+from squadmem.gitio import formats
 from squadmem.hooks import staged
-from squadmem.layout import MEMORY_DIR, classify, decode_tier
-
-
-def unreadable(path: str, raw: bytes) -> str | None:
-    """Why squadmem could not read the file ``path`` holding ``raw`` (``problem; fix``), or None."""
-    try:
-        text = decode_tier(raw, path)
-        if classify(path) is not None:
-            sections.split(text)
-    except SquadmemError as exc:
-        message = exc.message.removeprefix(f"{path}: ")
-        return f"{message}; {exc.hint}" if exc.hint else message
-    return None
+from squadmem.model import logs
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import MEMORY_DIR, classify
+from squadmem.model.readable import unreadable
 
 
 def problem(path: str, raw: bytes) -> str | None:
@@ -44,7 +34,7 @@ def check(env: dict[str, str]) -> list[str]:
     ]
     if not entries:
         return []
-    blobs = staged.cat_files([e.new_sha or "" for e in entries], env)
+    blobs = formats.cat_files([e.new_sha or "" for e in entries], env)
     found = []
     for entry in entries:
         raw = blobs.get(entry.new_sha or "") or b""

@@ -13,14 +13,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from squadmem import gitstate
+from squadmem.gitio import runner
 from squadmem.hooks import staged
+from squadmem.model import gitstate
 
 FIX = "run: squadmem doctor --fix"
 
 
 def git_dir(env: dict[str, str]) -> Path:
-    return Path(staged.git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8").strip())
+    return Path(runner.git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8").strip())
 
 
 def check(env: dict[str, str]) -> list[str]:

@@ -25,8 +25,9 @@ import os
 import subprocess
 from collections.abc import Sequence
 
-from squadmem import logs
+from squadmem.gitio import formats, gitdir, runner
 from squadmem.hooks import staged
+from squadmem.model import logs
 
 SETTINGS = staged.SETTINGS_PATH
 
@@ -39,7 +40,7 @@ def merge_head(env: dict[str, str], environ: dict[str, str] | None = None) -> st
     merge's arguments are read from ``GIT_REFLOG_ACTION`` (``merge <commit>``), or ``FETCH_HEAD``
     for a ``git pull`` that merges.
     """
-    found = staged.merge_head_file()
+    found = gitdir.merge_head_file()
     if found:
         return found
     action = (os.environ if environ is None else environ).get("GIT_REFLOG_ACTION", "")
@@ -58,7 +59,7 @@ def merge_head(env: dict[str, str], environ: dict[str, str] | None = None) -> st
     return None
 
 
-def _paths(env: dict[str, str], merging: str | None) -> tuple[list[staged.Staged], set[str]]:
+def _paths(env: dict[str, str], merging: str | None) -> tuple[list[formats.Staged], set[str]]:
     """The staged changes against HEAD (renames kept) and every log path that differs from a parent."""
     entries = [
         e for e in staged.staged(logs.LOG_PREFIX, env) if logs.log_day(e.path) or logs.log_day(e.source or "")
@@ -72,7 +73,7 @@ def _paths(env: dict[str, str], merging: str | None) -> tuple[list[staged.Staged
 
 
 def changes(
-    entries: Sequence[staged.Staged], paths: set[str], blobs: dict[str, bytes | None], merging: str | None
+    entries: Sequence[formats.Staged], paths: set[str], blobs: dict[str, bytes | None], merging: str | None
 ) -> list[logs.Change]:
     """The log changes the commit makes: a rename split into the old path's removal and the new path's
     arrival; during a merge, every path that differs from a parent, with the other parent's version."""
@@ -116,11 +117,11 @@ def history(path: str, env: dict[str, str], merging: str | None) -> list[bytes]:
     """Every version ``path`` had in the history of HEAD (and MERGE_HEAD) and of the remote-tracking
     branches (what was pushed: a log whose creation a rebase dropped is still known there)."""
     revs = ["HEAD", merging, "--remotes"] if merging else ["HEAD", "--remotes"]
-    out = staged.git(
+    out = runner.git(
         ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", *revs, "--", path], env
     )
-    shas = staged.raw_blobs(out)
-    return [b for b in staged.cat_files(shas, env).values() if b is not None]
+    shas = formats.raw_blobs(out)
+    return [b for b in formats.cat_files(shas, env).values() if b is not None]
 
 
 def _published_append(change: logs.Change, env: dict[str, str]) -> bool:
@@ -129,8 +130,8 @@ def _published_append(change: logs.Change, env: dict[str, str]) -> bool:
     if change.others or change.old is None or change.new is None or not change.new.startswith(change.old):
         return False
     args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", "--remotes", "^HEAD"]
-    shas = staged.raw_blobs(staged.git([*args, "--", change.path], env))
-    versions = [b for b in staged.cat_files(shas, env).values() if b is not None]
+    shas = formats.raw_blobs(runner.git([*args, "--", change.path], env))
+    versions = [b for b in formats.cat_files(shas, env).values() if b is not None]
     return logs.appended_elsewhere(change.old, change.new, versions)
 
 
@@ -143,7 +144,7 @@ def check(env: dict[str, str]) -> list[str]:
     specs = ["HEAD", *([merging] if merging else []), f":{SETTINGS}", f"HEAD:{SETTINGS}"]
     for path in paths:
         specs += [f"HEAD:{path}", f":{path}"] + ([f"{merging}:{path}"] if merging else [])
-    blobs = staged.cat_files(specs, env)
+    blobs = formats.cat_files(specs, env)
     rules = _settings(blobs)
     now = effective_now(blobs, merging)
     offences = []

@@ -6,7 +6,7 @@
 
 git runs it only for a tier file that both sides changed, writes the three
 versions to temporary files, and takes what it leaves in ``%A``; a non-zero
-exit marks the file conflicted. The merge itself is :mod:`squadmem.merge`.
+exit marks the file conflicted. The merge itself is :mod:`squadmem.model.merge`.
 
 Moves across files: git never shows a driver the other files of the merge,
 so the driver reads them itself: ours is HEAD, theirs the commit being merged
@@ -32,10 +32,10 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from squadmem import merge, sections
-from squadmem.errors import SquadmemError
-from squadmem.hooks import staged
-from squadmem.layout import MAX_FILE_BYTES, MEMORY_DIR, classify
+from squadmem.gitio import formats, runner
+from squadmem.model import merge, sections
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, classify
 
 SETTLE = "merge-settle.json"
 _LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")
@@ -85,7 +85,7 @@ def _decode(raw: bytes) -> str | None:
 
 def _ok(args: Sequence[str], env: Mapping[str, str]) -> str:
     try:
-        return staged.git(args, env).decode("utf-8", "surrogateescape")
+        return runner.git(args, env).decode("utf-8", "surrogateescape")
     except SquadmemError:
         return ""
 
@@ -142,7 +142,7 @@ def _blob_at(revs: Sequence[str], path: str, env: Mapping[str, str]) -> dict[str
     """The blob id of ``path`` in each revision (None where it has no such file)."""
     specs = [f"{rev}:{path}" for rev in revs]
     try:
-        out = staged.git(["cat-file", "--batch-check"], env, input="".join(s + "\n" for s in specs).encode())
+        out = runner.git(["cat-file", "--batch-check"], env, input="".join(s + "\n" for s in specs).encode())
     except SquadmemError:
         return {}
     found: dict[str, str | None] = {}
@@ -189,7 +189,7 @@ def read_trees(trio: tuple[str, str, str], env: Mapping[str, str]) -> Trees:
     paths = set().union(*listings)
     changed = {p for p in paths if len({listing.get(p) for listing in listings}) > 1}
     shas = sorted({listing[p] for listing in listings for p in changed if p in listing})
-    blobs = staged.cat_files(shas, env)
+    blobs = formats.cat_files(shas, env)
     texts: dict[str, str | None] = {sha: _decode(blobs.get(sha) or b"") for sha in shas}
     unreadable = {p for listing in listings for p in changed if p in listing and texts[listing[p]] is None}
     trees = tuple(
@@ -240,7 +240,7 @@ def line_merge_only(files: Sequence[str], size: int, env: Mapping[str, str]) -> 
         theirs,
     ]
     try:
-        staged.git(args, env)
+        runner.git(args, env)
     except SquadmemError:
         return 1
     return 0

@@ -28,7 +28,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from squadmem import uses
+from squadmem.model import uses
 
 
 def _git(*args: str, input: str | None = None) -> str:

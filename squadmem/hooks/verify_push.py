@@ -29,9 +29,10 @@ import subprocess
 import sys
 from collections.abc import Sequence
 
-from squadmem import logs
-from squadmem.errors import SquadmemError
+from squadmem.gitio import formats, runner
 from squadmem.hooks import staged
+from squadmem.model import logs
+from squadmem.model.errors import SquadmemError
 
 ZERO = frozenset("0")
 
@@ -88,7 +89,7 @@ def ranges_from_framework(environ: dict[str, str]) -> list[Update] | None:
 
 def _log_blobs(commit: str, env: dict[str, str]) -> dict[str, str]:
     """Daily log path -> blob sha at ``commit``."""
-    out = staged.git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", logs.LOG_PREFIX], env)
+    out = runner.git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", logs.LOG_PREFIX], env)
     found = {}
     for row in out.decode("utf-8", "surrogateescape").split("\0"):
         meta, _, path = row.partition("\t")
@@ -108,7 +109,7 @@ def kept_logs(update: Update, env: dict[str, str]) -> list[str]:
         return []
     settings_spec = f"{update.old}:{staged.SETTINGS_PATH}"
     specs = [settings_spec, *(before[p] for p in changed), *(after[p] for p in changed if p in after)]
-    blobs = staged.cat_files(specs, env)
+    blobs = formats.cat_files(specs, env)
     forced = not _is_ancestor(update.old, update.new, env)
     if forced:
         conf = staged.read_settings(blobs, settings_spec)
@@ -139,8 +140,8 @@ def _is_ancestor(old: str, new: str, env: dict[str, str]) -> bool:
 def _published(path: str, env: dict[str, str]) -> list[bytes]:
     """Every version of ``path`` in the history of the remote-tracking branches."""
     args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", "--remotes", "--", path]
-    shas = staged.raw_blobs(staged.git(args, env))
-    return [b for b in staged.cat_files(shas, env).values() if b is not None]
+    shas = formats.raw_blobs(runner.git(args, env))
+    return [b for b in formats.cat_files(shas, env).values() if b is not None]
 
 
 def verify(revs: Sequence[str], env: dict[str, str]) -> int:
@@ -150,7 +151,7 @@ def verify(revs: Sequence[str], env: dict[str, str]) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    env = staged.git_env(keep_index=False)
+    env = runner.git_env(keep_index=False)
     try:
         updates = ranges_from_framework(dict(os.environ))
         if updates is None:

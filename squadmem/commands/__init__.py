@@ -1,0 +1,1 @@
+"""One module per command: each reads the repository, asks the engine, renders."""

@@ -1,0 +1,228 @@
+"""``squadmem doctor``: is squadmem set up and is memory whole?
+
+Checks: the git hooks are installed (or the pre-commit framework / core.hooksPath
+names squadmem's), tier files merge through squadmem's merge driver, tiers.toml
+is valid, every tier file reads, no section is in two places (the same content
+twice across tiers), no file under a tier folder is invisible to squadmem,
+every Index line points at something, no move was left half-finished, no
+merge left an edit at a section's old place, whether the clone is shallow, and how many uses wait
+to be committed. ``--fix`` finishes or rolls back a half-finished move.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+from squadmem.commands import githooks, intake, mergedriver, settle
+from squadmem.engine import catalog, index
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model import render, settings, uses
+from squadmem.model.errors import Exit, SquadmemError
+from squadmem.model.layout import MEMORY_DIR, TIERS, classify
+
+OK, WARN, FAIL = "ok", "warn", "fail"
+
+
+@dataclasses.dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # ok, warn or fail
+    detail: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def hooks(repo: Repo) -> Check:
+    config = repo.root / ".pre-commit-config.yaml"
+    if config.exists():
+        found = "squadmem" in config.read_text("utf-8", "replace")
+        return Check(
+            "hooks",
+            OK if found else WARN,
+            "pre-commit framework: "
+            + ("squadmem's hooks listed" if found else "squadmem's hooks missing; see squadmem init"),
+        )
+    hooks_path = repo.config("core.hooksPath")
+    folder = (repo.root / hooks_path) if hooks_path else repo.git_dir / "hooks"
+    missing = []
+    for event in githooks.EVENTS:
+        path = folder / event
+        text = path.read_text("utf-8", "replace") if path.is_file() else ""
+        if "squadmem" not in text:
+            missing.append(event)
+    if missing:
+        return Check(
+            "hooks", WARN, f"not installed in {folder.name}/: {', '.join(missing)} (run: squadmem init)"
+        )
+    return Check("hooks", OK, f"{', '.join(githooks.EVENTS)} installed")
+
+
+def merge_driver(repo: Repo) -> Check:
+    why = mergedriver.problem(repo)
+    if why:
+        return Check("merge driver", WARN, f"{why}: tier files merge line by line (run: squadmem init)")
+    return Check("merge driver", OK, "tier files merge section by section")
+
+
+def tiers_toml(repo: Repo) -> Check:
+    try:
+        settings.load(repo.layout.memory)
+    except SquadmemError as exc:
+        return Check("settings", FAIL, exc.message)
+    present = (repo.layout.memory / "tiers.toml").exists()
+    return Check("settings", OK, "tiers.toml is valid" if present else "no tiers.toml: the defaults apply")
+
+
+def duplicates(memory: catalog.Memory) -> Check:
+    seen: dict[str, list[catalog.Entry]] = {}
+    for entry in memory.entries:
+        if entry.is_index or entry.is_session:
+            continue
+        seen.setdefault(index.normalized(entry.text), []).append(entry)
+    twice = [group for group in seen.values() if len(group) > 1]
+    if not twice:
+        return Check("duplicates", OK, f"{len(memory.entries)} sections, none in two places")
+    shown = "; ".join(" = ".join(f"{e.id} ({e.tier})" for e in group) for group in twice[:3])
+    more = f" and {len(twice) - 3} more" if len(twice) > 3 else ""
+    return Check(
+        "duplicates", FAIL, f"the same section in two places: {shown}{more} (run: squadmem doctor --fix)"
+    )
+
+
+def orphans(repo: Repo, memory: catalog.Memory) -> Check:
+    problems = []
+    for tier in TIERS:
+        folder = repo.layout.memory / tier
+        if not folder.is_dir():
+            continue
+        for path in sorted(folder.rglob("*")):
+            rel = repo.layout.rel(path)
+            if path.is_file() and path.name != ".gitkeep" and classify(rel) is None:
+                problems.append(f"{rel} is not a tier file squadmem reads")
+    ids = {e.id for e in memory.entries}
+    topics = {f"wiki:{doc.tier_file.name}" for doc in memory.files.values() if doc.tier_file.tier == "wiki"}
+    for entry in memory.entries:
+        if entry.is_index:
+            for listed in index.listed_ids(entry.text):
+                if listed not in ids and listed not in topics:
+                    problems.append(
+                        f"the Index of {entry.file} lists {listed}, which is gone (run squadmem maintain)"
+                    )
+    if problems:
+        return Check("orphans", WARN, "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
+    return Check(
+        "orphans", OK, f"every file under {MEMORY_DIR}/ tiers is read; every Index line points somewhere"
+    )
+
+
+def journal(repo: Repo, fix: bool) -> Check:
+    found = moves.pending(repo)
+    stale_lock = moves.IndexLock(repo).ours() and not moves.Lock(repo.work_state_dir).held_by_other()
+    if found is None and not stale_lock:
+        return Check("moves", OK, "no half-finished move")
+    if not fix:
+        what = (
+            f"a move was interrupted: {found.subject}"
+            if found is not None
+            else "an interrupted squadmem command left git's index.lock"
+        )
+        return Check("moves", FAIL, f"{what} (run: squadmem doctor --fix)")
+    with moves.Lock(repo.work_state_dir):
+        note = moves.recover(repo)
+    return Check("moves", OK, f"fixed: {note}")
+
+
+def merges(repo: Repo, fix: bool) -> Check:
+    """Edits a merge kept at a section's old place; ``--fix`` settles them and sections in two places."""
+    found = settle.pending(repo)
+    if not fix:
+        if not found:
+            return Check("merges", OK, "no merge left an edit at a section's old place")
+        shown = "; ".join(item.describe() for item in found[:3])
+        detail = f"a merge kept edits at their old place: {shown} (run: squadmem doctor --fix)"
+        return Check("merges", FAIL, detail)
+    if repo.head() is None:
+        return Check("merges", OK, "no commit yet")
+    try:
+        notes = settle.settle(repo)
+    except SquadmemError as exc:
+        return Check("merges", FAIL, f"{exc.message} ({exc.hint})")
+    return Check("merges", OK, "fixed: " + "; ".join(notes) if notes else "nothing to settle")
+
+
+def lock(repo: Repo) -> Check:
+    if moves.Lock(repo.work_state_dir).held_by_other():
+        return Check("lock", WARN, "another squadmem command is writing right now")
+    return Check("lock", OK, "no squadmem command is writing")
+
+
+def shallow(repo: Repo) -> Check:
+    if repo.is_shallow():
+        return Check(
+            "history",
+            WARN,
+            "shallow clone: sections older than its boundary have unknown ages and never move",
+        )
+    return Check("history", OK, "full history")
+
+
+def pending_uses(repo: Repo) -> Check:
+    value = uses.trailer_value(repo.state_dir)
+    count = len([i for i in value.split(",") if i.strip()]) if value else 0
+    detail = (
+        f"{count} pending use(s): they go into the next commit's {uses.TRAILER} trailer"
+        if count
+        else "no pending uses"
+    )
+    return Check("uses", OK, detail)
+
+
+def squad_intake(repo: Repo) -> Check:
+    if not (repo.root / ".squad" / "agents").is_dir():
+        return Check("intake", OK, "not a Squad team: nothing to take in")
+    kind = intake.backend(repo.root)
+    if kind in intake.UNSUPPORTED_BACKENDS:
+        return Check("intake", WARN, f"Squad's state backend is {kind!r}: squadmem cannot read its histories")
+    waiting = intake.pending_count(repo)
+    if waiting:
+        return Check("intake", WARN, f"{waiting} Squad entries not taken in yet (run: squadmem intake)")
+    return Check("intake", OK, "every committed Squad entry is taken in")
+
+
+def run(repo: Repo, fix: bool = False) -> list[Check]:
+    checks: list[Check] = [journal(repo, fix), merges(repo, fix), lock(repo), hooks(repo)]
+    checks += [merge_driver(repo), tiers_toml(repo)]
+    try:
+        memory = catalog.load(repo.layout)
+    except SquadmemError as exc:
+        checks.append(Check("tier files", FAIL, exc.message))
+    else:
+        if memory.left_out:
+            problems = list(dict.fromkeys(memory.left_out.values()))  # one per owner left out
+            problem = problems[0]
+            detail = f"{problem.message}; {problem.hint}" if problem.hint else problem.message
+            if len(problems) > 1:
+                detail += f" (and {len(problems) - 1} more file(s) squadmem cannot read)"
+            checks.append(Check("tier files", FAIL, detail))
+        else:
+            checks.append(Check("tier files", OK, f"{len(memory.files)} tier files read"))
+        rest: list[Callable[[], Check]] = [lambda: duplicates(memory), lambda: orphans(repo, memory)]
+        checks.extend(check() for check in rest)
+    checks += [shallow(repo), pending_uses(repo), squad_intake(repo)]
+    return checks
+
+
+def exit_code(checks: list[Check]) -> Exit:
+    return Exit.VIOLATIONS if any(c.status == FAIL for c in checks) else Exit.OK
+
+
+def text(checks: list[Check]) -> str:
+    return render.table(("check", "status", "detail"), [(c.name, c.status, c.detail) for c in checks])
+
+
+def as_dict(checks: list[Check]) -> dict[str, Any]:
+    return {"ok": exit_code(checks) == Exit.OK, "checks": [c.as_dict() for c in checks]}

@@ -1,0 +1,536 @@
+"""Intake: what Squad's agents appended to their files since the last intake, entry by entry, one commit.
+
+Squad keeps writing ``history.md``, ``decisions.md``, their ``-archive`` files
+and ``decisions/inbox/``. Intake reads them as HEAD has them (what is committed
+is what a reviewer can check), cuts them into entries (:mod:`squadmem.model.squad`)
+and takes in each entry it has not taken before, wherever it is now:
+
+- the ledger ``.squad/memory/intake.tsv`` lists every entry taken in (its key,
+  source, kind and title), so nothing is taken twice, even after Squad's file
+  was cut down (``--remove-originals``, ``squad nap``) or the entry was
+  edited in its tier since; an entry whose text is already a section of some
+  tier file is not taken again either;
+- each entry lands where its age (the first commit whose Squad file held it)
+  puts it, as ``maintain`` would: ``Core Context`` pinned in hot (a newer
+  version sends the older one to the archive), an entry unused for at most
+  ``hot.stale_days`` in hot while hot stays within its budget, then cold up to
+  ``cold.ttl_days``, the archive after; decisions into the wiki topic
+  ``decisions``.
+
+Intake only adds sections (and moves an agent's replaced Core Context to its
+archive); ``verify`` proves that every section an intake commit added is an
+entry of a Squad file in that commit's tree.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import json
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from squadmem.commands import scaffold
+from squadmem.engine import catalog, history, index
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model import render, sections, squad
+from squadmem.model.budget import hot_blob_over
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import MEMORY_DIR, check_name, classify, tier_rel
+from squadmem.model.settings import Settings
+
+LEDGER = f"{MEMORY_DIR}/intake.tsv"
+LEDGER_HEADER = (
+    "# squadmem intake ledger: one line per Squad entry taken into the tiers "
+    "(key, source, kind, title). Written by squadmem; do not edit.\n"
+)
+TRAILER = "Squad-Memory-Intake"
+TOPIC = "decisions"
+UNSUPPORTED_BACKENDS = ("orphan", "two-layer", "git-notes")
+
+
+@dataclasses.dataclass(frozen=True)
+class Placed:
+    entry: squad.Entry
+    tier: str
+    name: str  # agent, or wiki topic
+    when: dt.datetime | None  # first commit that held it
+
+    @property
+    def target(self) -> str:
+        return tier_rel(self.tier, self.name)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "title": self.entry.title,
+            "kind": self.entry.kind,
+            "source": self.entry.source,
+            "target": self.target,
+            "first_seen": render.timestamp(self.when),
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    placed: tuple[Placed, ...]
+    known: int  # entries already taken in
+    dry_run: bool
+    commit: moves.Made | None = None
+    retired: tuple[str, ...] = ()  # Core Context versions sent to the archive
+    warnings: tuple[str, ...] = ()
+    recovered: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "dry_run": self.dry_run,
+            "taken": len(self.placed),
+            "already_taken": self.known,
+            "entries": [p.as_dict() for p in self.placed],
+            "retired": list(self.retired),
+            "warnings": list(self.warnings),
+        }
+        if self.commit is not None:
+            data.update(self.commit.as_dict())
+        return data
+
+    def text(self) -> str:
+        out = [f"squadmem: {self.recovered}"] if self.recovered else []
+        if not self.placed:
+            out.append(f"intake: nothing new in Squad's files ({self.known} entries already taken in)")
+        else:
+            verb = "would take in" if self.dry_run else "took in"
+            out.append(f"intake: {verb} {len(self.placed)} entr{'y' if len(self.placed) == 1 else 'ies'}:")
+            for target, count in _counts(self.placed).items():
+                out.append(f"  {count:4d} -> {target}")
+        out.extend(f"warning: {w}" for w in self.warnings)
+        if self.commit is not None:
+            out.append(f"{self.commit.sha[:7]} {self.commit.subject}")
+        return "\n".join(out)
+
+
+def _counts(placed: Iterable[Placed]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for p in placed:
+        counts[p.target] = counts.get(p.target, 0) + 1
+    return counts
+
+
+# -- the ledger -----------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    key: str
+    source: str
+    kind: str
+    title: str
+
+    def line(self) -> str:
+        clean = " ".join(self.title.split())
+        return f"{self.key}\t{self.source}\t{self.kind}\t{clean}\n"
+
+
+def read_ledger(text: str | None) -> list[Row]:
+    rows = []
+    for line in (text or "").splitlines():
+        if not line or line.startswith("#"):
+            continue
+        parts = line.split("\t", 3)
+        if len(parts) == 4:
+            rows.append(Row(*parts))
+    return rows
+
+
+# -- reading Squad's files from a commit ----------------------------------------------------------
+
+
+def backend(root: Path) -> str:
+    """Squad's state backend (``.squad/config.json``), "local" when it says nothing."""
+    try:
+        data = json.loads((root / ".squad" / "config.json").read_text("utf-8"))
+    except (OSError, ValueError):
+        return "local"
+    value = data.get("stateBackend") if isinstance(data, dict) else None
+    return value if isinstance(value, str) and value else "local"
+
+
+def refuse_backend(root: Path) -> None:
+    kind = backend(root)
+    if kind in UNSUPPORTED_BACKENDS:
+        raise SquadmemError(
+            f".squad/config.json: Squad's state backend is {kind!r}: its histories and decisions live on "
+            "the squad-state branch, which squadmem does not read",
+            hint="squadmem takes in Squad's memory with the 'local' backend only; "
+            "use `squad init --state-backend local`, or keep squadmem's tiers without intake",
+        )
+
+
+def source_paths(repo: Repo, commit: str) -> list[str]:
+    """Squad's memory files in ``commit``'s tree, sorted."""
+    out = repo.run_bytes(
+        "ls-tree",
+        "-r",
+        "-z",
+        "--name-only",
+        commit,
+        "--",
+        squad.AGENTS_DIR,
+        *squad.DECISION_FILES,
+        squad.INBOX_DIR,
+    )
+    paths = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+    return sorted(p for p in paths if squad.is_source(p))
+
+
+def read_entries(repo: Repo, objects: moves.Objects, tree: str, paths: Sequence[str]) -> list[squad.Entry]:
+    found: list[squad.Entry] = []
+    for rel in paths:
+        owner = squad.source_owner(rel)
+        if owner is None or (owner != "decisions" and not _agent_ok(owner)):
+            continue
+        data = objects.content(tree, rel)
+        if data is None:
+            continue
+        text = data.decode("utf-8", "replace")
+        try:
+            found.extend(squad.entries(rel, text))
+        except sections.FlagError as exc:
+            raise SquadmemError(
+                f"{rel}: {exc}", hint="fix the <!-- squadmem: ... --> comment in Squad's file"
+            ) from None
+    return found
+
+
+def _agent_ok(name: str) -> bool:
+    try:
+        check_name(name)
+    except SquadmemError:
+        return False
+    return True
+
+
+# -- placement (pure) -----------------------------------------------------------------------------
+
+
+class Projection:
+    """Tier files as the intake commit will leave them; sections appended in one splice per file."""
+
+    def __init__(self, read: Mapping[str, str | None], header: Any) -> None:
+        self.read = read
+        self.header = header
+        self.added: dict[str, list[str]] = {}
+        self.removed: dict[str, list[str]] = {}
+
+    def base(self, rel: str, tier: str, name: str) -> str:
+        text = self.read.get(rel)
+        return text if text is not None else self.header(tier, name) + "\n"
+
+    def text(self, rel: str, tier: str, name: str) -> str:
+        text = self.base(rel, tier, name)
+        for old in self.removed.get(rel, []):
+            text, _ = index.remove(text, old)
+        return _insert_many(text, self.added.get(rel, []), rel)
+
+    def add(self, rel: str, section_text: str) -> None:
+        self.added.setdefault(rel, []).append(section_text)
+
+    def remove(self, rel: str, section_text: str) -> None:
+        self.removed.setdefault(rel, []).append(section_text)
+
+
+def _insert_many(text: str, new: Sequence[str], rel: str) -> str:
+    """``text`` with ``new`` sections before its Index (or at the end), checked with one split."""
+    if not new:
+        return text
+    pieces = [s if index.ends_line(s) else s + "\n" for s in new]
+    pieces[-1] = new[-1]
+    doc = index.split(text)
+    position = next((n for n, s in enumerate(doc.sections) if index.is_index(s)), None)
+    if position is None:
+        base = text if not text or index.ends_line(text) else text + "\n"
+        joined = base + "".join(pieces)
+        expected = [*_shape(doc), *(index.normalized(s) for s in new)]
+    else:
+        pieces[-1] = pieces[-1] if index.ends_line(pieces[-1]) else pieces[-1] + "\n"
+        before = doc.header + "".join(s.text for s in doc.sections[:position])
+        after = "".join(s.text for s in doc.sections[position:])
+        joined = before + "".join(pieces) + after
+        shape = _shape(doc)
+        expected = [*shape[: position + 1], *(index.normalized(s) for s in new), *shape[position + 1 :]]
+    if _shape(sections.split(joined)) != expected:
+        raise SquadmemError(
+            f"{rel}: a Squad entry would not stay a section of its own there",
+            hint="close the code fence or HTML block left open in the entry or the file, then run again",
+        )
+    return joined
+
+
+def _shape(doc: sections.Document) -> list[str]:
+    return [index.normalized(doc.header), *(index.normalized(s.text) for s in doc.sections)]
+
+
+def place(
+    new: Sequence[squad.Entry],
+    first_seen: Mapping[bytes, dt.datetime | None],
+    conf: Settings,
+    now: dt.datetime,
+) -> list[Placed]:
+    """Each new entry's tier, by its age, as ``maintain`` would put it (before the hot budget)."""
+    placed = []
+    for entry in new:
+        when = first_seen.get(entry.key)
+        if entry.decision:
+            placed.append(Placed(entry, "wiki", TOPIC, when))
+            continue
+        if entry.kind == "core":
+            placed.append(Placed(entry, "hot", entry.owner, when))
+            continue
+        age = now - (when or now)
+        if age <= dt.timedelta(days=conf.hot.stale_days):
+            tier = "hot"
+        elif age <= dt.timedelta(days=conf.cold.ttl_days):
+            tier = "cold"
+        else:
+            tier = "archive"
+        placed.append(Placed(entry, tier, entry.owner, when))
+    return placed
+
+
+# -- the command ----------------------------------------------------------------------------------
+
+
+def _header(tier: str, name: str) -> str:
+    return scaffold.template(f"{tier}.md", name=name)
+
+
+def intake(
+    repo: Repo,
+    conf: Settings,
+    now: dt.datetime,
+    *,
+    dry_run: bool = False,
+    writer: moves.Writer | None = None,
+) -> Result:
+    """Take in every entry of Squad's committed files not taken before: one commit, or none."""
+    if writer is None:
+        with moves.session(repo) as own:
+            return intake(repo, conf, now, dry_run=dry_run, writer=own)
+    refuse_backend(repo.root)
+    tree = writer.tree
+    paths = source_paths(repo, writer.head)
+    entries = read_entries(repo, writer.objects, tree, paths)
+    ledger_text = writer.text(LEDGER)
+    rows = read_ledger(ledger_text)
+    tier_texts = _tier_texts(repo, writer)
+    taken = _taken(rows, tier_texts)
+    new: list[squad.Entry] = []
+    seen: set[tuple[str, bytes]] = set()
+    known = 0
+    for entry in entries:
+        mark = (entry.owner, entry.key)
+        if mark in taken or mark in seen:
+            known += mark not in seen
+            continue
+        seen.add(mark)
+        new.append(entry)
+    if not new:
+        return Result((), known, dry_run, recovered=writer.recovered)
+    facts = history.read_facts(repo)
+    first_seen = {e.key: (history.utc(facts.first[e.key][0]) if e.key in facts.first else None) for e in new}
+    placed = place(new, first_seen, conf, now)
+    placed, relocated, warnings = _fit(placed, tier_texts, rows, conf, _last_use(repo, tier_texts, now))
+    projection = Projection(tier_texts, _header)
+    for rel, text, tier in relocated:
+        projection.remove(rel, text)
+        projection.add(tier_rel(tier, _tier_of(rel)[1]), text)
+    for p in placed:
+        projection.add(p.target, p.entry.text)
+    files = {}
+    for rel in list(dict.fromkeys([*projection.added, *projection.removed])):
+        tier, name = _tier_of(rel)
+        files[rel] = projection.text(rel, tier, name)
+    retired = [(rel, text) for rel, text, tier in relocated if tier == "archive"]
+    ledger = ledger_text if ledger_text is not None else LEDGER_HEADER
+    if ledger and not ledger.endswith("\n"):
+        ledger += "\n"
+    ledger += "".join(
+        Row(p.entry.key.hex(), p.entry.source, p.entry.kind, p.entry.title).line() for p in placed
+    )
+    files[LEDGER] = ledger
+    result = Result(
+        tuple(placed),
+        known,
+        dry_run,
+        retired=tuple(rel for rel, _ in retired),
+        warnings=tuple(warnings),
+        recovered=writer.recovered,
+    )
+    if dry_run:
+        return result
+    grown = _untouched_templates(repo, writer, files)
+    subject = f"memory: intake {len(placed)} Squad entr{'y' if len(placed) == 1 else 'ies'}"
+    body = "\n".join(f"{count} -> {target}" for target, count in _counts(placed).items())
+    made = writer.commit_files(files, subject, body, grown=grown, trailers=[(TRAILER, str(len(placed)))])
+    return dataclasses.replace(result, commit=made)
+
+
+def _owner_of_tier(rel: str) -> str:
+    """Whose entries a tier file holds: its agent, or "decisions" for any wiki page."""
+    tier, name = _tier_of(rel)
+    return "decisions" if tier == "wiki" else name
+
+
+def _taken(rows: Sequence[Row], texts: Mapping[str, str | None]) -> set[tuple[str, bytes]]:
+    """(owner, key) of every entry taken in: listed in the ledger, or already a section of a tier file."""
+    taken = set()
+    for row in rows:
+        owner = squad.source_owner(row.source)
+        if owner is not None:
+            with contextlib.suppress(ValueError):
+                taken.add((owner, bytes.fromhex(row.key)))
+    for rel, text in texts.items():
+        if text is not None:
+            owner = _owner_of_tier(rel)
+            taken.update((owner, sections.content_key(s.text)) for s in index.split(text).sections)
+    return taken
+
+
+def _tier_of(rel: str) -> tuple[str, str]:
+    parts = rel.split("/")
+    return parts[-2], parts[-1].removesuffix(".md")
+
+
+def _tier_texts(repo: Repo, writer: moves.Writer) -> dict[str, str | None]:
+    """Every tier file HEAD holds, by path."""
+    return {rel: writer.text(rel) for rel in _tier_paths(repo, writer.head)}
+
+
+def _last_use(repo: Repo, texts: Mapping[str, str | None], now: dt.datetime) -> Callable[[str], float]:
+    """A section text's last use (seconds; history's rule), for the sections of these tier files."""
+    memory = catalog.from_texts({rel: text for rel, text in texts.items() if text is not None})
+    uses = history.last_uses(repo, memory, now=now)
+    when = {
+        sections.normalize(e.text): (uses[e.id].when or now).timestamp()
+        for e in memory.entries
+        if e.id in uses
+    }
+    return lambda text: when.get(sections.normalize(text), now.timestamp())
+
+
+def _room(text: str, wanted: str, rel: str, conf: Settings, last_use: Callable[[str], float]) -> list[str]:
+    """Hot sections to send to cold, least recently used first, so that ``wanted`` fits; [] if none can."""
+    movable = [
+        s
+        for s in index.split(text).sections
+        if not s.flags.pin and not index.is_index(s) and s.raw_heading.strip() != catalog.SESSION_TITLE
+    ]
+    movable.sort(key=lambda s: last_use(s.text))
+    out: list[str] = []
+    for section in movable:
+        text, _ = index.remove(text, section.text)
+        out.append(section.text)
+        if not hot_blob_over(_insert_many(text, [wanted], rel).encode("utf-8"), conf.hot):
+            return out
+    return []
+
+
+def _fit(
+    placed: list[Placed],
+    texts: Mapping[str, str | None],
+    rows: Sequence[Row],
+    conf: Settings,
+    last_use: Callable[[str], float],
+) -> tuple[list[Placed], list[tuple[str, str, str]], list[str]]:
+    """Hot within its budget: Core Context first, then the newest entries; the rest go to cold.
+
+    A newer Core Context retires the one in hot (to the archive), and when it
+    does not fit, hot's least recently used sections make room for it (to
+    cold): the spawn always carries Core Context. Returns the placements, the
+    (hot file, section text, tier it goes to) relocations, and warnings.
+    """
+    warnings: list[str] = []
+    relocated: list[tuple[str, str, str]] = []
+    old_cores = {r.key for r in rows if r.kind == "core"}  # hex
+    by_agent: dict[str, list[Placed]] = {}
+    for p in placed:
+        if p.tier == "hot":
+            by_agent.setdefault(p.name, []).append(p)
+    moved: dict[int, Placed] = {}
+    for agent, candidates in by_agent.items():
+        rel = tier_rel("hot", agent)
+        text = texts.get(rel)
+        text = text if text is not None else _header("hot", agent) + "\n"
+        if any(p.entry.kind == "core" for p in candidates):
+            for section in index.split(text).sections:
+                if sections.content_key(section.text).hex() in old_cores:
+                    relocated.append((rel, section.text, "archive"))
+                    text, _ = index.remove(text, section.text)
+        ordered = sorted(
+            candidates,
+            key=lambda p: (
+                p.entry.kind != "core",
+                -(p.when or dt.datetime.max.replace(tzinfo=dt.UTC)).timestamp(),
+            ),
+        )
+        for p in ordered:
+            trial = _insert_many(text, [p.entry.text], rel)
+            if not hot_blob_over(trial.encode("utf-8"), conf.hot):
+                text = trial
+                continue
+            if p.entry.kind == "core":
+                evicted = _room(text, p.entry.text, rel, conf, last_use)
+                if evicted:
+                    for old in evicted:
+                        text, _ = index.remove(text, old)
+                        relocated.append((rel, old, "cold"))
+                    text = _insert_many(text, [p.entry.text], rel)
+                    continue
+                warnings.append(
+                    f"{p.entry.source}: Core Context does not fit in {rel} "
+                    f"({len(p.entry.text.encode())} bytes); kept in cold: shorten it in Squad's file"
+                )
+            moved[id(p)] = dataclasses.replace(p, tier="cold")
+    return [moved.get(id(p), p) for p in placed], relocated, warnings
+
+
+def _untouched_templates(repo: Repo, writer: moves.Writer, files: Mapping[str, str]) -> list[str]:
+    """Files ``init`` created and nobody has committed or touched: safe to commit with the intake."""
+    grown = []
+    for rel in files:
+        path = repo.root / rel
+        if rel == LEDGER or writer.text(rel) is not None or not path.is_file():
+            continue
+        current = path.read_bytes().decode("utf-8", "replace")
+        if files[rel].startswith(current) and current.strip() == _header(*_tier_of(rel)).strip():
+            grown.append(rel)
+    return grown
+
+
+def pending_count(repo: Repo) -> int:
+    """How many committed Squad entries are not taken in yet (0 outside a Squad team)."""
+    head = repo.head()
+    if head is None or not (repo.root / ".squad").is_dir() or backend(repo.root) in UNSUPPORTED_BACKENDS:
+        return 0
+    objects = moves.Objects(repo)
+    tree = objects.tree_of(head)
+    paths = source_paths(repo, head)
+    if not paths:
+        return 0
+    entries = read_entries(repo, objects, tree, paths)
+
+    def text(rel: str) -> str | None:
+        data = objects.content(tree, rel)
+        return None if data is None else data.decode("utf-8", "replace")
+
+    taken = _taken(read_ledger(text(LEDGER)), {rel: text(rel) for rel in _tier_paths(repo, head)})
+    return len({(e.owner, e.key) for e in entries} - taken)
+
+
+def _tier_paths(repo: Repo, head: str) -> list[str]:
+    """Every tier file in ``head``'s tree."""
+    out = repo.run_bytes("ls-tree", "-r", "-z", "--name-only", head, "--", MEMORY_DIR)
+    rels = [r.decode("utf-8", "surrogateescape") for r in out.split(b"\0") if r]
+    return [r for r in rels if classify(r) is not None]

@@ -1,0 +1,52 @@
+"""Setting up the merge driver in a repository: ``git config merge.squadmem.*``, and checking it.
+
+The ``.gitattributes`` lines that route tier files to it are written by
+``scaffold``. The driver command starts the interpreter squadmem was
+installed with, by absolute path, as the hook shims do.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+
+from squadmem.gitio.repo import Repo
+from squadmem.model.layout import MEMORY_DIR
+
+NAME = "squadmem"
+DESCRIPTION = "squadmem: tier files merged section by section"
+MODULE = "squadmem.hooks.merge_driver"
+
+
+def command(python: str | None = None) -> str:
+    return f"{shlex.quote(python or sys.executable)} -m {MODULE} --marker-size %L %O %A %B %P"
+
+
+def configure(repo: Repo) -> bool:
+    """Write ``merge.squadmem.name`` and ``.driver`` to the repository's config; False if already so."""
+    changed = False
+    for key, value in (("name", DESCRIPTION), ("driver", command())):
+        if repo.config(f"merge.{NAME}.{key}") != value:
+            repo.run("config", "--local", f"merge.{NAME}.{key}", value)
+            changed = True
+    return changed
+
+
+def problem(repo: Repo) -> str | None:
+    """Why tier files would not merge through the driver, or None when they do."""
+    driver = repo.config(f"merge.{NAME}.driver")
+    if not driver or MODULE not in driver:
+        return f"git config merge.{NAME}.driver is not set"
+    try:
+        python = shlex.split(driver)[0]
+    except (ValueError, IndexError):
+        return f"git config merge.{NAME}.driver cannot be read: {driver}"
+    if not os.access(python, os.X_OK):
+        return f"the merge driver's interpreter {python} is gone"
+    probe = f"{MEMORY_DIR}/hot/x.md"
+    out = repo.run("check-attr", "merge", "--", probe)
+    setting = out.rsplit(":", 1)[-1].strip()
+    if setting != NAME:
+        return f".gitattributes routes {MEMORY_DIR}/hot/*.md to merge={setting}, not merge={NAME}"
+    return None

@@ -1,0 +1,187 @@
+"""``squadmem recall QUERY``: find what memory holds, in every tier and the daily logs.
+
+A match is a section (or a log line) that holds every word of the query,
+case folded. Sections are ranked by how many times the words occur, titles
+counting double; the first ``limit`` are shown and, being what the agent
+looked up, recorded as used (pending uses, committed later as
+``Squad-Memory-Used``), so a cold or archive section recalled comes back to
+hot at the next ``maintain``. Log lines are shown, never recorded: logs are
+not tiers.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+from typing import Any, Protocol
+
+from squadmem.commands import removed
+from squadmem.engine import catalog
+from squadmem.gitio.repo import Repo
+from squadmem.model import render, uses
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import LOG_DIR, TIERS, known_agent, parse_log_name
+
+
+@dataclasses.dataclass(frozen=True)
+class Hit:
+    id: str
+    tier: str
+    file: str
+    title: str
+    score: int
+    line: str  # the first line holding a query word
+
+
+@dataclasses.dataclass(frozen=True)
+class LogHit:
+    file: str
+    line_number: int
+    line: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Recall:
+    query: str
+    hits: tuple[Hit, ...]
+    more: int  # matching sections past the limit
+    log_hits: tuple[LogHit, ...]
+    used: tuple[str, ...]
+    removed: tuple[removed.Removed, ...] | None = None  # with --history: sections no tier holds now
+    more_removed: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        data = {
+            "query": self.query,
+            "sections": [dataclasses.asdict(h) for h in self.hits],
+            "more_sections": self.more,
+            "logs": [dataclasses.asdict(h) for h in self.log_hits],
+            "used": list(self.used),
+        }
+        if self.removed is not None:
+            data["removed"] = [r.as_dict() for r in self.removed]
+            data["more_removed"] = self.more_removed
+        return data
+
+    def text(self) -> str:
+        if not self.hits and not self.log_hits and not self.removed:
+            where = "memory or its history" if self.removed is not None else "memory"
+            return f"nothing in {where} matches {self.query!r}"
+        out = []
+        if self.hits:
+            rows = [(h.id, h.tier, h.score, h.line) for h in self.hits]
+            out.append(render.table(("id", "tier", "score", "first matching line"), rows, right=(2,)))
+            if self.more:
+                out.append(f"(+{self.more} more sections; raise --limit to see them)")
+        if self.log_hits:
+            out.append("")
+            out += [f"{h.file}:{h.line_number}: {h.line}" for h in self.log_hits]
+        if self.removed:
+            out.append("\nremoved from every tier (found in history):")
+            gone = [
+                (r.id, r.removed.date().isoformat(), r.commit[:12], r.score, r.line) for r in self.removed
+            ]
+            out.append(render.table(("id", "removed", "last held in", "score", "first matching line"), gone))
+            out += [f"  {r.restore}" for r in self.removed]
+            if self.more_removed:
+                out.append(f"(+{self.more_removed} more removed sections; raise --limit to see them)")
+        if self.used:
+            out.append(f"\nrecorded {len(self.used)} use(s): they go into your next commit's trailer")
+        return "\n".join(out).lstrip("\n")
+
+
+def words(query: str) -> list[str]:
+    found = query.casefold().split()
+    if not found:
+        raise SquadmemError("recall needs a query", hint='e.g. squadmem recall "token rotation"')
+    return found
+
+
+class Titled(Protocol):
+    @property
+    def text(self) -> str: ...
+
+    @property
+    def title(self) -> str: ...
+
+
+def score(entry: Titled, terms: list[str]) -> int:
+    """How often the terms occur (title occurrences count double); 0 unless every term occurs."""
+    body, title = entry.text.casefold(), entry.title.casefold()
+    counts = [body.count(t) + title.count(t) for t in terms]
+    return sum(counts) if all(counts) else 0
+
+
+def _first_line(text: str, terms: list[str]) -> str:
+    for line in text.splitlines():
+        if any(t in line.casefold() for t in terms):
+            return line.strip()[:100]
+    return ""
+
+
+def search(
+    memory: catalog.Memory, terms: list[str], agent: str | None = None, tier: str | None = None
+) -> list[Hit]:
+    """Matching sections, best first (pure)."""
+    hits = []
+    for entry in memory.entries:
+        if (
+            entry.is_index
+            or (tier and entry.tier != tier)
+            or (agent and entry.name != agent and entry.tier != "wiki")
+        ):
+            continue
+        points = score(entry, terms)
+        if points:
+            hits.append(
+                Hit(entry.id, entry.tier, entry.file, entry.title, points, _first_line(entry.text, terms))
+            )
+    return sorted(hits, key=lambda h: -h.score)
+
+
+def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
+    folder = repo.layout.memory / LOG_DIR
+    if not folder.is_dir():
+        return []
+    found = []
+    for path in sorted(folder.glob("*.md"), reverse=True):
+        if parse_log_name(path.name) is None:
+            continue
+        text = path.read_bytes().decode("utf-8", "replace")
+        for number, line in enumerate(text.splitlines(), start=1):
+            if all(t in line.casefold() for t in terms):
+                found.append(LogHit(repo.layout.rel(path), number, line.strip()[:160]))
+    return found
+
+
+def recall(
+    repo: Repo,
+    query: str,
+    now: dt.datetime,
+    *,
+    agent: str | None = None,
+    tier: str | None = None,
+    limit: int = 5,
+    logs: bool = True,
+    record: bool = True,
+    history: bool = False,
+) -> Recall:
+    terms = words(query)
+    if tier is not None and tier not in TIERS:
+        raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
+    if limit < 1:
+        raise SquadmemError(f"--limit {limit}: must be 1 or more", hint="e.g. --limit 5")
+    memory = catalog.load(repo.layout)
+    if agent is not None:
+        known_agent(agent, memory.agents())
+    hits = search(memory, terms, agent, tier)
+    shown = hits[:limit]
+    used = tuple(h.id for h in shown) if record else ()
+    if used:
+        uses.record(repo.state_dir, used, now)
+    log_hits = tuple(search_logs(repo, terms)) if logs else ()
+    result = Recall(query, tuple(shown), len(hits) - len(shown), log_hits, used)
+    if not history:
+        return result
+    found, more = removed.search(repo, memory, terms, score, _first_line, agent=agent, tier=tier, limit=limit)
+    return dataclasses.replace(result, removed=tuple(found), more_removed=more)

@@ -1,0 +1,195 @@
+"""After a merge: an edit kept at its section's old place goes to the new place; no section twice.
+
+git runs the merge driver only for files both sides changed. When one side
+moved a section (hot → cold) and the other edited it at its old place, and
+the other side did not touch the new file, git takes the new file whole from
+the moving side: the driver can only keep the edit at the old place, and
+notes it in ``.git/squadmem/merge-settle.json``. ``squadmem doctor --fix``
+reads that note and makes one commit that puts the edited text in place of
+the unedited one at the new place and takes it out of the old place. A note
+whose texts are no longer where it says (someone settled it by hand) is
+dropped.
+
+Likewise, when the two sides moved one section to two different files and
+git took both files whole, the section is in two places: ``doctor --fix``
+keeps its first place in tier order (hot, cold, archive, wiki) and removes
+the others, in one commit. The texts are equal, so nothing is lost.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from squadmem.engine import index
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model import sections
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import classify, decode_tier
+
+RECORD = "merge-settle.json"  # hooks.merge_driver.SETTLE (a test holds them equal)
+
+
+@dataclasses.dataclass(frozen=True)
+class Relocation:
+    source: str  # where the merge kept the edited text
+    target: str  # where the section had moved, unedited
+    old: str
+    new: str
+
+    @property
+    def title(self) -> str:
+        doc = sections.split(self.new)
+        return doc.sections[0].raw_heading.strip() if doc.sections else "?"
+
+    def describe(self) -> str:
+        tier = classify(self.target)
+        return f"{self.title!r} edited in {self.source}, moved to {tier.tier if tier else self.target}"
+
+
+def _path(repo: Repo) -> Path:
+    return repo.state_dir / RECORD
+
+
+def noted(repo: Repo) -> list[Relocation]:
+    try:
+        data = json.loads(_path(repo).read_text("utf-8"))
+        fields = ("source", "target", "old", "new")
+        return [Relocation(**{k: str(item[k]) for k in fields}) for item in data["relocations"]]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def merging(repo: Repo) -> bool:
+    """Whether a merge waits to be concluded (MERGE_HEAD is there)."""
+    path = repo.run("rev-parse", "--git-path", "MERGE_HEAD").strip()
+    return (repo.root / path).exists()
+
+
+def _position(text: str | None, wanted: str) -> int:
+    if text is None:
+        return -1
+    for position, section in enumerate(index.split(text).sections):
+        if index.normalized(section.text) == wanted:
+            return position
+    return -1
+
+
+def applies(item: Relocation, head_text: dict[str, str | None]) -> bool:
+    """Whether HEAD still holds the edit at the old place and the unedited text at the new one."""
+    return (
+        _position(head_text[item.source], index.normalized(item.new)) >= 0
+        and _position(head_text[item.target], index.normalized(item.old)) >= 0
+    )
+
+
+def swapped(target: str, item: Relocation) -> str:
+    """``target`` with the edited text in place of the unedited one, keeping the blank lines after it."""
+    doc = index.split(target)
+    position = _position(target, index.normalized(item.old))
+    old = doc.sections[position].text
+    new = index.normalized(item.new) + old[len(index.normalized(old)) :]
+    texts = [s.text for s in doc.sections]
+    texts[position] = new
+    if position < len(texts) - 1 and not index.ends_line(new):
+        texts[position] = new + "\n"
+    return doc.header + "".join(texts)
+
+
+def without_repeats(texts: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """The tier files (path -> text) whose sections repeat an earlier one, without the repeats.
+
+    Earlier is tier order (hot, cold, archive, wiki), then file name, then file
+    order; hot Session and Index sections are not compared. Only changed files
+    are returned, with one note per removed section.
+    """
+    changed: dict[str, str] = {}
+    notes = []
+    seen: dict[str, str] = {}
+    for entry in index.memory(texts).entries:
+        if entry.is_index or entry.is_session:
+            continue
+        key = index.normalized(entry.text)
+        if key not in seen:
+            seen[key] = entry.file
+            continue
+        changed[entry.file] = index.remove(changed.get(entry.file, texts[entry.file]), entry.text)[0]
+        notes.append(f"{entry.title!r} was in {seen[key]} and {entry.file}: removed from {entry.file}")
+    return changed, notes
+
+
+def settle(repo: Repo) -> list[str]:
+    """Commit each noted edit at its new place, then drop repeated sections; one line per change."""
+    items = noted(repo)
+    if merging(repo):
+        if not items:
+            return []
+        raise SquadmemError(
+            "a merge is not finished yet: its edits of moved sections cannot be settled",
+            hint="conclude it (git commit), then run: squadmem doctor --fix",
+        )
+    done = []
+    with moves.session(repo) as writer:
+        for item in items:
+            texts = {rel: writer.text(rel) for rel in (item.source, item.target)}
+            if not applies(item, texts):
+                done.append(f"already settled: {item.describe()}")
+                continue
+            source, _ = index.remove(texts[item.source] or "", item.new)
+            target = swapped(texts[item.target] or "", item)
+            tier = classify(item.target)
+            agent, where = (tier.name, tier.tier) if tier else ("memory", item.target)
+            subject = f'memory({agent}): settle merge: "{item.title}" edited, at its new place in {where}'
+            writer.commit_files(
+                {item.source: source, item.target: target},
+                subject,
+                f"A merge kept this edit in {item.source}; the section had moved to {item.target}.",
+            )
+            done.append(f"settled: {item.describe()}")
+        _path(repo).unlink(missing_ok=True)
+        try:
+            heads = _head_texts(repo, writer)
+            changed, notes = without_repeats(heads)
+        except SquadmemError:
+            return done  # a tier file squadmem cannot read: the "tier files" check names it
+        if changed:
+            writer.commit_files(
+                changed,
+                f"memory: settle merge: {len(notes)} section(s) that were in two places",
+                "\n".join(notes),
+            )
+            done += [f"settled: {note}" for note in notes]
+    return done
+
+
+def _head_texts(repo: Repo, writer: moves.Writer) -> dict[str, str]:
+    found = {}
+    for tf in repo.layout.tier_files():
+        data = writer.objects.content(writer.tree, tf.rel)
+        if data is not None:
+            found[tf.rel] = decode_tier(data, tf.rel)
+    return found
+
+
+def pending(repo: Repo) -> list[Relocation]:
+    """The noted edits HEAD still holds at their old place."""
+    items = noted(repo)
+    if not items:
+        return []
+    head = repo.head()
+    if head is None:
+        return []
+    objects = moves.Objects(repo)
+    tree = objects.tree_of(head)
+    found = []
+    for item in items:
+        texts: dict[str, str | None] = {}
+        for rel in (item.source, item.target):
+            data = objects.content(tree, rel)
+            texts[rel] = None if data is None else data.decode("utf-8", "replace")
+        if applies(item, texts):
+            found.append(item)
+    return found

@@ -1,0 +1,1 @@
+"""The engine: history, planning, the commit writer and verification."""

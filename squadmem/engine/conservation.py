@@ -1,0 +1,189 @@
+"""Conservation: no commit loses or duplicates a section, whoever made it.
+
+``squadmem verify`` judges every commit that changes tier files (and every
+merge) against its parents, from the tier files of their trees. A section is
+its text, compared as ``verify`` compares (trailing blank lines and line
+endings trimmed); the Session block and the Index of a hot file are squadmem's
+to rewrite and are left out.
+
+*Lost*: a section a parent has and the commit has in no tier, unless
+
+- it was edited: a section with its id is there, with a text no parent had;
+- it was renamed: a section with the same body (the text below its heading) arrived;
+- it left the archive: the end of a section's life, and ``squadmem restore``
+  can bring it back from history;
+- the commit deletes it on purpose: a ``Squad-Memory-Delete: <id>`` trailer
+  (several ids separated by commas) names it.
+
+In a merge a section is expected when every parent has it, or when a parent
+has it that the merge base lacks (it was added on that side); one that a side
+removed since the base may stay removed.
+
+*Duplicated*: a section text the commit holds more often than any parent (and
+more than once), or an agent's section title found in more tiers than in any
+parent (one section left in two tiers, edited on one side).
+
+Move and Index commits are not judged here: ``verify`` checks them exactly.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+
+from squadmem.engine import catalog, index
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import classify, decode_tier
+
+DELETE = "squad-memory-delete"  # the trailer's key as verify reads it (lowercase)
+DELETE_TRAILER = "Squad-Memory-Delete"
+_IDS = re.compile(r"[,\s]+")
+
+
+@dataclasses.dataclass(frozen=True)
+class Where:
+    id: str
+    tier: str
+    file: str
+    title: str
+    body: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """The sections of one tree's tier files."""
+
+    texts: Counter[str]
+    where: dict[str, Where]  # text -> its first place
+    ids: dict[str, frozenset[str]]  # id -> texts
+    bodies: dict[str, str]  # text -> body
+    tiers_of_title: dict[tuple[str, str], frozenset[str]]  # (owner, title) -> tiers
+
+
+EMPTY = Snapshot(Counter(), {}, {}, {}, {})
+
+
+def body_of(text: str) -> str:
+    return index.normalized(text.split("\n", 1)[1] if "\n" in text else "")
+
+
+def snapshot(memory: catalog.Memory) -> Snapshot:
+    texts: Counter[str] = Counter()
+    where: dict[str, Where] = {}
+    ids: dict[str, set[str]] = {}
+    bodies: dict[str, str] = {}
+    tiers: dict[tuple[str, str], set[str]] = {}
+    for entry in memory.entries:
+        if entry.is_index or entry.is_session:
+            continue
+        text = index.normalized(entry.text)
+        texts[text] += 1
+        body = body_of(entry.text)
+        bodies[text] = body
+        where.setdefault(text, Where(entry.id, entry.tier, entry.file, entry.title, body))
+        ids.setdefault(entry.id, set()).add(text)
+        tiers.setdefault((entry.id.rpartition("/")[0], entry.title), set()).add(entry.tier)
+    return Snapshot(
+        texts,
+        where,
+        {k: frozenset(v) for k, v in ids.items()},
+        bodies,
+        {k: frozenset(v) for k, v in tiers.items()},
+    )
+
+
+def deleted_ids(trailers: Mapping[str, Sequence[str]]) -> set[str]:
+    return {i for value in trailers.get(DELETE, ()) for i in _IDS.split(value) if i}
+
+
+def touches_memory(paths: Iterable[str]) -> bool:
+    return any(classify(p) is not None for p in paths)
+
+
+def judge(
+    after: Snapshot, parents: Sequence[Snapshot], base: Snapshot | None, deleted: set[str]
+) -> list[tuple[str, str]]:
+    """(file, why) for every section the commit lost or duplicated."""
+    problems = [*_lost(after, parents, base, deleted), *_duplicated(after, parents)]
+    return problems
+
+
+def _expected(text: str, parents: Sequence[Snapshot], base: Snapshot | None) -> bool:
+    if len(parents) < 2:
+        return True
+    if all(text in p.texts for p in parents):
+        return True
+    return base is None or text not in base.texts
+
+
+def _lost(
+    after: Snapshot, parents: Sequence[Snapshot], base: Snapshot | None, deleted: set[str]
+) -> Iterable[tuple[str, str]]:
+    before = [t for p in parents for t in p.texts]
+    new_texts = set(after.texts).difference(before)
+    new_bodies = {after.bodies[t] for t in new_texts}
+    seen: set[str] = set()
+    for parent in parents:
+        for text, place in parent.where.items():
+            if text in after.texts or text in seen or not _expected(text, parents, base):
+                continue
+            seen.add(text)
+            if place.tier == "archive" or place.id in deleted:
+                continue
+            if after.ids.get(place.id, frozenset()) & new_texts:
+                continue  # edited in place
+            if place.body and place.body in new_bodies:
+                continue  # its heading renamed
+            yield (
+                place.file,
+                f"section {place.id} ({place.title!r}) is in no tier after this commit: "
+                f"not moved, archived or deleted with a {DELETE_TRAILER}: {place.id} trailer",
+            )
+
+
+def _duplicated(after: Snapshot, parents: Sequence[Snapshot]) -> Iterable[tuple[str, str]]:
+    for text, count in after.texts.items():
+        if count > 1 and count > max((p.texts[text] for p in parents), default=0):
+            place = after.where[text]
+            yield place.file, f"section {place.id} ({place.title!r}) is there {count} times after this commit"
+    for (owner, title), tiers in after.tiers_of_title.items():
+        most = max((len(p.tiers_of_title.get((owner, title), ())) for p in parents), default=0)
+        if len(tiers) > 1 and len(tiers) > most:
+            shown = ", ".join(sorted(tiers))
+            yield f"{owner}:{title}", f"the section {title!r} of {owner} is in {len(tiers)} tiers ({shown})"
+
+
+class Snapshots:
+    """Snapshots of trees, built from blobs each parsed once (``read`` gives a blob's bytes)."""
+
+    def __init__(self, tier_files: Callable[[str], dict[str, str]], read: Callable[[str], bytes]) -> None:
+        self.tier_files = tier_files
+        self.read = read
+        self._docs: dict[tuple[str, str], catalog.TierDoc] = {}
+        self._trees: dict[str, Snapshot | None] = {}
+
+    def of(self, tree: str) -> Snapshot | None:
+        """The tree's snapshot; None when one of its tier files does not parse (judged elsewhere)."""
+        if tree not in self._trees:
+            if len(self._trees) > 256:
+                self._trees.clear()
+            self._trees[tree] = self._build(tree)
+        return self._trees[tree]
+
+    def _build(self, tree: str) -> Snapshot | None:
+        docs = []
+        try:
+            for rel, sha in self.tier_files(tree).items():
+                key = (rel, sha)
+                if key not in self._docs:
+                    if len(self._docs) > 4096:
+                        self._docs.clear()
+                    tf = classify(rel)
+                    assert tf is not None
+                    self._docs[key] = catalog.parse_file(tf, decode_tier(self.read(sha), rel))
+                docs.append(self._docs[key])
+            return snapshot(catalog.build(docs))
+        except SquadmemError:
+            return None

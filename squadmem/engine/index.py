@@ -1,0 +1,452 @@
+"""Where a moved section lands in a tier file, and the ``## Index → Deeper Tiers`` section.
+
+Pure text, no git and no files: the policy projects a run with these
+functions and the executor makes its commits with the very same ones, so a
+dry run shows exactly what the real run writes.
+
+A moved section is cut out of its source byte for byte and put into its
+destination just before the destination's Index section if it has one,
+otherwise at the end. Where the destination does not end with a line ending,
+or the moved text does not and something follows it, one ``\\n`` is added:
+the only byte squadmem ever adds. Every splice is checked by splitting the
+result again: the sections must be the old ones, in order, plus or minus the
+moved one (compared with trailing blank lines and line endings trimmed),
+or the splice is refused (a section ending in an unclosed code fence or
+HTML block would otherwise swallow what follows it).
+
+The Index is the last section of a hot file, written by squadmem: one line
+per cold or archive section of the agent and per wiki topic, newest first,
+at most ``hot.index_max_entries`` lines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import re
+from collections.abc import Mapping, Sequence
+
+from squadmem.engine import catalog, titles
+from squadmem.engine.catalog import INDEX_TITLE
+from squadmem.model import sections
+from squadmem.model.layout import classify
+
+HEADING = f"## {INDEX_TITLE}"
+INDEX_BASE = sections.slugify(INDEX_TITLE)
+NOTE = "<!-- Written by squadmem maintain after each run; edits here are replaced. -->"
+EMPTY = "- nothing in cold, archive or the wiki yet"
+_LINE_ID = re.compile(r"- (\S+) \(")
+
+
+class SpliceError(ValueError):
+    """A splice would change other sections' boundaries; nothing was changed."""
+
+
+@functools.lru_cache(maxsize=256)
+def split(text: str) -> sections.Document:
+    """``sections.split``, remembered: a run splits the same few texts many times."""
+    return sections.split(text)
+
+
+def memory(texts: Mapping[str, str]) -> catalog.Memory:
+    """``catalog.from_texts`` over texts already known to parse, with :func:`split`'s memory."""
+    docs = []
+    for rel, text in texts.items():
+        tf = classify(rel)
+        if tf is not None:
+            docs.append(catalog.TierDoc(tf, text, split(text)))
+    return catalog.build(docs)
+
+
+def normalized(text: str) -> str:
+    """``text`` without its trailing blank lines and final line ending (how sections are compared)."""
+    rows = sections.lines(text)
+    while rows and not rows[-1].strip():
+        rows.pop()
+    return "".join(rows).rstrip("\r\n")
+
+
+def ends_line(text: str) -> bool:
+    return text.endswith(("\n", "\r"))
+
+
+def is_index(section: sections.Section) -> bool:
+    return titles.plain(section.raw_heading) == INDEX_TITLE
+
+
+def _index_position(doc: sections.Document) -> int | None:
+    for position, section in enumerate(doc.sections):
+        if is_index(section):
+            return position
+    return None
+
+
+def _shape(doc: sections.Document) -> list[str]:
+    return [normalized(doc.header), *(normalized(s.text) for s in doc.sections)]
+
+
+def _check(result: str, expected: list[str], what: str) -> str:
+    if _shape(split(result)) != expected:
+        raise SpliceError(what)
+    return result
+
+
+def find(text: str, section_text: str) -> int:
+    """Position of the first section of ``text`` equal to ``section_text`` (normalized), or -1."""
+    wanted = normalized(section_text)
+    for position, section in enumerate(split(text).sections):
+        if normalized(section.text) == wanted:
+            return position
+    return -1
+
+
+def remove(text: str, section_text: str) -> tuple[str, str]:
+    """``text`` without the section equal to ``section_text``; also the exact text removed."""
+    doc = split(text)
+    position = find(text, section_text)
+    if position < 0:
+        raise SpliceError("the section is not in the file")
+    cut = doc.sections[position].text
+    rest = [s.text for n, s in enumerate(doc.sections) if n != position]
+    result = doc.header + "".join(rest)
+    expected = _shape(doc)
+    del expected[position + 1]
+    return _check(result, expected, "removing it would merge what is left around it"), cut
+
+
+def insert(text: str, section_text: str) -> str:
+    """``text`` with ``section_text`` just before the Index section, or at the end."""
+    doc = split(text)
+    position = _index_position(doc)
+    expected = _shape(doc)
+    if position is None:
+        base = text if not text or ends_line(text) else text + "\n"
+        expected.append(normalized(section_text))
+        return _check(base + section_text, expected, "it would not stay a section of its own there")
+    moved = section_text if ends_line(section_text) else section_text + "\n"
+    before = doc.header + "".join(s.text for s in doc.sections[:position])
+    after = "".join(s.text for s in doc.sections[position:])
+    expected.insert(position + 1, normalized(section_text))
+    return _check(before + moved + after, expected, "it would not stay a section of its own there")
+
+
+# -- a tier file spliced section by section -------------------------------------------------------
+
+
+@dataclasses.dataclass(eq=False)
+class Node:
+    text: str
+    key: str  # normalized(text)
+    base: str  # the id's slug before repeats are numbered (catalog.base)
+    title: str
+    index: bool  # an Index section
+    prev: Node | None = None
+    next: Node | None = None
+
+
+def _bytes(text: str) -> int:
+    return len(text.encode("utf-8"))
+
+
+def _lines(text: str) -> int:
+    return len(sections.lines(text))
+
+
+@dataclasses.dataclass(frozen=True)
+class Placing:
+    """Where a section goes in a Doc (see :meth:`Doc.check_insert`)."""
+
+    text: str
+    before: Node | None
+    placed: str
+    fixed: str | None
+
+
+class Doc:
+    """A tier file as its header and a chain of sections: each splice costs what it touches.
+
+    :func:`remove`, :func:`insert` and :func:`replace` split the whole file again to
+    check a splice; a ``Doc`` splits it once and checks a splice where it joins
+    text: the section before it and the one after it, split on their own. That is
+    the same check: a section starts at a top-level level-2 heading, after which
+    nothing that came before matters, so whether a boundary holds depends only on
+    the section just before it. The results are byte for byte those of the
+    functions above (a property test holds them equal). Bytes and lines are kept
+    as the file changes.
+    """
+
+    def __init__(
+        self,
+        text: str,
+        doc: sections.Document | None = None,
+        names: Sequence[tuple[str, str]] | None = None,
+    ) -> None:
+        """``text`` spliced; ``doc`` and ``names`` (base and title of each section) when already known."""
+        doc = sections.split(text) if doc is None else doc
+        self.header = doc.header
+        self.head: Node | None = None
+        self.tail: Node | None = None
+        self.by_key: dict[str, list[Node]] = {}
+        self.count = 0
+        self.indexes = 0  # how many Index sections (one, unless edited by hand)
+        self.bytes = _bytes(self.header)
+        self.lines = _lines(self.header)
+        for number, section in enumerate(doc.sections):
+            base, title = names[number] if names is not None else _names(section)
+            self._link(Node(section.text, normalized(section.text), base, title, title == INDEX_TITLE), None)
+
+    # -- the chain -------------------------------------------------------------------------------
+    def _link(self, node: Node, before: Node | None) -> None:
+        node.next = before
+        node.prev = self.tail if before is None else before.prev
+        if node.prev is None:
+            self.head = node
+        else:
+            node.prev.next = node
+        if before is None:
+            self.tail = node
+        else:
+            before.prev = node
+        self.by_key.setdefault(node.key, []).append(node)
+        self.count += 1
+        self.indexes += node.index
+        self.bytes += _bytes(node.text)
+        self.lines += _lines(node.text)
+
+    def _unlink(self, node: Node) -> None:
+        if node.prev is None:
+            self.head = node.next
+        else:
+            node.prev.next = node.next
+        if node.next is None:
+            self.tail = node.prev
+        else:
+            node.next.prev = node.prev
+        same = self.by_key[node.key]
+        same.remove(node)
+        if not same:
+            del self.by_key[node.key]
+        self.count -= 1
+        self.indexes -= node.index
+        self.bytes -= _bytes(node.text)
+        self.lines -= _lines(node.text)
+
+    def nodes(self) -> list[Node]:
+        found, node = [], self.head
+        while node is not None:
+            found.append(node)
+            node = node.next
+        return found
+
+    def text(self) -> str:
+        return self.header + "".join(node.text for node in self.nodes())
+
+    def find(self, section_text: str) -> Node | None:
+        """The first section equal to ``section_text`` (normalized), or None."""
+        same = self.by_key.get(normalized(section_text))
+        if not same:
+            return None
+        if len(same) == 1:
+            return same[0]
+        return next(n for n in self.nodes() if n in same)
+
+    def index_node(self) -> Node | None:
+        if not self.indexes:
+            return None
+        if self.indexes == 1 and self.tail is not None and self.tail.index:
+            return self.tail
+        return next((n for n in self.nodes() if n.index), None)
+
+    def _set_text(self, node: Node | None, text: str) -> None:
+        """Give the header (``node`` None) or a section a new text with the same normalized form."""
+        old = self.header if node is None else node.text
+        self.bytes += _bytes(text) - _bytes(old)
+        self.lines += _lines(text) - _lines(old)
+        if node is None:
+            self.header = text
+        else:
+            node.text = text
+
+    # -- checks where text joins ------------------------------------------------------------------
+    def _joins(self, prev: Node | None, *pieces: str) -> bool:
+        """Whether ``pieces`` (sections) still split as themselves after ``prev`` (None: the header)."""
+        first = self.header if prev is None else prev.text
+        expected = [normalized(first), *(normalized(p) for p in pieces)]
+        if prev is not None:
+            expected.insert(0, "")
+        return _shape(sections.split(first + "".join(pieces))) == expected
+
+    # -- splices ---------------------------------------------------------------------------------
+    def check_remove(self, node: Node) -> None:
+        """Raise SpliceError if cutting ``node`` would merge what is left around it."""
+        if node.next is not None and not self._joins(node.prev, node.next.text):
+            raise SpliceError("removing it would merge what is left around it")
+
+    def cut(self, node: Node) -> None:
+        """Take ``node`` out (checked with :meth:`check_remove` first)."""
+        self._unlink(node)
+
+    def remove(self, section_text: str) -> str:
+        """Cut the section equal to ``section_text``; the exact text cut."""
+        node = self.find(section_text)
+        if node is None:
+            raise SpliceError("the section is not in the file")
+        self.check_remove(node)
+        self._unlink(node)
+        return node.text
+
+    def _place(self, section_text: str) -> tuple[Node | None, str, str | None]:
+        """Where ``section_text`` would go: (the node it goes before, its text there, the new text of
+        the last piece when a line ending must be added to it); raises SpliceError if it cannot."""
+        what = "it would not stay a section of its own there"
+        before = self.index_node()
+        if before is not None:
+            moved = section_text if ends_line(section_text) else section_text + "\n"
+            if not self._joins(before.prev, moved, before.text):
+                raise SpliceError(what)
+            return before, moved, None
+        last = self.tail
+        last_text = self.header if last is None else last.text
+        fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
+        expected = [normalized(fixed), normalized(section_text)]
+        if last is not None:
+            expected.insert(0, "")
+        if _shape(sections.split(fixed + section_text)) != expected:
+            raise SpliceError(what)
+        return None, section_text, (fixed if fixed != last_text else None)
+
+    def check_insert(self, section_text: str) -> Placing:
+        """Where ``section_text`` goes; raises SpliceError if it would not stay a section of its own."""
+        return Placing(section_text, *self._place(section_text))
+
+    def insert(self, section_text: str, like: Node | None = None, placing: Placing | None = None) -> Node:
+        """Add ``section_text`` just before the Index section, or at the end.
+
+        ``like``: the node it was cut from elsewhere (its base and title are reused);
+        ``placing``: :meth:`check_insert`'s answer, when nothing changed since.
+        """
+        if placing is None or placing.text != section_text:
+            placing = self.check_insert(section_text)
+        before, text, fixed = placing.before, placing.placed, placing.fixed
+        if fixed is not None:
+            self._set_text(self.tail, fixed)
+        if like is not None:
+            node = Node(
+                text, like.key if text == like.text else normalized(text), like.base, like.title, like.index
+            )
+        else:
+            node = _node(text)
+        self._link(node, before)
+        return node
+
+    def replace_index(self, index_text: str) -> None:
+        """``index_text`` as the Index section, always the last section (see :func:`replace`)."""
+        what = "the Index would not stay a section of its own"
+        node = self.index_node()
+        follower = None if node is None else node.next
+        if node is not None:
+            if follower is not None and not self._joins(node.prev, follower.text):
+                raise SpliceError(what)
+            self._unlink(node)
+        try:
+            self._append_index(index_text)
+        except SpliceError:
+            if node is not None:
+                self._link(node, follower)  # as it was
+            raise SpliceError(what) from None
+
+    def _append_index(self, index_text: str) -> None:
+        last = self.tail
+        last_text = self.header if last is None else last.text
+        fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
+        expected = [normalized(fixed), normalized(index_text)]
+        if last is not None:
+            expected.insert(0, "")
+        if _shape(sections.split(fixed + index_text)) != expected:
+            raise SpliceError("the Index would not stay a section of its own")
+        if fixed != last_text:
+            self._set_text(last, fixed)
+        self._link(Node(index_text, normalized(index_text), INDEX_BASE, INDEX_TITLE, True), None)
+
+    def index_text(self) -> str | None:
+        node = self.index_node()
+        return None if node is None else node.text
+
+
+def _names(section: sections.Section) -> tuple[str, str]:
+    return catalog.base(section), titles.plain(section.raw_heading)
+
+
+def _node(text: str) -> Node:
+    """A node for a section text that arrives from elsewhere."""
+    found = sections.split(text).sections
+    base, title = _names(found[0]) if found else ("section", "")
+    return Node(text, normalized(text), base, title, title == INDEX_TITLE)
+
+
+def current(text: str) -> str | None:
+    """The exact text of the Index section of ``text``, if it has one."""
+    doc = split(text)
+    position = _index_position(doc)
+    return None if position is None else doc.sections[position].text
+
+
+def replace(text: str, index_text: str) -> str:
+    """``text`` with ``index_text`` as its Index section, always the last section (verify wants it last)."""
+    doc = split(text)
+    position = _index_position(doc)
+    expected = _shape(doc)
+    if position is not None:
+        del expected[position + 1]
+        text = doc.header + "".join(s.text for n, s in enumerate(doc.sections) if n != position)
+    base = text if not text or ends_line(text) else text + "\n"
+    expected.append(normalized(index_text))
+    return _check(base + index_text, expected, "the Index would not stay a section of its own")
+
+
+@dataclasses.dataclass(frozen=True)
+class Line:
+    """One line of an Index: a cold or archive section of the agent, or a wiki topic."""
+
+    id: str
+    title: str
+    tier: str
+    last_used: dt.datetime | None  # in the team's time zone; the line shows its date
+
+    def render(self) -> str:
+        when = self.last_used.date().isoformat() if self.last_used else "date unknown"
+        return f"- {self.id} ({self.tier}, {when}): {self.title}"
+
+
+def order(lines: Sequence[Line]) -> list[Line]:
+    """Newest first; unknown dates last; then by id."""
+    known = sorted((x for x in lines if x.last_used), key=lambda x: x.id)
+    known.sort(key=lambda x: x.last_used or dt.datetime.min.replace(tzinfo=dt.UTC), reverse=True)
+    return known + sorted((x for x in lines if not x.last_used), key=lambda x: x.id)
+
+
+def render(lines: Sequence[Line], cap: int, agent: str) -> str:
+    """The Index section's text: heading, note, at most ``cap`` lines (the last says what is left out)."""
+    ordered = order(lines)
+    return render_ordered(ordered[: max(cap, 0)], len(ordered), cap, agent)
+
+
+def render_ordered(first: Sequence[Line], total: int, cap: int, agent: str) -> str:
+    """:func:`render` from the first ``cap`` lines in :func:`order` and how many there are in all."""
+    if total > cap:
+        shown = [x.render() for x in first[: max(cap - 1, 0)]]
+        shown.append(f"- and {total - len(shown)} more: squadmem list --agent {agent}")
+    else:
+        shown = [x.render() for x in first] or [EMPTY]
+    return "\n".join([HEADING, NOTE, "", *shown]) + "\n"
+
+
+def listed_ids(index_text: str) -> list[str]:
+    """The ids an Index section lists (doctor checks they exist)."""
+    found = []
+    for row in sections.lines(index_text):
+        match = _LINE_ID.match(row)
+        if match:
+            found.append(match.group(1))
+    return found

@@ -1,0 +1,884 @@
+"""``squadmem verify``: prove a range of commits kept memory's rules.
+
+For every commit of the range, from one streamed ``git log --raw`` pass and
+blobs through the gateway's one ``cat-file`` process:
+
+- daily logs, by ``squadmem.model.logs.judge`` (the pre-commit hook's rules), so a
+  commit made with ``--no-verify`` is caught: each commit judged by its
+  effective date (its committer date, or its parents' when they are later), its
+  author date (a replayed append) and its first parent's ``tiers.toml``; a
+  merge against every parent's version of every log (not only the paths
+  ``git log -c`` lists); a past log that no parent has against the versions it
+  had in history (a re-creation is no backfill);
+- a commit carrying ``Squad-Memory-Move`` is a pure move: the named section
+  left its source tier file and arrived, with the same content, in its
+  destination (in a hot file just before its Index section, else at the end),
+  every other section and both headers unchanged, no other file changed;
+  a restore (``history -> <tier>`` with ``Squad-Memory-Restore: <rev>``) added
+  exactly the section's text at ``<rev>``;
+- a commit carrying ``Squad-Memory-Index`` changes only the
+  ``Index → Deeper Tiers`` section of ``hot/<agent>.md``;
+- at the range's tip, hot files are within their budget;
+- conservation (``squadmem.engine.conservation``): every other commit that changes
+  tier files, and every merge, loses no section and duplicates none.
+
+Section content is compared with trailing blank lines and line endings trimmed.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import datetime as dt
+import functools
+import re
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from importlib import resources
+from pathlib import Path
+
+from squadmem.engine import catalog, conservation
+from squadmem.gitio import formats
+from squadmem.gitio.repo import Repo
+from squadmem.model import logs, sections, settings, squad
+from squadmem.model.budget import hot_blob_over
+from squadmem.model.errors import Exit, SquadmemError
+from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
+from squadmem.model.readable import unreadable
+
+LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the intake ledger (squadmem.commands.intake.LEDGER)
+
+MOVE = "squad-memory-move"
+INDEX = "squad-memory-index"
+INTAKE = "squad-memory-intake"
+RESTORE = "squad-memory-restore"
+REASON = "squad-memory-reason"
+CLOCK_SKEW = dt.timedelta(hours=1)
+SETTINGS = f"{MEMORY_DIR}/tiers.toml"
+_FORMAT = "%x01%H %T %ct %P%x02%s%x02%(trailers:only,unfold)%x02%b%x02"
+_SQUASHED = re.compile(r"^[ \t>*-]*Squad-Memory-(?:Move|Index|Intake):", re.IGNORECASE | re.MULTILINE)
+_FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_MOVE_VALUE = re.compile(r"(\S+)\s+(\S+)\s+->\s+(\S+)")
+
+
+# -- what the log pass gives ---------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True)
+class FileChange:
+    """One path a commit changed; a merge's change lists one old blob per parent."""
+
+    path: str
+    olds: tuple[str | None, ...]
+    new: str | None
+    source: str | None = None  # a rename's origin
+
+
+@dataclasses.dataclass(frozen=True)
+class Commit:
+    sha: str
+    tree: str
+    parents: tuple[str, ...]
+    when: dt.datetime
+    subject: str
+    trailers: dict[str, list[str]]
+    changes: tuple[FileChange, ...]
+    squadmem_marks: int = 0  # Squad-Memory-Move/-Index/-Intake lines anywhere in the message
+
+    @property
+    def squash(self) -> bool:
+        """Several of squadmem's commits squashed into one: their trailers in the body, not its own."""
+        own = sum(len(self.trailers.get(key, [])) for key in (MOVE, INDEX, INTAKE))
+        return self.squadmem_marks > 1 and self.squadmem_marks > own
+
+    @property
+    def short(self) -> str:
+        return self.sha[:7]
+
+
+@dataclasses.dataclass(frozen=True)
+class Violation:
+    commit: str  # short sha
+    file: str
+    why: str
+
+    def line(self) -> str:
+        return f"{self.commit} {self.file}: {self.why}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Move:
+    commit: str
+    id: str
+    title: str
+    source: str
+    destination: str
+    reason: str
+    verified: bool
+    restore: str | None = None
+
+
+@dataclasses.dataclass
+class Result:
+    revs: list[str]
+    tips: list[str] = dataclasses.field(default_factory=list)
+    commits: int = 0
+    moves: list[Move] = dataclasses.field(default_factory=list)
+    index_refreshes: int = 0
+    intakes: int = 0
+    squashes: int = 0
+    log_changes: int = 0
+    appended: dict[str, int] = dataclasses.field(default_factory=dict)  # log path -> bytes appended
+    violations: list[Violation] = dataclasses.field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.violations
+
+    def summary(self) -> str:
+        moves, logs_ = len(self.moves), self.log_changes
+        counts = f"{moves} moves, {self.index_refreshes} index refreshes, {logs_} log changes"
+        if self.intakes:
+            counts += f", {self.intakes} intake{'s' if self.intakes != 1 else ''}"
+        if self.squashes:
+            counts += f", {self.squashes} squash{'es' if self.squashes != 1 else ''}"
+        n_bad = len(self.violations)
+        verdict = "no violations" if self.ok else f"{n_bad} violation{'s' if n_bad != 1 else ''}"
+        return f"verified {self.commits} commit{'s' if self.commits != 1 else ''} ({counts}): {verdict}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "range": self.revs,
+            "tips": self.tips,
+            "commits": self.commits,
+            "ok": self.ok,
+            "moves": [dataclasses.asdict(m) for m in self.moves],
+            "index_refreshes": self.index_refreshes,
+            "intakes": self.intakes,
+            "squashes": self.squashes,
+            "log_changes": self.log_changes,
+            "logs_appended": self.appended,
+            "violations": [dataclasses.asdict(v) for v in self.violations],
+        }
+
+
+# -- reading the range -------------------------------------------------------------------------------
+def default_range(repo: Repo) -> list[str]:
+    """The commits not on the upstream branch (``@{upstream}..HEAD``), else all of HEAD's history."""
+    if repo.head() is None:
+        raise SquadmemError(
+            "HEAD has no commits yet: nothing to verify", hint="commit first, or name a range"
+        )
+    try:
+        upstream = repo.run("rev-parse", "--verify", "-q", "--symbolic-full-name", "@{upstream}").strip()
+    except SquadmemError:
+        upstream = ""
+    return [f"{upstream}..HEAD"] if upstream else ["HEAD"]
+
+
+def resolve(repo: Repo, revs: Sequence[str]) -> tuple[list[str], list[str]]:
+    """The range's tips (commits it includes the history of) and its bases (commits it excludes)."""
+    for rev in revs:
+        if (
+            rev.startswith("-")
+            and rev != "--not"
+            and not rev.startswith(("--remotes", "--branches", "--all"))
+        ):
+            raise SquadmemError(
+                f"range {rev!r}: not a revision", hint="give a range such as origin/main..HEAD"
+            )
+    try:
+        out = repo.run("rev-parse", "--revs-only", *revs, "--")
+    except SquadmemError:
+        shown = " ".join(revs)
+        raise SquadmemError(
+            f"range {shown!r}: git does not know it",
+            hint="give a range such as origin/main..HEAD, or a branch",
+        ) from None
+    tips, bases, negate = [], [], False
+    for word in out.split():
+        if word == "--not":
+            negate = not negate
+        elif word.startswith("^") != negate:
+            bases.append(word.lstrip("^"))
+        else:
+            tips.append(word)
+    return tips, bases
+
+
+def commits(repo: Repo, revs: Sequence[str]) -> Iterator[Commit]:
+    """Every commit of the range with its trailers and raw changes, from one ``git log`` process."""
+    args = [
+        "log",
+        "-z",
+        "--raw",
+        "-c",
+        "-M",
+        "--no-abbrev",
+        "--no-color",
+        "--no-ext-diff",
+        f"--format={_FORMAT}",
+    ]
+    pending: list[bytes] = []
+    for chunk in repo.stream(*args, *revs, "--"):
+        if b"\x01" not in chunk:
+            pending.append(chunk)
+            continue
+        head, *rest = chunk.split(b"\x01")
+        pending.append(head)
+        for piece in rest:
+            if any(pending):
+                yield parse_commit(b"".join(pending))
+            pending = [piece]
+    if any(pending):
+        yield parse_commit(b"".join(pending))
+
+
+def parse_commit(raw: bytes) -> Commit:
+    header, subject, trailer_text, tail = raw.decode("utf-8", "surrogateescape").split("\x02", 3)
+    body, _, rest = tail.rpartition("\x02")
+    sha, tree, stamp, *parents = header.split()
+    trailers: dict[str, list[str]] = {}
+    for line in trailer_text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            trailers.setdefault(key.strip().lower(), []).append(value.strip())
+    when = dt.datetime.fromtimestamp(int(stamp), dt.UTC)
+    marks = len(_SQUASHED.findall(body))
+    return Commit(sha, tree, tuple(parents), when, subject, trailers, tuple(parse_changes(rest)), marks)
+
+
+def parse_changes(text: str) -> Iterator[FileChange]:
+    fields = text.lstrip("\0\n").split("\0")
+    at = 0
+    while at < len(fields) and fields[at].startswith(":"):
+        meta = fields[at]
+        colons = len(meta) - len(meta.lstrip(":"))
+        words = meta[colons:].split(" ")
+        shas = [None if set(s) == {"0"} else s for s in words[colons + 1 : 2 * colons + 2]]
+        status = words[-1]
+        if colons == 1 and status[0] in "RC":
+            yield FileChange(fields[at + 2], (shas[0],), shas[1], fields[at + 1])
+            at += 3
+        else:
+            yield FileChange(fields[at + 1], tuple(shas[:-1]), shas[-1])
+            at += 2
+
+
+# -- blobs and trees -----------------------------------------------------------------------------------
+class Store:
+    """Blobs and trees through the gateway's one cat-file process, each read once."""
+
+    def __init__(self, repo: Repo) -> None:
+        self.repo = repo
+        self.read = functools.lru_cache(maxsize=4096)(self._read)
+
+    def _read(self, sha: str) -> bytes:
+        try:
+            return self.repo.blob(sha)
+        except SquadmemError:
+            raise
+        except Exception:  # GitPython's missing-object errors vary by version
+            raise SquadmemError(
+                f"object {sha[:12]} is missing from this repository",
+                hint="a shallow clone lacks history: fetch it with git fetch --unshallow",
+            ) from None
+
+    def maybe(self, sha: str | None) -> bytes | None:
+        return None if sha is None else self.read(sha)
+
+    def tree_of(self, commit: str) -> str:
+        first = self.read(commit).split(b"\n", 1)[0]
+        if not first.startswith(b"tree "):
+            raise SquadmemError(f"{commit[:12]} is not a commit", hint="name a commit")
+        return first.split(b" ")[1].decode("ascii")
+
+    def entries(self, tree: str) -> dict[str, tuple[str, str]]:
+        """name -> (mode, sha) of a tree object."""
+        data, at, found = self.read(tree), 0, {}
+        width = len(tree) // 2
+        while at < len(data):
+            space = data.index(b" ", at)
+            nul = data.index(b"\0", space)
+            mode = data[at:space].decode("ascii")
+            found[data[space + 1 : nul].decode("utf-8", "surrogateescape")] = (
+                mode,
+                data[nul + 1 : nul + 1 + width].hex(),
+            )
+            at = nul + 1 + width
+        return found
+
+    def tier_files(self, tree: str) -> dict[str, str]:
+        """Every tier file of a tree: repository path -> blob sha."""
+        node: str | None = tree
+        for part in MEMORY_DIR.split("/"):
+            entry = self.entries(node).get(part) if node else None
+            node = entry[1] if entry and entry[0] == "40000" else None
+        found: dict[str, str] = {}
+        if node is None:
+            return found
+        for tier, (mode, sha) in self.entries(node).items():
+            if tier in TIERS and mode == "40000":
+                for name, (file_mode, blob) in self.entries(sha).items():
+                    rel = f"{MEMORY_DIR}/{tier}/{name}"
+                    if file_mode.startswith("100") and classify(rel):
+                        found[rel] = blob
+        return found
+
+    def texts(self, tree: str, owner: str | None = None) -> dict[str, str]:
+        """Tier files of a tree as text, only those of ``owner`` when given (ids are per owner)."""
+        found = {}
+        for rel, sha in self.tier_files(tree).items():
+            tf = classify(rel)
+            if tf is not None and (owner is None or tf.owner == owner):
+                found[rel] = self.read(sha).decode("utf-8", "surrogateescape")
+        return found
+
+
+# -- comparing sections --------------------------------------------------------------------------------
+def trimmed(text: str) -> str:
+    """Content for comparison: trailing blank lines and the last line ending dropped."""
+    kept = sections.lines(text)
+    while kept and not kept[-1].strip():
+        kept.pop()
+    if kept:
+        kept[-1] = kept[-1].rstrip("\r\n")
+    return "".join(kept)
+
+
+def same_sections(a: Sequence[catalog.Entry], b: Sequence[catalog.Entry]) -> bool:
+    return [trimmed(e.text) for e in a] == [trimmed(e.text) for e in b]
+
+
+def template_header(tier: str, name: str) -> str:
+    text = resources.files("squadmem").joinpath(f"templates/{tier}.md").read_text("utf-8")
+    return text.format(name=name)
+
+
+# -- the checks ------------------------------------------------------------------------------------------
+class Verifier:
+    def __init__(self, repo: Repo, conf: settings.Settings, now: dt.datetime) -> None:
+        self.store = Store(repo)
+        self.repo = repo
+        self.conf = conf
+        self.now = now
+        self.rules = logs.Rules(conf.tz, conf.log.grace_minutes)
+        self.snapshots = conservation.Snapshots(self.store.tier_files, self.store.read)
+        self.dates: dict[str, tuple[dt.datetime, dt.datetime]] = {}  # sha -> (effective, authored)
+        self.rules_by_blob: dict[str | None, logs.Rules] = {}
+        self.bases: list[str] = []
+
+    def run(self, revs: list[str]) -> Result:
+        tips, self.bases = resolve(self.repo, revs)
+        result = Result(revs, tips=tips)
+        self.dates = self.effective_dates(revs)
+        for commit in commits(self.repo, revs):
+            result.commits += 1
+            self.commit(commit, result)
+        for tip in tips:
+            self.budgets(tip, result)
+        return result
+
+    def commit(self, commit: Commit, result: Result) -> None:
+        bad = result.violations.append
+        if commit.when > self.now + CLOCK_SKEW:
+            bad(
+                Violation(
+                    commit.short,
+                    "-",
+                    f"committed {commit.when:%Y-%m-%d %H:%M} UTC, after now: a forged date?",
+                )
+            )
+        self.check_logs(commit, result)
+        moves, index = commit.trailers.get(MOVE, []), commit.trailers.get(INDEX, [])
+        if commit.squash:
+            result.squashes += 1  # each squashed move is gone: judged like any commit, by conservation
+            self.conserve(commit, result)
+        elif len(moves) + len(index) > 1:
+            bad(
+                Violation(
+                    commit.short,
+                    "-",
+                    "carries more than one Squad-Memory-Move/-Index trailer: one per commit",
+                )
+            )
+        elif moves:
+            result.moves.append(self.move(commit, moves[0], result))
+        elif index:
+            result.index_refreshes += 1
+            for file, why in self.index(commit, index[0]):
+                bad(Violation(commit.short, file, why))
+        elif commit.trailers.get(INTAKE):
+            result.intakes += 1
+            for file, why in IntakeCheck(self.store).run(commit):
+                bad(Violation(commit.short, file, why))
+        else:
+            self.conserve(commit, result)
+
+    # conservation: no section lost or duplicated by any other commit (squadmem.engine.conservation)
+    def conserve(self, commit: Commit, result: Result) -> None:
+        if not commit.parents:
+            return
+        paths = [p for c in commit.changes for p in (c.path, c.source) if p]
+        if len(commit.parents) == 1 and not conservation.touches_memory(paths):
+            return
+        try:
+            after = self.snapshots.of(commit.tree)
+            parents = [self.snapshots.of(self.store.tree_of(p)) for p in commit.parents]
+            base = self.merge_base(commit.parents) if len(commit.parents) > 1 else None
+        except SquadmemError:
+            return  # a parent outside a shallow clone: nothing to compare with
+        if after is None or any(p is None for p in parents):
+            return  # an unreadable tier file is reported by the checks that read it
+        judged = [p for p in parents if p is not None]
+        for file, why in conservation.judge(after, judged, base, conservation.deleted_ids(commit.trailers)):
+            result.violations.append(Violation(commit.short, file, why))
+
+    def merge_base(self, parents: Sequence[str]) -> conservation.Snapshot | None:
+        try:
+            base = self.repo.run("merge-base", "--octopus", *parents).strip()
+        except SquadmemError:
+            return None  # unrelated histories: every side's sections are expected
+        return self.snapshots.of(self.store.tree_of(base)) if base else None
+
+    # daily logs
+    def effective_dates(self, revs: Sequence[str]) -> dict[str, tuple[dt.datetime, dt.datetime]]:
+        """Each commit of the range: its effective date (its committer date, or its latest parent's
+        effective date when that is later) and its author date, parents first (one ``git log``)."""
+        out = self.repo.run("log", "--topo-order", "--reverse", "--format=%H %ct %at %P", *revs, "--")
+        dates: dict[str, tuple[dt.datetime, dt.datetime]] = {}
+        for line in out.splitlines():
+            sha, committed, authored, *parents = line.split()
+            own = dt.datetime.fromtimestamp(int(committed), dt.UTC)
+            earlier = [self.parent_date(p, dates) for p in parents]
+            dates[sha] = (logs.effective(own, earlier), dt.datetime.fromtimestamp(int(authored), dt.UTC))
+        return dates
+
+    def parent_date(self, sha: str, dates: dict[str, tuple[dt.datetime, dt.datetime]]) -> dt.datetime:
+        """A parent's effective date: from the range, else its own committer date."""
+        if sha in dates:
+            return dates[sha][0]
+        try:
+            committed = logs.signature_times(self.store.read(sha))[1]
+        except SquadmemError:  # beyond a shallow clone's boundary
+            committed = None
+        return committed or dt.datetime.fromtimestamp(0, dt.UTC)
+
+    def parent_rules(self, commit: Commit) -> logs.Rules:
+        """The log settings of the commit's first parent (its own for a root commit): settings staged
+        with an edit do not judge it. A parent whose tiers.toml does not parse: the work tree's."""
+        tree = self.store.tree_of(commit.parents[0]) if commit.parents else commit.tree
+        blob = self.settings_blob(tree)
+        if blob not in self.rules_by_blob:
+            self.rules_by_blob[blob] = self.read_rules(blob)
+        return self.rules_by_blob[blob]
+
+    def read_rules(self, blob: str | None) -> logs.Rules:
+        if blob is None:
+            conf = settings.Settings()
+        else:
+            try:
+                conf = settings.parse(self.store.read(blob).decode("utf-8"), Path(SETTINGS))
+            except (SquadmemError, UnicodeDecodeError):
+                return self.rules
+        return logs.Rules(conf.tz, conf.log.grace_minutes)
+
+    def settings_blob(self, tree: str) -> str | None:
+        node: str | None = tree
+        for part in MEMORY_DIR.split("/"):
+            entry = self.store.entries(node).get(part) if node else None
+            node = entry[1] if entry and entry[0] == "40000" else None
+        entry = self.store.entries(node).get("tiers.toml") if node else None
+        return entry[1] if entry and entry[0].startswith("100") else None
+
+    def log_tree(self, tree: str) -> str | None:
+        """The tree object of a tree's log folder, None if it has none."""
+        node: str | None = tree
+        for part in logs.LOG_PREFIX.rstrip("/").split("/"):
+            entry = self.store.entries(node).get(part) if node else None
+            node = entry[1] if entry and entry[0] == "40000" else None
+        return node
+
+    def log_files(self, node: str | None) -> dict[str, str]:
+        """Every file in a log folder's tree: repository path -> blob sha."""
+        if node is None:
+            return {}
+        return {
+            f"{logs.LOG_PREFIX}{name}": sha
+            for name, (mode, sha) in self.store.entries(node).items()
+            if mode.startswith("100")
+        }
+
+    def check_logs(self, commit: Commit, result: Result) -> None:
+        now, authored = self.dates.get(commit.sha, (commit.when, commit.when))
+        rules = self.parent_rules(commit)
+        if len(commit.parents) > 1:
+            found = self.merge_changes(commit)
+        else:
+            found = [
+                (c, lc)
+                for c in commit.changes
+                if logs.log_day(c.path) or logs.log_day(c.source or "")
+                for lc in self.log_changes(c)
+            ]
+        counted: set[int] = set()
+        for change, log_change in found:
+            if id(change) not in counted:
+                counted.add(id(change))
+                result.log_changes += 1
+            if commit.parents and logs.needs_history(log_change, now, rules):
+                log_change.history = tuple(self.history(commit, log_change.path))
+            self.count_append(log_change, result)
+            found_why = logs.judge(log_change, now, rules, authored)
+            if found_why and self.published_append(commit, log_change):
+                found_why = []  # a squash or cherry-pick of lines a pushed branch holds
+            for why in found_why:
+                result.violations.append(Violation(commit.short, log_change.path, why))
+
+    def merge_changes(self, commit: Commit) -> list[tuple[object, logs.Change]]:
+        """A merge's logs against every parent: each path whose blob differs from some parent's,
+        including a result equal to one parent (which ``git log -c`` does not list)."""
+        folders = [self.log_tree(self.store.tree_of(p)) for p in commit.parents]
+        folder = self.log_tree(commit.tree)
+        if all(f == folder for f in folders):
+            return []  # the log folder is the same in the result and every parent
+        after, before = self.log_files(folder), [self.log_files(f) for f in folders]
+        found: list[tuple[object, logs.Change]] = []
+        for path in sorted(set(after).union(*before)):
+            if not logs.log_day(path) or all(b.get(path) == after.get(path) for b in before):
+                continue
+            olds = [self.store.maybe(b.get(path)) for b in before]
+            change = logs.Change(path, olds[0], self.store.maybe(after.get(path)), others=tuple(olds[1:]))
+            found.append((change, change))
+        return found
+
+    def published_append(self, commit: Commit, change: logs.Change) -> bool:
+        """Whether a late append only brings lines that a remote-tracking branch holds, in a commit that
+        is neither this one nor after it (a squash merge of a pushed branch, a cherry-pick of it)."""
+        if change.others or change.old is None or change.new is None:
+            return False
+        if not change.new.startswith(change.old):
+            return False
+        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=%x01%H"]
+        out = self.repo.run_bytes(*args, "--remotes", f"^{commit.sha}", "--", change.path)
+        if not out.strip():
+            return False
+        later = set(self.repo.run("rev-list", "--ancestry-path", "--remotes", f"^{commit.sha}").split())
+        shas: list[str] = []
+        for chunk in out.split(b"\x01")[1:]:
+            sha, _, raw = chunk.partition(b"\n")
+            if sha.decode("ascii").strip() not in later:
+                shas += formats.raw_blobs(raw)
+        versions = [self.store.read(sha) for sha in dict.fromkeys(shas)]
+        return logs.appended_elsewhere(change.old, change.new, versions)
+
+    def history(self, commit: Commit, path: str) -> list[bytes]:
+        """Every version ``path`` had in the commit's ancestry and the range's bases' (what was pushed
+        before: a rebase that dropped a log's creation cannot pass a forged one as a backfill)."""
+        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format="]
+        out = self.repo.run_bytes(*args, *commit.parents, *self.bases, "--", path)
+        return [self.store.read(sha) for sha in formats.raw_blobs(out)]
+
+    def log_changes(self, change: FileChange) -> list[logs.Change]:
+        read = self.store.maybe
+        old, new = read(change.olds[0]), read(change.new)
+        others = tuple(read(sha) for sha in change.olds[1:])
+        if change.source is None:
+            return [logs.Change(change.path, old, new, others=others)]
+        return [
+            logs.Change(change.source, old, None, renamed_to=change.path),
+            logs.Change(change.path, None, new),
+        ]
+
+    @staticmethod
+    def count_append(change: logs.Change, result: Result) -> None:
+        if change.new is not None and not change.others and change.new.startswith(change.old or b""):
+            added = len(change.new) - len(change.old or b"")
+            result.appended[change.path] = result.appended.get(change.path, 0) + added
+
+    # budgets at the tip (and tier files squadmem can read: the hook's file check, for --no-verify)
+    def budgets(self, tip: str, result: Result) -> None:
+        for rel, sha in self.store.tier_files(self.store.tree_of(tip)).items():
+            why = unreadable(rel, self.store.read(sha))
+            if why is not None:
+                result.violations.append(Violation(tip[:7], rel, why))
+            tf = classify(rel)
+            if tf is not None and tf.tier == "hot":
+                for why in hot_blob_over(self.store.read(sha), self.conf.hot):
+                    result.violations.append(Violation(tip[:7], rel, why))
+
+    # moves
+    def move(self, commit: Commit, value: str, result: Result) -> Move:
+        restore = next(iter(commit.trailers.get(RESTORE, [])), None)
+        reason = next(iter(commit.trailers.get(REASON, [])), "")
+        match = _MOVE_VALUE.fullmatch(value.strip())
+        if not match:
+            problems = [("-", f"Squad-Memory-Move {value!r}: not '<id> <from> -> <to>'")]
+            record = Move(commit.short, value, "", "?", "?", reason, False, restore)
+        else:
+            sid, source, destination = match.groups()
+            title, problems = MoveCheck(self, commit, sid, source, destination, restore).run()
+            record = Move(commit.short, sid, title, source, destination, reason, not problems, restore)
+        for file, why in problems:
+            result.violations.append(Violation(commit.short, file, why))
+        return record
+
+    # index refreshes
+    def index(self, commit: Commit, agent: str) -> list[tuple[str, str]]:
+        rel = tier_rel("hot", agent)
+        problems = [
+            (c.path, "changed by an index commit, which may change only " + rel)
+            for c in commit.changes
+            if c.path != rel
+        ]
+        if not commit.parents:
+            return [*problems, (rel, "an index commit needs a parent")]
+        before = self.hot_entries(self.store.tree_of(commit.parents[0]), rel)
+        after = self.hot_entries(commit.tree, rel)
+        if before is None or after is None:
+            return [*problems, (rel, "not a readable hot file before and after the index commit")]
+        (head_a, entries_a), (head_b, entries_b) = before, after
+        kept_a = [e for e in entries_a if not e.is_index]
+        kept_b = [e for e in entries_b if not e.is_index]
+        if trimmed(head_a) != trimmed(head_b) or not same_sections(kept_a, kept_b):
+            problems.append((rel, "an index commit changed more than the Index → Deeper Tiers section"))
+        if any(e.is_index for e in entries_b[:-1]):
+            problems.append((rel, "the Index → Deeper Tiers section must be the file's last section"))
+        return problems
+
+    def hot_entries(self, tree: str, rel: str) -> tuple[str, list[catalog.Entry]] | None:
+        sha = self.store.tier_files(tree).get(rel)
+        if sha is None:
+            return "", []
+        try:
+            memory = catalog.from_blobs({rel: self.store.read(sha)})
+        except SquadmemError:
+            return None
+        return memory.files[rel].document.header, memory.in_file(rel)
+
+
+class MoveCheck:
+    """One move commit against the contract."""
+
+    def __init__(
+        self, verifier: Verifier, commit: Commit, sid: str, source: str, destination: str, restore: str | None
+    ) -> None:
+        self.v = verifier
+        self.commit = commit
+        self.sid = sid
+        self.owner, _, _ = sid.rpartition("/")
+        self.source = source
+        self.destination = destination
+        self.restore = restore
+        self.problems: list[tuple[str, str]] = []
+
+    def fail(self, file: str, why: str) -> None:
+        self.problems.append((file, why))
+
+    def tier_path(self, spec: str) -> str | None:
+        tier, _, topic = spec.partition(":")
+        if tier in AGENT_TIERS and not topic and not self.owner.startswith("wiki:"):
+            name = self.owner
+        elif tier == "wiki":
+            name = topic or (self.owner.removeprefix("wiki:") if self.owner.startswith("wiki:") else "")
+        else:
+            return None
+        try:
+            return tier_rel(tier, check_name(name))
+        except SquadmemError:
+            return None
+
+    def run(self) -> tuple[str, list[tuple[str, str]]]:
+        if not self.commit.parents:
+            return "", [("-", "a move commit needs a parent")]
+        dst = self.tier_path(self.destination)
+        src = None if self.source == "history" else self.tier_path(self.source)
+        if dst is None or (src is None and self.source != "history"):
+            return "", [
+                ("-", f"Squad-Memory-Move {self.sid} {self.source} -> {self.destination}: unknown tier or id")
+            ]
+        if src == dst:
+            return "", [(dst, "moves a section to its own tier")]
+        allowed = " and ".join(p for p in (src, dst) if p)
+        for change in self.commit.changes:
+            if change.path not in (src, dst):
+                self.fail(change.path, f"changed by a move commit, which may change only {allowed}")
+        try:
+            title = self.check_files(src, dst)
+        except SquadmemError as exc:
+            return "", [*self.problems, ("-", exc.message)]
+        return title, self.problems
+
+    def memory(self, tree: str, rel: str) -> catalog.Memory:
+        tf = classify(rel)
+        assert tf is not None
+        return catalog.from_texts(self.v.store.texts(tree, tf.owner))
+
+    def check_files(self, src: str | None, dst: str) -> str:
+        parent_tree = self.v.store.tree_of(self.commit.parents[0])
+        before, after = self.memory(parent_tree, dst), self.memory(self.commit.tree, dst)
+        arrived = self.arrival(dst, before, after)
+        if src is None:
+            if arrived is not None:
+                self.check_restored(arrived)
+            return arrived.title if arrived else ""
+        moved = self.departure(parent_tree, src)
+        if moved is not None and arrived is not None and trimmed(arrived.text) != trimmed(moved.text):
+            self.fail(dst, f"{self.sid} arrived with content different from what left {src}")
+        return moved.title if moved else ""
+
+    def departure(self, parent_tree: str, src: str) -> catalog.Entry | None:
+        """The section that left ``src``, after checking nothing else there changed."""
+        before, after = self.memory(parent_tree, src), self.memory(self.commit.tree, src)
+        found = [e for e in before.in_file(src) if e.id == self.sid]
+        if not found:
+            self.fail(src, f"names {self.sid}, which this file does not hold before the move")
+            return None
+        rest = [e for e in before.in_file(src) if e.id != self.sid]
+        head_a = before.files[src].document.header
+        head_b = after.files[src].document.header if src in after.files else ""
+        if not same_sections(rest, after.in_file(src)) or trimmed(head_a) != trimmed(head_b):
+            self.fail(src, f"changed more than the removal of {self.sid}")
+        return found[0]
+
+    def arrival(self, dst: str, before: catalog.Memory, after: catalog.Memory) -> catalog.Entry | None:
+        """The one section that arrived in ``dst`` where the contract puts it; everything else unchanged."""
+        tf = classify(dst)
+        assert tf is not None
+        old, new = before.in_file(dst), after.in_file(dst)
+        at = next((n for n, e in enumerate(old) if e.is_index), len(old))
+        if dst not in after.files or len(new) != len(old) + 1:
+            self.fail(dst, f"does not receive exactly one section ({self.sid})")
+            return None
+        if not same_sections(old, new[:at] + new[at + 1 :]):
+            self.fail(dst, f"changed more than the arrival of {self.sid}")
+        head_b = after.files[dst].document.header
+        head_a = (
+            before.files[dst].document.header if dst in before.files else template_header(tf.tier, tf.name)
+        )
+        if trimmed(head_a) != trimmed(head_b):
+            self.fail(dst, "its header changed in a move commit")
+        arrived = new[at]
+        if tf.tier != "wiki" and arrived.id != self.sid:
+            self.fail(dst, f"the section that arrived has the id {arrived.id}, not {self.sid}")
+        return arrived
+
+    def check_restored(self, arrived: catalog.Entry) -> None:
+        if not self.restore:
+            self.fail(arrived.file, "a move from history needs a Squad-Memory-Restore: <rev> trailer")
+            return
+        try:
+            texts = self.v.store.texts(self.v.store.tree_of(self.restore_sha())).values()
+        except SquadmemError:
+            self.fail(arrived.file, f"Squad-Memory-Restore names {self.restore}, which this repository lacks")
+            return
+        wanted = trimmed(arrived.text)
+        if not any(trimmed(s.text) == wanted for text in texts for s in sections.split(text).sections):
+            self.fail(arrived.file, f"the restored section is not a section's text at {self.restore[:12]}")
+
+    def restore_sha(self) -> str:
+        """The restore's commit: a full sha is read as it is; anything else costs one rev-parse."""
+        assert self.restore is not None
+        if _FULL_SHA.fullmatch(self.restore):
+            return self.restore
+        return self.v.repo.run("rev-parse", "--verify", "-q", f"{self.restore}^{{commit}}").strip()
+
+
+class IntakeCheck:
+    """An intake commit only adds sections, and each one it adds is an entry of Squad's files there."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def run(self, commit: Commit) -> list[tuple[str, str]]:
+        problems = [
+            (c.path, "changed by an intake commit, which may change only tier files and the intake ledger")
+            for c in commit.changes
+            if classify(c.path) is None and c.path != LEDGER
+        ]
+        if not commit.parents:
+            return [*problems, ("-", "an intake commit needs a parent")]
+        before = self.sections(self.store.tree_of(commit.parents[0]))
+        after = self.sections(commit.tree)
+        entries = self.entries(commit.tree)
+        for (owner, key), count in (before - after).items():
+            problems.append((owner, f"an intake commit removed {count} section(s) ({key.hex()[:12]})"))
+        for (owner, key), _ in (after - before).items():
+            if (owner, key) not in entries:
+                problems.append(
+                    (owner, f"added a section ({key.hex()[:12]}) that is no entry of Squad's files here")
+                )
+        return problems
+
+    def sections(self, tree: str) -> Counter[tuple[str, bytes]]:
+        """(owner, content key) of every section but the Index, counted: owner is the agent or "decisions"."""
+        found: Counter[tuple[str, bytes]] = Counter()
+        for rel, sha in self.store.tier_files(tree).items():
+            tf = classify(rel)
+            if tf is None:
+                continue
+            owner = "decisions" if tf.tier == "wiki" else tf.name
+            text = self.store.read(sha).decode("utf-8", "surrogateescape")
+            try:
+                doc = sections.split(text)
+            except sections.FlagError:
+                continue
+            found.update((owner, sections.content_key(s.text)) for s in doc.sections if not index_section(s))
+        return found
+
+    def entries(self, tree: str) -> set[tuple[str, bytes]]:
+        """(owner, key) of every entry of the Squad files in ``tree``."""
+        found: set[tuple[str, bytes]] = set()
+        for rel, sha in self.squad_files(tree):
+            text = self.store.read(sha).decode("utf-8", "replace")
+            with contextlib.suppress(sections.FlagError):
+                found.update((e.owner, e.key) for e in squad.entries(rel, text))
+        return found
+
+    def squad_files(self, tree: str) -> Iterator[tuple[str, str]]:
+        """(path, blob) of Squad's memory files in ``tree``."""
+        top = self.subtree(tree, ".squad")
+        if top is None:
+            return
+        listing = self.store.entries(top)
+        for name, (mode, sha) in listing.items():
+            if mode.startswith("100") and squad.is_source(f".squad/{name}"):
+                yield f".squad/{name}", sha
+        agents = listing.get("agents")
+        if agents and agents[0] == "40000":
+            for agent, (mode, sha) in self.store.entries(agents[1]).items():
+                if mode != "40000":
+                    continue
+                for name, (file_mode, blob) in self.store.entries(sha).items():
+                    rel = f".squad/agents/{agent}/{name}"
+                    if file_mode.startswith("100") and squad.is_source(rel):
+                        yield rel, blob
+        inbox = self.subtree(tree, squad.INBOX_DIR)
+        if inbox is not None:
+            for name, (mode, sha) in self.store.entries(inbox).items():
+                rel = f"{squad.INBOX_DIR}/{name}"
+                if mode.startswith("100") and squad.is_source(rel):
+                    yield rel, sha
+
+    def subtree(self, tree: str, path: str) -> str | None:
+        node: str | None = tree
+        for part in path.split("/"):
+            entry = self.store.entries(node).get(part) if node else None
+            node = entry[1] if entry and entry[0] == "40000" else None
+        return node
+
+
+def index_section(section: sections.Section) -> bool:
+    return section.raw_heading.strip() == catalog.INDEX_TITLE
+
+
+def verify(repo: Repo, revs: Sequence[str] | None, now: dt.datetime) -> Result:
+    revs = list(revs) if revs else default_range(repo)
+    conf = settings.load(repo.layout.memory)
+    return Verifier(repo, conf, now).run(revs)
+
+
+def text(result: Result) -> str:
+    return "\n".join([v.line() for v in result.violations] + [result.summary()])
+
+
+def exit_code(result: Result) -> Exit:
+    return Exit.OK if result.ok else Exit.VIOLATIONS

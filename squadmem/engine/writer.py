@@ -1,0 +1,993 @@
+"""Carrying out a plan: one commit per move, serialized, crash-safe, safe beside the user's git.
+
+A move commit is built beside the user's work, never through it: the blobs,
+trees and the commit object are written straight into the object store (loose
+objects, in-process). Then, holding git's own ``index.lock`` (taken as git
+takes it, so no ``git commit``, ``commit -a``, ``add`` or checkout can run in
+between; one that holds it is waited for, ``SQUADMEM_LOCK_TIMEOUT`` seconds),
+HEAD advances by compare-and-swap (``git update-ref HEAD <new> <old>``), the
+tier files are replaced atomically (temporary file + ``os.replace``), the file
+a section arrives in before the file it leaves, and the index with only those
+entries refreshed is put in place as git commits its own lock. The user's
+other staged and unstaged changes are never read or written. A tier file the
+plan writes that has uncommitted changes makes the whole run refuse before
+anything is written. A commit the user made meanwhile that left the tier files
+alone is built upon; one that changed them makes the run stop, nothing written.
+
+Writers serialize on ``<git dir>/squadmem/lock`` (``flock``; a second writer
+waits ``SQUADMEM_LOCK_TIMEOUT`` seconds, default 5, then gives up with
+exit 2); the git dir is the work tree's own (``git rev-parse --git-dir``), so
+linked worktrees each have their own lock and journal. Each commit is
+journaled in ``<git dir>/squadmem/journal.json``: intent (old HEAD, new
+commit, paths) before HEAD moves, cleared when the work tree and index match
+the new HEAD. The pre-commit hook refuses commits while it exists. A process
+killed at any point leaves either the old HEAD (the journal is dropped:
+nothing else was written) or the new one (the next writer, or ``squadmem
+doctor --fix``, writes the files and index entries from it); an
+``index.lock`` it leaves is recognised as its own and removed. Every section
+is present exactly once, byte-identical in HEAD and the work tree.
+
+Work-tree conversion is git's: with ``core.autocrlf`` or ``text``/``eol``/
+``filter`` attributes, texts are read and written as checked out and their
+blobs made by git's clean filter. A tier file outside a sparse checkout, or a
+merge, rebase, cherry-pick or revert under way, makes writers refuse.
+
+Testing aid: ``SQUADMEM_FAULT=<step>`` (or ``<step>@<n>`` for the n-th time
+that step is reached) makes the process exit at once with status 99 at that
+step; :data:`STEPS` lists them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import shutil
+import sys
+import time
+import zlib
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from squadmem.engine import index, policy
+from squadmem.gitio.repo import Repo
+from squadmem.model import gitstate, uses
+from squadmem.model.errors import Exit, SquadmemError
+from squadmem.model.layout import MAX_FILE_BYTES, decode_tier, encode_tier
+
+STEPS = (
+    "index-locked",  # git's index.lock is squadmem's; nothing else written
+    "objects-written",  # blobs, trees and the commit object are in the object store
+    "journal-written",  # the intent is on disk; HEAD has not moved
+    "head-moved",  # HEAD is the new commit; work tree and index are not updated
+    "worktree-partial",  # the first of two tier files (the one a section arrives in) is written
+    "worktree-written",  # every tier file is written; the index is not updated
+    "index-staged",  # the new index is in index.lock, not yet in place
+    "index-updated",  # the index matches; pending uses are not consumed
+    "uses-consumed",  # pending uses are consumed; the journal is still there
+    "journal-cleared",  # the commit is complete
+)
+FAULT_ENV = "SQUADMEM_FAULT"
+FAULT_STATUS = 99
+LOCK_TIMEOUT_ENV = "SQUADMEM_LOCK_TIMEOUT"
+LOCK_TIMEOUT = 5.0
+JOURNAL = gitstate.JOURNAL
+LOCK = "lock"
+HOLD = "index.lock.hold"  # squadmem's hard link to the index.lock it holds
+_TMP_SUFFIX = ".squadmem-tmp"
+_TREES_KEPT = 64
+_reached: dict[str, int] = {}
+
+
+def fault(step: str) -> None:
+    """Exit the process at once (status 99) if ``SQUADMEM_FAULT`` names this step."""
+    spec = os.environ.get(FAULT_ENV)
+    if not spec:
+        return
+    name, _, nth = spec.partition("@")
+    if name != step:
+        return
+    _reached[step] = _reached.get(step, 0) + 1
+    if _reached[step] == int(nth or 1):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(FAULT_STATUS)
+
+
+# -- the lock ------------------------------------------------------------------------------------
+
+
+def _lock_timeout() -> float:
+    raw = os.environ.get(LOCK_TIMEOUT_ENV)
+    if not raw:
+        return LOCK_TIMEOUT
+    try:
+        return max(float(raw), 0.0)
+    except ValueError:
+        raise SquadmemError(
+            f"{LOCK_TIMEOUT_ENV}={raw!r}: not a number of seconds",
+            hint=f"unset it, or set e.g. {LOCK_TIMEOUT_ENV}=30",
+        ) from None
+
+
+def _try_lock(fd: int) -> bool:
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        import msvcrt
+
+        try:
+            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+            return True
+        except OSError:
+            return False
+    import fcntl
+
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+
+
+class Lock:
+    """``.git/squadmem/lock``: one squadmem writer at a time (released by the OS if the process dies)."""
+
+    def __init__(self, state_dir: Path, timeout: float | None = None) -> None:
+        self.path = state_dir / LOCK
+        self.timeout = _lock_timeout() if timeout is None else timeout
+        self.fd: int | None = None
+
+    def __enter__(self) -> Lock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        deadline = time.monotonic() + self.timeout
+        while not _try_lock(fd):
+            if time.monotonic() >= deadline:
+                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
+                os.close(fd)
+                raise SquadmemError(
+                    f"another squadmem command (pid {holder}) is writing to this repository; "
+                    f"gave up after waiting {self.timeout:g} s",
+                    hint=f"run it again when that one is done, or wait longer: {LOCK_TIMEOUT_ENV}=SECONDS",
+                )
+            time.sleep(0.02)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self.fd = fd
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        if self.fd is not None:
+            os.close(self.fd)  # closing the descriptor releases the lock
+            self.fd = None
+
+    def held_by_other(self) -> bool:
+        """Whether another process holds the lock now (doctor's check; never waits)."""
+        if not self.path.exists():
+            return False
+        fd = os.open(self.path, os.O_RDWR)
+        try:
+            return not _try_lock(fd)
+        finally:
+            os.close(fd)
+
+
+class IndexLock:
+    """git's own ``index.lock`` for this work tree, taken as git takes it (created only if absent).
+
+    While squadmem holds it no git command can stage, commit or check out here, so
+    none can interleave with a move; ``git status`` only skips its optional index
+    refresh. It is taken by hard-linking a placeholder in squadmem's state folder,
+    so an ``index.lock`` a killed squadmem left is known as its own (the same file)
+    and recovery removes it; anyone else's is waited for, then reported.
+    """
+
+    def __init__(self, repo: Repo, timeout: float | None = None) -> None:
+        self.index = repo.work_git_dir / "index"
+        self.path = repo.work_git_dir / "index.lock"
+        self.hold = repo.work_state_dir / HOLD
+        self.root = repo.root
+        self.timeout = _lock_timeout() if timeout is None else timeout
+
+    def shown(self) -> str:
+        try:
+            return self.path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(self.path)
+
+    def ours(self) -> bool:
+        """Whether the ``index.lock`` there now is the one squadmem took."""
+        try:
+            return os.path.samefile(self.hold, self.path)
+        except OSError:
+            return False
+
+    def acquire(self) -> None:
+        self.hold.parent.mkdir(parents=True, exist_ok=True)
+        self.hold.unlink(missing_ok=True)
+        os.close(os.open(self.hold, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644))
+        deadline = time.monotonic() + self.timeout
+        while True:
+            try:
+                os.link(self.hold, self.path)
+                return
+            except FileExistsError:
+                if time.monotonic() >= deadline:
+                    self.hold.unlink(missing_ok=True)
+                    raise SquadmemError(
+                        f"git's index is locked ({self.shown()}): another git command is running "
+                        f"in this work tree; gave up after waiting {self.timeout:g} s, nothing written",
+                        hint="run it again when that command is done "
+                        f"(if none is running, delete {self.shown()}); "
+                        f"or wait longer: {LOCK_TIMEOUT_ENV}=SECONDS",
+                    ) from None
+                time.sleep(0.01)
+
+    def write(self, data: bytes) -> None:
+        """The new index, into the lock file (the placeholder is the same file)."""
+        with open(self.hold, "r+b") as handle:
+            handle.write(data)
+            handle.truncate()
+
+    def commit(self) -> None:
+        """Put the new index in place, as git commits its lock."""
+        os.replace(self.path, self.index)
+        self.hold.unlink(missing_ok=True)
+
+    def release(self) -> None:
+        """Drop the lock if it is still squadmem's (the index stays as it was)."""
+        if self.ours():
+            self.path.unlink(missing_ok=True)
+        self.hold.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def index_locked(repo: Repo) -> Iterator[IndexLock]:
+    lock = IndexLock(repo)
+    lock.acquire()
+    try:
+        yield lock
+    finally:
+        lock.release()
+
+
+def next_index(repo: Repo, paths: Sequence[str]) -> bytes:
+    """The index with only ``paths`` refreshed from the work tree, built in a scratch copy."""
+    real = repo.work_git_dir / "index"
+    scratch = repo.work_git_dir / f"index{_TMP_SUFFIX}"
+    if real.exists():
+        shutil.copyfile(real, scratch)
+    else:
+        scratch.unlink(missing_ok=True)
+    try:
+        repo.run("update-index", "--add", "--", *paths, env={"GIT_INDEX_FILE": str(scratch)})
+        return scratch.read_bytes()
+    finally:
+        scratch.unlink(missing_ok=True)
+
+
+# -- git's work-tree conversion ------------------------------------------------------------------
+
+
+class Conversion:
+    """git's conversion between blobs and checked-out files (``core.autocrlf``, text/eol/filter).
+
+    Costs nothing where none can apply: no ``core.autocrlf``/``core.eol``, no attributes file.
+    """
+
+    _ATTRS = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
+
+    def __init__(self, repo: Repo, listing: str) -> None:
+        self.repo = repo
+        autocrlf = (_config(listing, "core.autocrlf") or "false").lower()
+        self.autocrlf = autocrlf in ("true", "yes", "on", "1", "input")
+        self.possible = self.autocrlf or self._attributes_exist(listing)
+        self._applies: dict[str, bool] = {}
+
+    def _attributes_exist(self, listing: str) -> bool:
+        if _config(listing, "core.attributesfile") or _config(listing, "core.eol"):
+            return True
+        root = self.repo.root
+        folders = [root, root / ".squad", root / ".squad" / "memory"]
+        folders += [root / ".squad" / "memory" / tier for tier in ("hot", "cold", "archive", "wiki", "log")]
+        if any((folder / ".gitattributes").exists() for folder in folders):
+            return True
+        config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
+        return (self.repo.git_dir / "info" / "attributes").exists() or (
+            config_home / "git" / "attributes"
+        ).exists()
+
+    def applies(self, rel: str) -> bool:
+        if not self.possible:
+            return False
+        if rel not in self._applies:
+            out = self.repo.run("check-attr", "-z", *self._ATTRS, "--", rel).split("\0")
+            values = out[2::3]
+            self._applies[rel] = self.autocrlf or any(v not in ("unspecified", "unset") for v in values)
+        return self._applies[rel]
+
+    def to_worktree(self, rel: str, sha: str, data: bytes) -> bytes:
+        """A blob's bytes as git would check them out at ``rel``."""
+        if not self.applies(rel):
+            return data
+        return self.repo.run_bytes("cat-file", "--filters", f"--path={rel}", sha)
+
+    def to_blob(self, objects: Objects, rel: str, data: bytes) -> str:
+        """The blob git would store for these checked-out bytes at ``rel`` (written to the store)."""
+        if not self.applies(rel):
+            return objects.write("blob", data)
+        return self.repo.run("hash-object", "-w", "--stdin", f"--path={rel}", input=data).strip()
+
+
+# -- git objects, written in-process -------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class TreeEntry:
+    mode: bytes
+    name: bytes
+    sha: str
+
+    @property
+    def is_tree(self) -> bool:
+        return self.mode == b"40000"
+
+
+def parse_tree(data: bytes) -> list[TreeEntry]:
+    entries = []
+    pos = 0
+    while pos < len(data):
+        space = data.index(b" ", pos)
+        nul = data.index(b"\0", space)
+        entries.append(TreeEntry(data[pos:space], data[space + 1 : nul], data[nul + 1 : nul + 21].hex()))
+        pos = nul + 21
+    return entries
+
+
+def format_tree(entries: Sequence[TreeEntry]) -> bytes:
+    """Git's tree format, in git's order (a tree's name sorts as if it ended with ``/``)."""
+    ordered = sorted(entries, key=lambda e: e.name + (b"/" if e.is_tree else b""))
+    return b"".join(e.mode + b" " + e.name + b"\0" + bytes.fromhex(e.sha) for e in ordered)
+
+
+class Objects:
+    """Loose objects written in-process; trees and blobs read through the repo's cat-file."""
+
+    def __init__(self, repo: Repo) -> None:
+        self.repo = repo
+        self.dir = repo.git_dir / "objects"
+        self._trees: dict[str, list[TreeEntry]] = {}
+        fmt = repo.config("extensions.objectformat")
+        if fmt and fmt.lower() != "sha1":
+            raise SquadmemError(
+                f"this repository uses {fmt} object names; squadmem writes SHA-1 repositories only",
+                hint="run squadmem in a SHA-1 repository (git's default)",
+            )
+
+    def write(self, kind: str, data: bytes) -> str:
+        raw = f"{kind} {len(data)}\0".encode() + data
+        sha = hashlib.sha1(raw).hexdigest()
+        path = self.dir / sha[:2] / sha[2:]
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            tmp = path.parent / f"tmp_obj_squadmem_{os.getpid()}_{sha[2:10]}"
+            tmp.write_bytes(zlib.compress(raw))
+            tmp.chmod(0o444)
+            os.replace(tmp, path)
+        return sha
+
+    def read(self, sha: str) -> bytes:
+        return self.repo.blob(sha)
+
+    def tree(self, sha: str) -> list[TreeEntry]:
+        """A tree's entries; the last few trees read or written are kept (a run writes the same paths)."""
+        found = self._trees.pop(sha, None)
+        if found is None:
+            found = parse_tree(self.read(sha))
+        self._trees[sha] = found
+        while len(self._trees) > _TREES_KEPT:
+            del self._trees[next(iter(self._trees))]
+        return found
+
+    @staticmethod
+    def blob_sha(data: bytes) -> str:
+        """The name git gives ``data`` as a blob (nothing is written)."""
+        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+    def tree_of(self, commit: str) -> str:
+        head = self.read(commit).split(b"\n", 1)[0]
+        if not head.startswith(b"tree "):
+            raise SquadmemError(f"{commit}: not a commit", code=Exit.INTERNAL)
+        return head[5:].decode("ascii")
+
+    def entry(self, tree: str, path: str) -> TreeEntry | None:
+        """The entry at ``path`` (forward slashes) in ``tree``, or None."""
+        parts = path.encode("utf-8").split(b"/")
+        current = tree
+        for depth, part in enumerate(parts):
+            found = next((e for e in self.tree(current) if e.name == part), None)
+            if found is None or (depth < len(parts) - 1 and not found.is_tree):
+                return None
+            if depth == len(parts) - 1:
+                return found
+            current = found.sha
+        return None
+
+    def content(self, tree: str, path: str) -> bytes | None:
+        found = self.entry(tree, path)
+        return None if found is None or found.is_tree else self.read(found.sha)
+
+    def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
+        """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
+        head, _, rest = path.partition("/")
+        entries = self.tree(tree) if tree else []
+        name = head.encode("utf-8")
+        old = next((e for e in entries if e.name == name), None)
+        others = [e for e in entries if e.name != name]
+        if rest:
+            sub = self.with_blob(old.sha if old is not None and old.is_tree else None, rest, blob, mode)
+            new = TreeEntry(b"40000", name, sub)
+        else:
+            new = TreeEntry(old.mode if old is not None and not old.is_tree else mode, name, blob)
+        data = format_tree([*others, new])
+        sha = self.write("tree", data)
+        self._trees[sha] = parse_tree(data)
+        return sha
+
+
+# -- the journal ---------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Journal:
+    """One commit in flight: enough to finish it or to forget it."""
+
+    old: str
+    new: str
+    paths: tuple[str, ...]
+    consume: tuple[str, ...]
+    subject: str
+
+    @staticmethod
+    def path(repo: Repo) -> Path:
+        return gitstate.journal_path(repo.work_git_dir)
+
+    def write(self, repo: Repo) -> None:
+        data = json.dumps(dataclasses.asdict(self), ensure_ascii=False).encode("utf-8")
+        _replace(self.path(repo), data)
+
+    @classmethod
+    def read(cls, repo: Repo) -> Journal | None:
+        try:
+            raw = json.loads(cls.path(repo).read_bytes())
+            return cls(raw["old"], raw["new"], tuple(raw["paths"]), tuple(raw["consume"]), raw["subject"])
+        except FileNotFoundError:
+            return None
+        except (ValueError, KeyError, TypeError):
+            return cls("", "", (), (), "(unreadable journal)")
+
+    @classmethod
+    def clear(cls, repo: Repo) -> None:
+        cls.path(repo).unlink(missing_ok=True)
+
+
+def _replace(path: Path, data: bytes, like: Path | None = None) -> None:
+    """Write ``path`` whole or not at all: a temporary file beside it, then ``os.replace``."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}{_TMP_SUFFIX}")
+    with open(tmp, "wb") as handle:
+        handle.write(data)
+    if like is not None and like.exists():
+        tmp.chmod(like.stat().st_mode & 0o7777)
+    os.replace(tmp, path)
+
+
+def _tmp_of(path: Path) -> Path:
+    return path.with_name(f".{path.name}{_TMP_SUFFIX}")
+
+
+# -- recovery ------------------------------------------------------------------------------------
+
+
+def pending(repo: Repo) -> Journal | None:
+    """The journal of a commit that did not finish, if there is one."""
+    return Journal.read(repo)
+
+
+def recover(repo: Repo) -> str | None:
+    """Finish or forget an interrupted commit; a sentence saying which, or None. Hold the lock."""
+    lock = IndexLock(repo, timeout=0)
+    stale_lock = lock.ours()
+    lock.release()
+    journal = Journal.read(repo)
+    _tmp_of(Journal.path(repo)).unlink(missing_ok=True)
+    if journal is None:
+        return "git's index.lock left by an interrupted squadmem command was removed" if stale_lock else None
+    for rel in journal.paths:
+        _tmp_of(repo.root / rel).unlink(missing_ok=True)
+    head = repo.head()
+    if not journal.new or head == journal.old or head is None:
+        Journal.clear(repo)
+        return f"an interrupted move was rolled back (HEAD had not moved): {journal.subject}"
+    objects = Objects(repo)
+    if head == journal.new:
+        _sync(repo, objects, journal, journal.paths)
+        Journal.clear(repo)
+        return f"an interrupted move was completed: {journal.subject}"
+    synced = _sync_if_untouched(repo, objects, journal, head)
+    Journal.clear(repo)
+    return (
+        f"an interrupted move was found after HEAD had moved on; {synced} tier file(s) brought up to date: "
+        f"{journal.subject}"
+    )
+
+
+def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) -> None:
+    tree = objects.tree_of(journal.new)
+    if paths:
+        conversion = Conversion(repo, repo.run("var", "-l"))
+        with index_locked(repo) as lock:
+            for rel in paths:
+                found = objects.entry(tree, rel)
+                if found is None or found.is_tree:
+                    continue
+                data = conversion.to_worktree(rel, found.sha, objects.read(found.sha))
+                target = repo.root / rel
+                if not target.exists() or target.read_bytes() != data:
+                    _replace(repo.layout.inside(target), data, like=target)
+            lock.write(next_index(repo, paths))
+            lock.commit()
+    if journal.consume:
+        uses.consume(repo.state_dir, journal.consume)
+
+
+def _sync_if_untouched(repo: Repo, objects: Objects, journal: Journal, head: str) -> int:
+    """HEAD moved past the journal: bring up to date the files nobody has touched since."""
+    old_tree, new_tree, head_tree = (objects.tree_of(c) for c in (journal.old, journal.new, head))
+    conversion = Conversion(repo, repo.run("var", "-l"))
+    paths = []
+    for rel in journal.paths:
+        target = repo.root / rel
+        current = target.read_bytes() if target.exists() else None
+        old = objects.entry(old_tree, rel)
+        as_old = None if old is None else conversion.to_worktree(rel, old.sha, objects.read(old.sha))
+        if current == as_old and objects.content(head_tree, rel) == objects.content(new_tree, rel):
+            paths.append(rel)
+    head_journal = dataclasses.replace(journal, new=head)
+    _sync(repo, objects, head_journal, paths)
+    return len(paths)
+
+
+def _head_now(repo: Repo) -> str | None:
+    """HEAD read from git's files (no process); ``git rev-parse`` where they say anything unusual.
+
+    Only a hint: ``update-ref``'s compare-and-swap stays the judge of where HEAD is.
+    """
+    try:
+        head = (repo.work_git_dir / "HEAD").read_text("ascii").strip()
+        if not head.startswith("ref: refs/heads/"):
+            return repo.head()
+        ref = head[5:]
+        loose = repo.git_dir / ref
+        if loose.is_file():
+            return loose.read_text("ascii").strip() or repo.head()
+        with open(repo.git_dir / "packed-refs", encoding="ascii") as packed:
+            for line in packed:
+                sha, _, name = line.strip().partition(" ")
+                if name == ref:
+                    return sha
+    except (OSError, UnicodeDecodeError):
+        pass
+    return repo.head()
+
+
+def refuse_mid_operation(repo: Repo) -> None:
+    """Refuse (exit 2) while a merge, rebase, cherry-pick or revert is under way in this work tree."""
+    operation = gitstate.in_progress(repo.work_git_dir)
+    if operation is not None:
+        raise SquadmemError(
+            f"{operation.name} is under way in this work tree: squadmem writes nothing until it is done",
+            hint=operation.hint("run the command again"),
+        )
+
+
+@contextlib.contextmanager
+def session(repo: Repo, timeout: float | None = None) -> Iterator[Writer]:
+    """Hold the lock, finish any interrupted commit, and give a :class:`Writer`.
+
+    Every squadmem command that writes tier files or commits goes through here.
+    """
+    with Lock(repo.work_state_dir, timeout):
+        refuse_mid_operation(repo)
+        note = recover(repo)
+        yield Writer(repo, note)
+
+
+# -- writing commits -----------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Made:
+    sha: str
+    subject: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"commit": self.sha, "subject": self.subject}
+
+
+def _ident(listing: str, key: str) -> str:
+    for row in listing.splitlines():
+        if row.startswith(key + "="):
+            value = row[len(key) + 1 :]
+            if "(none)" in value.split(">")[0]:
+                break
+            return value
+    raise SquadmemError(
+        "git does not know who you are (user.name / user.email are not set)",
+        hint='set them: git config user.name "Your Name" && git config user.email you@example.com',
+    )
+
+
+def _config(listing: str, key: str) -> str | None:
+    found = None
+    for row in listing.splitlines():
+        name, eq, value = row.partition("=")
+        if eq and name.lower() == key:
+            found = value
+    return found
+
+
+def message(subject: str, body: str, trailers: Sequence[tuple[str, str]]) -> str:
+    lines = [subject, "", body, ""] if body else [subject, ""]
+    lines += [f"{key}: {value}" for key, value in trailers]
+    return "\n".join(lines) + "\n"
+
+
+class Writer:
+    """Makes squadmem's commits, one at a time, under the lock."""
+
+    def __init__(self, repo: Repo, recovered: str | None = None) -> None:
+        self.repo = repo
+        self.recovered = recovered
+        self.objects = Objects(repo)
+        head = repo.head()
+        if head is None:
+            raise SquadmemError(
+                "this repository has no commit yet",
+                hint="commit the tier files first (git add .squad && git commit)",
+            )
+        self.head = head
+        self.tree = self.objects.tree_of(head)
+        self._listing: str | None = None
+        self._conversion: Conversion | None = None
+
+    # -- facts, read once per run -----------------------------------------------------------------
+    def listing(self) -> str:
+        if self._listing is None:
+            self._listing = self.repo.run("var", "-l")
+        return self._listing
+
+    def conversion(self) -> Conversion:
+        if self._conversion is None:
+            self._conversion = Conversion(self.repo, self.listing())
+        return self._conversion
+
+    def checked_out(self, rel: str) -> bytes | None:
+        """A file's bytes as checking out HEAD writes them (None if HEAD has no such file)."""
+        found = self.objects.entry(self.tree, rel)
+        if found is None or found.is_tree:
+            return None
+        return self.conversion().to_worktree(rel, found.sha, self.objects.read(found.sha))
+
+    def text(self, rel: str) -> str | None:
+        """A tier file as HEAD has it, as checked out (None if HEAD has no such file)."""
+        data = self.checked_out(rel)
+        return None if data is None else decode_tier(data, rel)
+
+    def refuse_sparse(self, paths: Sequence[str]) -> None:
+        """Refuse (exit 2) to write a file a sparse checkout leaves out of this work tree."""
+        if (_config(self.listing(), "core.sparsecheckout") or "false").lower() not in (
+            "true",
+            "yes",
+            "on",
+            "1",
+        ):
+            return
+        folders = sorted({rel.rpartition("/")[0] + "/" for rel in paths})
+        out = self.repo.run("ls-files", "-t", "-z", "--", *paths, *folders)
+        rows = [row for row in out.split("\0") if len(row) > 2]
+        excluded = {row[2:] for row in rows if row.startswith("S ")}
+        tracked = {row[2:] for row in rows}
+        for rel in paths:
+            folder = rel.rpartition("/")[0]
+            siblings_out = any(e.rpartition("/")[0] == folder for e in excluded)
+            if rel in excluded or (rel not in tracked and siblings_out):
+                raise SquadmemError(
+                    f"{rel}: outside this sparse checkout; squadmem writes nowhere git leaves files out",
+                    hint=f"include it first: git sparse-checkout add {folder}",
+                )
+
+    def grown_text(self, rel: str) -> str | None:
+        """A file's work-tree text if it only grew at its end since HEAD (an append-only log).
+
+        None when neither HEAD nor the work tree has it; refuses any other uncommitted change.
+        """
+        committed = self.text(rel)
+        path = self.repo.root / rel
+        if not path.exists():
+            if committed is not None:
+                raise SquadmemError(f"{rel}: deleted but not committed", hint="restore it with git checkout")
+            return None
+        current = decode_tier(path.read_bytes(), rel)
+        if committed is not None and not current.startswith(committed):
+            raise SquadmemError(
+                f"{rel}: has uncommitted changes that are not an append",
+                hint="commit or undo them first; squadmem changed nothing",
+            )
+        return current
+
+    def refuse_dirty(self, paths: Sequence[str]) -> None:
+        """Refuse (exit 2, nothing written) if a tier file differs from HEAD in the index or work tree."""
+        self.refuse_sparse(paths)
+        dirty = self.repo.dirty(paths)
+        for rel in paths:
+            if rel in dirty:
+                continue
+            path = self.repo.root / rel
+            on_disk = path.read_bytes() if path.exists() else None
+            if on_disk != self.checked_out(rel):
+                dirty.append(rel)
+        if dirty:
+            raise SquadmemError(
+                f"{sorted(dirty)[0]}: has uncommitted changes"
+                + (f" (and {len(dirty) - 1} more)" if len(dirty) > 1 else ""),
+                hint="commit or stash them first; squadmem changed nothing",
+            )
+
+    # -- one commit ------------------------------------------------------------------------------
+    def commit(
+        self,
+        files: Mapping[str, str],
+        text: str,
+        consume: Sequence[str] = (),
+        on_disk_now: Mapping[str, bytes | None] | None = None,
+    ) -> str:
+        """Commit ``files`` (repository path -> new text) on HEAD, then update the work tree and index.
+
+        Each file must be on disk as HEAD has it, or as ``on_disk_now`` says (a grown log).
+        Everything from HEAD's move to the index update happens under git's index.lock.
+        """
+        encoded = {rel: encode_tier(content, rel) for rel, content in files.items()}
+        paths = list(files)
+        for rel in paths:
+            self.repo.layout.inside(self.repo.root / rel)
+        self.refuse_sparse(paths)
+        with index_locked(self.repo) as lock:
+            fault("index-locked")
+            self._catch_up(paths)
+            self._check_on_disk(paths, on_disk_now or {})
+            tree = self.tree
+            for rel, data in encoded.items():
+                blob = self.conversion().to_blob(self.objects, rel, data)
+                tree = self.objects.with_blob(tree, rel, blob)
+            new = self._commit_object(tree, text)
+            fault("objects-written")
+            subject = text.split("\n", 1)[0]
+            Journal(self.head, new, tuple(files), tuple(consume), subject).write(self.repo)
+            fault("journal-written")
+            self._advance(new, subject)
+            fault("head-moved")
+            try:
+                self._write_worktree(files)
+                lock.write(next_index(self.repo, paths))
+                fault("index-staged")
+                lock.commit()
+            except (OSError, SquadmemError) as exc:
+                shown = exc.message if isinstance(exc, SquadmemError) else str(exc)
+                raise SquadmemError(
+                    f"committed {new[:12]}, but the work tree or index could not be updated: {shown}",
+                    hint="run: squadmem doctor --fix",
+                    code=Exit.INTERNAL,
+                ) from None
+            fault("index-updated")
+        if consume:
+            uses.consume(self.repo.state_dir, consume)
+        fault("uses-consumed")
+        Journal.clear(self.repo)
+        fault("journal-cleared")
+        self.head, self.tree = new, tree
+        return new
+
+    def _catch_up(self, paths: Sequence[str]) -> None:
+        """Build on a commit made meanwhile if it left these files alone; else stop, nothing written."""
+        now = _head_now(self.repo)
+        if now is None or now == self.head:
+            return
+        tree = self.objects.tree_of(now)
+        changed = [
+            rel for rel in paths if self.objects.entry(tree, rel) != self.objects.entry(self.tree, rel)
+        ]
+        if changed:
+            raise SquadmemError(
+                f"{changed[0]}: changed by a commit made while squadmem was running; this move was not made",
+                hint="run the command again",
+            )
+        self.head, self.tree = now, tree
+
+    def _check_on_disk(self, paths: Sequence[str], expected: Mapping[str, bytes | None]) -> None:
+        for rel in paths:
+            path = self.repo.root / rel
+            on_disk = path.read_bytes() if path.exists() else None
+            wanted = expected[rel] if rel in expected else self.checked_out(rel)
+            if on_disk != wanted:
+                raise SquadmemError(
+                    f"{rel}: changed while squadmem was running", hint="run the command again"
+                )
+
+    def _write_worktree(self, files: Mapping[str, str]) -> None:
+        """The new texts, the files that grow first: a section is on disk twice for a moment, never zero."""
+
+        def growth(item: tuple[str, str]) -> int:
+            path = self.repo.root / item[0]
+            return len(item[1].encode("utf-8")) - (path.stat().st_size if path.exists() else 0)
+
+        ordered = sorted(files.items(), key=growth, reverse=True)
+        for number, (rel, content) in enumerate(ordered):
+            path = self.repo.root / rel
+            _replace(path, content.encode("utf-8"), like=path)
+            if number == 0 and len(ordered) > 1:
+                fault("worktree-partial")
+        fault("worktree-written")
+
+    def commit_files(
+        self,
+        files: Mapping[str, str],
+        subject: str,
+        body: str = "",
+        grown: Sequence[str] = (),
+        trailers: Sequence[tuple[str, str]] = (),
+    ) -> Made:
+        """One commit of these files' new texts that is not a move (no Squad-Memory-Move trailer).
+
+        Refuses (exit 2, nothing written) if one of them has uncommitted changes, except that a
+        path in ``grown`` may have grown in the work tree (see :meth:`grown_text`): its new text
+        must then start with the work tree's, so nothing written there is lost.
+        Pending uses ride on it as a Squad-Memory-Used trailer, consumed once it is made.
+        """
+        self.refuse_dirty([rel for rel in files if rel not in grown])
+        on_disk: dict[str, bytes | None] = {}
+        for rel in grown:
+            current = self.grown_text(rel)
+            if not files[rel].startswith(current or ""):
+                raise SquadmemError(
+                    f"{rel}: the new text would drop uncommitted lines", hint="commit them first"
+                )
+            on_disk[rel] = None if current is None else (self.repo.root / rel).read_bytes()
+        trailer = uses.trailer_value(self.repo.state_dir)
+        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
+        every = [*trailers, *([(uses.TRAILER, ", ".join(pending_ids))] if pending_ids else [])]
+        return Made(self.commit(files, message(subject, body, every), pending_ids, on_disk), subject)
+
+    def _commit_object(self, tree: str, text: str) -> str:
+        listing = self.listing()
+        author = _ident(listing, "GIT_AUTHOR_IDENT")
+        committer = _ident(listing, "GIT_COMMITTER_IDENT")
+        sign = (_config(listing, "commit.gpgsign") or "false").lower() in ("true", "yes", "on", "1")
+        encoding = (_config(listing, "i18n.commitencoding") or "utf-8").lower()
+        if sign or encoding not in ("utf-8", "utf8"):
+            out = self.repo.run(
+                "commit-tree",
+                *(["-S"] if sign else []),
+                tree,
+                "-p",
+                self.head,
+                "-F",
+                "-",
+                input=text.encode(),
+            )
+            return out.strip()
+        raw = f"tree {tree}\nparent {self.head}\nauthor {author}\ncommitter {committer}\n\n{text}"
+        return self.objects.write("commit", raw.encode("utf-8"))
+
+    def _advance(self, new: str, subject: str) -> None:
+        """HEAD from the old commit to ``new``, only if it is still the old one."""
+        try:
+            self.repo.run("update-ref", "-m", f"commit (squadmem): {subject}", "HEAD", new, self.head)
+        except SquadmemError:
+            Journal.clear(self.repo)
+            raise SquadmemError(
+                "HEAD moved while squadmem was committing (a git commit at the same time?); "
+                "this move was not made",
+                hint="run the command again",
+            ) from None
+
+    # -- plans -----------------------------------------------------------------------------------
+    def execute(self, plan: policy.Plan, header: policy.Header) -> list[Made]:
+        """Make the plan's commits: each move, then each Index refresh. Pending uses go on the first.
+
+        The plan is played against HEAD twice: once to the end, before anything is written,
+        to prove it ends where the plan said; then again, one commit at a time. Only the
+        files of the commit in hand are ever held whole, so memory does not grow with the
+        number of moves.
+        """
+        if plan.empty:
+            return []
+        self.refuse_dirty(plan.read())
+        self.rehearse(plan, header)
+        trailer = uses.trailer_value(self.repo.state_dir)
+        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
+        made = []
+        for number, (files, subject, body, trailers, used) in enumerate(self.steps(plan, header)):
+            carried = tuple(dict.fromkeys([*(pending_ids if number == 0 else ()), *used]))
+            if carried:
+                trailers = [*trailers, (uses.TRAILER, ", ".join(carried))]
+            sha = self.commit(files, message(subject, body, trailers), pending_ids if number == 0 else ())
+            made.append(Made(sha, subject))
+        return made
+
+    def rehearse(self, plan: policy.Plan, header: policy.Header) -> None:
+        """Play the plan against HEAD to its end without writing: it must end where the plan said."""
+        replay = _Replay(self, header)
+        for rels, *_ in replay.play(plan):
+            for rel in rels:  # nothing is committed if any step would write a file squadmem refuses to read
+                if replay.docs[rel].bytes > MAX_FILE_BYTES:
+                    encode_tier(replay.docs[rel].text(), rel)
+        for rel, doc in replay.docs.items():
+            text = doc.text()
+            if plan.files.get(rel, text) != text:
+                raise SquadmemError(
+                    f"{rel}: HEAD differs from the work tree the plan was made from",
+                    hint="commit or stash your changes to tier files, then run again",
+                )
+
+    def steps(
+        self, plan: policy.Plan, header: policy.Header
+    ) -> Iterator[tuple[dict[str, str], str, str, list[tuple[str, str]], tuple[str, ...]]]:
+        """Each commit's files (the whole new texts of the files it changes), message parts and uses."""
+        replay = _Replay(self, header)
+        for rels, subject, body, trailers, used in replay.play(plan):
+            yield {rel: replay.docs[rel].text() for rel in rels}, subject, body, trailers, used
+
+
+class _Replay:
+    """A plan played against HEAD's tier files, section by section (:class:`index.Doc`)."""
+
+    def __init__(self, writer: Writer, header: policy.Header) -> None:
+        self.writer = writer
+        self.header = header
+        self.docs: dict[str, index.Doc] = {}
+
+    def doc(self, rel: str, tier: str, name: str) -> index.Doc:
+        if rel not in self.docs:
+            found = self.writer.text(rel)
+            self.docs[rel] = index.Doc(self.header(tier, name) if found is None else found)
+        return self.docs[rel]
+
+    def play(
+        self, plan: policy.Plan
+    ) -> Iterator[tuple[list[str], str, str, list[tuple[str, str]], tuple[str, ...]]]:
+        """Per commit: the files it changes (as ``self.docs`` now has them), subject, body, trailers, uses."""
+        try:
+            for move in plan.moves:
+                rels = []
+                cut = move.text
+                if move.source is not None:
+                    cut = self.doc(move.source, move.source_tier, move.source_name).remove(move.text)
+                    rels.append(move.source)
+                self.doc(move.target, move.target_tier, move.target_name).insert(cut)
+                rels.append(move.target)
+                yield rels, move.subject, move.why, move.trailers(), move.used
+            for refresh in plan.indexes:
+                self.doc(refresh.file, "hot", refresh.agent).replace_index(refresh.text)
+                lines = len(index.listed_ids(refresh.text))
+                body = f"{lines} line(s) pointing into cold, archive and the wiki"
+                yield [refresh.file], refresh.subject, body, refresh.trailers(), ()
+        except index.SpliceError as exc:
+            raise SquadmemError(
+                f"the plan no longer applies to HEAD: {exc}", hint="run the command again"
+            ) from None

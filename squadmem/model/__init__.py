@@ -1,0 +1,1 @@
+"""The document model and the rules every layer shares: standard library only."""

@@ -1,0 +1,213 @@
+"""``tiers.toml`` -> :class:`Settings`, with the defaults of the design.
+
+Standard library only (``tomllib``): the hooks read settings too.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import re
+import tomllib
+import zoneinfo
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from squadmem.model.errors import SquadmemError
+
+
+@dataclasses.dataclass(frozen=True)
+class HotSettings:
+    stale_days: float = 7
+    max_bytes: int = 4096
+    max_lines: int = 100
+    index_max_entries: int = 5
+
+
+@dataclasses.dataclass(frozen=True)
+class ColdSettings:
+    ttl_days: float = 30
+    max_bytes: int = 12288
+
+
+@dataclasses.dataclass(frozen=True)
+class PromoteSettings:
+    window_hours: float = 24
+
+
+@dataclasses.dataclass(frozen=True)
+class LogSettings:
+    grace_minutes: float = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class BudgetSettings:
+    mode: str = "fail"  # "fail" or "warn"
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    timezone: str = "UTC"
+    hot: HotSettings = HotSettings()
+    cold: ColdSettings = ColdSettings()
+    promote: PromoteSettings = PromoteSettings()
+    log: LogSettings = LogSettings()
+    budget: BudgetSettings = BudgetSettings()
+
+    @property
+    def tz(self) -> zoneinfo.ZoneInfo:
+        return zoneinfo.ZoneInfo(self.timezone)
+
+    def replace(self, **overrides: Mapping[str, Any]) -> Settings:
+        """A copy with some keys of some tables overridden (used by CLI flags)."""
+        changes: dict[str, Any] = {}
+        for table, values in overrides.items():
+            values = {k: v for k, v in values.items() if v is not None}
+            if values:
+                changes[table] = dataclasses.replace(getattr(self, table), **values)
+        return dataclasses.replace(self, **changes)
+
+
+_TABLES: dict[str, type] = {
+    "hot": HotSettings,
+    "cold": ColdSettings,
+    "promote": PromoteSettings,
+    "log": LogSettings,
+    "budget": BudgetSettings,
+}
+_CHOICES = {("budget", "mode"): ("fail", "warn")}
+# The largest value each number may take: a century for ages, a day of grace for logs, and
+# a billion for counts (budgets and the Index) -- far beyond any real use, so nothing overflows.
+_MAX = {
+    ("hot", "stale_days"): 36500,
+    ("cold", "ttl_days"): 36500,
+    ("promote", "window_hours"): 876000,
+    ("log", "grace_minutes"): 1440,
+}
+MAX_COUNT = 1_000_000_000
+
+
+def number_problem(table: str, key: str, value: object) -> str | None:
+    """Why ``value`` is no valid ``[table] key``: finite, >= 0, at most its ceiling; None if it is."""
+    whole = {f.name: str(f.type) for f in dataclasses.fields(_TABLES[table])}[key] == "int"
+    kinds = int if whole else int | float
+    ceiling = _MAX.get((table, key), MAX_COUNT)
+    wanted = f"{'a whole number' if whole else 'a number'} from 0 to {ceiling}"
+    if isinstance(value, bool) or not isinstance(value, kinds):
+        return f"must be {wanted}, not {value!r}"
+    if not math.isfinite(value) or not 0 <= value <= ceiling:
+        return f"must be {wanted}, not {value!r}"
+    return None
+
+
+TEMPLATE = """\
+# squadmem settings. Every key is optional; the values below are the defaults.
+
+# Time zone that names daily logs (log/YYYY-MM-DD.md) and decides when a day ends.
+timezone = "UTC"
+
+[hot]
+# A hot section unused this many days moves to cold.
+stale_days = 7
+# Budget of each hot file; over it, the least recently used sections move to cold.
+max_bytes = 4096
+max_lines = 100
+# Most lines in the "## Index -> Deeper Tiers" section squadmem keeps in each hot file.
+index_max_entries = 5
+
+[cold]
+# A cold section unused this many days moves to the wiki (kind=decision|fact) or the archive.
+ttl_days = 30
+# A cold file over this size is reported.
+max_bytes = 12288
+
+[promote]
+# A cold or archive section used within this many hours comes back to hot.
+window_hours = 24
+
+[log]
+# Minutes after midnight (in `timezone`) during which yesterday's log may still grow.
+grace_minutes = 0
+
+[budget]
+# "fail": the budget hook refuses a commit over budget; "warn": it reports and lets it pass.
+mode = "fail"
+"""
+
+
+def _line_of(text: str, table: str | None, key: str) -> int:
+    """The 1-based line where ``key`` is set inside ``[table]`` (0 if not found)."""
+    current: str | None = None
+    for number, line in enumerate(text.splitlines(), start=1):
+        header = re.match(r"\s*\[([^\]]+)\]", line)
+        if header:
+            current = header.group(1).strip()
+        elif current == table and re.match(rf"\s*{re.escape(key)}\s*=", line):
+            return number
+    return 0
+
+
+def _bad(path: Path, text: str, table: str | None, key: str, why: str) -> SquadmemError:
+    name = f"{table}.{key}" if table else key
+    line = _line_of(text, table, key)
+    where = f"{path}:{line}" if line else str(path)
+    return SquadmemError(f"{where}: {name} {why}", hint="fix the value or delete the line to use the default")
+
+
+def _coerce(path: Path, text: str, table: str, key: str, value: Any, kind: str) -> Any:
+    if kind in ("int", "float"):
+        problem = number_problem(table, key, value)
+        if problem is not None:
+            raise _bad(path, text, table, key, problem)
+        return value
+    choices = _CHOICES.get((table, key))
+    if not isinstance(value, str) or (choices and value not in choices):
+        wanted = " or ".join(repr(c) for c in choices) if choices else "a string"
+        raise _bad(path, text, table, key, f"must be {wanted}, not {value!r}")
+    return value
+
+
+def parse(text: str, path: Path) -> Settings:
+    try:
+        data = tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, RecursionError) as exc:
+        raise SquadmemError(f"{path}: not valid TOML: {exc}", hint="fix the line it names") from None
+    changes: dict[str, Any] = {}
+    for name, value in data.items():
+        if name == "timezone":
+            if not isinstance(value, str):
+                raise _bad(path, text, None, name, f"must be a time zone name, not {value!r}")
+            try:
+                zoneinfo.ZoneInfo(value)
+            except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+                raise _bad(path, text, None, name, f"is not a known time zone: {value!r}") from None
+            changes["timezone"] = value
+            continue
+        cls = _TABLES.get(name)
+        if cls is None or not isinstance(value, dict):
+            raise _bad(path, text, None, name, "is not a squadmem setting")
+        known = {f.name: str(f.type) for f in dataclasses.fields(cls)}
+        values = {}
+        for key, item in value.items():
+            if key not in known:
+                raise _bad(path, text, name, key, "is not a squadmem setting")
+            values[key] = _coerce(path, text, name, key, item, known[key])
+        changes[name] = cls(**values)
+    return Settings(**changes)
+
+
+def load(memory_dir: Path) -> Settings:
+    """Settings from ``<memory_dir>/tiers.toml``; the defaults where it is absent."""
+    path = memory_dir / "tiers.toml"
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Settings()
+    except OSError as exc:
+        raise SquadmemError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SquadmemError(f"{path}: not UTF-8", hint="save tiers.toml as UTF-8") from None
+    return parse(text, path)

@@ -1,0 +1,297 @@
+"""Squad's own memory files, cut into entries: the unit squadmem takes in, ages and moves.
+
+Squad's agents and its Scribe keep appending to growing containers:
+
+- ``.squad/agents/<agent>/history.md`` (and ``history-archive.md``, written by
+  ``squad nap``): ``## Core Context``, ``## Recent Updates`` holding one
+  ``📌`` paragraph per team update, ``## Learnings`` holding one
+  ``### Topic (date)`` entry per learning;
+- ``.squad/decisions.md`` (and ``decisions-archive.md``): ``## Active
+  Decisions`` holding one ``### YYYY-MM-DD: Title`` entry per decision, and
+  ``## Governance``; drop-box files in ``.squad/decisions/inbox/``.
+
+Each entry becomes one ``##`` section of a tier file (its *tier text*):
+
+- a ``###`` entry: its heading line with ``###`` written ``##``, then its
+  body byte for byte;
+- a ``📌`` paragraph: a ``## `` heading made from its first line (up to the
+  first ``: ``), then the paragraph byte for byte;
+- text between a container's heading and its first entry (its preamble),
+  when not blank: ``## <container heading>`` and that text;
+- ``## Core Context``: the whole section, flagged ``pin`` (it stays in hot);
+- any other container: the whole section as it is.
+
+Decisions (entries of the decision files and inbox files, not the preamble,
+not ``## Governance``) are flagged ``kind=decision``. Every byte of every
+container's body is in exactly one entry; a file's header (its title and the
+project lines above the first ``##``) is Squad's, not memory.
+
+An entry is known by its *key*, the content key of its tier text, so the
+history engine dates it by the first commit whose Squad file held it,
+whatever its heading level or place. Pure text, standard library only.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterator
+
+from squadmem.model import sections
+from squadmem.model.sections import content_key
+
+AGENTS_DIR = ".squad/agents"
+HISTORY_FILES = ("history.md", "history-archive.md")
+DECISIONS = ".squad/decisions.md"
+DECISION_FILES = (DECISIONS, ".squad/decisions-archive.md")
+INBOX_DIR = ".squad/decisions/inbox"
+CORE = "Core Context"
+UPDATES = "Recent Updates"
+PIN_FLAG = "<!-- squadmem: pin -->"
+DECISION_FLAG = "<!-- squadmem: kind=decision -->"
+_PIN = "📌"
+_TITLE_MAX = 80
+_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
+
+
+@dataclasses.dataclass(frozen=True)
+class Entry:
+    """One unit of Squad's memory, as it will stand in a tier file."""
+
+    source: str  # repository path of the Squad file that holds it
+    owner: str  # the agent, or "decisions" for the team's decision files
+    kind: str  # "core" | "learning" | "update" | "decision" | "preamble" | "section"
+    title: str  # the heading text of its tier section
+    raw: str  # its exact bytes in the source (for an ### entry: heading line included)
+    text: str  # its tier text: one ``##`` section
+
+    @property
+    def key(self) -> bytes:
+        return content_key(self.text)
+
+    @property
+    def decision(self) -> bool:
+        return self.owner == "decisions"
+
+
+# -- which files are Squad's -----------------------------------------------------------------------
+
+
+def source_owner(path: str) -> str | None:
+    """The owner of a Squad memory file (an agent, or "decisions"), None if ``path`` is not one."""
+    parts = path.split("/")
+    if path in DECISION_FILES:
+        return "decisions"
+    if len(parts) == 4 and parts[:2] == [".squad", "agents"] and parts[3] in HISTORY_FILES:
+        return parts[2]
+    if (
+        len(parts) == 4
+        and "/".join(parts[:3]) == INBOX_DIR
+        and parts[3].endswith(".md")
+        and not parts[3].startswith(".")
+    ):
+        return "decisions"
+    return None
+
+
+def is_source(path: str) -> bool:
+    return source_owner(path) is not None
+
+
+def is_inbox(path: str) -> bool:
+    return path.startswith(INBOX_DIR + "/")
+
+
+# -- cutting -------------------------------------------------------------------------------------
+
+
+def entries(path: str, text: str) -> list[Entry]:
+    """The entries of a Squad file ``path`` holding ``text``, in file order."""
+    owner = source_owner(path)
+    if owner is None:
+        return []
+    text = text.removeprefix("\ufeff")
+    decision = owner == "decisions"
+    doc = sections.split(text)
+    if is_inbox(path) and not doc.sections:
+        return _whole_file(path, text)
+    found: list[Entry] = []
+    if is_inbox(path) and doc.header.strip():
+        title = _stem(path)
+        tier = f"## {title}\n" + _flag_line(DECISION_FLAG, doc.header, "\n") + doc.header
+        found.append(Entry(path, owner, "decision", title, doc.header, tier))
+    for section in doc.sections:
+        found.extend(_container(path, owner, section, decision))
+    return found
+
+
+def _whole_file(path: str, text: str) -> list[Entry]:
+    """An inbox file with no ``##`` section: one decision, titled by its first line or its name."""
+    rows = sections.lines(text)
+    if not "".join(rows).strip():
+        return []
+    first = next((r for r in rows if r.strip()), "")
+    heading = _ATX_ANY.match(first)
+    if heading:
+        title = _clip(first[heading.end() :].strip().rstrip("#").strip()) or _stem(path)
+        at = rows.index(first)
+        body = "".join(rows[:at] + rows[at + 1 :])
+        raw = text
+        tier = f"## {title}{_ending(first)}" + _flag_line(DECISION_FLAG, body, first) + body
+    else:
+        title = _stem(path)
+        raw = text
+        tier = f"## {title}\n" + _flag_line(DECISION_FLAG, text, "\n") + text
+    return [Entry(path, "decisions", "decision", title, raw, tier)]
+
+
+_ATX_ANY = re.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+def _container(path: str, owner: str, section: sections.Section, decision: bool) -> Iterator[Entry]:
+    rows = sections.lines(section.text)
+    head = "".join(rows[: section.heading_lines])
+    body = "".join(rows[section.heading_lines :])
+    name = section.raw_heading.strip()
+    if not decision and name == CORE:
+        yield _entry(path, owner, "core", name, section.text, head + _flag_line(PIN_FLAG, body, head) + body)
+        return
+    children = _level3(body)
+    if children:
+        yield from _children(path, owner, name, head, body, children, decision)
+        return
+    pins = _pins(body)
+    if pins:
+        yield from _updates(path, owner, name, head, body, pins)
+        return
+    if is_inbox(path):
+        yield _entry(
+            path, owner, "decision", name, section.text, head + _flag_line(DECISION_FLAG, body, head) + body
+        )
+        return
+    yield _entry(path, owner, "section", name, section.text, section.text)
+
+
+def _children(
+    path: str,
+    owner: str,
+    name: str,
+    head: str,
+    body: str,
+    children: list[tuple[int, str]],
+    decision: bool,
+) -> Iterator[Entry]:
+    rows = sections.lines(body)
+    preamble = "".join(rows[: children[0][0]])
+    if preamble.strip():
+        yield _entry(path, owner, "preamble", name, preamble, head + preamble)
+    ends = [line for line, _ in children[1:]] + [len(rows)]
+    kind = "decision" if decision else "learning"
+    for (line, title), end in zip(children, ends, strict=True):
+        heading = rows[line]
+        rest = "".join(rows[line + 1 : end])
+        promoted = heading.replace("###", "##", 1)
+        flag = _flag_line(DECISION_FLAG, rest, heading) if decision else ""  # a decision file's ### entry
+        yield _entry(path, owner, kind, title.strip(), heading + rest, promoted + flag + rest)
+
+
+def _updates(path: str, owner: str, name: str, head: str, body: str, pins: list[int]) -> Iterator[Entry]:
+    rows = sections.lines(body)
+    preamble = "".join(rows[: pins[0]])
+    if preamble.strip():
+        yield _entry(path, owner, "preamble", name, preamble, head + preamble)
+    ends = [*pins[1:], len(rows)]
+    for start, end in zip(pins, ends, strict=True):
+        paragraph = "".join(rows[start:end])
+        title = update_title(rows[start])
+        yield _entry(path, owner, "update", title, paragraph, f"## {title}{_ending(rows[start])}" + paragraph)
+
+
+def update_title(line: str) -> str:
+    """The heading a ``📌`` paragraph gets: its first line up to the first ``: ``, at most 80 characters.
+
+    The colon must be followed by a space (or end the line), so the Scribe's
+    ``📌 Team update (2026-06-02T21:15:30Z): …`` keeps its whole timestamp.
+    """
+    text = line.strip()
+    cut = _TITLE_END.search(text)
+    if cut is not None and cut.start() > 0:
+        text = text[: cut.start()]
+    return _clip(text.strip())
+
+
+_TITLE_END = re.compile(r":(?=\s|$)")
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    text = text.replace("<!--", "").replace("-->", "")
+    return text if len(text) <= _TITLE_MAX else text[: _TITLE_MAX - 1].rstrip() + "…"
+
+
+def _ending(line: str) -> str:
+    for end in ("\r\n", "\n", "\r"):
+        if line.endswith(end):
+            return end
+    return "\n"
+
+
+def _flag_line(flag: str, body: str, heading: str) -> str:
+    """``flag`` on a line of its own, unless the body already starts with squadmem flags."""
+    first = sections.lines(body)[:1]
+    if first and _is_flags(first[0]):
+        return ""
+    return flag + _ending(heading)
+
+
+def _is_flags(line: str) -> bool:
+    try:
+        return sections.parse_flags(line.rstrip("\r\n")) is not None
+    except sections.FlagError:
+        return True
+
+
+def _entry(path: str, owner: str, kind: str, title: str, raw: str, tier: str) -> Entry:
+    return Entry(path, owner, kind, title, raw, tier)
+
+
+def _level3(text: str) -> list[tuple[int, str]]:
+    """(line, title) of each top-level ``###`` heading of ``text``, as CommonMark sees them.
+
+    ``###`` lines are read as ``##`` by the section scanner, so fences, HTML
+    blocks, lists and quotes are honoured exactly as for sections.
+    """
+    rows = sections.lines(text)
+    probe = []
+    candidates = set()
+    for number, row in enumerate(rows):
+        stripped = row.lstrip(" ")
+        if len(row) - len(stripped) <= 3 and (
+            stripped.startswith("### ") or stripped.rstrip("\r\n") == "###"
+        ):
+            probe.append(row.replace("###", "##", 1))
+            candidates.add(number)
+        else:
+            probe.append(row)
+    found = [(b.line, b.raw_heading) for b in sections.boundaries("".join(probe)) if b.line in candidates]
+    return [(line, title) for line, title in found if title.strip()]
+
+
+def _pins(text: str) -> list[int]:
+    """Lines of ``text`` that start a ``📌`` paragraph: at the left margin, after a blank line or first."""
+    rows = sections.lines(text)
+    starts = []
+    for number, row in enumerate(rows):
+        if row.startswith(_PIN) and (
+            number == 0 or not rows[number - 1].strip() or rows[number - 1].startswith(_PIN)
+        ):
+            starts.append(number)
+    return starts
+
+
+def inbox_name_ok(name: str) -> bool:
+    return bool(name) and not _UNSAFE_NAME.search(name)
