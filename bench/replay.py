@@ -223,7 +223,7 @@ class Real:
     """The workload through the real squadmem in a real repository at ``root``."""
 
     def __init__(self, work: wl.Workload, settings: Settings, root: Path) -> None:
-        from typer.testing import CliRunner
+        from click.testing import CliRunner
 
         self.work, self.settings, self.root = work, settings, root
         self.runner = CliRunner()

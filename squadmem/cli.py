@@ -1,8 +1,10 @@
-"""The ``squadmem`` command: typer commands that parse, call the core, print.
+"""The ``squadmem`` command: click commands that parse, call the core, print.
 
 Every command is a few lines: the work is in the module named for its
-concept. :class:`SquadmemError` becomes exit 2 (or its own code) with a
-one-line message and a hint; anything unexpected becomes exit 3.
+concept, imported when the command runs, so a command pays only for what it
+uses (agents run ``squadmem context`` at every spawn). :class:`SquadmemError`
+becomes exit 2 (or its own code) with a one-line message and a hint;
+anything unexpected becomes exit 3.
 """
 
 from __future__ import annotations
@@ -10,47 +12,105 @@ from __future__ import annotations
 import functools
 import os
 import sys
-import traceback
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-import typer
+import click
 
 from squadmem import __version__
-from squadmem.commands import listing, scaffold
-from squadmem.gitio.repo import Repo
-from squadmem.model import render, settings
+from squadmem.model import render
 from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
 
-app = typer.Typer(
-    help=(
-        "Tiered, git-native memory for AI agent teams.\n\n"
-        "Tier files live under .squad/memory/ (hot, cold, archive, wiki, daily logs); "
-        "ages come from commit history and every tier move is a commit."
-    ),
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+if TYPE_CHECKING:
+    from squadmem.gitio.repo import Repo
 
 DEBUG_HINT = "SQUADMEM_DEBUG=1 shows the traceback"
+HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 F = TypeVar("F", bound=Callable[..., Any])
+PATH = click.Path(path_type=Path)
 
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")]
-NowOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--now",
-        help=(
-            "Take this moment as now: a date from 1970 to 9998, UTC unless it has a zone"
-            " (+HH:MM, Z or UTC); default: the clock."
-        ),
+
+class Argument(click.Argument):
+    """A positional argument that has help: `--help` lists it under Arguments, with its kind."""
+
+    def __init__(self, decls: Sequence[str], *, help: str, kind: str = "<str>", **kw: Any) -> None:
+        super().__init__(decls, **kw)
+        self.help = help
+        self.kind = kind
+
+    def make_metavar(self, ctx: click.Context | None = None) -> str:
+        return self.metavar or str(self.name)
+
+    def get_usage_pieces(self, ctx: click.Context) -> list[str]:
+        name = self.make_metavar(ctx)
+        piece = f"{{{name}}}" if self.required else f"[{name}]"
+        return [piece + ("..." if self.nargs != 1 else "")]
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str]:
+        name = self.make_metavar(ctx) + ("..." if self.metavar is None and self.nargs != 1 else "")
+        return f"{name} {self.kind}", f"{self.help}  [required]" if self.required else self.help
+
+
+class Command(click.Command):
+    """A command whose `--help` lists its arguments (with their help) before its options."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        records = [(p.param_type_name, p.get_help_record(ctx)) for p in self.get_params(ctx)]
+        for kind, title in (("argument", "Arguments"), ("option", "Options")):
+            rows = [row for k, row in records if k == kind and row is not None]
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
+class Group(click.Group):
+    """A group that lists its commands as written, then its subgroups."""
+
+    command_class = Command
+    group_class = type  # subgroups are Groups too
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        commands = list(self.commands)
+        return [n for n in commands if not isinstance(self.commands[n], click.Group)] + [
+            n for n in commands if isinstance(self.commands[n], click.Group)
+        ]
+
+
+def option(*decls: str, help: str, kind: str | None = None, **kw: Any) -> Callable[[F], F]:
+    """An option whose `--help` shows its kind (``<str>``, ``<int>``…) and its default."""
+    kw.setdefault("show_default", True)
+    return click.option(*decls, help=help, metavar=kind, **kw)
+
+
+def argument(name: str, **kw: Any) -> Callable[[F], F]:
+    return click.argument(name, cls=Argument, **kw)
+
+
+def _listed(ctx: click.Context, param: click.Parameter, value: tuple[Any, ...]) -> list[Any] | None:
+    """A repeatable option or argument given no value is None (its default), else a list."""
+    return list(value) if value else None
+
+
+JSON = option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
+NOW = option(
+    "--now",
+    kind="<str>",
+    help=(
+        "Take this moment as now: a date from 1970 to 9998, UTC unless it has a zone"
+        " (+HH:MM, Z or UTC); default: the clock."
     ),
-]
-AgentOpt = Annotated[str | None, typer.Option("--agent", "-a", help="Only this agent's tier files.")]
+)
+AGENT = option("--agent", "-a", kind="<str>", help="Only this agent's tier files.")
+VERBOSE = option(
+    "--verbose", "-v", is_flag=True, help="Say on stderr what the history cache did (read, rebuilt, why)."
+)
+REF = argument("ref", metavar="ID", help="A section's id (squadmem list shows them) or exact heading.")
+TOPIC = option(
+    "--topic", kind="<str>", help="With --to wiki: the topic (default: its topic= flag, else decisions)."
+)
+SESSION_AGENT = option("--agent", "-a", required=True, kind="<str>", help="The agent whose session it is.")
 
 
 def _not_utf8(value: Any) -> bool:
@@ -68,7 +128,7 @@ def _undecodable(text: str) -> bool:
 
 def check_arguments(values: dict[str, Any]) -> None:
     """Refuse an argument whose bytes are not UTF-8 (Python keeps them as lone surrogates)."""
-    ctx = next((v for v in values.values() if hasattr(v, "command") and hasattr(v, "find_root")), None)
+    ctx = click.get_current_context(silent=True)
     params = {p.name: p for p in ctx.command.params} if ctx is not None else {}
     for name, value in values.items():
         if _not_utf8(value):
@@ -96,65 +156,95 @@ def _warn(caught: list[warnings.WarningMessage]) -> None:
     for item in caught:
         if isinstance(item.message, SquadmemWarning) and item.message.render() not in shown:
             shown.add(item.message.render())
-            typer.echo(item.message.render(), err=True)
+            click.echo(item.message.render(), err=True)
 
 
 def guarded(fn: F) -> F:
     """Turn SquadmemError into its exit code and one-line message; anything else into exit 3.
 
-    Arguments that are not UTF-8 are refused first; the warnings the core raised
-    (files left out, and why) are printed on stderr.
+    A command whose first parameter is ``ctx`` is given click's context.
+    Arguments that are not UTF-8 are refused first; the warnings the core
+    raised (files left out, and why) are printed on stderr.
     """
+    code = fn.__code__
+    takes_ctx = code.co_argcount > 0 and code.co_varnames[0] == "ctx"
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", SquadmemWarning)
             try:
-                return _run(fn, args, kwargs)
+                return _run(fn, takes_ctx, args, kwargs)
             finally:
                 _warn(caught)
 
     return wrapper  # type: ignore[return-value]
 
 
-def _run(fn: Callable[..., Any], args: Any, kwargs: dict[str, Any]) -> Any:
+def _run(fn: Callable[..., Any], takes_ctx: bool, args: Any, kwargs: dict[str, Any]) -> Any:
     try:
         check_arguments(kwargs)
+        if takes_ctx:
+            args = (click.get_current_context(), *args)
         return fn(*args, **kwargs)
     except SquadmemError as exc:
-        typer.echo(exc.render(), err=True)
-        raise typer.Exit(int(exc.code)) from None
-    except (typer.Exit, typer.Abort, KeyboardInterrupt):
+        click.echo(exc.render(), err=True)
+        raise click.exceptions.Exit(int(exc.code)) from None
+    except (click.exceptions.Exit, click.exceptions.Abort, KeyboardInterrupt):
         raise
     except Exception as exc:
         if os.environ.get("SQUADMEM_DEBUG"):
+            import traceback
+
             traceback.print_exc()
-        typer.echo(f"squadmem: internal error: {type(exc).__name__}: {exc}", err=True)
-        typer.echo(f"hint: this is a bug in squadmem; please report it ({DEBUG_HINT})", err=True)
-        raise typer.Exit(int(Exit.INTERNAL)) from None
+        click.echo(f"squadmem: internal error: {type(exc).__name__}: {exc}", err=True)
+        click.echo(f"hint: this is a bug in squadmem; please report it ({DEBUG_HINT})", err=True)
+        raise click.exceptions.Exit(int(Exit.INTERNAL)) from None
 
 
-def _version(value: bool) -> None:
+def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     if value:
-        typer.echo(f"squadmem {__version__}")
-        raise typer.Exit()
+        click.echo(f"squadmem {__version__}")
+        ctx.exit()
 
 
-@app.callback()
-def main(
-    ctx: typer.Context,
-    directory: Annotated[
-        Path, typer.Option("-C", help="Run as if started in this folder (like git -C).", show_default=False)
-    ] = Path("."),
-    version: Annotated[
-        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version and exit.")
-    ] = False,
-) -> None:
+@click.group(
+    "squadmem",
+    cls=Group,
+    help=(
+        "Tiered, git-native memory for AI agent teams.\n\n"
+        "Tier files live under .squad/memory/ (hot, cold, archive, wiki, daily logs); "
+        "ages come from commit history and every tier move is a commit."
+    ),
+    no_args_is_help=True,
+    context_settings=HELP_OPTIONS,
+)
+@option(
+    "-C",
+    "directory",
+    type=PATH,
+    default=Path("."),
+    show_default=False,
+    kind="<path>",
+    help="Run as if started in this folder (like git -C).",
+)
+@option(
+    "--version",
+    is_flag=True,
+    is_eager=True,
+    expose_value=False,
+    callback=_version,
+    help="Print the version and exit.",
+)
+@click.pass_context
+def app(ctx: click.Context, directory: Path) -> None:
     ctx.obj = directory
 
 
-def open_repo(ctx: typer.Context) -> Repo:
+def open_repo(ctx: click.Context) -> Repo:
+    from squadmem.gitio.repo import Repo
+    from squadmem.model import settings
+
     directory = ctx.find_root().obj or Path(".")
     if not Path(directory).is_dir():
         raise SquadmemError(f"-C {directory}: no such folder", hint="pass an existing folder")
@@ -168,33 +258,39 @@ def open_repo(ctx: typer.Context) -> Repo:
 
 
 @app.command()
+@option(
+    "--agent",
+    "-a",
+    multiple=True,
+    callback=_listed,
+    kind="<list[str]>",
+    help="Agent to scaffold (repeatable); default: the folders of .squad/agents/.",
+)
+@option("--hooks/--no-hooks", default=True, help="Install the git hooks (chaining any hook already there).")
+@option(
+    "--squad-skill/--no-squad-skill",
+    default=True,
+    help="In a Squad team, write .github/skills/squadmem-memory/SKILL.md for spawns.",
+)
+@option(
+    "--workflows",
+    "with_workflows",
+    is_flag=True,
+    help="Also write .github/workflows/squadmem-{maintain,verify}.yml, pinned to this squadmem.",
+)
+@option(
+    "--requirement",
+    kind="<str>",
+    help="What the workflows pip install (default: how this squadmem was installed).",
+)
 @guarded
 def init(
-    ctx: typer.Context,
-    agent: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--agent", "-a", help="Agent to scaffold (repeatable); default: the folders of .squad/agents/."
-        ),
-    ] = None,
-    hooks: Annotated[
-        bool, typer.Option(help="Install the git hooks (chaining any hook already there).")
-    ] = True,
-    squad_skill: Annotated[
-        bool,
-        typer.Option(help="In a Squad team, write .github/skills/squadmem-memory/SKILL.md for spawns."),
-    ] = True,
-    with_workflows: Annotated[
-        bool,
-        typer.Option(
-            "--workflows",
-            help="Also write .github/workflows/squadmem-{maintain,verify}.yml, pinned to this squadmem.",
-        ),
-    ] = False,
-    requirement: Annotated[
-        str | None,
-        typer.Option(help="What the workflows pip install (default: how this squadmem was installed)."),
-    ] = None,
+    ctx: click.Context,
+    agent: list[str] | None,
+    hooks: bool,
+    squad_skill: bool,
+    with_workflows: bool,
+    requirement: str | None,
 ) -> None:
     """Create the memory layout, tiers.toml, .gitattributes lines, the merge driver and git hooks.
 
@@ -203,6 +299,8 @@ def init(
     Squad team it also writes the squadmem-memory skill for Squad's coordinator
     and says how many of Squad's entries wait to be taken in.
     """
+    from squadmem.commands import scaffold
+
     with open_repo(ctx) as repo:
         result = scaffold.init(
             repo,
@@ -212,46 +310,56 @@ def init(
             with_workflows=with_workflows,
             requirement=requirement,
         )
-    typer.echo(scaffold.describe(result))
+    click.echo(scaffold.describe(result))
 
 
 @app.command("list")
+@AGENT
+@option("--tier", "-t", kind="<str>", help="Only this tier: hot, cold, archive, wiki.")
+@JSON
 @guarded
-def list_(
-    ctx: typer.Context,
-    agent: AgentOpt = None,
-    tier: Annotated[
-        str | None, typer.Option("--tier", "-t", help="Only this tier: hot, cold, archive, wiki.")
-    ] = None,
-    as_json: JsonOpt = False,
-) -> None:
+def list_(ctx: click.Context, agent: str | None, tier: str | None, as_json: bool) -> None:
     """List every section: id, tier, size, flags and title."""
+    from squadmem.commands import listing
+
     with open_repo(ctx) as repo:
         rows = listing.list_sections(repo, agent, tier)
-    typer.echo(render.to_json({"sections": rows}) if as_json else listing.text(rows))
+    click.echo(render.to_json({"sections": rows}) if as_json else listing.text(rows))
 
 
 # --- spawn context ---
 
 
 @app.command("context")
+@option("--agent", "-a", required=True, kind="<str>", help="The agent being spawned.")
+@option("--include-cold", is_flag=True, help="Add the agent's cold memory (summarized history).")
+@option(
+    "--include-wiki",
+    multiple=True,
+    callback=_listed,
+    kind="<list[str]>",
+    help="Add this wiki page (repeatable).",
+)
+@option(
+    "--include",
+    multiple=True,
+    callback=_listed,
+    kind="<list[str]>",
+    help="Add this one section of any tier, by id or heading (repeatable).",
+)
+@option("--record/--no-record", default=True, help="Record uses of the wiki pages and sections included.")
+@JSON
+@NOW
 @guarded
 def context_command(
-    ctx: typer.Context,
-    agent: Annotated[str, typer.Option("--agent", "-a", help="The agent being spawned.")],
-    include_cold: Annotated[
-        bool, typer.Option("--include-cold", help="Add the agent's cold memory (summarized history).")
-    ] = False,
-    include_wiki: Annotated[
-        list[str] | None, typer.Option("--include-wiki", help="Add this wiki page (repeatable).")
-    ] = None,
-    include: Annotated[
-        list[str] | None,
-        typer.Option("--include", help="Add this one section of any tier, by id or heading (repeatable)."),
-    ] = None,
-    record: Annotated[bool, typer.Option(help="Record uses of the wiki pages and sections included.")] = True,
-    as_json: JsonOpt = False,
-    now: NowOpt = None,
+    ctx: click.Context,
+    agent: str,
+    include_cold: bool,
+    include_wiki: list[str] | None,
+    include: list[str] | None,
+    record: bool,
+    as_json: bool,
+    now: str | None,
 ) -> None:
     """Print the spawn prompt's "## Memory Context": hot memory, and more only when asked.
 
@@ -277,28 +385,39 @@ def context_command(
             sections=include or [],
             record=record,
         )
-    typer.echo(render.to_json(result.as_dict()) if as_json else result.text, nl=False)
-    typer.echo(result.summary(), err=True)
+    click.echo(render.to_json(result.as_dict()) if as_json else result.text, nl=False)
+    click.echo(result.summary(), err=True)
 
 
 @app.command("recall")
+@argument("query", help="Words that must all occur in a section (case folded).")
+@AGENT
+@option("--tier", "-t", kind="<str>", help="Only this tier.")
+@option(
+    "--limit", type=int, default=5, kind="<int>", help="Show (and record as used) at most this many sections."
+)
+@option("--logs/--no-logs", default=True, help="Also search the daily logs (shown, never recorded).")
+@option("--record/--no-record", default=True, help="Record the sections shown as used.")
+@option(
+    "--history",
+    "in_history",
+    is_flag=True,
+    help="Also search sections removed from every tier, with the restore command.",
+)
+@JSON
+@NOW
 @guarded
 def recall_command(
-    ctx: typer.Context,
-    query: Annotated[str, typer.Argument(help="Words that must all occur in a section (case folded).")],
-    agent: AgentOpt = None,
-    tier: Annotated[str | None, typer.Option("--tier", "-t", help="Only this tier.")] = None,
-    limit: Annotated[int, typer.Option(help="Show (and record as used) at most this many sections.")] = 5,
-    logs: Annotated[bool, typer.Option(help="Also search the daily logs (shown, never recorded).")] = True,
-    record: Annotated[bool, typer.Option(help="Record the sections shown as used.")] = True,
-    in_history: Annotated[
-        bool,
-        typer.Option(
-            "--history", help="Also search sections removed from every tier, with the restore command."
-        ),
-    ] = False,
-    as_json: JsonOpt = False,
-    now: NowOpt = None,
+    ctx: click.Context,
+    query: str,
+    agent: str | None,
+    tier: str | None,
+    limit: int,
+    logs: bool,
+    record: bool,
+    in_history: bool,
+    as_json: bool,
+    now: str | None,
 ) -> None:
     """Search every tier and the daily logs; record the sections found as used.
 
@@ -326,30 +445,21 @@ def recall_command(
             record=record,
             history=in_history,
         )
-    typer.echo(render.to_json(found.as_dict()) if as_json else found.text())
+    click.echo(render.to_json(found.as_dict()) if as_json else found.text())
 
 
 # --- history, uses and report commands ---
 
-VerboseOpt = Annotated[
-    bool,
-    typer.Option("--verbose", "-v", help="Say on stderr what the history cache did (read, rebuilt, why)."),
-]
-
 
 @app.command("report")
+@option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in the README).")
+@option("--format", "-f", "fmt", default="text", kind="<str>", help="text, markdown or json.")
+@NOW
+@AGENT
+@VERBOSE
 @guarded
 def report_command(
-    ctx: typer.Context,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the report as JSON (schema in the README).")
-    ] = False,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", help="text, markdown or json.", show_default=True)
-    ] = "text",
-    now: NowOpt = None,
-    agent: AgentOpt = None,
-    verbose: VerboseOpt = False,
+    ctx: click.Context, as_json: bool, fmt: str, now: str | None, agent: str | None, verbose: bool
 ) -> None:
     """Tier files against their budgets, each section's last use, daily logs, and what to run next.
 
@@ -371,22 +481,18 @@ def report_command(
     with open_repo(ctx) as repo:
         data = reporting.make(repo, now=moment, agent=agent, verbose=verbose)
     if as_json or fmt == "json":
-        typer.echo(render.to_json(data))
+        click.echo(render.to_json(data))
     else:
-        typer.echo(
+        click.echo(
             reporting.markdown(data) if fmt == "markdown" else reporting.text(data), nl=fmt != "markdown"
         )
 
 
 @app.command("history")
+@argument("ref", metavar="ID", help="A section's id (see squadmem list) or exact heading.")
+@JSON
 @guarded
-def history_command(
-    ctx: typer.Context,
-    ref: Annotated[
-        str, typer.Argument(metavar="ID", help="A section's id (see squadmem list) or exact heading.")
-    ],
-    as_json: JsonOpt = False,
-) -> None:
+def history_command(ctx: click.Context, ref: str, as_json: bool) -> None:
     """A section's timeline from commits: created, edited, moved (from → to), used.
 
     Each event names its commit, date and author. A move is found by content,
@@ -400,16 +506,21 @@ def history_command(
 
     with open_repo(ctx) as repo:
         data = timeline.timeline(repo, ref)
-    typer.echo(render.to_json(data) if as_json else timeline.text(data))
+    click.echo(render.to_json(data) if as_json else timeline.text(data))
 
 
 @app.command("touch")
+@argument(
+    "refs",
+    metavar="ID...",
+    nargs=-1,
+    required=True,
+    kind="<list[str]>",
+    help="Section ids or exact headings.",
+)
+@NOW
 @guarded
-def touch_command(
-    ctx: typer.Context,
-    refs: Annotated[list[str], typer.Argument(metavar="ID...", help="Section ids or exact headings.")],
-    now: NowOpt = None,
-) -> None:
+def touch_command(ctx: click.Context, refs: tuple[str, ...], now: str | None) -> None:
     """Record a use of each section now: it counts at once, and rides on your next commit.
 
     The uses wait in .git/squadmem/pending-uses.json; the prepare-commit-msg
@@ -428,63 +539,71 @@ def touch_command(
         memory = catalog.load(repo.layout)
         ids = list(dict.fromkeys(memory.find(ref).id for ref in refs))
         uses.record(repo.state_dir, ids, moment)
-    typer.echo(f"recorded {len(ids)} use{'s' if len(ids) != 1 else ''}: {', '.join(ids)}")
-    typer.echo(f"they go into your next commit as: {uses.trailer_line(ids)}")
+    click.echo(f"recorded {len(ids)} use{'s' if len(ids) != 1 else ''}: {', '.join(ids)}")
+    click.echo(f"they go into your next commit as: {uses.trailer_line(ids)}")
 
 
 # --- maintain, moves and demo commands ---
 
-RefArg = Annotated[
-    str, typer.Argument(metavar="ID", help="A section's id (squadmem list shows them) or exact heading.")
-]
-TopicOpt = Annotated[
-    str | None,
-    typer.Option("--topic", help="With --to wiki: the topic (default: its topic= flag, else decisions)."),
-]
-
 
 def _print_outcome(outcome: Any, as_json: bool) -> None:
-    typer.echo(render.to_json(outcome.as_dict()) if as_json else outcome.text())
+    click.echo(render.to_json(outcome.as_dict()) if as_json else outcome.text())
 
 
 @app.command()
+@option("--dry-run", "-n", is_flag=True, help="Print the plan; change nothing.")
+@option("--json", "as_json", is_flag=True, help="Print the plan (and commits made) as JSON.")
+@AGENT
+@NOW
+@option(
+    "--hot-stale-days",
+    type=float,
+    kind="<float>",
+    help="Hot section unused this many days → cold (default: hot.stale_days, 7).",
+)
+@option(
+    "--hot-max-bytes",
+    type=int,
+    kind="<int>",
+    help="Hot file budget in bytes, Index included (default: hot.max_bytes, 4096).",
+)
+@option(
+    "--hot-max-lines",
+    type=int,
+    kind="<int>",
+    help="Hot file budget in lines, Index included (default: hot.max_lines, 100).",
+)
+@option(
+    "--cold-ttl-days",
+    type=float,
+    kind="<float>",
+    help="Cold section unused this many days → wiki/archive (default: cold.ttl_days, 30).",
+)
+@option(
+    "--promote-window-hours",
+    type=float,
+    kind="<float>",
+    help="Cold/archive section used this recently → hot (default: promote.window_hours, 24).",
+)
+@option(
+    "--intake/--no-intake",
+    "take_in",
+    default=True,
+    help="First take in Squad's new entries (see: squadmem intake).",
+)
 @guarded
 def maintain(
-    ctx: typer.Context,
-    dry_run: Annotated[bool, typer.Option("--dry-run", "-n", help="Print the plan; change nothing.")] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the plan (and commits made) as JSON.")
-    ] = False,
-    agent: AgentOpt = None,
-    now: NowOpt = None,
-    hot_stale_days: Annotated[
-        float | None,
-        typer.Option(help="Hot section unused this many days → cold (default: hot.stale_days, 7)."),
-    ] = None,
-    hot_max_bytes: Annotated[
-        int | None,
-        typer.Option(help="Hot file budget in bytes, Index included (default: hot.max_bytes, 4096)."),
-    ] = None,
-    hot_max_lines: Annotated[
-        int | None,
-        typer.Option(help="Hot file budget in lines, Index included (default: hot.max_lines, 100)."),
-    ] = None,
-    cold_ttl_days: Annotated[
-        float | None,
-        typer.Option(help="Cold section unused this many days → wiki/archive (default: cold.ttl_days, 30)."),
-    ] = None,
-    promote_window_hours: Annotated[
-        float | None,
-        typer.Option(
-            help="Cold/archive section used this recently → hot (default: promote.window_hours, 24)."
-        ),
-    ] = None,
-    take_in: Annotated[
-        bool,
-        typer.Option(
-            "--intake/--no-intake", help="First take in Squad's new entries (see: squadmem intake)."
-        ),
-    ] = True,
+    ctx: click.Context,
+    dry_run: bool,
+    as_json: bool,
+    agent: str | None,
+    now: str | None,
+    hot_stale_days: float | None,
+    hot_max_bytes: int | None,
+    hot_max_lines: int | None,
+    cold_ttl_days: float | None,
+    promote_window_hours: float | None,
+    take_in: bool,
 ) -> None:
     """Apply the tier rules, one commit per move, then refresh each changed Index.
 
@@ -524,15 +643,13 @@ def maintain(
 
 
 @app.command()
+@REF
+@option("--to", default="hot", kind="<str>", help="Tier to move it to: hot, cold, archive or wiki.")
+@TOPIC
+@JSON
+@NOW
 @guarded
-def promote(
-    ctx: typer.Context,
-    ref: RefArg,
-    to: Annotated[str, typer.Option("--to", help="Tier to move it to: hot, cold, archive or wiki.")] = "hot",
-    topic: TopicOpt = None,
-    as_json: JsonOpt = False,
-    now: NowOpt = None,
-) -> None:
+def promote(ctx: click.Context, ref: str, to: str, topic: str | None, as_json: bool, now: str | None) -> None:
     """Move one section up to hot (or --to another tier), as one commit.
 
     Name it by id or exact heading; a name that fits several sections is an
@@ -553,16 +670,14 @@ def promote(
 
 
 @app.command()
+@REF
+@option("--to", kind="<str>", help="Tier to move it to; default: one down (hot → cold → archive).")
+@TOPIC
+@JSON
+@NOW
 @guarded
 def demote(
-    ctx: typer.Context,
-    ref: RefArg,
-    to: Annotated[
-        str | None, typer.Option("--to", help="Tier to move it to; default: one down (hot → cold → archive).")
-    ] = None,
-    topic: TopicOpt = None,
-    as_json: JsonOpt = False,
-    now: NowOpt = None,
+    ctx: click.Context, ref: str, to: str | None, topic: str | None, as_json: bool, now: str | None
 ) -> None:
     """Move one section down one tier (hot → cold, cold → archive), or --to a tier, as one commit.
 
@@ -583,20 +698,21 @@ def demote(
 
 
 @app.command()
+@REF
+@option("--at", kind="<str>", help="Take it from this commit; default: the last commit that had it.")
+@option("--to", kind="<str>", help="Tier to put it in; default: the tier it was in.")
+@TOPIC
+@JSON
+@NOW
 @guarded
 def restore(
-    ctx: typer.Context,
-    ref: RefArg,
-    at: Annotated[
-        str | None,
-        typer.Option("--at", help="Take it from this commit; default: the last commit that had it."),
-    ] = None,
-    to: Annotated[
-        str | None, typer.Option("--to", help="Tier to put it in; default: the tier it was in.")
-    ] = None,
-    topic: TopicOpt = None,
-    as_json: JsonOpt = False,
-    now: NowOpt = None,
+    ctx: click.Context,
+    ref: str,
+    at: str | None,
+    to: str | None,
+    topic: str | None,
+    as_json: bool,
+    now: str | None,
 ) -> None:
     """Bring back a section that is no longer in any tier, from history, as one commit.
 
@@ -616,17 +732,14 @@ def restore(
 
 
 @app.command()
+@option(
+    "--fix",
+    is_flag=True,
+    help="Finish or roll back a half-finished move; settle what a merge left (commits).",
+)
+@JSON
 @guarded
-def doctor(
-    ctx: typer.Context,
-    fix: Annotated[
-        bool,
-        typer.Option(
-            "--fix", help="Finish or roll back a half-finished move; settle what a merge left (commits)."
-        ),
-    ] = False,
-    as_json: JsonOpt = False,
-) -> None:
+def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
     """Check squadmem's setup and memory's integrity; exit 1 if a check fails.
 
     Hooks installed, merge driver configured, tiers.toml valid, tier files
@@ -639,23 +752,21 @@ def doctor(
     Example: squadmem doctor --fix
     """
     from squadmem.commands import doctor as doctoring
+    from squadmem.gitio.repo import Repo
 
     directory = ctx.find_root().obj or Path(".")
     if not Path(directory).is_dir():
         raise SquadmemError(f"-C {directory}: no such folder", hint="pass an existing folder")
     with Repo(directory) as repo:  # not open_repo: a malformed tiers.toml is for doctor to report
         checks = doctoring.run(repo, fix=fix)
-    typer.echo(render.to_json(doctoring.as_dict(checks)) if as_json else doctoring.text(checks))
-    raise typer.Exit(int(doctoring.exit_code(checks)))
+    click.echo(render.to_json(doctoring.as_dict(checks)) if as_json else doctoring.text(checks))
+    raise click.exceptions.Exit(int(doctoring.exit_code(checks)))
 
 
 @app.command()
+@option("--keep", type=PATH, kind="<path>", help="Build the demo repository here (a new folder) and keep it.")
 @guarded
-def demo(
-    keep: Annotated[
-        Path | None, typer.Option("--keep", help="Build the demo repository here (a new folder) and keep it.")
-    ] = None,
-) -> None:
+def demo(keep: Path | None) -> None:
     """Show squadmem at work on a throw-away repository with 60 days of agent memory.
 
     Builds a git repository where picard, worf and data kept hot, cold and
@@ -668,39 +779,30 @@ def demo(
     """
     from squadmem.commands import demo as demoing
 
-    demoing.run(keep, typer.echo)
+    demoing.run(keep, click.echo)
 
 
 # --- logs, verify and review commands ---
 
-log_app = typer.Typer(
+
+@app.group(
+    "log",
+    no_args_is_help=True,
     help=(
         "Daily logs: .squad/memory/log/YYYY-MM-DD.md, named by the day in tiers.toml's timezone; "
         "append-only during its day, frozen after it."
     ),
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(log_app, name="log")
-
-RangeArg = Annotated[
-    list[str] | None,
-    typer.Argument(
-        metavar="RANGE",
-        help="Commits to check, as for git log (origin/main..HEAD); default: @{upstream}..HEAD, else HEAD.",
-        show_default=False,
-    ),
-]
+def log_app() -> None:
+    """A group: its commands do the work."""
 
 
 @log_app.command("add")
+@argument("text", help="The entry's text; - reads it from standard input.")
+@option("--agent", "-a", kind="<str>", help="Agent the entry is from.")
+@NOW
 @guarded
-def log_add(
-    ctx: typer.Context,
-    text: Annotated[str, typer.Argument(help="The entry's text; - reads it from standard input.")],
-    agent: Annotated[str | None, typer.Option("--agent", "-a", help="Agent the entry is from.")] = None,
-    now: NowOpt = None,
-) -> None:
+def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -> None:
     """Append a timestamped entry to today's log, creating the log if needed.
 
     The entry reads `- 14:03 [picard] text`; the further lines of a multi-line
@@ -717,17 +819,15 @@ def log_add(
     with open_repo(ctx) as repo:
         conf = settings.load(repo.layout.memory)
         path = logs.append(repo.layout, conf.tz, body, clock.now(now), agent)
-        typer.echo(f"appended to {repo.layout.rel(path)}")
+        click.echo(f"appended to {repo.layout.rel(path)}")
 
 
 @log_app.command("show")
+@argument("day", metavar="[DATE]", required=False, help="YYYY-MM-DD; default: today.")
+@JSON
+@NOW
 @guarded
-def log_show(
-    ctx: typer.Context,
-    day: Annotated[str | None, typer.Argument(metavar="[DATE]", help="YYYY-MM-DD; default: today.")] = None,
-    as_json: JsonOpt = False,
-    now: NowOpt = None,
-) -> None:
+def log_show(ctx: click.Context, day: str | None, as_json: bool, now: str | None) -> None:
     """Print a day's log (default: today's, in tiers.toml's timezone).
 
     --json prints {"date", "file", "entries": [{"time", "agent", "text"}], "text"}.
@@ -743,14 +843,24 @@ def log_show(
         rel, text = logs.read(repo.layout, date)
     if as_json:
         entries = [e.as_dict() for e in logs.entries(text)]
-        typer.echo(render.to_json({"date": date.isoformat(), "file": rel, "entries": entries, "text": text}))
+        click.echo(render.to_json({"date": date.isoformat(), "file": rel, "entries": entries, "text": text}))
     else:
-        typer.echo(text, nl=not text.endswith("\n"))
+        click.echo(text, nl=not text.endswith("\n"))
 
 
 @app.command()
+@argument(
+    "revs",
+    metavar="RANGE",
+    nargs=-1,
+    callback=_listed,
+    kind="<list[str]>",
+    help="Commits to check, as for git log (origin/main..HEAD); default: @{upstream}..HEAD, else HEAD.",
+)
+@JSON
+@NOW
 @guarded
-def verify(ctx: typer.Context, revs: RangeArg = None, as_json: JsonOpt = False, now: NowOpt = None) -> None:
+def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str | None) -> None:
     """Prove a range of commits kept memory's rules; exit 1 with one line per violation.
 
     For every commit: daily logs judged by its committer date (no change after
@@ -769,20 +879,31 @@ def verify(ctx: typer.Context, revs: RangeArg = None, as_json: JsonOpt = False, 
 
     with open_repo(ctx) as repo:
         result = verifying.verify(repo, revs, clock.now(now))
-    typer.echo(render.to_json(result.as_dict()) if as_json else verifying.text(result))
-    raise typer.Exit(int(verifying.exit_code(result)))
+    click.echo(render.to_json(result.as_dict()) if as_json else verifying.text(result))
+    raise click.exceptions.Exit(int(verifying.exit_code(result)))
 
 
 @app.command()
+@argument(
+    "revs",
+    metavar="RANGE",
+    nargs=-1,
+    required=True,
+    callback=_listed,
+    kind="<list[str]>",
+    help="Commits to review, as for git log.",
+)
+@option(
+    "--format",
+    "-f",
+    "fmt",
+    default="markdown",
+    kind="<str>",
+    help="markdown (a pull-request comment) or json.",
+)
+@NOW
 @guarded
-def review(
-    ctx: typer.Context,
-    revs: Annotated[list[str], typer.Argument(metavar="RANGE", help="Commits to review, as for git log.")],
-    fmt: Annotated[str, typer.Option("--format", "-f", help="markdown (a pull-request comment) or json.")] = (
-        "markdown"
-    ),
-    now: NowOpt = None,
-) -> None:
+def review(ctx: click.Context, revs: list[str], fmt: str, now: str | None) -> None:
     """Render a range's memory changes as a pull-request comment.
 
     Moves (section, from → to, reason, verified ✓/✗), hot and cold file sizes
@@ -797,38 +918,42 @@ def review(
     reviewing.check_format(fmt)
     with open_repo(ctx) as repo:
         found = reviewing.review(repo, revs, clock.now(now))
-    typer.echo(reviewing.as_json(found) if fmt == "json" else reviewing.markdown(found), nl=fmt == "json")
+    click.echo(reviewing.as_json(found) if fmt == "json" else reviewing.markdown(found), nl=fmt == "json")
 
 
 # --- session commands ---
 
-session_app = typer.Typer(
+
+@app.group(
+    "session",
+    no_args_is_help=True,
     help=(
         "An agent's session: the hot `## Session` block, written at start, "
         "logged and summarized into cold at end."
     ),
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
 )
-app.add_typer(session_app, name="session")
-SessionAgentOpt = Annotated[str, typer.Option("--agent", "-a", help="The agent whose session it is.")]
+def session_app() -> None:
+    """A group: its commands do the work."""
 
 
 @session_app.command("start")
+@SESSION_AGENT
+@option("--task", "-t", required=True, kind="<str>", help="What the agent is doing, one line.")
+@option("--talking-to", kind="<str>", help="Who the agent is talking to.")
+@option("--force", is_flag=True, help="Replace a session in progress (it stays in history).")
+@option("--new", is_flag=True, help="The agent is new here: create its hot file.")
+@NOW
+@JSON
 @guarded
 def session_start(
-    ctx: typer.Context,
-    agent: SessionAgentOpt,
-    task: Annotated[str, typer.Option("--task", "-t", help="What the agent is doing, one line.")],
-    talking_to: Annotated[
-        str | None, typer.Option("--talking-to", help="Who the agent is talking to.")
-    ] = None,
-    force: Annotated[
-        bool, typer.Option("--force", help="Replace a session in progress (it stays in history).")
-    ] = False,
-    new: Annotated[bool, typer.Option("--new", help="The agent is new here: create its hot file.")] = False,
-    now: NowOpt = None,
-    as_json: JsonOpt = False,
+    ctx: click.Context,
+    agent: str,
+    task: str,
+    talking_to: str | None,
+    force: bool,
+    new: bool,
+    now: str | None,
+    as_json: bool,
 ) -> None:
     """Write the `## Session` block into hot/<agent>.md and commit it.
 
@@ -849,28 +974,32 @@ def session_start(
     moment = clock.now(now) if now else logs.commit_now()
     with open_repo(ctx) as repo:
         result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force, new=new)
-    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
 @session_app.command("end")
+@SESSION_AGENT
+@option(
+    "--summary-file", kind="<str>", help="The summary for cold (- reads standard input); default: extractive."
+)
+@option(
+    "--transcript",
+    multiple=True,
+    type=PATH,
+    callback=_listed,
+    kind="<list[Path]>",
+    help="Track this session transcript first (squadmem track); repeatable.",
+)
+@NOW
+@JSON
 @guarded
 def session_end(
-    ctx: typer.Context,
-    agent: SessionAgentOpt,
-    summary_file: Annotated[
-        str | None,
-        typer.Option(
-            "--summary-file", help="The summary for cold (- reads standard input); default: extractive."
-        ),
-    ] = None,
-    transcript: Annotated[
-        list[Path] | None,
-        typer.Option(
-            "--transcript", help="Track this session transcript first (squadmem track); repeatable."
-        ),
-    ] = None,
-    now: NowOpt = None,
-    as_json: JsonOpt = False,
+    ctx: click.Context,
+    agent: str,
+    summary_file: str | None,
+    transcript: list[Path] | None,
+    now: str | None,
+    as_json: bool,
 ) -> None:
     """Log the session, summarize it into cold, clear the block: one commit.
 
@@ -905,34 +1034,32 @@ def session_end(
             from squadmem.commands import track as tracking
 
             tracked = tracking.track(repo, transcript, moment)
-            typer.echo(tracked.text().splitlines()[-1], err=True)
+            click.echo(tracked.text().splitlines()[-1], err=True)
         result = sessions.end(repo, agent, moment, summary)
-    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
 # --- wiki commands ---
 
-wiki_app = typer.Typer(
-    help="Durable reference knowledge: wiki pages under .squad/memory/wiki/.", no_args_is_help=True
+
+@app.group(
+    "wiki", no_args_is_help=True, help="Durable reference knowledge: wiki pages under .squad/memory/wiki/."
 )
-app.add_typer(wiki_app, name="wiki")
+def wiki_app() -> None:
+    """A group: its commands do the work."""
 
 
 @wiki_app.command("write")
+@argument("topic", help="The wiki page: .squad/memory/wiki/TOPIC.md.")
+@option(
+    "--file", "-f", default="-", kind="<str>", help="Read the entry from this file; - (the default) is stdin."
+)
+@option("--title", kind="<str>", help="Heading for an entry written without a ## heading.")
+@option("--replace", is_flag=True, help="Replace a section of the page that has the same title.")
+@JSON
 @guarded
 def wiki_write(
-    ctx: typer.Context,
-    topic: Annotated[str, typer.Argument(help="The wiki page: .squad/memory/wiki/TOPIC.md.")],
-    file: Annotated[
-        str, typer.Option("--file", "-f", help="Read the entry from this file; - (the default) is stdin.")
-    ] = "-",
-    title: Annotated[
-        str | None, typer.Option("--title", help="Heading for an entry written without a ## heading.")
-    ] = None,
-    replace: Annotated[
-        bool, typer.Option("--replace", help="Replace a section of the page that has the same title.")
-    ] = False,
-    as_json: JsonOpt = False,
+    ctx: click.Context, topic: str, file: str, title: str | None, replace: bool, as_json: bool
 ) -> None:
     """Write an entry into a wiki page, as one commit.
 
@@ -948,7 +1075,7 @@ def wiki_write(
     text = read_stdin() if file == "-" else _read_text(file)
     with open_repo(ctx) as repo:
         written = wiki.write(repo, topic, text, title=title, replace=replace)
-    typer.echo(render.to_json(written.as_dict()) if as_json else written.text())
+    click.echo(render.to_json(written.as_dict()) if as_json else written.text())
 
 
 def _read_text(path: str) -> str:
@@ -961,19 +1088,29 @@ def _read_text(path: str) -> str:
 
 
 @app.command("track")
+@argument(
+    "files", nargs=-1, type=PATH, callback=_listed, kind="<list[Path]>", help="Session transcripts (JSONL)."
+)
+@option(
+    "--format",
+    "fmt",
+    default="auto",
+    kind="<str>",
+    help="auto, claude (Claude Code) or codex (Codex CLI rollout).",
+)
+@option("--from-hook", is_flag=True, help="Read a Claude Code hook's JSON (transcript_path) on stdin.")
+@option("--dry-run", is_flag=True, help="Show the uses; record nothing.")
+@NOW
+@JSON
 @guarded
 def track_command(
-    ctx: typer.Context,
-    files: Annotated[list[Path] | None, typer.Argument(help="Session transcripts (JSONL).")] = None,
-    fmt: Annotated[
-        str, typer.Option("--format", help="auto, claude (Claude Code) or codex (Codex CLI rollout).")
-    ] = "auto",
-    from_hook: Annotated[
-        bool, typer.Option("--from-hook", help="Read a Claude Code hook's JSON (transcript_path) on stdin.")
-    ] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show the uses; record nothing.")] = False,
-    now: NowOpt = None,
-    as_json: JsonOpt = False,
+    ctx: click.Context,
+    files: list[Path] | None,
+    fmt: str,
+    from_hook: bool,
+    dry_run: bool,
+    now: str | None,
+    as_json: bool,
 ) -> None:
     """Record a use of each section an agent read or cited in its session transcripts.
 
@@ -991,35 +1128,33 @@ def track_command(
         paths.append(tracking.hook_transcript(sys.stdin.read()))
     with open_repo(ctx) as repo:
         result = tracking.track(repo, paths, clock.now(now), fmt=fmt, dry_run=dry_run)
-    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
 # --- migrate commands ---
 
-migrate_app = typer.Typer(
-    help="Bring another memory layout into squadmem's tiers, ages kept by git history.",
+
+@app.group(
+    "migrate",
     no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    help="Bring another memory layout into squadmem's tiers, ages kept by git history.",
 )
-app.add_typer(migrate_app, name="migrate")
+def migrate_app() -> None:
+    """A group: its commands do the work."""
 
 
 @migrate_app.command("squad")
+@option(
+    "--remove-originals",
+    is_flag=True,
+    help="Then cut each fully taken-in history.md down to its header (work tree only).",
+)
+@option("--dry-run", is_flag=True, help="Show where entries would go; change nothing.")
+@NOW
+@JSON
 @guarded
 def migrate_squad(
-    ctx: typer.Context,
-    remove_originals: Annotated[
-        bool,
-        typer.Option(
-            "--remove-originals",
-            help="Then cut each fully taken-in history.md down to its header (work tree only).",
-        ),
-    ] = False,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Show where entries would go; change nothing.")
-    ] = False,
-    now: NowOpt = None,
-    as_json: JsonOpt = False,
+    ctx: click.Context, remove_originals: bool, dry_run: bool, now: str | None, as_json: bool
 ) -> None:
     """Take a Squad team's memory into the tiers, entry by entry: one commit.
 
@@ -1037,25 +1172,22 @@ def migrate_squad(
     """
     from squadmem.commands import migrate
     from squadmem.engine import clock
+    from squadmem.model import settings
 
     with open_repo(ctx) as repo:
         conf = settings.load(repo.layout.memory)
         result = migrate.squad_team(
             repo, conf, clock.now(now), remove_originals=remove_originals, dry_run=dry_run
         )
-    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
 @app.command()
+@option("--dry-run", "-n", is_flag=True, help="Show where entries would go; change nothing.")
+@NOW
+@JSON
 @guarded
-def intake(
-    ctx: typer.Context,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", "-n", help="Show where entries would go; change nothing.")
-    ] = False,
-    now: NowOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+def intake(ctx: click.Context, dry_run: bool, now: str | None, as_json: bool) -> None:
     """Take in what Squad's agents appended since the last intake: one commit.
 
     Reads .squad/agents/*/history.md (and history-archive.md),
@@ -1067,26 +1199,34 @@ def intake(
     """
     from squadmem.commands import intake as intaking
     from squadmem.engine import clock
+    from squadmem.model import settings
 
     with open_repo(ctx) as repo:
         conf = settings.load(repo.layout.memory)
         result = intaking.intake(repo, conf, clock.now(now), dry_run=dry_run)
-    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
 @migrate_app.command("memory-tiers")
+@argument(
+    "workspace",
+    required=False,
+    type=PATH,
+    kind="<path>",
+    help="The skill's workspace (MEMORY.md, memory/, state/); default: here.",
+)
+@option("--agent", "-a", kind="<str>", help="The agent whose tiers receive it.")
+@option("--dry-run", is_flag=True, help="Show what would move; change nothing.")
+@NOW
+@JSON
 @guarded
 def migrate_memory_tiers(
-    ctx: typer.Context,
-    workspace: Annotated[
-        Path | None, typer.Argument(help="The skill's workspace (MEMORY.md, memory/, state/); default: here.")
-    ] = None,
-    agent: Annotated[
-        str | None, typer.Option("--agent", "-a", help="The agent whose tiers receive it.")
-    ] = None,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Show what would move; change nothing.")] = False,
-    now: NowOpt = None,
-    as_json: JsonOpt = False,
+    ctx: click.Context,
+    workspace: Path | None,
+    agent: str | None,
+    dry_run: bool,
+    now: str | None,
+    as_json: bool,
 ) -> None:
     """Move a memory-tiers workspace into an agent's tiers and daily logs: one commit.
 
@@ -1105,7 +1245,7 @@ def migrate_memory_tiers(
         result = migrate_tiers.memory_tiers(
             repo, where, agent, dry_run=dry_run, now=clock.now(now) if now else None
         )
-    typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
 
 def run() -> None:

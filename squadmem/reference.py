@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import typer
+import click
 
 from squadmem.cli import app
 
@@ -30,23 +30,21 @@ def _commands(group: Any, ctx: Any, path: tuple[str, ...]) -> Iterator[tuple[str
             continue
         sub = command.context_class(command, info_name=name, parent=ctx)
         yield " ".join((*path, name)), sub
-        if hasattr(command, "list_commands"):  # a group: typer may bring its own click
+        if isinstance(command, click.Group):
             yield from _commands(command, sub, (*path, name))
 
 
-def _help(ctx: Any) -> str:
-    """Plain click help (typer's own format_help draws rich boxes): click's class in the command's MRO."""
-    command = ctx.command
-    plain: Any = next(k for k in type(command).__mro__ if k.__module__.endswith("click.core"))
+def _help(ctx: click.Context) -> str:
+    """The command's own help, at a fixed width."""
     formatter = ctx.make_formatter()
     formatter.width = WIDTH
-    plain.format_help(command, ctx, formatter)
+    ctx.command.format_help(ctx, formatter)
     return str(formatter.getvalue()).rstrip() + "\n"
 
 
 def render() -> str:
-    root = typer.main.get_command(app)
-    ctx = root.context_class(root, info_name="squadmem")
+    root = app
+    ctx = root.context_class(root, info_name="squadmem", **root.context_settings)
     out = [HEADER, "## `squadmem`\n", "```text\n" + _help(ctx) + "```\n"]
     for name, sub in _commands(root, ctx, ()):
         out.append(f"## `squadmem {name}`\n")

@@ -5,9 +5,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
-import typer
-from typer.testing import CliRunner
+from click.testing import CliRunner
 
 from squadmem import __version__
 from squadmem.cli import app, guarded
@@ -21,11 +21,13 @@ def test_version() -> None:
     assert result.stdout == f"squadmem {__version__}\n"
 
 
-def _commands(group: typer.Typer, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    found = [(*prefix, c.name or c.callback.__name__) for c in group.registered_commands if c.callback]
-    for sub in group.registered_groups:
-        assert sub.typer_instance is not None and sub.name is not None
-        found += _commands(sub.typer_instance, (*prefix, sub.name))
+def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+    found: list[tuple[str, ...]] = []
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            found += _commands(command, (*prefix, name))
+        else:
+            found.append((*prefix, name))
     return found
 
 
@@ -46,7 +48,7 @@ def test_guarded_unexpected_error_exits_3() -> None:
     def boom() -> None:
         raise RuntimeError("kaboom")
 
-    with pytest.raises(typer.Exit) as info:
+    with pytest.raises(click.exceptions.Exit) as info:
         boom()
     assert info.value.exit_code == 3
 

@@ -139,8 +139,8 @@ def run_squadmem(
 def squadmem(
     where: GitRepo | Path, *args: str, input: str | None = None, env: Mapping[str, str] | None = None
 ) -> tuple[int, str, str]:
-    """``squadmem ARGS`` in-process (typer's runner) as if started in ``where``: code, stdout, stderr."""
-    from typer.testing import CliRunner
+    """``squadmem ARGS`` in-process (click's runner) as if started in ``where``: code, stdout, stderr."""
+    from click.testing import CliRunner
 
     from squadmem.cli import app
 

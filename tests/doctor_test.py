@@ -5,8 +5,8 @@ import json
 import subprocess
 from pathlib import Path
 
+from click.testing import CliRunner
 from conftest import GitRepo
-from typer.testing import CliRunner
 
 from squadmem.cli import app
 from squadmem.engine import writer as moves

@@ -9,10 +9,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import GitRepo, run_squadmem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from squadmem.cli import app
 from squadmem.commands import maintain

@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 from conftest import GitRepo, run_squadmem
-from typer.testing import CliRunner
 
 from squadmem.cli import app
 from squadmem.commands import report

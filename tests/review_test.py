@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from click.testing import CliRunner
 from conftest import GitRepo, assert_refused
-from typer.testing import CliRunner
 
 from squadmem.cli import app
 

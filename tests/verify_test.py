@@ -14,10 +14,10 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from conftest import GitRepo, run_squadmem, squadmem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 from squadmem.cli import app
 

@@ -12,8 +12,6 @@ import datetime as dt
 import re
 import warnings
 
-from dateutil import parser as date_parser
-
 from squadmem.model.errors import SquadmemError
 
 EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -43,6 +41,8 @@ def _zone(name: str | None, offset: int | None) -> dt.tzinfo:
 
 def parse(value: str) -> dt.datetime:
     """``--now``'s value as an aware UTC datetime; refuses what it cannot read exactly."""
+    from dateutil import parser as date_parser  # only for --now: not every command's start-up
+
     if _NAME_AND_OFFSET.search(value):
         raise SquadmemError(
             f"--now {value!r}: write the offset alone (+03:00), not after UTC or GMT", hint=FORMS

@@ -3,17 +3,35 @@
 ``## Fix *auth* `tokens` `` has the title ``Fix auth tokens``: emphasis, code
 spans, links and inline HTML reduced to their text. The title names sections
 in output and gives them their slug.
+
+A heading that starts with a letter and holds none of Markdown's markup
+characters is its own plain text: it is read without mistune, which is then
+imported only for headings that need it (start-up time of every command).
 """
 
 from __future__ import annotations
 
 import functools
 import html
+import re
+from collections.abc import Callable
 from typing import Any
 
-import mistune
+# Characters that can start inline markup (escapes, code, emphasis, links,
+# images, autolinks and HTML, entities, strikethrough) or end a line.
+_MARKUP = re.compile(r"[\\`*_\[\]!<>&~\r\n]")
 
-_parse = mistune.create_markdown(renderer=None)
+
+@functools.cache
+def _parser() -> Callable[[str], Any]:
+    import mistune
+
+    return mistune.create_markdown(renderer=None)
+
+
+def _is_plain(raw_heading: str) -> bool:
+    """No markup to read: a letter first (no block can start so) and no markup character."""
+    return raw_heading[:1].isalpha() and _MARKUP.search(raw_heading) is None
 
 
 def _text(nodes: list[dict[str, Any]]) -> str:
@@ -36,7 +54,9 @@ def plain(raw_heading: str) -> str:
     """The plain text of a heading's source text."""
     if not raw_heading.strip():
         return ""
-    tokens = _parse(raw_heading)
+    if _is_plain(raw_heading):
+        return " ".join(raw_heading.split())
+    tokens = _parser()(raw_heading)
     assert isinstance(tokens, list)
     text = _text(tokens)
     return " ".join(html.unescape(text).split()) or raw_heading.strip()
