@@ -3,8 +3,9 @@
 A candidate and its yardstick run alternately (A B, B A, A B, …, so neither
 always goes first) for the same number of rounds, each as a whole process; a
 round's ratio is candidate / yardstick of that round, and the figures quoted
-are medians: of each side's wall time and of the per-round ratios. Pairing
-keeps a slow moment of the machine from landing on one side only.
+are medians: of each side's wall time, of the per-round ratios and of the
+per-round differences (what the candidate costs above its yardstick).
+Pairing keeps a slow moment of the machine from landing on one side only.
 
     from paired import Command, compare
     result = compare(Command(["squadmem", "context"]), Command([sys.executable, "-c", "pass"]), rounds=41)
@@ -14,6 +15,7 @@ keeps a slow moment of the machine from landing on one side only.
 from __future__ import annotations
 
 import os
+import resource
 import statistics
 import subprocess
 import time
@@ -35,26 +37,52 @@ class Command:
 
     def run(self) -> float:
         """Run once; seconds of wall time. A status outside ``ok`` stops the benchmark."""
+        return self.timed()[0]
+
+    def timed(self) -> tuple[float, float]:
+        """Run once; seconds of wall time and of CPU time (user + system, the process and every
+        process it waited for, such as git)."""
         if self.before is not None:
             self.before()
         env = None if self.env is None else dict(self.env)
+        used = _children_cpu()
         start = time.perf_counter()
         proc = subprocess.run(list(self.argv), cwd=self.cwd, env=env, input=self.input, capture_output=True)
         took = time.perf_counter() - start
+        cpu = _children_cpu() - used
         if proc.returncode not in self.ok:
             err = proc.stderr.decode("utf-8", "replace").strip()
             raise SystemExit(f"{' '.join(map(str, self.argv))}: exit {proc.returncode}: {err[-400:]}")
-        return took
+        return took, cpu
+
+
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
 
 
 @dataclass(frozen=True)
 class Paired:
-    """The medians of a paired run, in seconds (``ratio`` is the median of per-round ratios)."""
+    """The medians of a paired run, in seconds (``ratio`` and ``excess`` are medians of per-round
+    ratios and differences)."""
 
     candidate: float
     yardstick: float
     ratio: float
     rounds: int
+    excess: float = 0.0
+
+    @classmethod
+    def of(cls, mine: Sequence[float], theirs: Sequence[float]) -> Paired:
+        """The medians of paired timings (``mine[i]`` and ``theirs[i]`` ran in the same round)."""
+        pairs = list(zip(mine, theirs, strict=True))
+        return cls(
+            statistics.median(mine),
+            statistics.median(theirs),
+            statistics.median(a / b for a, b in pairs),
+            len(pairs),
+            statistics.median(a - b for a, b in pairs),
+        )
 
     def row(self, name: str, against: str) -> str:
         """One Markdown table row: name, ms, yardstick, ms, ratio, rounds."""
@@ -72,22 +100,35 @@ HEADER = (
 
 def compare(candidate: Command, yardstick: Command, rounds: int = 41, warmup: int = 3) -> Paired:
     """Time ``candidate`` against ``yardstick``, alternating which goes first, ``rounds`` pairs."""
+    return compare_both(candidate, yardstick, rounds, warmup)[0]
+
+
+def compare_both(
+    candidate: Command, yardstick: Command, rounds: int = 41, warmup: int = 3
+) -> tuple[Paired, Paired]:
+    """As :func:`compare`, for wall time and for CPU time (user + system) from the same rounds.
+
+    On a shared machine a busy moment stretches wall time far more than the
+    CPU time a process needs, so CPU time is the steadier figure for short
+    processes; on an idle machine the two agree within the time spent waiting
+    for the disk."""
     for _ in range(warmup):
         candidate.run()
         yardstick.run()
-    mine: list[float] = []
-    theirs: list[float] = []
+    mine: list[tuple[float, float]] = []
+    theirs: list[tuple[float, float]] = []
     for round_ in range(rounds):
         if round_ % 2 == 0:
-            a = candidate.run()
-            b = yardstick.run()
+            a = candidate.timed()
+            b = yardstick.timed()
         else:
-            b = yardstick.run()
-            a = candidate.run()
+            b = yardstick.timed()
+            a = candidate.timed()
         mine.append(a)
         theirs.append(b)
-    ratios = [a / b for a, b in zip(mine, theirs, strict=True)]
-    return Paired(statistics.median(mine), statistics.median(theirs), statistics.median(ratios), rounds)
+    wall = Paired.of([a[0] for a in mine], [b[0] for b in theirs])
+    cpu = Paired.of([a[1] for a in mine], [b[1] for b in theirs])
+    return wall, cpu
 
 
 def compare_calls(
@@ -109,8 +150,7 @@ def compare_calls(
         a, b = (one, two) if round_ % 2 == 0 else (two, one)
         mine.append(a)
         theirs.append(b)
-    ratios = [a / b for a, b in zip(mine, theirs, strict=True)]
-    return Paired(statistics.median(mine), statistics.median(theirs), statistics.median(ratios), rounds)
+    return Paired.of(mine, theirs)
 
 
 def environment(**extra: str) -> dict[str, str]:
@@ -118,3 +158,11 @@ def environment(**extra: str) -> dict[str, str]:
     env = dict(os.environ, **extra)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     return env
+
+
+def compile_bytecode(*folders: Path) -> None:
+    """Write the bytecode of every module under ``folders`` now, so no timed round compiles."""
+    import compileall
+
+    for folder in folders:
+        compileall.compile_dir(str(folder), quiet=1)

@@ -18,7 +18,7 @@ def _through_mistune(raw: str) -> str:
 
 
 HEADINGS = st.text(
-    alphabet=st.sampled_from(list("aZé9 \t.,:;'\"()/+-=?#%@$^|{}~*_`[]!<>&\\\x0b\x0c\u00a0\u2028\u3000")),
+    alphabet=st.sampled_from(list("aZé90²١ \t.,:;'\"()/+-=?#%@$^|{}~*_`[]!<>&\\\x0b\x0c\u00a0\u2028\u2029\x85\x1c\x1f\u3000")),
     max_size=30,
 ) | st.text(max_size=30)
 
@@ -28,6 +28,9 @@ HEADINGS = st.text(
 @example("a. b")
 @example("Deploy checklist #")
 @example("Über 1) done  ")
+@example("2026-02-01: rotate the staging keys")
+@example("1. first")
+@example("12) twelfth")
 def test_a_heading_read_without_mistune_has_the_title_mistune_gives(raw: str) -> None:
     """The fast path (no markup: read as is) agrees with mistune's inline parse wherever it applies."""
     if raw.strip() and titles._is_plain(raw):

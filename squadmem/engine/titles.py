@@ -4,8 +4,8 @@
 spans, links and inline HTML reduced to their text. The title names sections
 in output and gives them their slug.
 
-A heading that starts with a letter and holds none of Markdown's markup
-characters is its own plain text: it is read without mistune, which is then
+A heading that starts with a letter or a digit (not a list's number) and
+holds none of Markdown's markup characters is its own plain text: it is read without mistune, which is then
 imported only for headings that need it (start-up time of every command).
 """
 
@@ -20,6 +20,7 @@ from typing import Any
 # Characters that can start inline markup (escapes, code, emphasis, links,
 # images, autolinks and HTML, entities, strikethrough) or end a line.
 _MARKUP = re.compile(r"[\\`*_\[\]!<>&~\r\n]")
+_NUMBERED = re.compile(r"\d+[.)]")  # an ordered list's item
 
 
 @functools.cache
@@ -30,8 +31,13 @@ def _parser() -> Callable[[str], Any]:
 
 
 def _is_plain(raw_heading: str) -> bool:
-    """No markup to read: a letter first (no block can start so) and no markup character."""
-    return raw_heading[:1].isalpha() and _MARKUP.search(raw_heading) is None
+    """No markup to read: a letter or digit first (no block but a numbered item starts so) and no
+    markup character."""
+    return (
+        raw_heading[:1].isalnum()
+        and _NUMBERED.match(raw_heading) is None
+        and _MARKUP.search(raw_heading) is None
+    )
 
 
 def _text(nodes: list[dict[str, Any]]) -> str:

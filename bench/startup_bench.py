@@ -1,0 +1,130 @@
+"""Start-up: whole `squadmem` processes on a small repository, paired against `python -c pass`.
+
+Agents run `squadmem context` at every spawn, so what a command costs before
+it does anything is paid every time. A small repository (`squadmem init`,
+two agents, a few hot and cold sections, a wiki page, committed) is made in
+a temporary folder; then each command runs as a whole process, alternating
+with the yardstick `python -c pass` (same interpreter, same environment,
+bytecode compiled for both), and the table gives the medians of each side,
+of the per-round ratios and of the per-round differences (what squadmem
+costs above starting Python). The row `import git` is GitPython's share:
+importing it alone, against the same yardstick.
+
+    python bench/startup_bench.py [--rounds 41] [--checkout PATH]
+
+`--checkout` times the squadmem found in another source folder (for a
+before/after comparison); the default is this one. Targets (issue 10):
+`--version` within 100 ms, `context`, `list` and `recall` within 150 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from paired import Command, Paired, compare_both, compile_bytecode, environment
+
+HERE = Path(__file__).resolve().parent.parent
+AGENTS = ("picard", "worf")
+HEADER = (
+    "| command | median | python -c pass | paired ratio (median) | above python (median) | rounds |\n"
+    "|---|---:|---:|---:|---:|---:|"
+)
+HOT = """
+## Deploy checklist
+Run the migrations first, then flip the flag; roll back by flag only.
+
+## Auth tokens
+Tokens rotate every 30 days; the staging keys live in the vault under kv/app.
+
+## Open question
+Whether the cache survives a deploy: measured once, not yet written down.
+"""
+COLD = """
+## 2026-02-01: rotate the staging keys
+Rotated the staging keys; the old ones stay valid for a day.
+
+## Billing exports
+Exports run nightly at 02:00 UTC and retry three times.
+"""
+WIKI = "Rotate signing keys every 90 days; announce it a week before.\n"
+
+
+def run(root: Path, env: dict[str, str], *args: str, input: str | None = None) -> None:
+    subprocess.run(args, cwd=root, env=env, input=input, text=True, check=True, capture_output=True)
+
+
+def small_repository(root: Path, env: dict[str, str]) -> None:
+    """`squadmem init` with two agents, a few sections in each tier, a wiki page: all committed."""
+    run(root, env, "git", "init", "-q", "-b", "main")
+    for key, value in (
+        ("user.name", "Bench"),
+        ("user.email", "bench@example.com"),
+        ("commit.gpgsign", "false"),
+    ):
+        run(root, env, "git", "config", key, value)
+    squadmem = [sys.executable, "-m", "squadmem"]
+    run(root, env, *squadmem, "init", *(f"--agent={a}" for a in AGENTS), "--no-hooks")
+    for agent in AGENTS:
+        for tier, text in (("hot", HOT), ("cold", COLD)):
+            path = root / ".squad" / "memory" / tier / f"{agent}.md"
+            path.write_text(path.read_text("utf-8") + text, "utf-8")
+    run(root, env, "git", "add", "-A")
+    run(root, env, "git", "commit", "-q", "-m", "memory: a small team")
+    run(root, env, *squadmem, "wiki", "write", "security", "--title", "Key rotation", input=WIKI)
+
+
+def commands(root: Path, env: dict[str, str]) -> list[tuple[str, Command]]:
+    def squadmem(*args: str) -> Command:
+        return Command([sys.executable, "-m", "squadmem", *args], cwd=root, env=env)
+
+    rows = [
+        ("squadmem --version", squadmem("--version")),
+        ("squadmem context --agent picard", squadmem("context", "--agent", "picard")),
+        ("squadmem list", squadmem("list")),
+        ('squadmem recall "staging keys"', squadmem("recall", "staging keys")),
+    ]
+    if importlib.util.find_spec("git") is not None:
+        rows.append(
+            ("import git (GitPython's share)", Command([sys.executable, "-c", "import git"], env=env))
+        )
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--rounds", type=int, default=41)
+    parser.add_argument("--checkout", type=Path, default=HERE, help="source folder whose squadmem to time")
+    args = parser.parse_args()
+    checkout = args.checkout.resolve()
+    compile_bytecode(checkout / "squadmem")
+    env = environment(PYTHONPATH=str(checkout))
+    with tempfile.TemporaryDirectory(prefix="squadmem-startup-") as tmp:
+        root = Path(tmp)
+        small_repository(root, env)
+        yardstick = Command([sys.executable, "-c", "pass"], env=env)
+        print(f"squadmem from {os.path.relpath(checkout, Path.cwd())}; {args.rounds} paired rounds each\n")
+        cpu_rows = []
+        print("wall time\n\n" + HEADER)
+        for name, command in commands(root, env):
+            wall, cpu = compare_both(command, yardstick, rounds=args.rounds)
+            print(row(name, wall), flush=True)
+            cpu_rows.append(row(name, cpu))
+        print("\nCPU time (user + system, git's included), from the same rounds\n\n" + HEADER)
+        print("\n".join(cpu_rows))
+
+
+def row(name: str, result: Paired) -> str:
+    return (
+        f"| {name} | {result.candidate * 1000:.1f} ms | {result.yardstick * 1000:.1f} ms "
+        f"| {result.ratio:.2f}x | +{result.excess * 1000:.1f} ms | {result.rounds} |"
+    )
+
+
+if __name__ == "__main__":
+    main()
