@@ -3,6 +3,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -166,7 +167,9 @@ def test_doctor_warns_while_another_writer_holds_the_lock(repo: GitRepo) -> None
         "with moves.Lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(30)\n"
     )
     holder = subprocess.Popen(
-        ["python", "-c", script, str(repo.root / ".git" / "squadmem")], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", script, str(repo.root / ".git" / "squadmem")],
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert holder.stdout is not None and holder.stdout.readline() == "held\n"

@@ -18,7 +18,9 @@ def _through_mistune(raw: str) -> str:
 
 
 HEADINGS = st.text(
-    alphabet=st.sampled_from(list("aZé90²١ \t.,:;'\"()/+-=?#%@$^|{}~*_`[]!<>&\\\x0b\x0c\u00a0\u2028\u2029\x85\x1c\x1f\u3000")),
+    alphabet=st.sampled_from(
+        list("aZé90²١ \t.,:;'\"()/+-=?#%@$^|{}~*_`[]!<>&\\\x0b\x0c\u00a0\u2028\u2029\x85\x1c\x1f\u3000")
+    ),
     max_size=30,
 ) | st.text(max_size=30)
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,6 +17,7 @@ from squadmem.commands import workflows
 
 FOLDER = Path(__file__).resolve().parents[1] / "squadmem" / "templates" / "workflows"
 WORKFLOWS = sorted(FOLDER.glob("*.yml"))
+ACTIONLINT = Path(sys.executable).parent / "actionlint"  # the test environment's own, never PATH's
 
 
 def test_workflows_both_present() -> None:
@@ -26,16 +26,18 @@ def test_workflows_both_present() -> None:
 
 @pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
 def test_workflow_passes_actionlint(path: Path) -> None:
-    actionlint = shutil.which("actionlint")
-    assert actionlint, "actionlint is not installed: pip install the test extra (it ships the binary)"
+    actionlint = ACTIONLINT
+    assert actionlint.exists(), (
+        "actionlint is not installed: pip install the test extra (it ships the binary)"
+    )
     done = subprocess.run([actionlint, "-no-color", str(path)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout + done.stderr
 
 
 def test_actionlint_catches_a_broken_workflow(tmp_path: Path) -> None:
     """The lint is not a no-op: an untrusted expression in a script is an error."""
-    actionlint = shutil.which("actionlint")
-    assert actionlint, "actionlint is not installed"
+    actionlint = ACTIONLINT
+    assert actionlint.exists(), "actionlint is not installed"
     bad = tmp_path / "bad.yml"
     bad.write_text(
         "on: pull_request\njobs:\n  a:\n    runs-on: ubuntu-latest\n    steps:\n"

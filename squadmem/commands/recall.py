@@ -13,14 +13,16 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from squadmem.commands import removed
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import LOG_DIR, TIERS, known_agent, parse_log_name
+
+if TYPE_CHECKING:
+    from squadmem.commands import removed
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,5 +185,7 @@ def recall(
     result = Recall(query, tuple(shown), len(hits) - len(shown), log_hits, used)
     if not history:
         return result
+    from squadmem.commands import removed  # the history engine: only for --history
+
     found, more = removed.search(repo, memory, terms, score, _first_line, agent=agent, tier=tier, limit=limit)
     return dataclasses.replace(result, removed=tuple(found), more_removed=more)
