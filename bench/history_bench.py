@@ -1,30 +1,32 @@
 """How ``squadmem report`` holds up on a long history: the DESIGN's performance targets.
 
-    python bench/history_bench.py [--commits 20000] [--runs 5] [--repo DIR]
+    python bench/history_bench.py [--commits 20000] [--rounds 11] [--repo DIR]
 
 Generates a history with ``bench/generate.py`` (about half the commits touch
-``.squad/memory/``), then measures, side by side in one run, medians of
-``--runs`` runs:
+``.squad/memory/``), then measures, each candidate paired round by round
+with its yardstick (``bench/paired.py``: alternating, medians of the
+per-round ratios):
 
-1. ``squadmem report`` from an empty cache, against the raw floor: ``git log
-   --raw --no-abbrev -- .squad/memory`` to its end, then one ``git cat-file
-   --batch`` of every blob it names (target: at most 3x);
+1. ``squadmem report`` from an empty cache, against the raw floor: the same
+   ``git log`` squadmem runs (its options, its paths), to its end, then one
+   ``git cat-file --batch`` of exactly the blobs squadmem reads, in the order
+   it reads them (tier files only: daily logs are never read; oldest first,
+   as the log names them). Target: at most 3x;
 2. the peak memory of that ``report`` (the largest process of its run, git's
    included; target: under 200 MB);
 3. ``report`` with a warm cache after one new commit, against ``report`` on a
    repository of one commit holding the same files (target: at most 1.3x: the
    cost does not grow with history).
 
-Each command runs under a small wrapper process that times it and reads its
-peak memory with ``resource.getrusage(RUSAGE_CHILDREN)``, so one measurement
-never sees another's processes. Benchmarks are not tests: nothing here fails.
+Peak memory is read by a small wrapper process with
+``resource.getrusage(RUSAGE_CHILDREN)``, so one measurement never sees
+another's processes. Benchmarks are not tests: nothing here fails.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -34,14 +36,23 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 import generate  # a sibling script, not a package
+from paired import Chain, Command, compare, environment
+
+from squadmem.engine.history import LOG_OPTIONS
+from squadmem.model import squad
+from squadmem.model.layout import MEMORY_DIR, classify
 
 NOW = "2026-01-01T00:00:00Z"
 CACHE = Path(".git/squadmem/history-cache")
 REPORT = (sys.executable, "-m", "squadmem", "report", "--json", "--now", NOW)
 # Python's bytecode cache on (an installed squadmem has its .pyc files), kept outside the source tree.
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache")
+ENV = environment(PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache"))
+NULL = "0" * 40
+# The log squadmem's history engine runs for an empty cache: its options, its format, its paths.
+PATHS = (MEMORY_DIR, squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR)
+LOG = ("git", "log", *LOG_OPTIONS, "--format=%x01%H%x00%P%x00%ct%x00%B", "HEAD", "--", *PATHS)
 # The same report in-process, printing the peak memory of the Python process alone (git's excluded).
 _SELF_PEAK = (
     "import resource, runpy, sys\n"
@@ -60,8 +71,8 @@ print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returnc
 """
 
 
-def measure(cmd: Sequence[str], cwd: Path, stdin: Path | None = None) -> tuple[float, float]:
-    """Seconds and peak MB of one run of ``cmd`` (its whole process tree)."""
+def peak(cmd: Sequence[str], cwd: Path, stdin: Path | None = None) -> float:
+    """Peak MB of one run of ``cmd`` (the largest process of its tree)."""
     out = subprocess.run(
         [sys.executable, "-c", _WRAPPER, str(stdin) if stdin else "-", *cmd],
         cwd=cwd,
@@ -72,39 +83,43 @@ def measure(cmd: Sequence[str], cwd: Path, stdin: Path | None = None) -> tuple[f
     ).stdout.split()
     if out[2] != "0":
         raise SystemExit(f"{' '.join(cmd)} failed in {cwd}")
-    return float(out[0]), int(out[1]) / 1024
-
-
-Step = tuple[Callable[[], None], Sequence[str], Path, Path | None]
-
-
-def interleaved(runs: int, steps: dict[str, Step]) -> dict[str, tuple[float, float]]:
-    """Median seconds and peak MB of each step, the steps taking turns so a busy machine hits all alike."""
-    found: dict[str, list[tuple[float, float]]] = {name: [] for name in steps}
-    for _ in range(runs):
-        for name, (before, cmd, cwd, stdin) in steps.items():
-            before()
-            found[name].append(measure(cmd, cwd, stdin))
-    return {
-        name: (statistics.median(t for t, _ in got), statistics.median(p for _, p in got))
-        for name, got in found.items()
-    }
-
-
-def nothing() -> None:
-    pass
+    return int(out[1]) / 1024
 
 
 def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
     return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}
+        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, env={**ENV, **(env or {})}
     ).stdout
 
 
+def read_order(root: Path) -> list[str]:
+    """The blobs squadmem's history engine reads from an empty cache, in its order: the last
+    version of each deleted tier file, then every tier blob and Squad source blob the log
+    introduces, oldest first (daily logs, settings and other files are never read)."""
+    out = subprocess.run(LOG, cwd=root, capture_output=True, check=True, env=ENV).stdout
+    tokens = iter(out.split(b"\0"))
+    introduced: dict[str, None] = {}  # in log order, newest first
+    dropped: dict[str, None] = {}
+    for token in tokens:
+        token = token.lstrip(b"\n")
+        if token.startswith(b"\x01"):
+            next(tokens), next(tokens), next(tokens)  # parents, time, message
+        elif token.startswith(b":"):
+            _, _, old, new, _ = token.split()
+            path = next(tokens).decode("utf-8", "surrogateescape")
+            tier = classify(path) is not None
+            if not tier and not squad.is_source(path):
+                continue
+            if new.decode() != NULL:
+                introduced.setdefault(new.decode())
+            elif tier and old.decode() != NULL:
+                dropped.setdefault(old.decode())
+    return [sha for sha in dropped if sha not in introduced] + list(reversed(introduced))
+
+
 def blob_list(root: Path, scratch: Path) -> tuple[Path, int, int]:
-    """Every blob ``git log --raw -- .squad/memory`` names, in a file for cat-file; their count and bytes."""
-    raw = git(root, "log", "--raw", "--no-abbrev", "--format=", "--", ".squad/memory")
-    blobs = sorted({line.split()[3] for line in raw.splitlines() if line.startswith(":")} - {"0" * 40})
+    """The blobs squadmem reads, in its order, in a file for cat-file; their count and bytes."""
+    blobs = read_order(root)
     names = scratch / "blobs.txt"
     names.write_text("\n".join(blobs) + "\n")
     sizes = subprocess.run(
@@ -166,7 +181,7 @@ def restore_cache(root: Path, saved: bytes) -> Callable[[], None]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--commits", type=int, default=20000)
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--rounds", type=int, default=11, help="paired rounds of each comparison")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--repo", type=Path, help="generate into (or reuse) this folder; default: a temporary one"
@@ -179,24 +194,26 @@ def main(argv: list[str] | None = None) -> int:
             print(f"generating {args.commits} commits into {root} ...", file=sys.stderr)
             generate.generate(root, args.commits, args.seed)
             git(root, "repack", "-adq")
-        run(root, scratch, args.runs)
+        run(root, scratch, args.rounds)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
 
 
-def run(root: Path, scratch: Path, runs: int) -> None:
+def run(root: Path, scratch: Path, rounds: int) -> None:
     commits = int(git(root, "rev-list", "--count", "HEAD"))
     memory_commits = int(git(root, "rev-list", "--count", "HEAD", "--", ".squad/memory"))
     names, blob_count, blob_bytes = blob_list(root, scratch)
-    cold = interleaved(
-        runs,
-        {
-            "log": (nothing, ("git", "log", "--raw", "--no-abbrev", "--", ".squad/memory"), root, None),
-            "cat": (nothing, ("git", "cat-file", "--batch"), root, names),
-            "report": (drop_cache(root), REPORT, root, None),
-        },
-    )
+    report_cold = Command(REPORT, cwd=root, env=ENV, before=drop_cache(root))
+    log = Command(LOG, cwd=root, env=ENV)
+    cat = Command(("git", "cat-file", "--batch"), cwd=root, env=ENV, input=names.read_bytes())
+    parts = compare(log, cat, rounds=max(3, rounds // 2), warmup=1)  # the floor's two parts, each's median
+    cold = compare(report_cold, Chain((log, cat)), rounds=rounds, warmup=1)
+    report_peaks = []
+    for _ in range(3):
+        drop_cache(root)()
+        report_peaks.append(peak(REPORT, root))
+    floor_peak = max(peak(LOG, root), peak(("git", "cat-file", "--batch"), root, names))
     data = json.loads(
         subprocess.run(REPORT, cwd=root, capture_output=True, text=True, check=True, env=ENV).stdout
     )
@@ -218,42 +235,38 @@ def run(root: Path, scratch: Path, runs: int) -> None:
     one_new_commit(work)
     single = scratch / "single"
     one_commit_copy(work, single)
-    warm = interleaved(
-        runs,
-        {
-            "warm": (restore_cache(work, saved), REPORT, work, None),
-            "single": (drop_cache(single), REPORT, single, None),
-            "single-warm": (nothing, REPORT, single, None),
-        },
+    report_warm = Command(REPORT, cwd=work, env=ENV, before=restore_cache(work, saved))
+    warm_vs_single = compare(
+        report_warm, Command(REPORT, cwd=single, env=ENV, before=drop_cache(single)), rounds
     )
-    log_s, cat_s, cold_s = cold["log"][0], cold["cat"][0], cold["report"][0]
-    floor_s = log_s + cat_s
-    floor_peak = max(cold["log"][1], cold["cat"][1])
-    warm_s, single_s, single_warm_s = warm["warm"][0], warm["single"][0], warm["single-warm"][0]
+    warm_vs_single_warm = compare(report_warm, Command(REPORT, cwd=single, env=ENV), rounds)
     print(
         f"history: {commits} commits, {memory_commits} touching .squad/memory, {len(data['sections'])} "
         f"sections at HEAD; the floor reads {blob_count} blobs, {blob_bytes / 1e6:.1f} MB; "
-        f"medians of {runs} runs"
+        f"{rounds} paired rounds, medians (the ratio: of the per-round ratios)"
     )
     print()
-    print("| measure | squadmem | against | ratio | target |")
+    print("| measure | squadmem | against | paired ratio | target |")
     print("|---|---|---|---|---|")
     print(
-        f"| `report`, empty cache | {cold_s:.2f} s | raw floor {floor_s:.2f} s (`git log --raw` {log_s:.2f} s"
-        f" + `cat-file --batch` {cat_s:.2f} s) | {cold_s / floor_s:.2f}× | ≤ 3× |"
+        f"| `report`, empty cache | {cold.candidate:.2f} s | raw floor {cold.yardstick:.2f} s (squadmem's "
+        f"`git log` {parts.candidate:.2f} s + `cat-file --batch` of the blobs it reads "
+        f"{parts.yardstick:.2f} s) | {cold.ratio:.2f}× | ≤ 3× |"
     )
     print(
-        f"| peak memory of that `report` (its git processes included) | {cold['report'][1]:.0f} MB "
+        f"| peak memory of that `report` (its git processes included) | {statistics.median(report_peaks):.0f}"
+        " MB "
         f"| the floor's git processes: {floor_peak:.0f} MB | | < 200 MB |"
     )
     print(f"| the same, squadmem's Python process alone | {own_peak:.0f} MB | | | < 200 MB |")
     print(
-        f"| `report` after one new commit, warm cache | {warm_s:.2f} s | `report` on a one-commit repository "
-        f"with the same files, empty cache: {single_s:.2f} s | {warm_s / single_s:.2f}× | ≤ 1.3× |"
+        f"| `report` after one new commit, warm cache | {warm_vs_single.candidate:.2f} s | `report` on a "
+        f"one-commit repository with the same files, empty cache: {warm_vs_single.yardstick:.2f} s "
+        f"| {warm_vs_single.ratio:.2f}× | ≤ 1.3× |"
     )
     print(
-        f"| the same | {warm_s:.2f} s | the one-commit repository, cache up to date: {single_warm_s:.2f} s "
-        f"| {warm_s / single_warm_s:.2f}× | ≤ 1.3× |"
+        f"| the same | {warm_vs_single_warm.candidate:.2f} s | the one-commit repository, cache up to date: "
+        f"{warm_vs_single_warm.yardstick:.2f} s | {warm_vs_single_warm.ratio:.2f}× | ≤ 1.3× |"
     )
 
 

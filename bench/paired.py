@@ -56,6 +56,24 @@ class Command:
         return took, cpu
 
 
+@dataclass(frozen=True)
+class Chain:
+    """Commands run one after the other as one side of a round (a floor made of two git processes):
+    its time is the sum of theirs."""
+
+    commands: Sequence[Command]
+
+    def run(self) -> float:
+        return self.timed()[0]
+
+    def timed(self) -> tuple[float, float]:
+        times = [command.timed() for command in self.commands]
+        return sum(t[0] for t in times), sum(t[1] for t in times)
+
+
+Side = Command | Chain
+
+
 def _children_cpu() -> float:
     usage = resource.getrusage(resource.RUSAGE_CHILDREN)
     return usage.ru_utime + usage.ru_stime
@@ -98,13 +116,13 @@ HEADER = (
 )
 
 
-def compare(candidate: Command, yardstick: Command, rounds: int = 41, warmup: int = 3) -> Paired:
+def compare(candidate: Side, yardstick: Side, rounds: int = 41, warmup: int = 3) -> Paired:
     """Time ``candidate`` against ``yardstick``, alternating which goes first, ``rounds`` pairs."""
     return compare_both(candidate, yardstick, rounds, warmup)[0]
 
 
 def compare_both(
-    candidate: Command, yardstick: Command, rounds: int = 41, warmup: int = 3
+    candidate: Side, yardstick: Side, rounds: int = 41, warmup: int = 3
 ) -> tuple[Paired, Paired]:
     """As :func:`compare`, for wall time and for CPU time (user + system) from the same rounds.
 
