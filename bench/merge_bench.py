@@ -8,21 +8,24 @@ than *main* does, so the two runs move the same sections to different tiers
 with git's line merge (``merge=text`` in ``.git/info/attributes``), each
 undone with ``git reset --hard`` before the next. The table gives, for each,
 the sections after the merge (distinct titles, lost, doubled) and the median
-time of the whole ``git merge`` process.
+time of the whole ``git merge`` process; the driver's merge is paired round
+by round with git's line merge (``bench/paired.py``), and its ratio is the
+median of the per-round ratios.
 
-    python bench/merge_bench.py [--runs 11] [--notes 10]
+    python bench/merge_bench.py [--rounds 11] [--notes 10]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from paired import Command, compare, environment
 
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
@@ -78,21 +81,34 @@ def titles(root: Path) -> list[str]:
     return [t for t in found if t != "Index → Deeper Tiers"]
 
 
-def merge_once(root: Path, strategy: str, driver: bool) -> tuple[float, list[str]]:
+def _attributes(root: Path, driver: bool) -> None:
     attributes = root / ".git" / "info" / "attributes"
     attributes.parent.mkdir(exist_ok=True)
     attributes.write_text("" if driver else f"{MEMORY_DIR}/** merge=text\n", "utf-8")
-    started = time.perf_counter()
-    status = _git(root, "merge", "-q", "--no-edit", "-X", strategy, "side", check=False)
-    elapsed = time.perf_counter() - started
+
+
+def merge(root: Path, strategy: str, driver: bool, tip: str) -> Command:
+    """``git merge -X strategy side`` from ``tip``, with or without squadmem's driver (a conflict is
+    an outcome, not a failure)."""
+
+    def before() -> None:
+        _git(root, "reset", "-q", "--hard", tip)
+        _attributes(root, driver)
+
+    argv = ("git", "merge", "-q", "--no-edit", "-X", strategy, "side")
+    return Command(argv, cwd=root, env=environment(), before=before, ok=(0, 1))
+
+
+def merged_titles(root: Path, strategy: str, driver: bool, tip: str) -> list[str]:
+    merge(root, strategy, driver, tip).run()
     found = titles(root)
-    _git(root, "reset", "-q", "--hard", "HEAD^" if status == 0 else "HEAD")
-    return elapsed, found
+    _git(root, "reset", "-q", "--hard", tip)
+    return found
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--notes", type=int, default=10)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="squadmem-merge-bench-") as folder:
@@ -102,24 +118,29 @@ def main(argv: list[str] | None = None) -> int:
         _git(root, "checkout", "-q", "side")
         expected |= set(titles(root))
         _git(root, "checkout", "-q", "main")
-        times: dict[tuple[str, bool], list[float]] = {}
-        results: dict[tuple[str, bool], list[str]] = {}
-        for _ in range(args.runs):
-            for strategy in ("ours", "theirs"):
-                for driver in (True, False):
-                    elapsed, found = merge_once(root, strategy, driver)
-                    times.setdefault((strategy, driver), []).append(elapsed)
-                    results[(strategy, driver)] = found
-    print(f"two maintained branches, {len(expected)} distinct sections; medians of {args.runs} merges\n")
-    print("| merge | tier files merged by | sections | distinct | lost | doubled | time |")
-    print("|---|---|---:|---:|---:|---:|---:|")
-    for (strategy, driver), found in results.items():
+        tip = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        rows = []
+        for strategy in ("ours", "theirs"):
+            driver = merged_titles(root, strategy, True, tip)
+            line = merged_titles(root, strategy, False, tip)
+            timed = compare(
+                merge(root, strategy, True, tip), merge(root, strategy, False, tip), rounds=args.rounds
+            )
+            rows.append((strategy, True, driver, timed.candidate, f"{timed.ratio:.2f}×"))
+            rows.append((strategy, False, line, timed.yardstick, "yardstick"))
+    print(
+        f"two maintained branches, {len(expected)} distinct sections; {args.rounds} paired rounds, medians\n"
+    )
+    print("| merge | tier files merged by | sections | distinct | lost | doubled | time | paired ratio |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    for strategy, uses_driver, found, median, ratio in rows:
         lost = len(expected - set(found))
         doubled = len(found) - len(set(found))
-        median = statistics.median(times[(strategy, driver)]) * 1000
-        how = "squadmem's driver" if driver else "git's line merge"
+        how = "squadmem's driver" if uses_driver else "git's line merge"
         counts = f"{len(found)} | {len(set(found))} | {lost} | {doubled}"
-        print(f"| `-X {strategy}` | {how} | {counts} | {median:.0f} ms |")
+        print(f"| `-X {strategy}` | {how} | {counts} | {median * 1000:.0f} ms | {ratio} |")
     return 0
 
 

@@ -15,10 +15,12 @@ checked out; one hot section is moved to cold and back, again and again:
   moves: the lock, the recovery check, ``git status`` of the tier files, the
   identity (``git var -l``), the rehearsal of the plan against HEAD.
 
-The two are timed alternately; the table gives medians and the ratio
-(target: a move commit at most 3x a git commit).
+The move commit and the git commit are paired round by round, taking turns
+at going first (``bench/paired.py``); the table gives the medians and the
+median of the per-round ratios (target: a move commit at most 3x a git
+commit). The overhead and the whole command have no yardstick: medians.
 
-    python bench/move_bench.py [--runs 41] [--commits 2000]
+    python bench/move_bench.py [--rounds 41] [--commits 2000]
 """
 
 from __future__ import annotations
@@ -30,11 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import generate
+from paired import compare_timings
 
 from squadmem.commands import maintain
 from squadmem.engine import catalog, index, policy
@@ -117,7 +121,7 @@ def time_command(root: Path, section_id: str, there: bool) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--runs", type=int, default=41, help="moves and commits of each kind (default 41)")
+    parser.add_argument("--rounds", type=int, default=41, help="paired moves and commits (default 41)")
     parser.add_argument(
         "--commits", type=int, default=2000, help="commits of generated history (default 2000)"
     )
@@ -132,30 +136,36 @@ def main() -> None:
         _git(root, "config", "commit.gpgsign", "false")
         with Repo(root) as repo:
             hot, cold, section = _pick(repo)
-            move, commit, overhead = [], [], []
-            there = False
-            for _ in range(args.runs):
-                move.append(time_move(repo, hot, cold, section, there))
-                there = not there
-                commit.append(time_git_commit(repo, hot, cold, section, there))
-                there = not there
-                overhead.append(time_overhead(repo))
+            where = {"there": False}  # the section is in cold after an odd number of moves
+
+            def flip(timer: Callable[[Repo, str, str, str, bool], float]) -> Callable[[], float]:
+                def run() -> float:
+                    took = timer(repo, hot, cold, section, where["there"])
+                    where["there"] = not where["there"]
+                    return took
+
+                return run
+
+            paired = compare_timings(flip(time_move), flip(time_git_commit), rounds=args.rounds)
+            overhead = [time_overhead(repo) for _ in range(args.rounds)]
             section_id = next(e.id for e in catalog.load(repo.layout).entries if e.text == section)
             whole = []
-            for _ in range(max(args.runs // 4, 3)):
-                whole.append(time_command(root, section_id, there))
-                there = not there
-        m, c, o, w = (statistics.median(x) * 1000 for x in (move, commit, overhead, whole))
-        ratio = m / c
+            for _ in range(max(args.rounds // 4, 3)):
+                whole.append(time_command(root, section_id, where["there"]))
+                where["there"] = not where["there"]
+        m, c = paired.candidate * 1000, paired.yardstick * 1000
+        o, w = (statistics.median(x) * 1000 for x in (overhead, whole))
         print(
-            f"one move commit vs one git commit ({args.commits}-commit history, medians of {args.runs} runs)"
+            f"one move commit vs one git commit ({args.commits}-commit history, {args.rounds} paired rounds, "
+            "medians)"
         )
         print()
         print("| what | median |")
         print("|---|---|")
         print(f"| one move commit during maintain (`moves.Writer.commit`) | {m:.1f} ms |")
         print(f"| one `git commit -q --no-verify` of the same change | {c:.1f} ms |")
-        print(f"| ratio (target ≤ {TARGET:g}×) | {ratio:.2f}× {'✓' if ratio <= TARGET else '✗'} |")
+        mark = "✓" if paired.ratio <= TARGET else "✗"
+        print(f"| paired ratio, median of the rounds' (target ≤ {TARGET:g}×) | {paired.ratio:.2f}× {mark} |")
         print(
             f"| a maintain run's fixed overhead, paid once (lock, status, identity, rehearsal) | {o:.1f} ms |"
         )

@@ -155,19 +155,31 @@ def compare_calls(
     """The same pairing for in-process work (a whole command run through a function), for benchmarks
     whose unit is bigger than a process start."""
 
-    def timed(call: Callable[[], object]) -> float:
-        start = time.perf_counter()
-        call()
-        return time.perf_counter() - start
+    def timed(call: Callable[[], object]) -> Callable[[], float]:
+        def run() -> float:
+            start = time.perf_counter()
+            call()
+            return time.perf_counter() - start
 
+        return run
+
+    return compare_timings(timed(candidate), timed(yardstick), rounds)
+
+
+def compare_timings(
+    candidate: Callable[[], float], yardstick: Callable[[], float], rounds: int = 21
+) -> Paired:
+    """The same pairing for work that times itself: each call returns the seconds of the part that
+    counts (its setup left out), such as one commit written in-process against one ``git commit``."""
     mine: list[float] = []
     theirs: list[float] = []
     for round_ in range(rounds):
-        first, second = (candidate, yardstick) if round_ % 2 == 0 else (yardstick, candidate)
-        one, two = timed(first), timed(second)
-        a, b = (one, two) if round_ % 2 == 0 else (two, one)
-        mine.append(a)
-        theirs.append(b)
+        if round_ % 2 == 0:
+            mine.append(candidate())
+            theirs.append(yardstick())
+        else:
+            theirs.append(yardstick())
+            mine.append(candidate())
     return Paired.of(mine, theirs)
 
 
