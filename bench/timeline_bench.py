@@ -1,14 +1,16 @@
 """``squadmem history ID`` and ``recall --history`` on a long history, against a warm ``report``.
 
-    python bench/timeline_bench.py [--commits 20000] [--runs 11] [--repo DIR]
+    python bench/timeline_bench.py [--commits 20000] [--rounds 11] [--repo DIR]
 
 Generates a history with ``bench/generate.py`` (or reuses ``--repo``), fills
 the caches once (``report``, ``history``, ``recall --history``), then times
-whole processes, taking turns so a busy machine slows all alike, medians of
-``--runs`` rounds: ``report --json`` with its cache up to date (the
-yardstick; DESIGN target for ``history ID``: at most 1.5x), ``history ID``
-for a hot section edited at every session (the longest walk), a hot note,
-a cold section and a wiki section, and ``recall --history`` for a word.
+whole processes, each paired round by round with the yardstick, ``report
+--json`` with its cache up to date (``bench/paired.py``: taking turns at
+going first; medians, the ratios the medians of the per-round ratios; DESIGN
+target for ``history ID``: at most 1.5x): ``history ID`` for a hot section
+edited at every session (the longest walk), a hot note, a cold section and a
+wiki section, and ``recall --history`` for a word. Wall time and CPU time
+(user + system, git's included) come from the same rounds.
 Benchmarks are not tests: nothing here fails.
 """
 
@@ -16,32 +18,22 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import generate  # a sibling script, not a package
+from paired import Command, compare_both, environment
 
 NOW = "2026-01-01T00:00:00Z"
 SQUADMEM = (sys.executable, "-m", "squadmem")
-ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache")
+ENV = environment(PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache"))
 
 
-def run(repo: Path, *args: str) -> tuple[float, float]:
-    """Wall time and CPU time (user + system, the process and its git children) of one command."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    subprocess.run([*SQUADMEM, *args], cwd=repo, env=ENV, stdout=subprocess.DEVNULL, check=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+def command(repo: Path, *args: str) -> Command:
+    return Command((*SQUADMEM, *args), cwd=repo, env=ENV)
 
 
 def pick(repo: Path) -> dict[str, str]:
@@ -66,7 +58,7 @@ def pick(repo: Path) -> dict[str, str]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--commits", type=int, default=20000)
-    parser.add_argument("--runs", type=int, default=11)
+    parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--repo", type=Path, help="reuse a repository bench/generate.py made")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
@@ -86,31 +78,28 @@ def main(argv: list[str] | None = None) -> int:
             "--json",
             "rollback",
         )
-        first = {name: run(repo, *command)[0] for name, command in commands.items()}  # fill the caches
-        walls: dict[str, list[float]] = {name: [] for name in commands}
-        cpus: dict[str, list[float]] = {name: [] for name in commands}
-        for _ in range(args.runs):
-            for name, command in commands.items():
-                wall, cpu = run(repo, *command)
-                walls[name].append(wall)
-                cpus[name].append(cpu)
+        first = {name: command(repo, *args).run() for name, args in commands.items()}  # fill the caches
+        yard = "report --json (warm cache)"
+        report = command(repo, *commands[yard])
         count = subprocess.run(
             ["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
         ).stdout.strip()
-        yard = "report --json (warm cache)"
-        base, base_cpu = statistics.median(walls[yard]), statistics.median(cpus[yard])
-        print(f"\n{count} commits; medians of {args.runs} rounds, whole processes, taken in turns\n")
+        print(f"\n{count} commits; whole processes, each paired with a warm `report`, {args.rounds} rounds\n")
         print(
-            "| command | first run (fills its cache) | warm | vs warm `report` "
-            "| CPU | CPU vs `report` | target |"
+            "| command | first run (fills its cache) | warm | warm `report` | paired ratio "
+            "| CPU | CPU of `report` | paired CPU ratio | target |"
         )
-        print("|---|---|---|---|---|---|---|")
-        for name in commands:
-            wall, cpu = statistics.median(walls[name]), statistics.median(cpus[name])
+        print("|---|---|---|---|---|---|---|---|---|")
+        for name, argv in commands.items():
+            if name == yard:
+                continue
+            wall, cpu = compare_both(command(repo, *argv), report, rounds=args.rounds, warmup=1)
             target = "≤ 1.5×" if name.startswith("history") else ""
             print(
-                f"| `{name}` | {first[name]:.2f} s | {wall:.2f} s | {wall / base:.2f}× "
-                f"| {cpu:.2f} s | {cpu / base_cpu:.2f}× | {target} |"
+                f"| `{name}` | {first[name]:.2f} s | {wall.candidate:.2f} s | {wall.yardstick:.2f} s "
+                f"| {wall.ratio:.2f}× | {cpu.candidate:.2f} s | {cpu.yardstick:.2f} s | {cpu.ratio:.2f}× "
+                f"| {target} |",
+                flush=True,
             )
     return 0
 
