@@ -27,7 +27,9 @@ squadmem's Python runs beside its git processes, so on an idle 2-core
 machine its wall time gains on its CPU time. Peak memory is read by a small
 wrapper process with
 ``resource.getrusage(RUSAGE_CHILDREN)``, so one measurement never sees
-another's processes. Benchmarks are not tests: nothing here fails.
+another's processes (nor the benchmark's own size: on Linux a process
+started from a large one reports that size as its own peak).
+Benchmarks are not tests: nothing here fails.
 """
 
 from __future__ import annotations
@@ -231,8 +233,8 @@ def run(root: Path, scratch: Path, rounds: int) -> None:
     own_peaks = []
     for _ in range(3):
         drop_cache(root)()
-        own = subprocess.run(
-            [sys.executable, "-c", _SELF_PEAK, *REPORT[3:]],
+        own = subprocess.run(  # through the small wrapper: a child counts its parent's size as its own
+            [sys.executable, "-c", _WRAPPER, "-", sys.executable, "-c", _SELF_PEAK, *REPORT[3:]],
             cwd=root,
             capture_output=True,
             text=True,
