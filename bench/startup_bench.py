@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import os
 import subprocess
 import sys
 import tempfile
@@ -108,7 +107,8 @@ def main() -> None:
         root = Path(tmp)
         small_repository(root, env)
         yardstick = Command([sys.executable, "-c", "pass"], env=env)
-        print(f"squadmem from {os.path.relpath(checkout, Path.cwd())}; {args.rounds} paired rounds each\n")
+        where = "this checkout" if checkout == HERE else str(checkout)
+        print(f"squadmem from {where}; {args.rounds} paired rounds each\n")
         cpu_rows = []
         print("wall time\n\n" + HEADER)
         for name, command in commands(root, env):
