@@ -491,3 +491,19 @@ def test_html_block_names_match_markdown_it() -> None:
 def test_md_trim_matches_markdown_it() -> None:
     """raw_heading was trimmed with another whitespace set than markdown-it's inline content."""
     assert set(scanner._MD_TRIM) == set(MD_TRIM_CHARS)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("## A\nx\n", "## A\nx"),
+        ("## A\nx\n\n\n", "## A\nx"),
+        ("## A\r\nx  \r\n \r\n", "## A\r\nx  "),
+        ("## A\nx", "## A\nx"),
+        ("", ""),
+        ("\n\n", ""),
+        ("## A\rx\r\r", "## A\rx"),
+    ],
+)
+def test_trimmed_drops_trailing_blank_lines_and_the_last_line_ending(text: str, expected: str) -> None:
+    assert sections.trimmed(text) == expected

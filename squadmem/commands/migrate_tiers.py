@@ -199,7 +199,7 @@ def with_header(text: str, kept: str) -> str:
     if not kept:
         return text
     doc = sections.split(text)
-    if index.normalized(kept) in index.normalized(doc.header):
+    if sections.trimmed(kept) in sections.trimmed(doc.header):
         return text
     head = doc.header if not doc.header or index.ends_line(doc.header) else doc.header + "\n"
     gap = "\n" if head and not head.endswith("\n\n") else ""
@@ -231,8 +231,8 @@ def merge_tier(
     doc = sections.split(source)
     kept, maintained = strip_header(doc.header, rel, number)
     body = [s for s in doc.sections if not index.is_index(s)]
-    new = [s for s in body if index.normalized(s.text) not in known]
-    known.update(index.normalized(s.text) for s in new)
+    new = [s for s in body if sections.trimmed(s.text) not in known]
+    known.update(sections.trimmed(s.text) for s in new)
     base = had if had is not None else scaffold.template(f"{tier}.md", name=name) + "\n"
     merged = append(with_header(base, kept), [s.text for s in new], rel)
     return (None if merged == base else merged), new, kept, maintained, body
@@ -375,7 +375,7 @@ def memory_tiers(
         targets = {tier: layout.rel(layout.tier_path(tier, name)) for tier in AGENT_TIERS}
         writer.refuse_dirty(list(targets.values()))
         current = {tier: writer.text(rel) for tier, rel in targets.items()}
-        known = {index.normalized(s.text) for t in current.values() if t for s in sections.split(t).sections}
+        known = {sections.trimmed(s.text) for t in current.values() if t for s in sections.split(t).sections}
         files: dict[str, str] = {}
         tiers: list[Tier] = []
         by_file: dict[str, list[tuple[list[str], str]]] = {}
@@ -416,12 +416,12 @@ def memory_tiers(
             files[target] = data
             added_logs.append(target)
         texts_after = {targets[t]: files.get(targets[t], current[t] or "") for t in AGENT_TIERS}
-        ids = {index.normalized(e.text): e.id for e in catalog.from_texts(texts_after).entries}
+        ids = {sections.trimmed(e.text): e.id for e in catalog.from_texts(texts_after).entries}
         matched, unmatched = match_uses(records, by_file)
         carried = tuple(
             sorted(
                 (
-                    Use(ids[index.normalized(t)], when, count)
+                    Use(ids[sections.trimmed(t)], when, count)
                     for t, (when, count) in matched.items()
                     if t in added
                 ),

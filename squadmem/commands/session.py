@@ -119,7 +119,7 @@ def _splice(text: str, position: int | None, new_block: str) -> str:
     Everything else keeps its bytes; the result must split into the same other sections.
     """
     doc = index.split(text)
-    others = [index.normalized(s.text) for n, s in enumerate(doc.sections) if n != position]
+    others = [sections.trimmed(s.text) for n, s in enumerate(doc.sections) if n != position]
     before = [s.text for s in doc.sections[:position]] if position is not None else []
     after = [s.text for s in doc.sections[(position + 1 if position is not None else 0) :]]
     header = doc.header
@@ -128,9 +128,9 @@ def _splice(text: str, position: int | None, new_block: str) -> str:
     result = header + "".join(before) + new_block + "".join(after)
     found = index.split(result)
     at = len(before)
-    kept = [index.normalized(s.text) for n, s in enumerate(found.sections) if n != at]
+    kept = [sections.trimmed(s.text) for n, s in enumerate(found.sections) if n != at]
     same = len(found.sections) == len(others) + 1 and found.sections[at].text == new_block
-    if not same or index.normalized(found.header) != index.normalized(doc.header) or kept != others:
+    if not same or sections.trimmed(found.header) != sections.trimmed(doc.header) or kept != others:
         raise SquadmemError(
             "the session block would not stay a section of its own in the hot file",
             hint="close any open code fence or HTML block in the section before it",

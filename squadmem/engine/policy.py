@@ -752,7 +752,7 @@ class _Planner:
         return use.when.astimezone(self.settings.tz) if use is not None and use.when is not None else None
 
     def index_line(self, ident: str, entry: catalog.Entry, tier: str, name: str) -> _Arrival:
-        return _Arrival(ident, entry.title, tier, name, self.day(index.normalized(entry.text)))
+        return _Arrival(ident, entry.title, tier, name, self.day(sections.trimmed(entry.text)))
 
     def index_lines(self, agent: str) -> tuple[list[index.Line], dict[str, list[dt.datetime | None]]]:
         """The agent's cold and archive lines, and each wiki topic's section dates, as things stand."""
@@ -801,7 +801,7 @@ class _Planner:
         for entry in self.memory.entries:
             use = self.use(entry)
             if use is not None:
-                found.setdefault(index.normalized(entry.text), use)
+                found.setdefault(sections.trimmed(entry.text), use)
         return found
 
     def refreshes(self, cap: int, agents: Iterable[str]) -> list[IndexRefresh]:

@@ -45,6 +45,7 @@ from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
 from squadmem.model.readable import unreadable
+from squadmem.model.sections import trimmed
 
 LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the intake ledger (squadmem.commands.intake.LEDGER)
 
@@ -334,16 +335,6 @@ class Store:
 
 
 # -- comparing sections --------------------------------------------------------------------------------
-def trimmed(text: str) -> str:
-    """Content for comparison: trailing blank lines and the last line ending dropped."""
-    kept = sections.lines(text)
-    while kept and not kept[-1].strip():
-        kept.pop()
-    if kept:
-        kept[-1] = kept[-1].rstrip("\r\n")
-    return "".join(kept)
-
-
 def same_sections(a: Sequence[catalog.Entry], b: Sequence[catalog.Entry]) -> bool:
     return [trimmed(e.text) for e in a] == [trimmed(e.text) for e in b]
 

@@ -137,6 +137,18 @@ def normalize(text: str) -> str:
     return text.lstrip("\ufeff").rstrip()
 
 
+def trimmed(text: str) -> str:
+    """A section's text as compared within one tree: trailing blank lines and the last line ending dropped.
+
+    The one rule for "the same section" in moves, merges and ``verify`` (line endings otherwise
+    kept, unlike :func:`normalize`, which history uses across commits).
+    """
+    rows = lines(text)
+    while rows and not rows[-1].strip():
+        rows.pop()
+    return "".join(rows).rstrip("\r\n")
+
+
 def content_key(text: str) -> bytes:
     """How history, intake and verify know a section's content: a hash of its normalized text."""
     return hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=16).digest()
