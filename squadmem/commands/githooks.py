@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 import sys
 from importlib import resources
 from pathlib import Path
 
+from squadmem.model import writes
 from squadmem.model.errors import SquadmemError
 
 EVENTS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "pre-push")
@@ -85,10 +85,7 @@ def render(event: str, python: str | None = None) -> str:
 
 
 def _write_executable(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".squadmem-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    os.replace(tmp, path)
+    writes.atomic_text(path, text, executable=True)
 
 
 def install(root: Path, hooks_dir: Path, hooks_path_config: str | None) -> HookResult:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import os
 import re
-import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from squadmem.model import writes
 
 TRAILER = "Squad-Memory-Used"
 FILE = "pending-uses.json"
@@ -29,11 +29,6 @@ VERSION = 1
 _TRAILER_LINE = re.compile(rf"^{TRAILER}[ \t]*:(.*)$", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[,\s]+")
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: writers are not serialized
-    fcntl = None  # type: ignore[assignment]
-
 
 def _utc(value: dt.datetime) -> dt.datetime:
     if value.tzinfo is None:
@@ -41,18 +36,9 @@ def _utc(value: dt.datetime) -> dt.datetime:
     return value.astimezone(dt.UTC)
 
 
-@contextlib.contextmanager
-def _locked(state_dir: Path) -> Iterator[None]:
+def _locked(state_dir: Path) -> writes.FileLock:
     """Serialize read-modify-write of the pending file between processes."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    with open(state_dir / LOCK, "a+b") as handle:
-        if fcntl is not None:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            if fcntl is not None:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return writes.FileLock(state_dir / LOCK)
 
 
 def _read(state_dir: Path) -> dict[str, dt.datetime]:
@@ -72,22 +58,13 @@ def _read(state_dir: Path) -> dict[str, dt.datetime]:
 
 
 def _write(state_dir: Path, uses: Mapping[str, dt.datetime]) -> None:
-    """Atomically: a temporary file in the same folder, then a rename."""
+    """Atomically (:mod:`squadmem.model.writes`); no pending use, no file."""
     if not uses:
         with contextlib.suppress(FileNotFoundError):
             (state_dir / FILE).unlink()
         return
     body = {"version": VERSION, "uses": {k: uses[k].isoformat() for k in sorted(uses)}}
-    fd, tmp = tempfile.mkstemp(prefix=".pending-", dir=state_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(body, handle, indent=1)
-            handle.write("\n")
-        os.replace(tmp, state_dir / FILE)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    writes.atomic_text(state_dir / FILE, json.dumps(body, indent=1) + "\n")
 
 
 def record(state_dir: Path, ids: Iterable[str], when: dt.datetime) -> None:
