@@ -35,7 +35,7 @@ from squadmem.commands import scaffold
 from squadmem.engine import catalog, index
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, render, sections, settings, uses
+from squadmem.model import clock, logs, render, sections, settings, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, parse_log_name
 
@@ -246,11 +246,9 @@ def _moment(value: object, rel: str, key: str) -> dt.datetime:
         if isinstance(value, bool):
             raise TypeError
         if isinstance(value, int | float):
-            return dt.datetime.fromtimestamp(value / 1000, dt.UTC).replace(microsecond=0)
+            return clock.whole(clock.from_epoch(value / 1000))
         if isinstance(value, str):
-            when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-            when = when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-            return when.astimezone(dt.UTC).replace(microsecond=0)
+            return clock.from_iso(value)
         raise TypeError
     except (TypeError, ValueError, OverflowError, OSError):
         raise SquadmemError(

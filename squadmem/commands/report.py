@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import intake
-from squadmem.engine import catalog, clock, history, policy
+from squadmem.engine import catalog, history, policy
 from squadmem.gitio.repo import Repo
-from squadmem.model import budget, render, settings, uses
+from squadmem.model import budget, clock, render, settings, uses
 from squadmem.model.layout import AGENT_TIERS, LOG_DIR, TierFile, known_agent, parse_log_name
 
 SCHEMA = 1

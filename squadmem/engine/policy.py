@@ -37,6 +37,7 @@ from typing import Any, Protocol
 
 from squadmem.engine import catalog, index
 from squadmem.model import budget, render, sections
+from squadmem.model.clock import days as _days
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, TIERS, check_name, classify, tier_rel
 from squadmem.model.settings import Settings
@@ -192,10 +193,6 @@ def _age(use: Use | None, now: dt.datetime) -> dt.timedelta | None:
     if use is None or use.when is None:
         return None
     return max(now - use.when, dt.timedelta(0))
-
-
-def _days(delta: dt.timedelta) -> float:
-    return delta.total_seconds() / 86400
 
 
 def _number(value: float) -> str:

@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from squadmem.model import writes
+from squadmem.model import clock, writes
 
 TRAILER = "Squad-Memory-Used"
 FILE = "pending-uses.json"
@@ -28,12 +28,6 @@ VERSION = 1
 
 _TRAILER_LINE = re.compile(rf"^{TRAILER}[ \t]*:(.*)$", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[,\s]+")
-
-
-def _utc(value: dt.datetime) -> dt.datetime:
-    if value.tzinfo is None:
-        return value.replace(tzinfo=dt.UTC)
-    return value.astimezone(dt.UTC)
 
 
 def _locked(state_dir: Path) -> writes.FileLock:
@@ -52,7 +46,7 @@ def _read(state_dir: Path) -> dict[str, dt.datetime]:
         data = json.loads(path.read_text("utf-8"))
         uses = data["uses"] if data.get("version") == VERSION else {}
         written = dt.datetime.fromtimestamp(int(path.stat().st_mtime), dt.UTC)
-        return {str(k): min(_utc(dt.datetime.fromisoformat(v)), written) for k, v in uses.items()}
+        return {str(k): min(clock.utc(dt.datetime.fromisoformat(v)), written) for k, v in uses.items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError, OverflowError):
         return {}
 
@@ -72,7 +66,7 @@ def record(state_dir: Path, ids: Iterable[str], when: dt.datetime) -> None:
 
     A ``when`` after the clock is recorded at the clock: a use is never pending in the future.
     """
-    when = min(_utc(when), dt.datetime.now(dt.UTC)).replace(microsecond=0)
+    when = clock.whole(min(clock.utc(when), clock.now()))
     with _locked(state_dir):
         uses = _read(state_dir)
         for ident in ids:
@@ -114,7 +108,7 @@ def settle(state_dir: Path, committed: Mapping[str, dt.datetime]) -> list[str]:
         return []
     with _locked(state_dir):
         uses = _read(state_dir)
-        done = [k for k, v in uses.items() if k in committed and _utc(committed[k]) >= v]
+        done = [k for k, v in uses.items() if k in committed and clock.utc(committed[k]) >= v]
         if done:
             _write(state_dir, {k: v for k, v in uses.items() if k not in done})
     return sorted(done)
@@ -149,15 +143,14 @@ def parse_dated(message: str) -> list[tuple[str, dt.datetime | None]]:
 
 def _parse_time(value: str) -> dt.datetime | None:
     try:
-        return _utc(dt.datetime.fromisoformat(value.replace("Z", "+00:00"))).replace(microsecond=0)
+        return clock.from_iso(value)
     except ValueError:
         return None
 
 
 def dated(ident: str, when: dt.datetime) -> str:
     """A dated use as a trailer names it: ``<id>@2026-03-01T10:00:00Z``."""
-    stamp = _utc(when).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    return f"{ident}@{stamp}"
+    return f"{ident}@{clock.stamp(when)}"
 
 
 def _tokens(message: str) -> list[str]:
