@@ -12,10 +12,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import sys
-from importlib import resources
 from pathlib import Path
 
-from squadmem.model import writes
+from squadmem.model import templates, writes
 from squadmem.model.errors import SquadmemError
 
 EVENTS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "pre-push")
@@ -80,7 +79,7 @@ class HookResult:
 
 
 def render(event: str, python: str | None = None) -> str:
-    template = resources.files("squadmem").joinpath("templates/hook.sh").read_text("utf-8")
+    template = templates.read("hook.sh")
     return template.format(event=event, python=python or sys.executable)
 
 

@@ -34,13 +34,12 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from importlib import resources
 from pathlib import Path
 
 from squadmem.engine import catalog, conservation
 from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, sections, settings, squad
+from squadmem.model import logs, sections, settings, squad, templates
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
@@ -340,7 +339,7 @@ def same_sections(a: Sequence[catalog.Entry], b: Sequence[catalog.Entry]) -> boo
 
 
 def template_header(tier: str, name: str) -> str:
-    text = resources.files("squadmem").joinpath(f"templates/{tier}.md").read_text("utf-8")
+    text = templates.read(f"{tier}.md")
     return text.format(name=name)
 
 
