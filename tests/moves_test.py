@@ -212,7 +212,7 @@ def test_writer_puts_pending_uses_on_the_first_commit_and_consumes_them(repo: Gi
     carrying = [m for m in messages if uses.TRAILER in m]
     assert len(carrying) == 1
     assert "Squad-Memory-Used: picard/kept, picard/session" in carrying[0]
-    assert uses.trailer_value(state) is None
+    assert uses.pending_ids(state) == ()
 
 
 # -- the lock ------------------------------------------------------------------------------------

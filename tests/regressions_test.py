@@ -95,7 +95,7 @@ def test_uses_are_counted_once_however_often_history_is_read(repo: GitRepo) -> N
         assert cli(repo, "maintain", "--now", NOW)[0] == 0
     carrying = repo.git("log", "--format=%H", f"--grep={uses.TRAILER}", f"{base}..HEAD").split()
     assert len(carrying) == 1
-    assert uses.trailer_value(state) is None
+    assert uses.pending_ids(state) == ()
     with Repo(repo.root) as gateway:
         memory = catalog.load(gateway.layout)
         first = history.usage(gateway, memory)

@@ -171,8 +171,7 @@ def shallow(repo: Repo) -> Check:
 
 
 def pending_uses(repo: Repo) -> Check:
-    value = uses.trailer_value(repo.state_dir)
-    count = len([i for i in value.split(",") if i.strip()]) if value else 0
+    count = len(uses.pending_ids(repo.state_dir))
     detail = (
         f"{count} pending use(s): they go into the next commit's {uses.TRAILER} trailer"
         if count

@@ -462,9 +462,8 @@ def _commit(writer: moves.Writer, files: dict[str, str], result: Result) -> move
         f"{u.id}: last accessed {_stamp(u.when)}, {u.count} access(es) ({ACCESS_LOG})" for u in result.uses
     )
     body.append("The skill's Index → Deeper Tiers is not copied: squadmem maintain writes the agent's own.")
-    trailer = uses.trailer_value(writer.repo.state_dir)
-    pending = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
-    trailers = [(uses.TRAILER, ", ".join(pending))] if pending else []
+    pending = uses.pending_ids(writer.repo.state_dir)
+    trailers = [(uses.TRAILER, uses.join(pending))] if pending else []
     trailers += [(uses.TRAILER, uses.dated(u.id, u.when)) for u in result.uses]
     writer.refuse_dirty(list(files))
     sha = writer.commit(files, moves.message(subject, "\n".join(body), trailers), pending)

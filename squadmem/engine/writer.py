@@ -785,9 +785,8 @@ class Writer:
                     f"{rel}: the new text would drop uncommitted lines", hint="commit them first"
                 )
             on_disk[rel] = None if current is None else (self.repo.root / rel).read_bytes()
-        trailer = uses.trailer_value(self.repo.state_dir)
-        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
-        every = [*trailers, *([(uses.TRAILER, ", ".join(pending_ids))] if pending_ids else [])]
+        pending_ids = uses.pending_ids(self.repo.state_dir)
+        every = [*trailers, *([(uses.TRAILER, uses.join(pending_ids))] if pending_ids else [])]
         return Made(self.commit(files, message(subject, body, every), pending_ids, on_disk), subject)
 
     def _commit_object(self, tree: str, text: str) -> str:
@@ -836,13 +835,12 @@ class Writer:
             return []
         self.refuse_dirty(plan.read())
         self.rehearse(plan, header)
-        trailer = uses.trailer_value(self.repo.state_dir)
-        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
+        pending_ids = uses.pending_ids(self.repo.state_dir)
         made = []
         for number, (files, subject, body, trailers, used) in enumerate(self.steps(plan, header)):
             carried = tuple(dict.fromkeys([*(pending_ids if number == 0 else ()), *used]))
             if carried:
-                trailers = [*trailers, (uses.TRAILER, ", ".join(carried))]
+                trailers = [*trailers, (uses.TRAILER, uses.join(carried))]
             sha = self.commit(files, message(subject, body, trailers), pending_ids if number == 0 else ())
             made.append(Made(sha, subject))
         return made

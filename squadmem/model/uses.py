@@ -80,10 +80,14 @@ def pending(state_dir: Path) -> dict[str, dt.datetime]:
     return _read(state_dir)
 
 
-def trailer_value(state_dir: Path) -> str | None:
-    """The pending ids as a trailer value, ``"a/x, b/y"``, or None when nothing is pending."""
-    uses = _read(state_dir)
-    return ", ".join(sorted(uses)) if uses else None
+def pending_ids(state_dir: Path) -> tuple[str, ...]:
+    """The ids of the pending uses, sorted: what the next commit's trailer names."""
+    return tuple(sorted(_read(state_dir)))
+
+
+def join(ids: Iterable[str]) -> str:
+    """Ids as one trailer value: ``a/x, b/y``."""
+    return ", ".join(ids)
 
 
 def consume(state_dir: Path, ids: Iterable[str]) -> None:
@@ -173,4 +177,4 @@ def _ids(value: str) -> list[str]:
 
 
 def trailer_line(ids: Iterable[str]) -> str:
-    return f"{TRAILER}: {', '.join(ids)}"
+    return f"{TRAILER}: {join(ids)}"
