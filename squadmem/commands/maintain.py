@@ -105,7 +105,7 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 
 def load_settings(repo: Repo, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> settings.Settings:
     """tiers.toml with the command line's overrides (``{"hot": {"stale_days": 3}, ...}``)."""
-    conf = settings.load(repo.layout.memory)
+    conf = repo.layout.settings
     for table, values in (overrides or {}).items():
         for key, value in values.items():
             problem = None if value is None else settings.number_problem(table, key, value)

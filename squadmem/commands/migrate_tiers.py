@@ -35,7 +35,7 @@ from squadmem.commands import scaffold
 from squadmem.engine import catalog, index
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, logs, render, sections, settings, uses
+from squadmem.model import clock, logs, render, sections, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, parse_log_name
 
@@ -363,7 +363,7 @@ def memory_tiers(
             hint="give the workspace folder: squadmem migrate memory-tiers DIR",
         )
     log_files, ignored = _logs(root)
-    today = logs.today(now or logs.commit_now(), settings.load(layout.memory).tz)
+    today = logs.today(now or logs.commit_now(), layout.settings.tz)
     for _, rel, day in log_files:
         if day > today:
             raise SquadmemError(f"{rel}: a daily log of a future day", hint="check the file's name")

@@ -28,7 +28,7 @@ MAINTAIN = "squadmem maintain --dry-run"
 def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: bool = False) -> dict[str, Any]:
     """The report as one JSON-ready object (see the README for its schema)."""
     now = clock.utc(now)
-    config = settings.load(repo.layout.memory)
+    config = repo.layout.settings
     memory = catalog.load(repo.layout)
     files = _select_files(memory, agent)
     entries = [e for e in memory.entries if e.file in files]

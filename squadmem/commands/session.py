@@ -307,7 +307,7 @@ def start(
         repo.layout.require_agent(agent)
     task = _one_line(task, "--task")
     talking_to = _one_line(talking_to, "--talking-to") if talking_to is not None else None
-    tz = settings.load(repo.layout.memory).tz
+    tz = repo.layout.settings.tz
     with moves.session(repo) as writer:
         rel = repo.layout.rel(repo.layout.tier_path("hot", agent))
         writer.refuse_dirty([rel])
@@ -347,7 +347,7 @@ def _refuse_a_frozen_log(repo: Repo, writer: moves.Writer, rel: str, new: str, d
 def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) -> Result:
     """Log the raw block, write its summary into cold, clear the block: one commit."""
     repo.layout.require_agent(agent)
-    tz = settings.load(repo.layout.memory).tz
+    tz = repo.layout.settings.tz
     day = logs.refuse_future(logs.today(now, tz), tz)
     with moves.session(repo) as writer:
         hot_rel = repo.layout.rel(repo.layout.tier_path("hot", agent))

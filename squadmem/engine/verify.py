@@ -862,7 +862,7 @@ def index_section(section: sections.Section) -> bool:
 
 def verify(repo: Repo, revs: Sequence[str] | None, now: dt.datetime) -> Result:
     revs = list(revs) if revs else default_range(repo)
-    conf = settings.load(repo.layout.memory)
+    conf = repo.layout.settings
     return Verifier(repo, conf, now).run(revs)
 
 

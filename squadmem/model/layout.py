@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from squadmem.model import settings as tiers_toml
 from squadmem.model.errors import SquadmemError
 
 MEMORY_DIR = ".squad/memory"
@@ -106,6 +108,11 @@ class Layout:
     @property
     def memory(self) -> Path:
         return self.root / MEMORY_DIR
+
+    @functools.cached_property
+    def settings(self) -> tiers_toml.Settings:
+        """``tiers.toml``, read once for this layout (a command's): whatever asks gets the same object."""
+        return tiers_toml.load(self.memory)
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
