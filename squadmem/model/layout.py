@@ -183,7 +183,7 @@ def known_agent(name: str, known: Sequence[str]) -> str:
     hint = f"did you mean {near[0]}? ({listing})" if near else listing
     if not known:
         hint += "; squadmem init --agent NAME creates one"
-    raise SquadmemError(f"--agent {name}: no tier file belongs to this agent", hint=hint)
+    raise SquadmemError(f"agent {name}: no tier file belongs to this agent", hint=hint)
 
 
 SPLIT_HINT = "cut it down by hand: delete or move out sections (git keeps every version), then commit"

@@ -368,7 +368,7 @@ def refuse_future(day: dt.date, tz: dt.tzinfo) -> dt.date:
     """``day``, unless it is after the clock's today in ``tz`` (the hooks refuse such a log)."""
     if day > today(clock.now(), tz):
         raise SquadmemError(
-            f"--now: the log of {day.isoformat()} would be dated in the future (in {tz})",
+            f"the log of {day.isoformat()} would be dated in the future (in {tz})",
             hint="log under today's date: drop --now, or give a moment that has passed",
         )
     return day
