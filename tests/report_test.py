@@ -195,7 +195,7 @@ def test_report_agent_keeps_that_agents_files(memory: GitRepo) -> None:
 @pytest.mark.parametrize(
     ("args", "first_line"),
     [
-        (("--agent", "q"), "squadmem: --agent q: no tier file belongs to this agent"),
+        (("--agent", "q"), "squadmem: agent q: no tier file belongs to this agent"),
         (("--agent", "../x"), "squadmem: invalid agent name '../x'"),
         (("--now", "yesterday-ish"), "squadmem: --now 'yesterday-ish': not a date"),
         (("--format", "yaml"), "squadmem: --format yaml: unknown format"),

@@ -19,18 +19,17 @@ import subprocess
 import tempfile
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from squadmem.commands import maintain, report, scaffold
 from squadmem.engine import verify
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, sections, settings, uses
+from squadmem.model import logs, sections, settings, templates, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MEMORY_DIR, tier_rel
 
-STORY = "templates/demo/story.toml"
+STORY = "demo/story.toml"
 RULE = "=" * 4
 KEEP_GIT = ("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_TEMPLATE_DIR", "GIT_EXEC_PATH")
 
@@ -45,7 +44,7 @@ class Story:
 
 
 def load() -> Story:
-    data = tomllib.loads(resources.files("squadmem").joinpath(STORY).read_text("utf-8"))
+    data = tomllib.loads(templates.read(STORY))
     return Story(
         dt.datetime.fromisoformat(data["start"]),
         dt.datetime.fromisoformat(data["now"]),

@@ -252,14 +252,14 @@ def _insert_many(text: str, new: Sequence[str], rel: str) -> str:
     if position is None:
         base = text if not text or index.ends_line(text) else text + "\n"
         joined = base + "".join(pieces)
-        expected = [*_shape(doc), *(index.normalized(s) for s in new)]
+        expected = [*_shape(doc), *(sections.trimmed(s) for s in new)]
     else:
         pieces[-1] = pieces[-1] if index.ends_line(pieces[-1]) else pieces[-1] + "\n"
         before = doc.header + "".join(s.text for s in doc.sections[:position])
         after = "".join(s.text for s in doc.sections[position:])
         joined = before + "".join(pieces) + after
         shape = _shape(doc)
-        expected = [*shape[: position + 1], *(index.normalized(s) for s in new), *shape[position + 1 :]]
+        expected = [*shape[: position + 1], *(sections.trimmed(s) for s in new), *shape[position + 1 :]]
     if _shape(sections.split(joined)) != expected:
         raise SquadmemError(
             f"{rel}: a Squad entry would not stay a section of its own there",
@@ -269,7 +269,7 @@ def _insert_many(text: str, new: Sequence[str], rel: str) -> str:
 
 
 def _shape(doc: sections.Document) -> list[str]:
-    return [index.normalized(doc.header), *(index.normalized(s.text) for s in doc.sections)]
+    return [sections.trimmed(doc.header), *(sections.trimmed(s.text) for s in doc.sections)]
 
 
 def place(

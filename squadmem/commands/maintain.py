@@ -18,7 +18,7 @@ from squadmem.commands import intake, scaffold
 from squadmem.engine import catalog, history, index, policy
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, settings
+from squadmem.model import render, sections, settings
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, decode_tier
 
@@ -105,7 +105,7 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 
 def load_settings(repo: Repo, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> settings.Settings:
     """tiers.toml with the command line's overrides (``{"hot": {"stale_days": 3}, ...}``)."""
-    conf = settings.load(repo.layout.memory)
+    conf = repo.layout.settings
     for table, values in (overrides or {}).items():
         for key, value in values.items():
             problem = None if value is None else settings.number_problem(table, key, value)
@@ -358,8 +358,8 @@ def _restore(
     topic: str | None,
 ) -> Outcome:
     entry = found.entry
-    wanted = index.normalized(entry.text)
-    present = next((e for e in memory.entries if index.normalized(e.text) == wanted), None)
+    wanted = sections.trimmed(entry.text)
+    present = next((e for e in memory.entries if sections.trimmed(e.text) == wanted), None)
     if present is not None:
         return Outcome(
             None, note=f"{entry.id} as of {found.rev[:12]} is in {present.file}: nothing to restore"

@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import intake
-from squadmem.engine import catalog, clock, history, policy
+from squadmem.engine import catalog, history, policy
 from squadmem.gitio.repo import Repo
-from squadmem.model import budget, render, settings, uses
+from squadmem.model import budget, clock, render, settings, uses
 from squadmem.model.layout import AGENT_TIERS, LOG_DIR, TierFile, known_agent, parse_log_name
 
 SCHEMA = 1
@@ -28,7 +28,7 @@ MAINTAIN = "squadmem maintain --dry-run"
 def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: bool = False) -> dict[str, Any]:
     """The report as one JSON-ready object (see the README for its schema)."""
     now = clock.utc(now)
-    config = settings.load(repo.layout.memory)
+    config = repo.layout.settings
     memory = catalog.load(repo.layout)
     files = _select_files(memory, agent)
     entries = [e for e in memory.entries if e.file in files]

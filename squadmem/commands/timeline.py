@@ -18,8 +18,6 @@ import contextlib
 import dataclasses
 import datetime as dt
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +25,7 @@ from typing import Any
 from squadmem.engine import catalog, history
 from squadmem.engine.catalog import Entry
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, uses
+from squadmem.model import render, uses, writes
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, classify
 
@@ -335,16 +333,7 @@ def _save(path: Path, key: str, found: Graph) -> None:
         "authors": list(authors),
     }
     body.update(commits=rows, alias=found.alias)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".timeline-cache-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(body, handle, separators=(",", ":"))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    writes.atomic_text(path, json.dumps(body, separators=(",", ":")))
 
 
 def _owner(path: str) -> str | None:

@@ -701,7 +701,7 @@ def cache_key(repo: Repo) -> str:
     """What a cache must have been made under: format, scanner source, shallow boundary."""
     digest = hashlib.blake2b(digest_size=12)
     with contextlib.suppress(OSError):
-        digest.update(Path(sections.__file__).read_bytes())
+        digest.update(b"".join(source.read_bytes() for source in sections.SOURCES))
     digest.update(b"\0" + "\n".join(sorted(shallow_boundary(repo))).encode())
     return f"{FORMAT}:{digest.hexdigest()}"
 

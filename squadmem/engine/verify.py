@@ -34,17 +34,17 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from importlib import resources
 from pathlib import Path
 
 from squadmem.engine import catalog, conservation
 from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, sections, settings, squad
+from squadmem.model import logs, sections, settings, squad, templates
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
 from squadmem.model.readable import unreadable
+from squadmem.model.sections import trimmed
 
 LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the intake ledger (squadmem.commands.intake.LEDGER)
 
@@ -334,22 +334,12 @@ class Store:
 
 
 # -- comparing sections --------------------------------------------------------------------------------
-def trimmed(text: str) -> str:
-    """Content for comparison: trailing blank lines and the last line ending dropped."""
-    kept = sections.lines(text)
-    while kept and not kept[-1].strip():
-        kept.pop()
-    if kept:
-        kept[-1] = kept[-1].rstrip("\r\n")
-    return "".join(kept)
-
-
 def same_sections(a: Sequence[catalog.Entry], b: Sequence[catalog.Entry]) -> bool:
     return [trimmed(e.text) for e in a] == [trimmed(e.text) for e in b]
 
 
 def template_header(tier: str, name: str) -> str:
-    text = resources.files("squadmem").joinpath(f"templates/{tier}.md").read_text("utf-8")
+    text = templates.read(f"{tier}.md")
     return text.format(name=name)
 
 
@@ -872,7 +862,7 @@ def index_section(section: sections.Section) -> bool:
 
 def verify(repo: Repo, revs: Sequence[str] | None, now: dt.datetime) -> Result:
     revs = list(revs) if revs else default_range(repo)
-    conf = settings.load(repo.layout.memory)
+    conf = repo.layout.settings
     return Verifier(repo, conf, now).run(revs)
 
 

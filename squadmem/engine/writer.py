@@ -50,12 +50,11 @@ import time
 import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from squadmem.engine import index, policy
 from squadmem.gitio.repo import Repo
-from squadmem.model import gitstate, uses
+from squadmem.model import gitstate, uses, writes
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, decode_tier, encode_tier
 
@@ -73,12 +72,11 @@ STEPS = (
 )
 FAULT_ENV = "SQUADMEM_FAULT"
 FAULT_STATUS = 99
-LOCK_TIMEOUT_ENV = "SQUADMEM_LOCK_TIMEOUT"
-LOCK_TIMEOUT = 5.0
+LOCK_TIMEOUT_ENV = writes.LOCK_TIMEOUT_ENV
 JOURNAL = gitstate.JOURNAL
 LOCK = "lock"
 HOLD = "index.lock.hold"  # squadmem's hard link to the index.lock it holds
-_TMP_SUFFIX = ".squadmem-tmp"
+_BUSY = "another squadmem command (pid {pid}) is writing to this repository; gave up after waiting {waited} s"
 _TREES_KEPT = 64
 _reached: dict[str, int] = {}
 
@@ -101,80 +99,11 @@ def fault(step: str) -> None:
 # -- the lock ------------------------------------------------------------------------------------
 
 
-def _lock_timeout() -> float:
-    raw = os.environ.get(LOCK_TIMEOUT_ENV)
-    if not raw:
-        return LOCK_TIMEOUT
-    try:
-        return max(float(raw), 0.0)
-    except ValueError:
-        raise SquadmemError(
-            f"{LOCK_TIMEOUT_ENV}={raw!r}: not a number of seconds",
-            hint=f"unset it, or set e.g. {LOCK_TIMEOUT_ENV}=30",
-        ) from None
-
-
-def _try_lock(fd: int) -> bool:
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        import msvcrt
-
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-            return True
-        except OSError:
-            return False
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        return False
-
-
-class Lock:
+class Lock(writes.FileLock):
     """``.git/squadmem/lock``: one squadmem writer at a time (released by the OS if the process dies)."""
 
     def __init__(self, state_dir: Path, timeout: float | None = None) -> None:
-        self.path = state_dir / LOCK
-        self.timeout = _lock_timeout() if timeout is None else timeout
-        self.fd: int | None = None
-
-    def __enter__(self) -> Lock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.timeout
-        while not _try_lock(fd):
-            if time.monotonic() >= deadline:
-                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
-                os.close(fd)
-                raise SquadmemError(
-                    f"another squadmem command (pid {holder}) is writing to this repository; "
-                    f"gave up after waiting {self.timeout:g} s",
-                    hint=f"run it again when that one is done, or wait longer: {LOCK_TIMEOUT_ENV}=SECONDS",
-                )
-            time.sleep(0.02)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self.fd = fd
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self.fd is not None:
-            os.close(self.fd)  # closing the descriptor releases the lock
-            self.fd = None
-
-    def held_by_other(self) -> bool:
-        """Whether another process holds the lock now (doctor's check; never waits)."""
-        if not self.path.exists():
-            return False
-        fd = os.open(self.path, os.O_RDWR)
-        try:
-            return not _try_lock(fd)
-        finally:
-            os.close(fd)
+        super().__init__(state_dir / LOCK, timeout, busy=_BUSY)
 
 
 class IndexLock:
@@ -192,7 +121,7 @@ class IndexLock:
         self.path = repo.work_git_dir / "index.lock"
         self.hold = repo.work_state_dir / HOLD
         self.root = repo.root
-        self.timeout = _lock_timeout() if timeout is None else timeout
+        self.timeout = writes.lock_timeout() if timeout is None else timeout
 
     def shown(self) -> str:
         try:
@@ -259,7 +188,7 @@ def index_locked(repo: Repo) -> Iterator[IndexLock]:
 def next_index(repo: Repo, paths: Sequence[str]) -> bytes:
     """The index with only ``paths`` refreshed from the work tree, built in a scratch copy."""
     real = repo.work_git_dir / "index"
-    scratch = repo.work_git_dir / f"index{_TMP_SUFFIX}"
+    scratch = repo.work_git_dir / f"index{writes.TMP_SUFFIX}"
     if real.exists():
         shutil.copyfile(real, scratch)
     else:
@@ -477,21 +406,9 @@ class Journal:
 
 
 def _replace(path: Path, data: bytes, like: Path | None = None) -> None:
-    """Write ``path`` whole or not at all: a temporary file beside it, then ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}{_TMP_SUFFIX}")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    if like is not None and like.exists():
-        tmp.chmod(like.stat().st_mode & 0o7777)
-    os.replace(tmp, path)
-
-
-def _tmp_of(path: Path) -> Path:
-    return path.with_name(f".{path.name}{_TMP_SUFFIX}")
-
-
-# -- recovery ------------------------------------------------------------------------------------
+    """Write ``path`` whole or not at all (the lock is held), with ``like``'s mode when it exists."""
+    mode = like.stat().st_mode & 0o7777 if like is not None and like.exists() else None
+    writes.atomic(path, data, mode=mode, locked=True)
 
 
 def pending(repo: Repo) -> Journal | None:
@@ -505,11 +422,11 @@ def recover(repo: Repo) -> str | None:
     stale_lock = lock.ours()
     lock.release()
     journal = Journal.read(repo)
-    _tmp_of(Journal.path(repo)).unlink(missing_ok=True)
+    writes.temp_of(Journal.path(repo)).unlink(missing_ok=True)
     if journal is None:
         return "git's index.lock left by an interrupted squadmem command was removed" if stale_lock else None
     for rel in journal.paths:
-        _tmp_of(repo.root / rel).unlink(missing_ok=True)
+        writes.temp_of(repo.root / rel).unlink(missing_ok=True)
     head = repo.head()
     if not journal.new or head == journal.old or head is None:
         Journal.clear(repo)
@@ -868,9 +785,8 @@ class Writer:
                     f"{rel}: the new text would drop uncommitted lines", hint="commit them first"
                 )
             on_disk[rel] = None if current is None else (self.repo.root / rel).read_bytes()
-        trailer = uses.trailer_value(self.repo.state_dir)
-        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
-        every = [*trailers, *([(uses.TRAILER, ", ".join(pending_ids))] if pending_ids else [])]
+        pending_ids = uses.pending_ids(self.repo.state_dir)
+        every = [*trailers, *([(uses.TRAILER, uses.join(pending_ids))] if pending_ids else [])]
         return Made(self.commit(files, message(subject, body, every), pending_ids, on_disk), subject)
 
     def _commit_object(self, tree: str, text: str) -> str:
@@ -919,13 +835,12 @@ class Writer:
             return []
         self.refuse_dirty(plan.read())
         self.rehearse(plan, header)
-        trailer = uses.trailer_value(self.repo.state_dir)
-        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
+        pending_ids = uses.pending_ids(self.repo.state_dir)
         made = []
         for number, (files, subject, body, trailers, used) in enumerate(self.steps(plan, header)):
             carried = tuple(dict.fromkeys([*(pending_ids if number == 0 else ()), *used]))
             if carried:
-                trailers = [*trailers, (uses.TRAILER, ", ".join(carried))]
+                trailers = [*trailers, (uses.TRAILER, uses.join(carried))]
             sha = self.commit(files, message(subject, body, trailers), pending_ids if number == 0 else ())
             made.append(Made(sha, subject))
         return made
