@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -60,26 +59,7 @@ class Removed:
 
 def _objects(repo: Repo, names: Sequence[str]) -> dict[str, bytes]:
     """Name -> content for each ``rev:path`` or sha git has, through one ``cat-file --batch``."""
-    found: dict[str, bytes] = {}
-    if not names:
-        return found
-    with tempfile.TemporaryFile() as stdin:
-        stdin.write("".join(f"{n}\n" for n in names).encode("utf-8", "surrogateescape"))
-        stdin.seek(0)
-        args = ("cat-file", "--batch")
-        proc = repo.popen(args, stdin=stdin)
-        assert proc.stdout is not None
-        try:
-            for name in names:
-                header = proc.stdout.readline().split()
-                if len(header) != 3:
-                    continue  # "<name> missing"
-                data = proc.stdout.read(int(header[2]) + 1)
-                found[name] = data[:-1]
-        finally:
-            proc.stdout.close()
-            repo.finish(proc, args)
-    return found
+    return {name: data for name, data in repo.blobs(names) if data is not None}
 
 
 def _owner_paths(path: str) -> list[str]:

@@ -15,8 +15,6 @@ from collections.abc import Sequence
 
 from squadmem.model import sections
 
-content_key = sections.content_key
-
 
 @dataclasses.dataclass(frozen=True)
 class Cut:
@@ -47,7 +45,7 @@ def _keys(text: str, starts: Sequence[int], end: int) -> list[bytes]:
     if not starts:
         return []
     bounds = [*starts[1:], end]
-    return [content_key(text[a:b]) for a, b in zip(starts, bounds, strict=True)]
+    return [sections.content_key(text[a:b]) for a, b in zip(starts, bounds, strict=True)]
 
 
 def _full(text: str) -> Cut:

@@ -13,7 +13,6 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import sections, uses
 
 KINDS = ("content", "trailer", "pending", "edit", "unknown")
-content_key = sections.content_key
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,7 +57,9 @@ def usage(
     for entry in memory.entries:
         trail = facts.used.get(entry.id)
         result[entry.id] = Usage(
-            _last_use(facts.first.get(content_key(entry.text)), trail, pending.get(entry.id), moment),
+            _last_use(
+                facts.first.get(sections.content_key(entry.text)), trail, pending.get(entry.id), moment
+            ),
             trail[2] if trail else 0,
             pending.get(entry.id),
         )

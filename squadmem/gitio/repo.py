@@ -10,11 +10,9 @@ its exit status and what git said.
 
 from __future__ import annotations
 
-import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO
 
 from squadmem.gitio import runner
 from squadmem.gitio.catfile import CatFile
@@ -86,14 +84,6 @@ class Repo:
     def stream(self, *args: str) -> Iterator[bytes]:
         """Chunks of ``git args`` stdout as they come, from one process."""
         return runner.stream(args, self._env, cwd=self.root, code=Exit.USAGE)
-
-    def popen(self, args: Sequence[str], stdin: IO[bytes] | None = None) -> subprocess.Popen[bytes]:
-        """One git process whose stdout the caller reads; pair it with :meth:`finish`."""
-        return runner.spawn(args, self._env, cwd=self.root, stdin=stdin)
-
-    def finish(self, proc: subprocess.Popen[bytes], args: Sequence[str]) -> None:
-        """Wait for a :meth:`popen` process; a non-zero exit raises naming the command and git's words."""
-        runner.finish(proc, args, Exit.USAGE)
 
     # -- objects -------------------------------------------------------------------------------
     @property
