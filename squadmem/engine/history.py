@@ -1,4 +1,9 @@
-"""Each section's last use, from one streamed pass over history, and the cache that keeps it cheap.
+"""What history says about each section, from one streamed pass, continued from the cache.
+
+The pass (here) gives the facts that :mod:`squadmem.engine.lastuse` turns into
+each section's last use; :mod:`squadmem.engine.cutter` cuts the blobs,
+:mod:`squadmem.engine.history_cache` keeps the facts, and the log and the
+blobs are read through the git gateway (:mod:`squadmem.gitio.commits`).
 
 A section's last use is the latest of (DESIGN, "Age, from history"):
 
