@@ -21,7 +21,7 @@ ARCHIVE = ".squad/memory/archive/picard.md"
 
 @dataclasses.dataclass(frozen=True)
 class Age:
-    """A last use, as history.LastUse gives it (the policy's Use protocol)."""
+    """A last use, as squadmem.engine.lastuse.LastUse gives it (the policy's Use protocol)."""
 
     when: dt.datetime | None
     kind: str = "content"

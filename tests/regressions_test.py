@@ -13,7 +13,7 @@ from conftest import GitRepo
 from conftest import squadmem as cli
 
 from squadmem.commands import scaffold
-from squadmem.engine import catalog, history, index
+from squadmem.engine import catalog, history_cache, index, lastuse
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, uses
 from squadmem.model.layout import MEMORY_DIR
@@ -79,7 +79,7 @@ def test_a_moved_section_does_not_ping_pong_back(repo: GitRepo) -> None:
         assert "nothing to do" in out, out
     with Repo(repo.root) as gateway:
         memory = catalog.load(gateway.layout)
-        ages = history.last_uses(gateway, memory, now=dt.datetime(2026, 2, 20, 12, tzinfo=dt.UTC))
+        ages = lastuse.last_uses(gateway, memory, now=dt.datetime(2026, 2, 20, 12, tzinfo=dt.UTC))
     assert ages["picard/stale"].when == dt.datetime(
         2026, 2, 10, 10, tzinfo=dt.UTC
     )  # its content's age, not the move's
@@ -98,10 +98,10 @@ def test_uses_are_counted_once_however_often_history_is_read(repo: GitRepo) -> N
     assert uses.pending_ids(state) == ()
     with Repo(repo.root) as gateway:
         memory = catalog.load(gateway.layout)
-        first = history.usage(gateway, memory)
-        (state / history.CACHE_FILE).unlink()
-        rebuilt = history.usage(gateway, memory)
-        again = history.usage(gateway, memory)
+        first = lastuse.usage(gateway, memory)
+        (state / history_cache.CACHE_FILE).unlink()
+        rebuilt = lastuse.usage(gateway, memory)
+        again = lastuse.usage(gateway, memory)
     assert first == rebuilt == again
     assert first["picard/a"].trailer_commits == 1
 

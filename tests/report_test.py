@@ -250,6 +250,19 @@ def test_report_shallow_clone_flags_unknown(memory: GitRepo, tmp_path: Path) -> 
     assert "unknown (shallow)" in text
 
 
+def test_report_in_a_linked_worktree_of_a_shallow_clone_says_shallow(memory: GitRepo, tmp_path: Path) -> None:
+    """Regression: the worktree's own git dir has no ``shallow`` file (the clone's common dir has), and
+    ``shallow`` was false while the ages came out unknown."""
+    memory.commit("code", {"a": "1"}, date=D2)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{memory.root}", str(clone)], check=True)
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "-C", str(clone), "worktree", "add", "-q", str(linked)], check=True)
+    data = squadmem_json(linked, "--now", "2026-06-01")
+    assert data["shallow"] and data["unknown_ages"] == len(data["sections"])
+    assert data["recommendations"][-1]["command"] == "git fetch --unshallow"
+
+
 def test_report_make_in_process(memory: GitRepo) -> None:
     with Repo(memory.root) as repo:
         data = report.make(repo, now=dt.datetime(2026, 3, 10, 12, tzinfo=dt.UTC))

@@ -14,7 +14,7 @@ squadmem's to write: it is not copied (``maintain`` writes the agent's own).
 Each section-level access record becomes a dated use on the migration
 commit, ``Squad-Memory-Used: <id>@<last access>``; history dates a section
 brought in by a commit that carries a dated use of it at that use (see
-``history._last_use``), so the first ``maintain`` acts on the access history
+``lastuse._last_use``), so the first ``maintain`` acts on the access history
 the skill had. File-level records are not carried: a whole-file read (for
 ``MEMORY.md``, the load at spawn) says nothing of which section mattered.
 A section already in the agent's tiers is skipped, a log already there with

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from squadmem.engine import index
 from squadmem.engine import writer as moves
+from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
@@ -182,7 +183,7 @@ def pending(repo: Repo) -> list[Relocation]:
     head = repo.head()
     if head is None:
         return []
-    objects = moves.Objects(repo)
+    objects = Objects(repo)
     tree = objects.tree_of(head)
     found = []
     for item in items:

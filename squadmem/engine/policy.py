@@ -49,7 +49,7 @@ Header = Callable[[str, str], str]  # (tier, name) -> the text of a new tier fil
 
 
 class Use(Protocol):
-    """A section's last use (``history.LastUse`` has this shape)."""
+    """A section's last use (``lastuse.LastUse`` has this shape)."""
 
     @property
     def when(self) -> dt.datetime | None: ...

@@ -41,18 +41,17 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
 import shutil
 import sys
 import time
-import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from squadmem.engine import index, policy
+from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import gitstate, uses, writes
 from squadmem.model.errors import Exit, SquadmemError
@@ -78,6 +77,7 @@ LOCK = "lock"
 HOLD = "index.lock.hold"  # squadmem's hard link to the index.lock it holds
 _BUSY = "another squadmem command (pid {pid}) is writing to this repository; gave up after waiting {waited} s"
 _TREES_KEPT = 64
+_TMP_SUFFIX = ".squadmem-tmp"
 _reached: dict[str, int] = {}
 
 
@@ -251,122 +251,6 @@ class Conversion:
         if not self.applies(rel):
             return objects.write("blob", data)
         return self.repo.run("hash-object", "-w", "--stdin", f"--path={rel}", input=data).strip()
-
-
-# -- git objects, written in-process -------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class TreeEntry:
-    mode: bytes
-    name: bytes
-    sha: str
-
-    @property
-    def is_tree(self) -> bool:
-        return self.mode == b"40000"
-
-
-def parse_tree(data: bytes) -> list[TreeEntry]:
-    entries = []
-    pos = 0
-    while pos < len(data):
-        space = data.index(b" ", pos)
-        nul = data.index(b"\0", space)
-        entries.append(TreeEntry(data[pos:space], data[space + 1 : nul], data[nul + 1 : nul + 21].hex()))
-        pos = nul + 21
-    return entries
-
-
-def format_tree(entries: Sequence[TreeEntry]) -> bytes:
-    """Git's tree format, in git's order (a tree's name sorts as if it ended with ``/``)."""
-    ordered = sorted(entries, key=lambda e: e.name + (b"/" if e.is_tree else b""))
-    return b"".join(e.mode + b" " + e.name + b"\0" + bytes.fromhex(e.sha) for e in ordered)
-
-
-class Objects:
-    """Loose objects written in-process; trees and blobs read through the repo's cat-file."""
-
-    def __init__(self, repo: Repo) -> None:
-        self.repo = repo
-        self.dir = repo.git_dir / "objects"
-        self._trees: dict[str, list[TreeEntry]] = {}
-        fmt = repo.config("extensions.objectformat")
-        if fmt and fmt.lower() != "sha1":
-            raise SquadmemError(
-                f"this repository uses {fmt} object names; squadmem writes SHA-1 repositories only",
-                hint="run squadmem in a SHA-1 repository (git's default)",
-            )
-
-    def write(self, kind: str, data: bytes) -> str:
-        raw = f"{kind} {len(data)}\0".encode() + data
-        sha = hashlib.sha1(raw).hexdigest()
-        path = self.dir / sha[:2] / sha[2:]
-        if not path.exists():
-            path.parent.mkdir(exist_ok=True)
-            tmp = path.parent / f"tmp_obj_squadmem_{os.getpid()}_{sha[2:10]}"
-            tmp.write_bytes(zlib.compress(raw))
-            tmp.chmod(0o444)
-            os.replace(tmp, path)
-        return sha
-
-    def read(self, sha: str) -> bytes:
-        return self.repo.blob(sha)
-
-    def tree(self, sha: str) -> list[TreeEntry]:
-        """A tree's entries; the last few trees read or written are kept (a run writes the same paths)."""
-        found = self._trees.pop(sha, None)
-        if found is None:
-            found = parse_tree(self.read(sha))
-        self._trees[sha] = found
-        while len(self._trees) > _TREES_KEPT:
-            del self._trees[next(iter(self._trees))]
-        return found
-
-    @staticmethod
-    def blob_sha(data: bytes) -> str:
-        """The name git gives ``data`` as a blob (nothing is written)."""
-        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-    def tree_of(self, commit: str) -> str:
-        head = self.read(commit).split(b"\n", 1)[0]
-        if not head.startswith(b"tree "):
-            raise SquadmemError(f"{commit}: not a commit", code=Exit.INTERNAL)
-        return head[5:].decode("ascii")
-
-    def entry(self, tree: str, path: str) -> TreeEntry | None:
-        """The entry at ``path`` (forward slashes) in ``tree``, or None."""
-        parts = path.encode("utf-8").split(b"/")
-        current = tree
-        for depth, part in enumerate(parts):
-            found = next((e for e in self.tree(current) if e.name == part), None)
-            if found is None or (depth < len(parts) - 1 and not found.is_tree):
-                return None
-            if depth == len(parts) - 1:
-                return found
-            current = found.sha
-        return None
-
-    def content(self, tree: str, path: str) -> bytes | None:
-        found = self.entry(tree, path)
-        return None if found is None or found.is_tree else self.read(found.sha)
-
-    def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
-        """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
-        head, _, rest = path.partition("/")
-        entries = self.tree(tree) if tree else []
-        name = head.encode("utf-8")
-        old = next((e for e in entries if e.name == name), None)
-        others = [e for e in entries if e.name != name]
-        if rest:
-            sub = self.with_blob(old.sha if old is not None and old.is_tree else None, rest, blob, mode)
-            new = TreeEntry(b"40000", name, sub)
-        else:
-            new = TreeEntry(old.mode if old is not None and not old.is_tree else mode, name, blob)
-        data = format_tree([*others, new])
-        sha = self.write("tree", data)
-        self._trees[sha] = parse_tree(data)
-        return sha
 
 
 # -- the journal ---------------------------------------------------------------------------------
