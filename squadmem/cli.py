@@ -243,14 +243,13 @@ def app(ctx: click.Context, directory: Path) -> None:
 
 def open_repo(ctx: click.Context) -> Repo:
     from squadmem.gitio.repo import Repo
-    from squadmem.model import settings
 
     directory = ctx.find_root().obj or Path(".")
     if not Path(directory).is_dir():
         raise SquadmemError(f"-C {directory}: no such folder", hint="pass an existing folder")
     repo = Repo(directory)
     try:
-        settings.load(repo.layout.memory)  # a malformed tiers.toml is refused before any work
+        _ = repo.layout.settings  # a malformed tiers.toml is refused before any work (read once)
     except SquadmemError:
         repo.close()
         raise
@@ -813,11 +812,11 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
     """
 
     from squadmem.engine import clock
-    from squadmem.model import logs, settings
+    from squadmem.model import logs
 
     body = read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
-        conf = settings.load(repo.layout.memory)
+        conf = repo.layout.settings
         path = logs.append(repo.layout, conf.tz, body, clock.now(now), agent)
         click.echo(f"appended to {repo.layout.rel(path)}")
 
@@ -835,10 +834,10 @@ def log_show(ctx: click.Context, day: str | None, as_json: bool, now: str | None
     Example: squadmem log show 2026-03-01 --json
     """
     from squadmem.engine import clock
-    from squadmem.model import logs, settings
+    from squadmem.model import logs
 
     with open_repo(ctx) as repo:
-        conf = settings.load(repo.layout.memory)
+        conf = repo.layout.settings
         date = logs.parse_day(day) if day else logs.today(clock.now(now), conf.tz)
         rel, text = logs.read(repo.layout, date)
     if as_json:
@@ -1172,10 +1171,9 @@ def migrate_squad(
     """
     from squadmem.commands import migrate
     from squadmem.engine import clock
-    from squadmem.model import settings
 
     with open_repo(ctx) as repo:
-        conf = settings.load(repo.layout.memory)
+        conf = repo.layout.settings
         result = migrate.squad_team(
             repo, conf, clock.now(now), remove_originals=remove_originals, dry_run=dry_run
         )
@@ -1199,10 +1197,9 @@ def intake(ctx: click.Context, dry_run: bool, now: str | None, as_json: bool) ->
     """
     from squadmem.commands import intake as intaking
     from squadmem.engine import clock
-    from squadmem.model import settings
 
     with open_repo(ctx) as repo:
-        conf = settings.load(repo.layout.memory)
+        conf = repo.layout.settings
         result = intaking.intake(repo, conf, clock.now(now), dry_run=dry_run)
     click.echo(render.to_json(result.as_dict()) if as_json else result.text())
 
