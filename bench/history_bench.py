@@ -49,7 +49,9 @@ sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
 import generate  # a sibling script, not a package
 from paired import Chain, Command, compare, compare_both, environment
 
-from squadmem.engine.history import LOG_OPTIONS
+from squadmem.gitio.commits import LOG_OPTIONS, memory_log
+from squadmem.gitio.formats import log_format
+from squadmem.gitio.repo import Repo
 from squadmem.model import squad
 from squadmem.model.layout import MEMORY_DIR, classify
 
@@ -61,7 +63,7 @@ ENV = environment(PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "squadme
 NULL = "0" * 40
 # The log squadmem's history engine runs for an empty cache: its options, its format, its paths.
 PATHS = (MEMORY_DIR, squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR)
-LOG = ("git", "log", *LOG_OPTIONS, "--format=%x01%H%x00%P%x00%ct%x00%B", "HEAD", "--", *PATHS)
+LOG = ("git", "log", *LOG_OPTIONS, log_format("%H", "%P", "%ct", "%B"), "HEAD", "--", *PATHS)
 SMALL_LOG = ("git", "log", "--raw", "--no-abbrev", "--", MEMORY_DIR)  # memory commits only
 # The same report in-process, printing the peak memory of the Python process alone (git's excluded).
 _SELF_PEAK = (
@@ -106,24 +108,15 @@ def read_order(root: Path) -> list[str]:
     """The blobs squadmem's history engine reads from an empty cache, in its order: the last
     version of each deleted tier file, then every tier blob and Squad source blob the log
     introduces, oldest first (daily logs, settings and other files are never read)."""
-    out = subprocess.run(LOG, cwd=root, capture_output=True, check=True, env=ENV).stdout
-    tokens = iter(out.split(b"\0"))
     introduced: dict[str, None] = {}  # in log order, newest first
     dropped: dict[str, None] = {}
-    for token in tokens:
-        token = token.lstrip(b"\n")
-        if token.startswith(b"\x01"):
-            next(tokens), next(tokens), next(tokens)  # parents, time, message
-        elif token.startswith(b":"):
-            _, _, old, new, _ = token.split()
-            path = next(tokens).decode("utf-8", "surrogateescape")
-            tier = classify(path) is not None
-            if not tier and not squad.is_source(path):
-                continue
-            if new.decode() != NULL:
-                introduced.setdefault(new.decode())
-            elif tier and old.decode() != NULL:
-                dropped.setdefault(old.decode())
+    with Repo(root) as repo:
+        for commit in memory_log(repo, ["HEAD"], squad_sources=True):
+            for old, new, path in commit.changes:
+                if new != NULL:
+                    introduced.setdefault(new)
+                elif classify(path) is not None and old != NULL:
+                    dropped.setdefault(old)
     return [sha for sha in dropped if sha not in introduced] + list(reversed(introduced))
 
 
