@@ -7,8 +7,9 @@ a temporary folder; then each command runs as a whole process, alternating
 with the yardstick `python -c pass` (same interpreter, same environment,
 bytecode compiled for both), and the table gives the medians of each side,
 of the per-round ratios and of the per-round differences (what squadmem
-costs above starting Python). The row `import git` is GitPython's share:
-importing it alone, against the same yardstick.
+costs above starting Python). Where GitPython is installed, the row
+`import git` shows what it costs to import alone, against the same yardstick
+(squadmem paid it at every command while its git gateway used GitPython).
 
     python bench/startup_bench.py [--rounds 41] [--checkout PATH]
 
@@ -90,7 +91,10 @@ def commands(root: Path, env: dict[str, str]) -> list[tuple[str, Command]]:
     ]
     if importlib.util.find_spec("git") is not None:
         rows.append(
-            ("import git (GitPython's share)", Command([sys.executable, "-c", "import git"], env=env))
+            (
+                "python -c 'import git' (GitPython alone)",
+                Command([sys.executable, "-c", "import git"], env=env),
+            )
         )
     return rows
 
