@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
             "--json",
             "rollback",
         )
-        first = {name: command(repo, *args).run() for name, args in commands.items()}  # fill the caches
+        first = {name: command(repo, *words).run() for name, words in commands.items()}  # fill the caches
         yard = "report --json (warm cache)"
         report = command(repo, *commands[yard])
         count = subprocess.run(
@@ -90,10 +90,10 @@ def main(argv: list[str] | None = None) -> int:
             "| CPU | CPU of `report` | paired CPU ratio | target |"
         )
         print("|---|---|---|---|---|---|---|---|---|")
-        for name, argv in commands.items():
+        for name, words in commands.items():
             if name == yard:
                 continue
-            wall, cpu = compare_both(command(repo, *argv), report, rounds=args.rounds, warmup=1)
+            wall, cpu = compare_both(command(repo, *words), report, rounds=args.rounds, warmup=1)
             target = "≤ 1.5×" if name.startswith("history") else ""
             print(
                 f"| `{name}` | {first[name]:.2f} s | {wall.candidate:.2f} s | {wall.yardstick:.2f} s "

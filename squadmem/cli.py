@@ -451,7 +451,7 @@ def recall_command(
 
 
 @app.command("report")
-@option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in the README).")
+@option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in docs/commands.md).")
 @option("--format", "-f", "fmt", default="text", kind="<str>", help="text, markdown or json.")
 @NOW
 @AGENT

@@ -1,6 +1,6 @@
 """``docs/reference.md``: the command reference, rendered from the CLI's own ``--help``.
 
-The README teaches; this page lists every command and option exactly as
+The README and the pages in docs/ teach; this page lists every command and option exactly as
 ``--help`` states them, so the two cannot drift: a test renders it again and
 compares. Regenerate with ``python -m squadmem.reference > docs/reference.md``.
 """
@@ -18,7 +18,7 @@ WIDTH = 100
 HEADER = (
     "# Command reference\n\n"
     "Generated from `--help` by `python -m squadmem.reference > docs/reference.md`;"
-    " a test keeps it equal to what the commands print. The README explains the"
+    " a test keeps it equal to what the commands print. [concepts.md](concepts.md) explains the"
     " concepts; `squadmem <command> --help` shows the same text as this page.\n"
 )
 
