@@ -65,7 +65,7 @@ def test_doctor_warns_about_missing_hooks(repo: GitRepo) -> None:
     assert code == 0
     assert checks["hooks"] == (
         "warn",
-        "not installed in hooks/: pre-commit, pre-merge-commit, prepare-commit-msg, pre-push "
+        "not installed in hooks/: pre-commit, pre-merge-commit, prepare-commit-msg, commit-msg, pre-push "
         "(run: squadmem init)",
     )
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import shlex
 import stat
 import sys
 from importlib import resources
 from pathlib import Path
 
+import squadmem
 from squadmem.model.errors import SquadmemError
 
-EVENTS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "pre-push")
+EVENTS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "pre-push")
 MARKER = "# squadmem "
 LEGACY = ".squadmem-legacy"
 
@@ -79,9 +81,18 @@ class HookResult:
     snippet: str | None = None  # what to add instead
 
 
-def render(event: str, python: str | None = None) -> str:
+def package_root() -> str:
+    """The folder squadmem's package is in (the hooks put it on the path of a Python started with -S)."""
+    return str(Path(squadmem.__file__).resolve().parent.parent)
+
+
+def render(event: str, python: str | None = None, root: str | None = None) -> str:
+    """The shim for ``event``: this Python and squadmem's folder by default; with ``python`` given and
+    no ``root``, a shim that finds squadmem among that Python's packages."""
     template = resources.files("squadmem").joinpath("templates/hook.sh").read_text("utf-8")
-    return template.format(event=event, python=python or sys.executable)
+    if root is None and python is None:
+        root = package_root()
+    return template.format(event=event, python=python or sys.executable, root=shlex.quote(root or ""))
 
 
 def _write_executable(path: Path, text: str) -> None:
