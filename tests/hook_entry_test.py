@@ -259,3 +259,23 @@ def test_commit_staging_no_memory_file_imports_nothing_heavy(repo: GitRepo) -> N
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout == "0 ['squadmem.model.errors']\n"
+
+
+def test_warn_mode_applies_at_commit_and_at_push_alike(repo: GitRepo, tmp_path: Path) -> None:
+    """Regression: budget.mode = "warn" let the commit through and then the pre-push check refused it."""
+    init_hooked(repo, D1)
+    settings = ".squad/memory/tiers.toml"
+    repo.write(settings, repo.read(settings).replace('mode = "fail"', 'mode = "warn"'))
+    repo.write(HOT, repo.read(HOT) + "".join(f"\n## S{n}\n\nline\n" for n in range(60)))
+    repo.git("add", "-A")
+    done = hooked_commit(repo, D1, "-m", "big, warned")
+    assert done.returncode == 0, done.stderr
+    assert "hot.max_lines" in done.stderr and 'budget.mode = "warn"' in done.stderr
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    repo.git("remote", "add", "origin", str(remote))
+    pushed = subprocess.run(
+        ["git", "push", "-q", "origin", "main"], cwd=repo.root, text=True, capture_output=True
+    )
+    assert pushed.returncode == 0, pushed.stderr
+    assert "hot.max_lines" in pushed.stderr and 'budget.mode = "warn"' in pushed.stderr
