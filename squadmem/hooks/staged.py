@@ -18,13 +18,13 @@ import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from squadmem.gitio import gitdir
 from squadmem.gitio.formats import Staged, cat_files, parse_raw
 from squadmem.gitio.runner import git, git_env
 from squadmem.model.errors import Exit, SquadmemError
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every commit a few milliseconds
 if TYPE_CHECKING:
     import argparse
 
