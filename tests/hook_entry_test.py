@@ -12,7 +12,7 @@ import pytest
 from conftest import GitRepo, hooked_commit, init_hooked, run_squadmem
 
 from squadmem.commands import githooks
-from squadmem.hooks import journal_check, staged
+from squadmem.hooks import journal_check, staged, use_trailers
 from squadmem.model import gitstate, layout, uses
 
 HOT = ".squad/memory/hot/picard.md"
@@ -40,6 +40,8 @@ def hook(cwd: Path, module: str, *args: str, input: str = "") -> subprocess.Comp
 def test_constants_match_the_model() -> None:
     assert staged.MEMORY == layout.MEMORY_DIR + "/"
     assert Path("g", *journal_check.JOURNAL) == gitstate.journal_path(Path("g"))
+    assert use_trailers.PENDING == ("squadmem", uses.FILE)
+    assert use_trailers.TRAILER == uses.TRAILER
 
 
 @pytest.mark.parametrize("prog", sorted(HOOKS))
@@ -279,3 +281,15 @@ def test_warn_mode_applies_at_commit_and_at_push_alike(repo: GitRepo, tmp_path: 
     )
     assert pushed.returncode == 0, pushed.stderr
     assert "hot.max_lines" in pushed.stderr and 'budget.mode = "warn"' in pushed.stderr
+
+
+def test_trailer_only_message_aborts_with_nothing_pending(repo: GitRepo) -> None:
+    init_hooked(repo, D1)
+    repo.write("README.md", "x\n")
+    repo.git("add", "README.md")
+    head = repo.head()
+    done = hooked_commit(repo, D2, "-m", TRAILER)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == "Aborting commit due to empty commit message."
+    assert repo.head() == head
+    assert hooked_commit(repo, D2, "-m", "readme").returncode == 0

@@ -35,9 +35,8 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from squadmem.gitio import runner
+from squadmem.gitio import gitdir, runner
 from squadmem.hooks import staged
-from squadmem.model import uses
 from squadmem.model.errors import Exit, SquadmemError
 
 PROG = "squadmem-use-trailers"
@@ -45,6 +44,8 @@ ABOUT = "Add a Squad-Memory-Used trailer for the pending uses of memory sections
 SIGN_OFF = "signed-off-by:"
 SCISSORS = "------------------------ >8 ------------------------"
 EMPTY = "Aborting commit due to empty commit message."
+TRAILER = "Squad-Memory-Used"  # uses.TRAILER (a test holds them equal)
+PENDING = ("squadmem", "pending-uses.json")  # uses.FILE in the state folder (a test holds them equal)
 
 
 def _git(env: Mapping[str, str], *args: str, input: str | None = None) -> str:
@@ -58,6 +59,8 @@ def state_dir(env: Mapping[str, str]) -> Path:
 
 def carried_since(since: dt.datetime, env: Mapping[str, str], start: str = "HEAD") -> dict[str, dt.datetime]:
     """Id -> time of the latest commit (from ``start``, made since ``since``) whose trailer names it."""
+    from squadmem.model import uses
+
     try:
         out = _git(
             env,
@@ -82,6 +85,8 @@ def carried_since(since: dt.datetime, env: Mapping[str, str], start: str = "HEAD
 
 
 def _is_trailer(line: str) -> bool:
+    from squadmem.model import uses
+
     return (
         line.lower().startswith(uses.TRAILER.lower()) and line[len(uses.TRAILER) :].lstrip(" \t")[:1] == ":"
     )
@@ -157,6 +162,8 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
     """Add the pending ids the message lacks; return them (empty when nothing was added).
 
     Raises SquadmemError (exit 1) for a message of trailers only: git would commit it."""
+    from squadmem.model import uses
+
     environ = os.environ if environ is None else environ
     env = runner.git_env(environ)
     text = message_file.read_bytes().decode("utf-8", "surrogateescape")
@@ -199,6 +206,20 @@ def _has_head(env: Mapping[str, str]) -> bool:
     return True
 
 
+def nothing_to_do(environ: Mapping[str, str]) -> bool:
+    """No pending use and no amend (read without starting git, at the top of the work tree): the
+    message is left as it is, only an empty-but-for-trailers one is still refused."""
+    where = gitdir.git_dir()
+    if where is None:
+        return False
+    try:
+        common = (where / "commondir").read_text("utf-8").strip()
+    except OSError:
+        common = ""
+    state = (where / common) if common else where
+    return not state.joinpath(*PENDING).exists() and not amending(environ)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = staged.parser(PROG, ABOUT, files=None)
     parser.add_argument("message_file", nargs="?", type=Path, help="the commit message file git gives")
@@ -214,6 +235,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: {staged.NOT_A_REPO}", file=sys.stderr)
         return 2
     try:
+        if nothing_to_do(os.environ):
+            text = args.message_file.read_bytes().decode("utf-8", "surrogateescape")
+            if content(text) == (True, False):
+                print(EMPTY, file=sys.stderr)
+                return 1
+            return 0
         add_trailer(args.message_file, args.source)
     except SquadmemError as exc:
         if exc.message == EMPTY:
