@@ -293,3 +293,12 @@ def test_trailer_only_message_aborts_with_nothing_pending(repo: GitRepo) -> None
     assert done.stderr.strip().splitlines()[-1] == "Aborting commit due to empty commit message."
     assert repo.head() == head
     assert hooked_commit(repo, D2, "-m", "readme").returncode == 0
+
+
+def test_unedited_message_aborts_with_another_comment_char(pending: GitRepo, tmp_path: Path) -> None:
+    pending.git("config", "core.commentChar", ";")
+    head = pending.head()
+    done = edited_commit(pending, tmp_path, None)
+    assert done.returncode == 1
+    assert "Aborting commit" in done.stderr
+    assert pending.head() == head

@@ -92,14 +92,23 @@ def _is_trailer(line: str) -> bool:
     )
 
 
-def content(text: str) -> tuple[bool, bool]:
+def comment_string(env: Mapping[str, str]) -> str:
+    """git's comment prefix (``core.commentChar``; ``#`` by default and for ``auto``)."""
+    try:
+        value = _git(env, "config", "core.commentChar").rstrip("\n")
+    except SquadmemError:
+        return "#"
+    return value if value and value != "auto" else "#"
+
+
+def content(text: str, comment: str = "#") -> tuple[bool, bool]:
     """Whether the message says anything as git judges it (comments, blank lines and sign-offs are
     nothing), and whether it says anything besides ``Squad-Memory-Used`` trailers."""
     said = beyond = False
     after_trailer = False
     for line in text.split("\n"):
-        if line.startswith("#"):
-            if line.strip("# ") == SCISSORS.strip():
+        if line.startswith(comment):
+            if line[len(comment) :].strip() == SCISSORS:
                 break
             continue
         stripped = line.strip()
@@ -167,7 +176,7 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
     environ = os.environ if environ is None else environ
     env = runner.git_env(environ)
     text = message_file.read_bytes().decode("utf-8", "surrogateescape")
-    said, beyond = content(text)
+    said, beyond = content(text, comment_string(env))
     if said and not beyond:
         raise SquadmemError(EMPTY, code=Exit.VIOLATIONS)
     if not said:
