@@ -100,7 +100,8 @@ def _settings(blobs: dict[str, bytes | None]) -> logs.Rules:
     """The parent's settings (HEAD's tiers.toml; the staged one for a first commit), after checking
     that the staged tiers.toml parses."""
     staged_conf = staged.read_settings(blobs, f":{SETTINGS}")
-    conf = staged.read_settings(blobs, f"HEAD:{SETTINGS}") if blobs.get("HEAD") else staged_conf
+    same = blobs.get(f"HEAD:{SETTINGS}") == blobs.get(f":{SETTINGS}")  # as in most commits: parsed once
+    conf = staged_conf if same or not blobs.get("HEAD") else staged.read_settings(blobs, f"HEAD:{SETTINGS}")
     return logs.Rules(conf.tz, conf.log.grace_minutes)
 
 

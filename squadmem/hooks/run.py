@@ -9,7 +9,6 @@ Standard library only.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Sequence
 
@@ -61,6 +60,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     event, rest = args[0], args[1:]
     if event == "pre-commit" and not rest:
         return pre_commit()
+    import importlib
+
     for name in EVENTS[event]:
         module = importlib.import_module(name)
         status = int(module.main(rest))
