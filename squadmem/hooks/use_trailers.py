@@ -184,14 +184,15 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
     state = state_dir(env)
     pending = uses.pending(state)
     kept: list[str] = []
-    if amending(environ):
+    amend = amending(environ)
+    if amend:
         head = _git(env, "log", "-1", "--format=%B", "HEAD") if _has_head(env) else ""
         named = set(uses.parse_used(text))
         kept = [line for line in trailer_lines(head) if not set(uses.parse_used(line)) <= named]
     if not pending and not kept:
         return []
     if pending:
-        start = "HEAD^" if kept or amending(environ) else "HEAD"
+        start = "HEAD^" if amend else "HEAD"  # an amend replaces HEAD: its trailer does not count
         for ident in uses.settle(state, carried_since(min(pending.values()), env, start)):
             pending.pop(ident, None)
     named = set(uses.parse_used(text)) | {i for line in kept for i in uses.parse_used(line)}
