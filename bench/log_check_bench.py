@@ -11,6 +11,9 @@ initialised by ``squadmem init``:
 - a memory append: today's daily log gains one line (every check reads it);
 - no memory file: a README gains one line (the hook only starts and looks).
 
+A last row times a whole ``git commit`` of the log append (all of squadmem's
+hooks) against ``git commit --no-verify`` of it.
+
 Paired whole-process runs (``bench/paired.py``): the two alternate, bytecode is
 written for both (a warm-up compiles it), and the figures are the medians of
 each side and of the per-round ratios. Target: the hook at most 1.0x.
@@ -28,7 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from paired import HEADER, Command, compare, environment
+from paired import HEADER, Command, Paired, compare, environment
 
 TARGET = 1.0
 
@@ -67,6 +70,23 @@ def scratch(root: Path, env: dict[str, str], memory: bool) -> str:
     return rel
 
 
+def whole_commit(root: Path, env: dict[str, str], rounds: int) -> Paired:
+    """A whole ``git commit`` of the staged append (every hook squadmem installed: pre-commit,
+    prepare-commit-msg, commit-msg) against the same commit with ``--no-verify``; each run starts
+    from the same HEAD and index."""
+    base = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=root, env=env, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+    def reset() -> None:
+        subprocess.run(["git", "reset", "-q", "--soft", base], cwd=root, env=env, check=True)
+
+    commit = ["git", "commit", "-q", "--no-gpg-sign", "-m", "one more entry"]
+    hooked = Command(commit, cwd=root, env=env, before=reset)
+    bare = Command([*commit, "--no-verify"], cwd=root, env=env, before=reset)
+    return compare(hooked, bare, rounds=rounds)
+
+
 CASES = ((True, "a staged daily-log append"), (False, "a staged README append (no memory file)"))
 
 
@@ -90,11 +110,13 @@ def main() -> None:
             hook = Command([str(root / ".git/hooks/pre-commit")], cwd=root, env=hook_env)
             large = Command([yardstick, rel], cwd=root, env=hook_env)
             results.append((label, compare(hook, large, rounds=args.rounds)))
+        whole = whole_commit(Path(tmp) / "memory", env, args.rounds)
     print("The installed pre-commit hook (what git commit runs) against check-added-large-files, paired")
     print()
     print(HEADER)
     for label, result in results:
         print(result.row(f"installed pre-commit hook, {label}", "`check-added-large-files`"))
+    print(whole.row("`git commit` of the log append, squadmem's hooks", "`git commit --no-verify`"))
     print()
     for label, result in results:
         verdict = "ok" if result.ratio <= TARGET else "over target"

@@ -302,3 +302,23 @@ def test_unedited_message_aborts_with_another_comment_char(pending: GitRepo, tmp
     assert done.returncode == 1
     assert "Aborting commit" in done.stderr
     assert pending.head() == head
+
+
+@pytest.mark.parametrize("event", ["prepare-commit-msg", "commit-msg"])
+def test_message_hooks_with_nothing_pending_start_no_git(repo: GitRepo, event: str) -> None:
+    init_hooked(repo, D1)
+    (repo.root / "msg").write_text("subject\n")
+    code = (
+        "import sys; sys.path.append(sys.argv.pop(1)); from squadmem.hooks.run import main; "
+        f"status = main([{event!r}, 'msg']); "
+        "print(status, 'subprocess' in sys.modules, 'argparse' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, githooks.package_root()],
+        cwd=repo.root,
+        text=True,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0 False False\n"
+    assert (repo.root / "msg").read_text() == "subject\n"

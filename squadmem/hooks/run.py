@@ -60,6 +60,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     event, rest = args[0], args[1:]
     if event == "pre-commit" and not rest:
         return pre_commit()
+    if event in ("prepare-commit-msg", "commit-msg") and rest:
+        from squadmem.hooks import use_trailers
+
+        status = use_trailers.quick(rest[0])  # nothing pending: no git, no argparse
+        if status is not None:
+            return status
     import importlib
 
     for name in EVENTS[event]:

@@ -35,9 +35,11 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from squadmem.gitio import gitdir, runner
-from squadmem.hooks import staged
+from squadmem.gitio import gitdir
 from squadmem.model.errors import Exit, SquadmemError
+
+# the gateway (subprocess) and the command line (argparse) are imported only when needed: with
+# nothing pending, git's two message hooks return after a file test (see :func:`quick`)
 
 PROG = "squadmem-use-trailers"
 ABOUT = "Add a Squad-Memory-Used trailer for the pending uses of memory sections to a commit message."
@@ -49,6 +51,8 @@ PENDING = ("squadmem", "pending-uses.json")  # uses.FILE in the state folder (a 
 
 
 def _git(env: Mapping[str, str], *args: str, input: str | None = None) -> str:
+    from squadmem.gitio import runner
+
     data = None if input is None else input.encode("utf-8", "surrogateescape")
     return runner.git(args, env, input=data).decode("utf-8", "surrogateescape")
 
@@ -85,11 +89,7 @@ def carried_since(since: dt.datetime, env: Mapping[str, str], start: str = "HEAD
 
 
 def _is_trailer(line: str) -> bool:
-    from squadmem.model import uses
-
-    return (
-        line.lower().startswith(uses.TRAILER.lower()) and line[len(uses.TRAILER) :].lstrip(" \t")[:1] == ":"
-    )
+    return line.lower().startswith(TRAILER.lower()) and line[len(TRAILER) :].lstrip(" \t")[:1] == ":"
 
 
 def comment_string(env: Mapping[str, str]) -> str:
@@ -171,6 +171,7 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
     """Add the pending ids the message lacks; return them (empty when nothing was added).
 
     Raises SquadmemError (exit 1) for a message of trailers only: git would commit it."""
+    from squadmem.gitio import runner
     from squadmem.model import uses
 
     environ = os.environ if environ is None else environ
@@ -230,7 +231,25 @@ def nothing_to_do(environ: Mapping[str, str]) -> bool:
     return not state.joinpath(*PENDING).exists() and not amending(environ)
 
 
+def quick(message_file: str) -> int | None:
+    """The hook's status when there is nothing to add (no use pending, no amend): 1 for a message of
+    trailers only, else 0; None when the full hook must run."""
+    if not nothing_to_do(os.environ):
+        return None
+    try:
+        text = Path(message_file).read_bytes().decode("utf-8", "surrogateescape")
+    except OSError:
+        return None
+    if content(text) == (True, False):
+        print(EMPTY, file=sys.stderr)
+        return 1
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    from squadmem.gitio import runner
+    from squadmem.hooks import staged
+
     parser = staged.parser(PROG, ABOUT, files=None)
     parser.add_argument("message_file", nargs="?", type=Path, help="the commit message file git gives")
     parser.add_argument("source", nargs="?", default="", help="prepare-commit-msg's source (unused)")
@@ -245,12 +264,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: {staged.NOT_A_REPO}", file=sys.stderr)
         return 2
     try:
-        if nothing_to_do(os.environ):
-            text = args.message_file.read_bytes().decode("utf-8", "surrogateescape")
-            if content(text) == (True, False):
-                print(EMPTY, file=sys.stderr)
-                return 1
-            return 0
+        status = quick(str(args.message_file))
+        if status is not None:
+            return status
         add_trailer(args.message_file, args.source)
     except SquadmemError as exc:
         if exc.message == EMPTY:
