@@ -13,12 +13,11 @@ from __future__ import annotations
 import dataclasses
 import os
 import shlex
-import stat
 import sys
-from importlib import resources
 from pathlib import Path
 
 import squadmem
+from squadmem.model import templates, writes
 from squadmem.model.errors import SquadmemError
 
 EVENTS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "pre-push")
@@ -186,17 +185,14 @@ def package_root() -> str:
 def render(event: str, python: str | None = None, root: str | None = None) -> str:
     """The shim for ``event``: this Python and squadmem's folder by default; with ``python`` given and
     no ``root``, a shim that finds squadmem among that Python's packages."""
-    template = resources.files("squadmem").joinpath("templates/hook.sh").read_text("utf-8")
+    template = templates.read("hook.sh")
     if root is None and python is None:
         root = package_root()
     return template.format(event=event, python=python or sys.executable, root=shlex.quote(root or ""))
 
 
 def _write_executable(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".squadmem-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    os.replace(tmp, path)
+    writes.atomic_text(path, text, executable=True)
 
 
 def install(root: Path, hooks_dir: Path, hooks_path_config: str | None) -> HookResult:
