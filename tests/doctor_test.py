@@ -66,7 +66,7 @@ def test_doctor_warns_about_missing_hooks(repo: GitRepo) -> None:
     assert code == 0
     assert checks["hooks"] == (
         "warn",
-        "not installed in hooks/: pre-commit, pre-merge-commit, prepare-commit-msg, pre-push "
+        "not installed in hooks/: pre-commit, pre-merge-commit, prepare-commit-msg, commit-msg, pre-push "
         "(run: squadmem init)",
     )
 
@@ -190,3 +190,25 @@ def test_doctor_warns_while_another_writer_holds_the_lock(repo: GitRepo) -> None
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_doctor_tells_listed_from_installed_framework_hooks(repo: GitRepo) -> None:
+    """Regression: listed in .pre-commit-config.yaml was reported ok although no hook was installed."""
+    from squadmem.commands import githooks
+
+    repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
+    repo.write(".pre-commit-config.yaml", githooks.pre_commit_snippet(requirement="squadmem==0.1.0"))
+    code, checks = doctor(repo.root)
+    assert code == 0
+    status, detail = checks["hooks"]
+    assert status == "warn"
+    assert detail.startswith("pre-commit framework: 6 squadmem hooks listed, installed for none; ")
+    assert "run: pre-commit install --hook-type pre-commit --hook-type pre-merge-commit" in detail
+    hooks = repo.root / ".git" / "hooks"
+    hooks.mkdir(exist_ok=True)
+    for event in githooks.HOOK_TYPES:
+        (hooks / event).write_text(f"#!/usr/bin/env bash\n{githooks.FRAMEWORK_MARKER}\n")
+    assert doctor(repo.root)[1]["hooks"] == (
+        "ok",
+        "pre-commit framework: 6 squadmem hooks listed, installed for " + ", ".join(githooks.HOOK_TYPES),
+    )

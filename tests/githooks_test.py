@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
-import pytest
+import yaml  # type: ignore[import-untyped]
 from conftest import GitRepo
 
 from squadmem.commands import githooks
@@ -35,40 +33,51 @@ def test_render_names_the_installing_interpreter() -> None:
     assert '-m squadmem.hooks.run pre-commit "$@"' in text
 
 
-def console_scripts(folder: Path) -> Path:
-    """This checkout's console scripts (pyproject.toml), as pip would install them, in ``folder``."""
-    project = tomllib.loads((Path(__file__).resolve().parents[1] / "pyproject.toml").read_text("utf-8"))
-    folder.mkdir()
-    for name, target in project["project"]["scripts"].items():
-        module, _, function = target.partition(":")
-        script = folder / name
-        script.write_text(
-            f"#!{sys.executable}\nfrom {module} import {function}\nraise SystemExit({function}())\n"
-        )
-        script.chmod(0o755)
-    return folder
+MANIFEST = Path(__file__).resolve().parents[1] / ".pre-commit-hooks.yaml"
+FIXED = {"description", "language", "minimum_pre_commit_version"}
 
 
-def test_pre_commit_snippet_works_with_the_real_framework(
-    repo: GitRepo, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    """The lines init prints for a pre-commit repository are a working configuration."""
-    bin_dir = console_scripts(tmp_path / "bin")
-    assert shutil.which("squadmem-file-check", path=str(bin_dir)), "console scripts are there"
-    config = githooks.PRE_COMMIT_SNIPPET.split("\n", 1)[1].split("# then:")[0]
-    repo.write(".pre-commit-config.yaml", "repos:\n" + config)
-    repo.write(LOG, "# Daily log 2026-03-01\n- 09:00 first\n")
-    repo.git("add", "-A")
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
-    install = [sys.executable, "-m", "pre_commit", "install"]
-    install += ["--hook-type", "pre-commit", "--hook-type", "prepare-commit-msg"]
-    subprocess.run(install, cwd=repo.root, check=True, capture_output=True)
-    assert commit(repo, "2026-03-01T10:00:00+00:00").returncode == 0
-    repo.write(LOG, "# Daily log 2026-03-01\n- 09:00 first, edited\n")
-    repo.git("add", "-A")
-    refused = commit(repo, "2026-03-02T10:00:00+00:00")
-    assert refused.returncode != 0
-    assert LOG in refused.stdout + refused.stderr
+def test_manifest_table_is_the_manifest() -> None:
+    hooks = yaml.safe_load(MANIFEST.read_text("utf-8"))
+    assert [{k: v for k, v in h.items() if k not in FIXED} for h in hooks] == list(githooks.MANIFEST)
+    assert all(h["language"] == "python" for h in hooks)
+    assert sorted({s for h in hooks for s in h["stages"]}) == sorted(githooks.HOOK_TYPES)
+
+
+def test_snippet_from_a_git_source_names_every_hook() -> None:
+    text = githooks.pre_commit_snippet(("https://example.com/squadmem.git", "a" * 40))
+    config = yaml.safe_load(text)
+    assert config["default_install_hook_types"] == list(githooks.HOOK_TYPES)
+    (entry,) = config["repos"]
+    assert (entry["repo"], entry["rev"]) == ("https://example.com/squadmem.git", "a" * 40)
+    assert [h["id"] for h in entry["hooks"]] == [h["id"] for h in githooks.MANIFEST]
+
+
+def test_snippet_local_repeats_the_manifest_with_a_pinned_requirement() -> None:
+    text = githooks.pre_commit_snippet(requirement="squadmem==0.1.0")
+    (entry,) = yaml.safe_load(text)["repos"]
+    assert entry["repo"] == "local"
+    for hook, listed in zip(githooks.MANIFEST, entry["hooks"], strict=True):
+        assert listed["language"] == "python"
+        assert listed["additional_dependencies"] == ["squadmem==0.1.0"]
+        assert {k: v for k, v in listed.items() if k not in {"language", "additional_dependencies"}} == hook
+    assert "system" not in text
+
+
+def test_init_after_pre_commit_install_leaves_the_frameworks_hook(repo: GitRepo) -> None:
+    """Regression: chaining the framework's script made it run itself in "migration mode"."""
+    from conftest import squadmem as cli
+
+    hook = repo.root / ".git" / "hooks" / "pre-commit"
+    hook.parent.mkdir(parents=True, exist_ok=True)
+    hook.write_text(f"#!/usr/bin/env bash\n{githooks.FRAMEWORK_MARKER}\nexit 0\n")
+    before = hook.read_text()
+    code, out, _ = cli(repo, "init", "--agent", "picard")
+    assert code == 0
+    assert "uses the pre-commit framework (its hook is installed for pre-commit)" in out
+    assert "id: squadmem-verify-push" in out
+    assert hook.read_text() == before
+    assert not (repo.root / ".git" / "hooks" / "pre-commit.squadmem-legacy").exists()
 
 
 def test_hook_text_appended_after_squadmems_cannot_hide_its_refusal(repo: GitRepo) -> None:

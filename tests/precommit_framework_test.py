@@ -133,7 +133,21 @@ def _push(repo: GitRepo, late: bool) -> tuple[list[str], str]:
     return ["squadmem-verify-push", "--hook-stage", "pre-push", "--from-ref", base, "--to-ref", tip], D0
 
 
+def _over_budget_committed(repo: GitRepo) -> tuple[list[str], str]:
+    """An over-budget hot file already committed (--no-verify): `pre-commit run --all-files` in CI."""
+    repo.commit("hot", {HOT: "# Hot\n\n## A\n" + "x" * 4300 + "\n"}, date=D0)
+    return ["--all-files"], D0
+
+
+def _warn_mode(repo: GitRepo) -> tuple[list[str], str]:
+    repo.commit("settings", {".squad/memory/tiers.toml": '[budget]\nmode = "warn"\n'}, date=D0)
+    repo.write(HOT, "# Hot\n\n## A\n" + "x" * 4300 + "\n")
+    repo.git("add", "-A")
+    return ["squadmem-budget-check"], D0
+
+
 OTHER_LOG = ".squad/memory/log/2026-02-28.md"
+QUIET = {"warn-mode"}  # run without --verbose: what the framework shows by itself
 SCENARIOS: dict[str, Callable[[GitRepo], tuple[list[str], str]]] = {
     "pre-commit-allowed": _pre_commit_allowed,
     "pre-commit-refused": _pre_commit_refused,
@@ -142,6 +156,8 @@ SCENARIOS: dict[str, Callable[[GitRepo], tuple[list[str], str]]] = {
     "use-trailers": _use_trailers,
     "push-allowed": lambda repo: _push(repo, late=False),
     "push-refused": lambda repo: _push(repo, late=True),
+    "all-files-over-budget": _over_budget_committed,
+    "warn-mode": _warn_mode,
 }
 
 
@@ -164,7 +180,8 @@ def runs(tmp_path_factory: pytest.TempPathFactory, snapshot: Path) -> dict[str, 
             repo = GitRepo(root)
             args, date = prepare(repo)
             env = dict(os.environ, GIT_COMMITTER_DATE=date, GIT_AUTHOR_DATE=date)
-            command = [sys.executable, "-m", "pre_commit", "try-repo", str(snapshot), *args, "--verbose"]
+            command = [sys.executable, "-m", "pre_commit", "try-repo", str(snapshot), *args]
+            command += [] if name in QUIET else ["--verbose"]
             proc = subprocess.Popen(
                 command, cwd=root, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
             )
@@ -234,10 +251,70 @@ def test_hooks_manifest_is_complete() -> None:
         "squadmem-journal-check": ["pre-commit"],
         "squadmem-log-check": ["pre-commit", "pre-merge-commit"],
         "squadmem-budget-check": ["pre-commit"],
-        "squadmem-use-trailers": ["prepare-commit-msg"],
+        "squadmem-use-trailers": ["prepare-commit-msg", "commit-msg"],
         "squadmem-verify-push": ["pre-push"],
     }
+    takes_files = {"squadmem-file-check", "squadmem-budget-check", "squadmem-use-trailers"}
     for hook in hooks:
         assert hook["language"] == "python" and hook["minimum_pre_commit_version"]
         assert hook["entry"] == hook["id"]  # the console scripts of the same names in pyproject.toml
-        assert hook.get("pass_filenames", True) is (hook["id"] == "squadmem-use-trailers")
+        assert hook.get("pass_filenames", True) is (hook["id"] in takes_files)
+
+
+def test_all_files_judges_what_is_committed(runs: dict[str, Run]) -> None:
+    """Regression: --all-files passed with an over-budget hot file already committed."""
+    failed(runs["all-files-over-budget"], f"{HOT}: 4313 bytes > 4096 (hot.max_bytes); run: squadmem maintain")
+
+
+def test_warn_mode_is_shown_by_the_framework(runs: dict[str, Run]) -> None:
+    """Regression: budget.mode = "warn" printed nothing under pre-commit (output hidden on success)."""
+    run = runs["warn-mode"]
+    assert run.code == 0, run.out
+    assert "Passed" in run.out
+    assert f"{HOT}: 4313 bytes > 4096 (hot.max_bytes)" in run.out
+    assert 'budget.mode = "warn" in tiers.toml: reported, not refused' in run.out
+
+
+def _framework_commit(repo: GitRepo, date: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GIT_COMMITTER_DATE=date, GIT_AUTHOR_DATE=date)
+    return subprocess.run(
+        ["git", "commit", "-q", "--no-gpg-sign", *args],
+        cwd=repo.root,
+        env=env,
+        text=True,
+        capture_output=True,
+    )
+
+
+def test_init_snippet_works_in_any_install_order(repo: GitRepo, snapshot: Path) -> None:
+    """`pre-commit install` -> `squadmem init` -> `pre-commit install`, with the config init prints
+    (pointing at this project's snapshot), then real commits through the framework's hooks."""
+    from squadmem.commands import githooks
+
+    rev = subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=snapshot, env=_clean_env(), text=True, capture_output=True
+    ).stdout.strip()
+    repo.write(".pre-commit-config.yaml", githooks.pre_commit_snippet((str(snapshot), rev)))
+    install = [sys.executable, "-m", "pre_commit", "install"]
+    assert subprocess.run(install, cwd=repo.root, capture_output=True).returncode == 0
+    done = subprocess.run(
+        [sys.executable, "-m", "squadmem", "init", "--agent", "picard"],
+        cwd=repo.root,
+        text=True,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "id: squadmem-budget-check" in done.stdout
+    installed = subprocess.run(install, cwd=repo.root, text=True, capture_output=True)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    assert "migration mode" not in installed.stdout
+    repo.git("add", "-A")
+    first = _framework_commit(repo, D0, "-m", "init")
+    assert first.returncode == 0, first.stdout + first.stderr
+    repo.write(HOT, "# Hot\n\n## A\n" + "x" * 4300 + "\n")
+    repo.git("add", "-A")
+    head = repo.head()
+    refused = _framework_commit(repo, D0, "-m", "big")
+    assert refused.returncode == 1
+    assert "hot.max_bytes" in refused.stdout + refused.stderr
+    assert repo.head() == head

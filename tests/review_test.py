@@ -163,3 +163,43 @@ def test_review_hot_file_over_its_line_budget_is_over(repo: GitRepo) -> None:
     (hot,) = json.loads(result.stdout)["budgets"]
     assert hot["after"] < 4096 and hot["lines_after"] > 100
     assert hot["over"] is True
+
+
+WIKI = ".squad/memory/wiki/auth.md"
+ARCHIVE = ".squad/memory/archive/picard.md"
+
+
+def test_review_lists_every_memory_commit_kind_with_bytes_per_tier(repo: GitRepo) -> None:
+    """Regression: review showed moves only: no intake, migrate, session or wiki commit, no archive growth."""
+    repo.commit("memory", {HOT: HOT0, COLD: COLD0, LOG: "# log\n"}, date=D0)
+    base = repo.head()
+    kinds = [
+        ("move", move_message("picard/auth-tokens", "hot", "cold", "stale"), {COLD: COLD0 + AUTH}),
+        (
+            "restore",
+            'memory(picard): restore "x"\n\nSquad-Memory-Move: picard/x history -> hot\n'
+            f"Squad-Memory-Restore: {base}\n",
+            {HOT: HOT0 + "## X\nx\n"},
+        ),
+        ("index", "memory(picard): index\n\nSquad-Memory-Index: picard\n", {HOT: HOT0 + "## X\nxy\n"}),
+        ("intake", "memory: intake 1 Squad entry\n\nSquad-Memory-Intake: 1\n", {ARCHIVE: "# Archive\n"}),
+        ("migrate", "memory(picard): migrate memory-tiers workspace\n", {LOG: "# log\n- 09:00 a\n"}),
+        ("session", 'memory(picard): session start "task"\n', {LOG: "# log\n- 09:00 a\n- 09:01 b\n"}),
+        ("wiki", 'memory(wiki:auth): write "Tokens"\n', {WIKI: "# Auth\n\n## Tokens\nshort\n"}),
+        ("edit", "notes by hand", {HOT: HOT0}),
+    ]
+    shas = [repo.commit(message, files, date=D1) for _, message, files in kinds]
+    repo.commit("code only", {"src/app.py": "print(1)\n"}, date=D1)
+    result = runner.invoke(app, ["-C", str(repo.root), "review", f"{base}..HEAD", "--format", "json"])
+    assert result.exit_code in (0, 1), result.stderr
+    listed = json.loads(result.stdout)["memory_commits"]
+    assert [(c["commit"], c["kind"]) for c in listed] == [
+        (sha[:7], kind) for sha, (kind, _, _) in zip(shas, kinds, strict=True)
+    ]
+    assert listed[0]["added"] == {"cold": len(AUTH)}
+    assert listed[3]["added"] == {"archive": len("# Archive\n")}
+    assert listed[6]["added"] == {"wiki": len("# Auth\n\n## Tokens\nshort\n")}
+    assert listed[7]["added"] == {"hot": -len("## X\nxy\n")}
+    text = runner.invoke(app, ["-C", str(repo.root), "review", f"{base}..HEAD"]).stdout
+    assert "### Memory commits" in text
+    assert f'| `{shas[6][:7]}` | wiki | memory(wiki:auth): write "Tokens" |  |  |  | +24 B |  |' in text

@@ -12,7 +12,9 @@ to be committed. ``--fix`` finishes or rolls back a half-finished move.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from squadmem.commands import githooks, intake, mergedriver, settle
@@ -36,18 +38,36 @@ class Check:
         return dataclasses.asdict(self)
 
 
+def framework_hooks(config: Path, folder: Path) -> Check:
+    """The pre-commit framework: squadmem's hooks listed in its config, and its script installed
+    for every hook type they need (listed is not installed until `pre-commit install`)."""
+    text = config.read_text("utf-8", "replace")
+    listed = [h for h in githooks.MANIFEST if re.search(rf"\bid:\s*{h['id']}\b", text)]
+    if not listed:
+        return Check("hooks", WARN, "pre-commit framework: squadmem's hooks not listed; see squadmem init")
+    problems = []
+    unlisted = [str(h["id"]) for h in githooks.MANIFEST if h not in listed]
+    if unlisted:
+        problems.append(f"not listed: {', '.join(unlisted)} (see squadmem init)")
+    needed = [t for t in githooks.HOOK_TYPES if any(t in h["stages"] for h in listed)]  # type: ignore[operator]
+    installed = githooks.framework_hooks(folder)
+    missing = [t for t in needed if t not in installed]
+    if missing:
+        flags = " ".join(f"--hook-type {t}" for t in missing)
+        problems.append(
+            f"listed but not installed for {', '.join(missing)} (run: pre-commit install {flags})"
+        )
+    where = ", ".join(installed) or "none"
+    head = f"pre-commit framework: {len(listed)} squadmem hooks listed, installed for {where}"
+    return Check("hooks", WARN if problems else OK, "; ".join([head, *problems]))
+
+
 def hooks(repo: Repo) -> Check:
     config = repo.root / ".pre-commit-config.yaml"
-    if config.exists():
-        found = "squadmem" in config.read_text("utf-8", "replace")
-        return Check(
-            "hooks",
-            OK if found else WARN,
-            "pre-commit framework: "
-            + ("squadmem's hooks listed" if found else "squadmem's hooks missing; see squadmem init"),
-        )
     hooks_path = repo.config("core.hooksPath")
     folder = (repo.root / hooks_path) if hooks_path else repo.git_dir / "hooks"
+    if config.exists():
+        return framework_hooks(config, folder)
     missing = []
     for event in githooks.EVENTS:
         path = folder / event

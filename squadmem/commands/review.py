@@ -5,23 +5,102 @@ from → to, reason, verified ✓/✗), the size of every hot and cold file at t
 range's base and at its tip against its budget, the bytes appended to each
 daily log, and the violations. The base is the merge base of the tip and the
 range's first excluded commit (the whole history when it excludes none).
+
+Every commit of the range that changes a memory file is listed with its kind
+(``move``, ``restore``, ``index``, ``intake``, ``migrate``, ``session``,
+``wiki``, ``squash``, else ``edit``) and the bytes it adds to each tier (hot,
+cold, archive, wiki, and the daily logs; negative where a tier shrinks; a
+merge is measured against its first parent).
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from squadmem.engine.verify import Result, Store, Verifier, default_range, resolve
+from squadmem.engine.verify import (
+    INDEX,
+    INTAKE,
+    MOVE,
+    RESTORE,
+    Commit,
+    Result,
+    Store,
+    Verifier,
+    commits,
+    default_range,
+    resolve,
+)
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget as budget_rule
-from squadmem.model import render, settings
+from squadmem.model import logs, render, settings
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify
 
 FORMATS = ("markdown", "json")
+KINDS = ("move", "restore", "index", "intake", "migrate", "session", "wiki", "squash", "edit")
+COLUMNS = ("hot", "cold", "archive", "wiki", "log")
+_MIGRATE = re.compile(r"memory(\([^)]*\))?: migrate\b")
+_SESSION = re.compile(r"memory\([^)]*\): session (start|end)\b")
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryCommit:
+    """One commit of the range that changed memory: its kind and the bytes it added to each tier."""
+
+    commit: str  # short sha
+    kind: str
+    subject: str
+    added: dict[str, int]  # tier (or "log") -> bytes added, negative where it shrank
+
+
+def kind_of(commit: Commit) -> str:
+    """What made the commit: its squadmem trailer, else the subject squadmem's writers give it."""
+    trailers = commit.trailers
+    if commit.squash:
+        return "squash"
+    if trailers.get(MOVE):
+        return "restore" if trailers.get(RESTORE) else "move"
+    if trailers.get(INDEX):
+        return "index"
+    if _MIGRATE.match(commit.subject):
+        return "migrate"
+    if trailers.get(INTAKE):
+        return "intake"
+    if _SESSION.match(commit.subject):
+        return "session"
+    if commit.subject.startswith("memory(wiki:"):
+        return "wiki"
+    return "edit"
+
+
+def _column(path: str) -> str | None:
+    tf = classify(path)
+    if tf is not None:
+        return tf.tier
+    return "log" if logs.log_day(path) else None
+
+
+def memory_commits(repo: Repo, store: Store, revs: Sequence[str]) -> list[MemoryCommit]:
+    """The range's commits that change a memory file, oldest first, with the bytes added per tier."""
+    found = []
+    for commit in commits(repo, revs):
+        added: dict[str, int] = {}
+        for change in commit.changes:
+            old_path = change.source or change.path
+            old = store.maybe(change.olds[0] if change.olds else None)
+            new = store.maybe(change.new)
+            for path, size in ((old_path, -len(old or b"")), (change.path, len(new or b""))):
+                column = _column(path)
+                if column is not None and size:
+                    added[column] = added.get(column, 0) + size
+        touched = any(_column(c.path) or _column(c.source or "") for c in commit.changes)
+        if touched:
+            found.append(MemoryCommit(commit.short, kind_of(commit), commit.subject, added))
+    return found[::-1]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -46,11 +125,13 @@ class Budget:
 class Review:
     result: Result
     budgets: list[Budget]
+    commits: list[MemoryCommit] = dataclasses.field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         data = self.result.as_dict()
         data["summary"] = self.result.summary()
         data["budgets"] = [dict(dataclasses.asdict(b), over=b.over) for b in self.budgets]
+        data["memory_commits"] = [dataclasses.asdict(c) for c in self.commits]
         return data
 
 
@@ -110,7 +191,7 @@ def review(repo: Repo, revs: Sequence[str] | None, now: dt.datetime) -> Review:
     result = verifier.run(revs)
     tips, bases = resolve(repo, revs)
     changes = [b for tip in tips[:1] for b in budgets(repo, verifier.store, conf, tip, bases)]
-    return Review(result, changes)
+    return Review(result, changes, memory_commits(repo, verifier.store, revs))
 
 
 # -- renderings ---------------------------------------------------------------------------------------
@@ -140,6 +221,17 @@ def markdown(rev: Review) -> str:
             out.append(f"| {_cell(what)} | {m.source} → {m.destination} | {_cell(m.reason)} | {verified} |")
     else:
         out.append("No tier moves.")
+    out += ["", "### Memory commits", ""]
+    if rev.commits:
+        out += [
+            "| commit | kind | subject | " + " | ".join(COLUMNS) + " |",
+            "|---|---|---|" + "---:|" * len(COLUMNS),
+        ]
+        for c in rev.commits:
+            cells = " | ".join(f"{c.added[t]:+d} B" if t in c.added else "" for t in COLUMNS)
+            out.append(f"| `{c.commit}` | {c.kind} | {_cell(c.subject)} | {cells} |")
+    else:
+        out.append("No commit changed memory.")
     out += ["", "### Budgets", ""]
     if rev.budgets:
         out += ["| file | bytes before → after | budget |", "|---|---|---|"]

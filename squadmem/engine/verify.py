@@ -18,7 +18,7 @@ blobs through the gateway's one ``cat-file`` process:
   exactly the section's text at ``<rev>``;
 - a commit carrying ``Squad-Memory-Index`` changes only the
   ``Index → Deeper Tiers`` section of ``hot/<agent>.md``;
-- at the range's tip, hot files are within their budget;
+- at the range's tip, hot files are within their budget (only reported with ``budget.mode = "warn"``);
 - conservation (``squadmem.engine.conservation``): every other commit that changes
   tier files, and every merge, loses no section and duplicates none.
 
@@ -32,6 +32,7 @@ import dataclasses
 import datetime as dt
 import functools
 import re
+import warnings
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -41,13 +42,14 @@ from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, squad, templates
 from squadmem.model.budget import hot_blob_over
-from squadmem.model.errors import Exit, SquadmemError
+from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
 from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
 from squadmem.model.readable import unreadable
 from squadmem.model.sections import trimmed
 
 LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the intake ledger (squadmem.commands.intake.LEDGER)
 
+WARN_MODE = 'budget.mode = "warn" in tiers.toml: reported, not refused'
 MOVE = "squad-memory-move"
 INDEX = "squad-memory-index"
 INTAKE = "squad-memory-intake"
@@ -532,7 +534,10 @@ class Verifier:
             tf = classify(rel)
             if tf is not None and tf.tier == "hot":
                 for why in hot_blob_over(self.store.read(sha), self.conf.hot):
-                    result.violations.append(Violation(tip[:7], rel, why))
+                    if self.conf.budget.mode == "warn":  # as the pre-commit budget check: reported only
+                        warnings.warn(SquadmemWarning(f"{rel}: {why}", hint=WARN_MODE), stacklevel=1)
+                    else:
+                        result.violations.append(Violation(tip[:7], rel, why))
 
     # moves
     def move(self, commit: Commit, value: str, result: Result) -> Move:

@@ -1,51 +1,77 @@
-"""pre-commit hook: staged hot files stay within ``hot.max_bytes`` and ``hot.max_lines``.
+"""pre-commit hook: hot files stay within ``hot.max_bytes`` and ``hot.max_lines``.
 
 Prints ``path: 4300 bytes > 4096 (hot.max_bytes); run: squadmem maintain`` per
 offence on stderr and exits 1; with ``budget.mode = "warn"`` in ``tiers.toml``
-it prints the same and exits 0. Only hot files the commit adds or changes are
-checked, against the staged ``tiers.toml``, by the one budget rule
-(:mod:`squadmem.model.budget`). While a merge, rebase, cherry-pick
-or revert is under way (squadmem maintain refuses to write then) the hook only
-reports, with the hint ``once a merge is finished, run: squadmem maintain``.
-Standard library only.
+it prints the same and exits 0 (the pre-commit framework shows it: the hook is
+``verbose``). Without file names, the hot files the commit adds or changes are
+checked against the staged ``tiers.toml``; with file names (the pre-commit
+framework's; every file under ``pre-commit run --all-files``), the named hot
+files as they are in the work tree, against the work tree's ``tiers.toml``
+(every hot file when ``tiers.toml`` is named). The rule is
+:mod:`squadmem.model.budget`'s. While a merge, rebase, cherry-pick or revert
+is under way (squadmem maintain refuses to write then) the hook only reports,
+with the hint ``once a merge is finished, run: squadmem maintain``. Standard
+library only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 
-from squadmem.gitio import formats, runner
 from squadmem.hooks import staged
-from squadmem.model import gitstate
-from squadmem.model.budget import FIX, hot_blob_over
-from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MEMORY_DIR, classify
+
+PROG = "squadmem-budget-check"
+ABOUT = 'Refuse hot files over hot.max_bytes or hot.max_lines (budget.mode = "warn" only reports).'
+HOT = staged.MEMORY + "hot/"
+WARNED = 'budget.mode = "warn" in tiers.toml: reported, not refused'
 
 
-def check(env: dict[str, str]) -> tuple[list[str], bool]:
-    """The offences among staged hot files, and whether they only warn."""
-    entries = [
-        e
-        for e in staged.staged(f"{MEMORY_DIR}/hot/", env)
-        if e.new_sha and (tf := classify(e.path)) is not None and tf.tier == "hot"
-    ]
-    if not entries:
-        return [], False
-    blobs = formats.cat_files([f":{staged.SETTINGS_PATH}", *(e.new_sha or "" for e in entries)], env)
-    conf = staged.read_settings(blobs)
-    found = [
-        f"{e.path}: {why}"
-        for e in entries
-        for why in hot_blob_over(blobs.get(e.new_sha or "") or b"", conf.hot)
-    ]
+def _is_hot(path: str) -> bool:
+    from squadmem.model.layout import classify
+
+    tf = classify(path)
+    return tf is not None and tf.tier == "hot"
+
+
+def _over(hot: Mapping[str, bytes], settings_blob: bytes | None) -> tuple[list[str], bool]:
+    from squadmem.model.budget import hot_blob_over
+
+    conf = staged.read_settings({"": settings_blob}, "")
+    found = [f"{path}: {why}" for path, raw in hot.items() for why in hot_blob_over(raw, conf.hot)]
     return found, conf.budget.mode == "warn"
 
 
-def mid_operation(offences: list[str], env: dict[str, str]) -> list[str] | None:
+def check_named(names: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], bool]:
+    """The offences among the named hot files as they are in the work tree."""
+    root = staged.top(env)
+    paths = [p for p in names if p.startswith(HOT) and _is_hot(p)]
+    if staged.SETTINGS_PATH in names and (root / HOT).is_dir():
+        every = sorted(f"{HOT}{p.name}" for p in (root / HOT).iterdir() if p.is_file())
+        paths += [p for p in every if p not in paths and _is_hot(p)]
+    if not paths:
+        return [], False
+    blobs = staged.work_tree_blobs([staged.SETTINGS_PATH, *paths], root)
+    return _over({p: raw for p in paths if (raw := blobs.get(p)) is not None}, blobs[staged.SETTINGS_PATH])
+
+
+def check(env: Mapping[str, str], names: Sequence[str] = ()) -> tuple[list[str], bool]:
+    """The offences (named files, else staged hot files), and whether they only warn."""
+    if names:
+        return check_named(names, env)
+    entries = [e for e in staged.staged(HOT, env) if e.new_sha and _is_hot(e.path)]
+    if not entries:
+        return [], False
+    blobs = staged.blobs([f":{staged.SETTINGS_PATH}", *(f":{e.path}" for e in entries)], env)
+    hot = {e.path: blobs.get(f":{e.path}") or b"" for e in entries}
+    return _over(hot, blobs.get(f":{staged.SETTINGS_PATH}"))
+
+
+def mid_operation(offences: list[str], env: Mapping[str, str]) -> list[str] | None:
     """The offences reworded for a merge/rebase under way (when maintain cannot run), else None."""
-    git_dir = Path(runner.git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8").strip())
-    operation = gitstate.in_progress(git_dir)
+    from squadmem.model import gitstate
+    from squadmem.model.budget import FIX
+
+    operation = gitstate.in_progress(staged.git_dir(env))
     if operation is None:
         return None
     later = f"once {operation.name} is finished, run: squadmem maintain"
@@ -54,21 +80,21 @@ def mid_operation(offences: list[str], env: dict[str, str]) -> list[str] | None:
     ]
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    try:
-        env = runner.git_env()
-        offences, warn_only = check(env)
-        reworded = mid_operation(offences, env) if offences and not warn_only else None
-    except SquadmemError as exc:
-        staged.report([], exc)
-        return int(exc.code)
+def lines(env: Mapping[str, str], names: Sequence[str] = ()) -> tuple[list[str], bool]:
+    """What to print, and whether it refuses the commit."""
+    offences, warn_only = check(env, names)
+    if not offences:
+        return [], False
+    if warn_only:
+        return [*offences, WARNED], False
+    reworded = mid_operation(offences, env)
     if reworded is not None:
-        staged.report(reworded)
-        return 0
-    if offences and warn_only:
-        offences.append('budget.mode = "warn" in tiers.toml: reported, not refused')
-    staged.report(offences)
-    return 1 if offences and not warn_only else 0
+        return reworded, False
+    return offences, True
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return staged.run_check(lines, argv, PROG, ABOUT)
 
 
 if __name__ == "__main__":

@@ -1,55 +1,74 @@
 """pre-commit hook: never commit a memory file that squadmem would then refuse to read.
 
-A staged tier file or daily log must be UTF-8 text without a NUL byte, at most
-1 MiB, and a tier file's flag comments must parse; a staged ``tiers.toml`` must
-be valid. Otherwise every squadmem command that needs the file would stop, for
-everyone who pulls it. Prints ``path: problem; fix`` per offence on stderr and
-exits 1. Standard library only.
+A tier file or daily log must be UTF-8 text without a NUL byte, at most 1 MiB,
+and a tier file's flag comments must parse; ``tiers.toml`` must be valid.
+Otherwise every squadmem command that needs the file would stop, for everyone
+who pulls it. Without file names the check judges what the index stages for
+the commit; with file names (the pre-commit framework's, every file under
+``pre-commit run --all-files``) it judges those files as they are in the work
+tree. Prints ``path: problem; fix`` per offence on stderr and exits 1.
+Standard library only.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from squadmem.gitio import formats
 from squadmem.hooks import staged
-from squadmem.model import logs
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MEMORY_DIR, classify
-from squadmem.model.readable import unreadable
+
+PROG = "squadmem-file-check"
+ABOUT = (
+    "Refuse memory files squadmem could not read (a NUL byte, not UTF-8, over 1 MiB, "
+    "a bad flag comment, an invalid tiers.toml)."
+)
 
 
 def problem(path: str, raw: bytes) -> str | None:
     """``path: problem; fix`` for a file squadmem could not read, or None."""
+    from squadmem.model.readable import unreadable
+
     why = unreadable(path, raw)
     return None if why is None else f"{path}: {why}"
 
 
-def check(env: dict[str, str]) -> list[str]:
-    """``path: problem; fix`` for each staged memory file squadmem could not read."""
-    entries = [
-        e
-        for e in staged.staged(f"{MEMORY_DIR}/", env)
-        if e.new_sha and (e.path == staged.SETTINGS_PATH or classify(e.path) or logs.log_day(e.path))
-    ]
-    if not entries:
-        return []
-    blobs = formats.cat_files([e.new_sha or "" for e in entries], env)
+def _judged(path: str) -> bool:
+    from squadmem.model import logs
+    from squadmem.model.layout import classify
+
+    return path == staged.SETTINGS_PATH or classify(path) is not None or logs.log_day(path) is not None
+
+
+def judge(blobs: Mapping[str, bytes | None]) -> list[str]:
+    """``path: problem; fix`` for each file (path -> bytes) squadmem could not read."""
     found = []
-    for entry in entries:
-        raw = blobs.get(entry.new_sha or "") or b""
-        if entry.path == staged.SETTINGS_PATH:
+    for path, raw in blobs.items():
+        if raw is None:
+            continue
+        if path == staged.SETTINGS_PATH:
             try:
                 staged.read_settings({f":{staged.SETTINGS_PATH}": raw})
             except SquadmemError as exc:
                 found.append(f"{exc.message}; {exc.hint}" if exc.hint else exc.message)
-        elif (why := problem(entry.path, raw)) is not None:
+        elif (why := problem(path, raw)) is not None:
             found.append(why)
     return found
 
 
+def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
+    """``path: problem; fix`` for each named (else staged) memory file squadmem could not read."""
+    if names:
+        paths = [p for p in names if p.startswith(staged.MEMORY) and _judged(p)]
+        return judge(staged.work_tree_blobs(paths, staged.top(env))) if paths else []
+    entries = [e for e in staged.staged(staged.MEMORY, env) if e.new_sha and _judged(e.path)]
+    if not entries:
+        return []
+    read = staged.blobs(staged.commit_specs(staged.memory_changes(env)), env)
+    return judge({e.path: read.get(f":{e.path}") or b"" for e in entries})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return staged.run_check(check)
+    return staged.run_check(check, argv, PROG, ABOUT)
 
 
 if __name__ == "__main__":

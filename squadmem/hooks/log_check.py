@@ -5,7 +5,8 @@ when set, else the clock), or HEAD's (and a merge's other parent's) when that is
 later, as ``verify`` judges it. The time zone and grace period come from HEAD's
 ``tiers.toml`` (the parent's settings), so settings staged with an edit do not
 judge it; the staged ``tiers.toml`` must still parse. Prints ``path: why`` per
-offence on stderr and exits 1. Standard library only.
+offence on stderr and exits 1. File names, when given, limit the check to
+those logs. Standard library only.
 
 The index is compared with HEAD and, during a merge, with the other parent too
 (``MERGE_HEAD``; in the ``pre-merge-commit`` hook, the merge's arguments): a
@@ -22,12 +23,12 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import subprocess
 from collections.abc import Sequence
 
 from squadmem.gitio import formats, gitdir, runner
 from squadmem.hooks import staged
 from squadmem.model import logs
+from squadmem.model.errors import SquadmemError
 
 SETTINGS = staged.SETTINGS_PATH
 
@@ -51,11 +52,12 @@ def merge_head(env: dict[str, str], environ: dict[str, str] | None = None) -> st
     else:
         return None
     for name in names:
-        proc = subprocess.run(
-            ["git", "rev-parse", "-q", "--verify", f"{name}^{{commit}}"], env=env, capture_output=True
-        )
-        if proc.returncode == 0:
-            return proc.stdout.decode("ascii").strip()
+        try:
+            return (
+                runner.git(["rev-parse", "-q", "--verify", f"{name}^{{commit}}"], env).decode("ascii").strip()
+            )
+        except SquadmemError:
+            continue
     return None
 
 
@@ -98,7 +100,8 @@ def _settings(blobs: dict[str, bytes | None]) -> logs.Rules:
     """The parent's settings (HEAD's tiers.toml; the staged one for a first commit), after checking
     that the staged tiers.toml parses."""
     staged_conf = staged.read_settings(blobs, f":{SETTINGS}")
-    conf = staged.read_settings(blobs, f"HEAD:{SETTINGS}") if blobs.get("HEAD") else staged_conf
+    same = blobs.get(f"HEAD:{SETTINGS}") == blobs.get(f":{SETTINGS}")  # as in most commits: parsed once
+    conf = staged_conf if same or not blobs.get("HEAD") else staged.read_settings(blobs, f"HEAD:{SETTINGS}")
     return logs.Rules(conf.tz, conf.log.grace_minutes)
 
 
@@ -135,16 +138,20 @@ def _published_append(change: logs.Change, env: dict[str, str]) -> bool:
     return logs.appended_elsewhere(change.old, change.new, versions)
 
 
-def check(env: dict[str, str]) -> list[str]:
-    """``path: why`` for every offence in the staged logs."""
+def check(env: dict[str, str], names: Sequence[str] = ()) -> list[str]:
+    """``path: why`` for every offence in the staged logs (only the named ones, when names are given)."""
     merging = merge_head(env)
     entries, paths = _paths(env, merging)
+    if names:
+        wanted = set(names)
+        entries = [e for e in entries if e.path in wanted or e.source in wanted]
+        paths &= wanted | {e.source for e in entries if e.source}
     if not paths:
         return []
     specs = ["HEAD", *([merging] if merging else []), f":{SETTINGS}", f"HEAD:{SETTINGS}"]
     for path in paths:
         specs += [f"HEAD:{path}", f":{path}"] + ([f"{merging}:{path}"] if merging else [])
-    blobs = formats.cat_files(specs, env)
+    blobs = staged.blobs(specs, env)
     rules = _settings(blobs)
     now = effective_now(blobs, merging)
     offences = []
@@ -158,8 +165,16 @@ def check(env: dict[str, str]) -> list[str]:
     return offences
 
 
+PROG = "squadmem-log-check"
+ABOUT = "Refuse a staged change to a past day's log, a rename or deletion, a bad or future name."
+NAMES = (
+    "limit the check to these logs' staged changes (it always judges the index: "
+    "a deletion is among no file names)"
+)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    return staged.run_check(check)
+    return staged.run_check(check, argv, PROG, ABOUT, files=NAMES)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -54,22 +53,16 @@ def git_line_merge(size: int, env: Mapping[str, str]) -> merge.LineMerge:
                 path = Path(folder) / name
                 path.write_bytes(text.encode("utf-8"))
                 paths.append(str(path))
-            args = [
-                "git",
-                "merge-file",
-                "-p",
-                f"--marker-size={size}",
-                "-L",
-                "ours",
-                "-L",
-                "base",
-                "-L",
-                "theirs",
-            ]
-            proc = subprocess.run([*args, *paths], env=env, capture_output=True)
-        if proc.returncode < 0 or proc.returncode > 127:  # an error, not a count of conflicts
+            args = ["merge-file", f"--marker-size={size}", *_LABELS, *paths]
+            try:
+                runner.git(args, env)  # writes the result into ours; exit status: the conflicts
+                conflicted = False
+            except SquadmemError:
+                conflicted = True
+            merged = Path(paths[0]).read_bytes().decode("utf-8", "replace")
+        if conflicted and "<" * size + " ours" not in merged:  # an error, not a count of conflicts
             return merge.conflict_lines(base, ours, theirs, size)
-        return proc.stdout.decode("utf-8"), proc.returncode > 0
+        return merged, conflicted
 
     return run
 

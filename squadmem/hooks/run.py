@@ -1,12 +1,14 @@
 """The dispatcher the git hook shims call: ``python -m squadmem.hooks.run EVENT ARGS...``.
 
 Each git hook event runs the squadmem checks registered for it, in order,
-and stops at the first that refuses. Standard library only.
+and stops at the first that refuses. ``pre-commit`` first looks (one ``git
+diff``) whether the commit stages any memory file or concludes a merge: when
+it does neither, only the journal check runs and nothing else is imported.
+Standard library only.
 """
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Sequence
 
@@ -21,8 +23,33 @@ EVENTS: dict[str, tuple[str, ...]] = {
     ),
     "pre-merge-commit": ("squadmem.hooks.log_check",),  # a merge git commits itself runs no pre-commit
     "prepare-commit-msg": ("squadmem.hooks.use_trailers",),
+    "commit-msg": ("squadmem.hooks.use_trailers",),  # after the editor: the message is written then
     "pre-push": ("squadmem.hooks.verify_push",),
 }
+PROG = "squadmem pre-commit hook"
+
+
+def pre_commit() -> int:
+    """The pre-commit checks, each only when the commit gives it something to judge."""
+    from squadmem.gitio import gitdir, runner
+    from squadmem.hooks import journal_check, staged
+
+    status = staged.run(journal_check.check, (), PROG)
+    if status:
+        return status
+    try:
+        touched = bool(staged.memory_changes(runner.git_env())) or gitdir.merge_head_file() is not None
+    except Exception:  # the checks below report it
+        touched = True
+    if not touched:
+        return 0
+    from squadmem.hooks import budget_check, file_check, log_check
+
+    for check in (file_check.check, log_check.check, budget_check.lines):
+        status = staged.run(check, (), PROG)
+        if status:
+            return status
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -31,6 +58,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"usage: python -m squadmem.hooks.run {{{'|'.join(EVENTS)}}} [ARGS...]", file=sys.stderr)
         return 2
     event, rest = args[0], args[1:]
+    if event == "pre-commit" and not rest:
+        return pre_commit()
+    if event in ("prepare-commit-msg", "commit-msg") and rest:
+        from squadmem.hooks import use_trailers
+
+        status = use_trailers.quick(rest[0])  # nothing pending: no git, no argparse
+        if status is not None:
+            return status
+    import importlib
+
     for name in EVENTS[event]:
         module = importlib.import_module(name)
         status = int(module.main(rest))

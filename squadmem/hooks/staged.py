@@ -1,27 +1,81 @@
-"""What a commit being made stages, read with the standard library only.
+"""What a commit being made stages, read with the standard library only; the hooks' common runner.
 
-The hooks compare the index against HEAD (``git diff --cached --raw``) and read
-blobs, settings and a merge's other parent through one ``git cat-file --batch``
-process, all through the git gateway (:mod:`squadmem.gitio`).
+The hooks compare the index against HEAD (``git diff --cached --raw``, one
+process for every memory file, shared by the checks) and read blobs, settings
+and a merge's other parent through one ``git cat-file --batch`` process, all
+through the git gateway (:mod:`squadmem.gitio`). Named files (what the
+pre-commit framework passes, every file under ``pre-commit run --all-files``)
+are judged as they are in the work tree instead.
+
+Heavy modules (settings: ``tomllib``, ``zoneinfo``, ``dataclasses``) are
+imported only when a memory file is involved: a commit that stages none pays
+for Python's start, this module and one ``git diff``.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
-from squadmem.gitio.formats import Staged, parse_raw
+from squadmem.gitio import gitdir
+from squadmem.gitio.formats import Staged, cat_files, parse_raw
 from squadmem.gitio.runner import git, git_env
-from squadmem.model import settings
-from squadmem.model.errors import SquadmemError
+from squadmem.model.errors import Exit, SquadmemError
 
+TYPE_CHECKING = False  # not typing's: importing typing costs every commit a few milliseconds
+if TYPE_CHECKING:
+    import argparse
+
+    from squadmem.model import settings
+
+MEMORY = ".squad/memory/"  # layout.MEMORY_DIR + "/" (a test holds them equal)
 SETTINGS_PATH = ".squad/memory/tiers.toml"  # layout.MEMORY_DIR + "/tiers.toml" (a test holds them equal)
+NOT_A_REPO = "not inside a git work tree: run it in a repository (git runs it at the top of the work tree)"
+
+_changes: dict[str | None, list[Staged]] = {}  # GIT_INDEX_FILE -> the memory files the index changes
+_blobs: dict[tuple[str | None, str], bytes | None] = {}  # (GIT_INDEX_FILE, spec) -> object read
+
+
+def memory_changes(env: Mapping[str, str]) -> list[Staged]:
+    """Every memory file the index changes against HEAD (renames found), read once per process."""
+    key = env.get("GIT_INDEX_FILE")
+    if key not in _changes:
+        args = ["diff", "--cached", "--raw", "-z", "-M", "--no-ext-diff", "--no-color", "--"]
+        _changes[key] = parse_raw(git([*args, f":(top){MEMORY}"], env))
+    return _changes[key]
+
+
+def blobs(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | None]:
+    """Objects by spec (``cat-file --batch``), each read once per process: one git for all checks."""
+    key = env.get("GIT_INDEX_FILE")
+    missing = [s for s in dict.fromkeys(specs) if (key, s) not in _blobs]
+    if missing:
+        for spec, raw in cat_files(missing, env).items():
+            _blobs[(key, spec)] = raw
+    return {s: _blobs[(key, s)] for s in specs}
+
+
+def commit_specs(entries: Sequence[Staged]) -> list[str]:
+    """What the checks of a commit read: each staged memory file in the index and in HEAD (a
+    rename's source too), HEAD itself, and tiers.toml in both."""
+    paths = dict.fromkeys(p for e in entries for p in (e.path, e.source) if p)
+    return [
+        "HEAD",
+        f":{SETTINGS_PATH}",
+        f"HEAD:{SETTINGS_PATH}",
+        *(f"{w}:{p}" for p in paths for w in ("", "HEAD")),
+    ]
 
 
 def staged(folder: str, env: Mapping[str, str], against: str | None = None) -> list[Staged]:
     """Paths under ``folder`` (relative to the top of the work tree) that the index changes against
     HEAD (renames found), or against the commit ``against`` (no renames)."""
+    if against is None and folder.startswith(MEMORY):
+        return [
+            e for e in memory_changes(env) if e.path.startswith(folder) or (e.source or "").startswith(folder)
+        ]
     args = ["diff", "--cached", "--raw", "-z", "--no-ext-diff", "--no-color"]
     args += ["--no-renames", against] if against else ["-M"]
     return parse_raw(git([*args, "--", f":(top){folder}"], env))
@@ -29,6 +83,8 @@ def staged(folder: str, env: Mapping[str, str], against: str | None = None) -> l
 
 def read_settings(blobs: Mapping[str, bytes | None], spec: str = f":{SETTINGS_PATH}") -> settings.Settings:
     """Settings from the blob read as ``spec`` (the index's tiers.toml by default), else the defaults."""
+    from squadmem.model import settings
+
     raw = blobs.get(spec)
     if raw is None:
         return settings.Settings()
@@ -39,15 +95,94 @@ def read_settings(blobs: Mapping[str, bytes | None], spec: str = f":{SETTINGS_PA
     return settings.parse(text, Path(SETTINGS_PATH))
 
 
-def run_check(check: Callable[[dict[str, str]], list[str]]) -> int:
-    """A pre-commit check as a hook: its offences on stderr; 1 if any, a refusal's own code on error."""
+def top(env: Mapping[str, str]) -> Path:
+    """The top of the work tree the hook runs in (git runs hooks there; no process is started then)."""
+    if gitdir.git_dir() is not None:
+        return Path.cwd()
     try:
-        offences = check(git_env())
+        out = git(["rev-parse", "--show-toplevel"], env).decode("utf-8", "surrogateescape").strip()
+    except SquadmemError:
+        raise SquadmemError(NOT_A_REPO) from None
+    if not out:
+        raise SquadmemError(NOT_A_REPO)
+    return Path(out)
+
+
+def git_dir(env: Mapping[str, str]) -> Path:
+    """The work tree's own git directory (no process at the top of the work tree)."""
+    found = gitdir.git_dir()
+    if found is not None:
+        return found
+    return Path(git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8", "surrogateescape").strip())
+
+
+def relative(names: Sequence[str], root: Path) -> list[str]:
+    """Named files as paths from the top of the work tree (``/``-separated), in order, each once."""
+    found: dict[str, None] = {}
+    for name in names:
+        rel = os.path.relpath(os.path.abspath(name), root)
+        found[rel.replace(os.sep, "/")] = None
+    return list(found)
+
+
+def work_tree_blobs(rels: Sequence[str], root: Path) -> dict[str, bytes | None]:
+    """The work tree's bytes of each path (None when it is not a file there)."""
+    found: dict[str, bytes | None] = {}
+    for rel in rels:
+        try:
+            found[rel] = (root / rel).read_bytes()
+        except OSError:
+            found[rel] = None
+    return found
+
+
+def parser(prog: str, description: str, files: str | None) -> argparse.ArgumentParser:
+    """The hooks' command line (pre-commit-hooks style): ``--help``, unknown options refused."""
+    import argparse
+
+    made = argparse.ArgumentParser(prog=prog, description=description)
+    if files is not None:
+        made.add_argument("filenames", nargs="*", metavar="FILE", help=files)
+    return made
+
+
+FILES_HELP = (
+    "files to judge as they are in the work tree (the pre-commit framework passes them; "
+    "every file under --all-files); none: judge what the index stages for the commit"
+)
+
+
+Check = Callable[[dict[str, str], Sequence[str]], "list[str] | tuple[list[str], bool]"]
+"""A check: its offences (each refuses), or the lines to print and whether they refuse."""
+
+
+def run_check(
+    check: Check,
+    argv: Sequence[str] | None,
+    prog: str,
+    description: str,
+    files: str | None = FILES_HELP,
+) -> int:
+    """A pre-commit check as a command: its offences on stderr; 1 if any, a refusal's own code on error."""
+    args = parser(prog, description, files).parse_args(argv)
+    return run(check, getattr(args, "filenames", None) or (), prog)
+
+
+def run(check: Check, names: Sequence[str], prog: str) -> int:
+    """``check`` in the work tree this runs in: its lines on stderr, 1 if they refuse; a refusal's code."""
+    try:
+        env = git_env()
+        root = top(env)
+        found = check(env, relative(names, root) if names else ())
     except SquadmemError as exc:
+        if exc.message == NOT_A_REPO:
+            print(f"{prog}: {NOT_A_REPO}", file=sys.stderr)
+            return int(Exit.USAGE)
         report([], exc)
         return int(exc.code)
+    offences, refuses = found if isinstance(found, tuple) else (found, bool(found))
     report(offences)
-    return 1 if offences else 0
+    return 1 if refuses else 0
 
 
 def report(lines: Sequence[str], error: SquadmemError | None = None) -> None:

@@ -1,60 +1,80 @@
-"""prepare-commit-msg: write pending uses into the commit message as a ``Squad-Memory-Used`` trailer.
+"""prepare-commit-msg and commit-msg: write pending uses into the message as a ``Squad-Memory-Used`` trailer.
 
-git calls it as ``prepare-commit-msg MESSAGE_FILE [SOURCE [SHA]]``. When
-``.git/squadmem/pending-uses.json`` lists uses, the ids that the message
-does not name yet are added as one trailer line, placed by
-``git interpret-trailers`` (after any other trailers, before git's comment
-and scissors lines). Every kind of commit gets it, merges and amends
-included: each is a commit reachable from HEAD like any other.
+git calls it as ``prepare-commit-msg MESSAGE_FILE [SOURCE [SHA]]`` and
+``commit-msg MESSAGE_FILE``. When ``.git/squadmem/pending-uses.json`` lists
+uses, the ids that the message does not name yet are added as one trailer
+line, placed by ``git interpret-trailers`` (after any other trailers, before
+git's comment and scissors lines). Every kind of commit gets it, merges and
+amends included: each is a commit reachable from HEAD like any other.
+
+A message that is empty as git judges it (nothing but comments, blank lines
+and ``Signed-off-by:`` lines: ``-m ""``, an editor closed without writing, a
+``git commit -s`` left as it was) gets no trailer, so git aborts the commit as
+usual; the trailer is added once the message is written (``commit-msg``, after
+the editor). A message of trailers only (``Squad-Memory-Used:`` and sign-offs)
+is refused as empty: ``Aborting commit due to empty commit message``, exit 1.
 
 The hook never clears the pending file: a commit that then fails (an empty
 message, a commit-msg hook that refuses) loses nothing. A pending use is
 dropped once a commit made at or after it carries it; the hook checks that
 first (the commits since the oldest pending use), so the next commit does
-not carry the same use again. An empty ``-m ""`` message is left empty so
-git aborts as usual; an editor session starts with the trailer below a
-blank first line, as ``git commit -s`` does with its sign-off.
+not carry the same use again. ``git commit --amend`` replaces HEAD: the uses
+HEAD carried go into the new message (its trailer lines, kept as they were)
+unless it names them already. ``git commit --no-verify`` skips ``commit-msg``:
+an editor session then carries nothing and the uses stay pending.
 
-The hook never stops a commit: a problem is reported on stderr and the uses
-stay pending. Standard library only.
+Otherwise the hook never stops a commit: a problem is reported on stderr and
+the uses stay pending. Standard library only.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import os
-import subprocess
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from squadmem.model import uses
+from squadmem.gitio import gitdir
+from squadmem.model.errors import Exit, SquadmemError
+
+# the gateway (subprocess) and the command line (argparse) are imported only when needed: with
+# nothing pending, git's two message hooks return after a file test (see :func:`quick`)
+
+PROG = "squadmem-use-trailers"
+ABOUT = "Add a Squad-Memory-Used trailer for the pending uses of memory sections to a commit message."
+SIGN_OFF = "signed-off-by:"
+SCISSORS = "------------------------ >8 ------------------------"
+EMPTY = "Aborting commit due to empty commit message."
+TRAILER = "Squad-Memory-Used"  # uses.TRAILER (a test holds them equal)
+PENDING = ("squadmem", "pending-uses.json")  # uses.FILE in the state folder (a test holds them equal)
 
 
-def _git(*args: str, input: str | None = None) -> str:
-    proc = subprocess.run(
-        ["git", *args],
-        input=None if input is None else input.encode("utf-8", "surrogateescape"),
-        capture_output=True,
-        check=False,
-    )
-    if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise RuntimeError(f"git {args[0]} failed: {err[-1] if err else proc.returncode}")
-    return proc.stdout.decode("utf-8", "surrogateescape")
+def _git(env: Mapping[str, str], *args: str, input: str | None = None) -> str:
+    from squadmem.gitio import runner
+
+    data = None if input is None else input.encode("utf-8", "surrogateescape")
+    return runner.git(args, env, input=data).decode("utf-8", "surrogateescape")
 
 
-def state_dir() -> Path:
-    return Path(_git("rev-parse", "--path-format=absolute", "--git-common-dir").strip()) / "squadmem"
+def state_dir(env: Mapping[str, str]) -> Path:
+    return Path(_git(env, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()) / "squadmem"
 
 
-def carried_since(since: dt.datetime) -> dict[str, dt.datetime]:
-    """Id -> time of the latest commit (from HEAD, made since ``since``) whose trailer names it."""
+def carried_since(since: dt.datetime, env: Mapping[str, str], start: str = "HEAD") -> dict[str, dt.datetime]:
+    """Id -> time of the latest commit (from ``start``, made since ``since``) whose trailer names it."""
+    from squadmem.model import uses
+
     try:
         out = _git(
-            "log", "-z", f"--since={(since - dt.timedelta(days=1)).isoformat()}", "--format=%ct%x00%B", "HEAD"
+            env,
+            "log",
+            "-z",
+            f"--since={(since - dt.timedelta(days=1)).isoformat()}",
+            "--format=%ct%x00%B",
+            start,
         )
-    except RuntimeError:
+    except SquadmemError:
         return {}  # no commit yet
     found: dict[str, dt.datetime] = {}
     fields = out.split("\0")
@@ -68,44 +88,196 @@ def carried_since(since: dt.datetime) -> dict[str, dt.datetime]:
     return found
 
 
-def add_trailer(message_file: Path, source: str = "") -> list[str]:
-    """Add the pending ids the message lacks; return them (empty when nothing was added)."""
-    state = state_dir()
-    pending = uses.pending(state)
-    if not pending:
-        return []
-    for ident in uses.settle(state, carried_since(min(pending.values()))):
-        pending.pop(ident, None)
+def _is_trailer(line: str) -> bool:
+    return line.lower().startswith(TRAILER.lower()) and line[len(TRAILER) :].lstrip(" \t")[:1] == ":"
+
+
+def comment_string(env: Mapping[str, str]) -> str:
+    """git's comment prefix (``core.commentChar``; ``#`` by default and for ``auto``)."""
+    try:
+        value = _git(env, "config", "core.commentChar").rstrip("\n")
+    except SquadmemError:
+        return "#"
+    return value if value and value != "auto" else "#"
+
+
+def content(text: str, comment: str = "#") -> tuple[bool, bool]:
+    """Whether the message says anything as git judges it (comments, blank lines and sign-offs are
+    nothing), and whether it says anything besides ``Squad-Memory-Used`` trailers."""
+    said = beyond = False
+    after_trailer = False
+    for line in text.split("\n"):
+        if line.startswith(comment):
+            if line[len(comment) :].strip() == SCISSORS:
+                break
+            continue
+        stripped = line.strip()
+        if not stripped or stripped.lower().startswith(SIGN_OFF):
+            after_trailer = False
+            continue
+        said = True
+        if _is_trailer(line) or (after_trailer and line[:1] in " \t"):
+            after_trailer = True
+            continue
+        after_trailer = False
+        beyond = True
+    return said, beyond
+
+
+def trailer_lines(message: str) -> list[str]:
+    """A message's ``Squad-Memory-Used`` trailers as written, each on one line (an indented
+    continuation joined to its line)."""
+    found: list[str] = []
+    taking = False
+    for line in message.split("\n"):
+        if _is_trailer(line):
+            found.append(line.strip())
+            taking = True
+        elif taking and line[:1] in " \t" and line.strip():
+            found[-1] += " " + line.strip()
+        else:
+            taking = False
+    return found
+
+
+def _ancestry(pid: int, depth: int = 4) -> list[list[str]]:
+    """The command lines of ``pid`` and its parents (Linux's /proc; empty where there is none)."""
+    found = []
+    for _ in range(depth):
+        try:
+            args = Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")
+            stat = Path(f"/proc/{pid}/stat").read_text("utf-8", "replace")
+            pid = int(stat.rsplit(")", 1)[-1].split()[1])
+        except (OSError, ValueError, IndexError):
+            break
+        found.append(args)
+        if pid <= 1:
+            break
+    return found
+
+
+def amending(environ: Mapping[str, str]) -> bool:
+    """Whether the commit being made replaces HEAD: ``git commit --amend`` (the git process's own
+    arguments, read from /proc) or a reflog action that says so."""
+    if "amend" in environ.get("GIT_REFLOG_ACTION", ""):
+        return True
+    for args in _ancestry(os.getppid()):
+        if args and os.path.basename(args[0]) == "git" and "commit" in args[1:] and "--amend" in args:
+            return True
+    return False
+
+
+def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str] | None = None) -> list[str]:
+    """Add the pending ids the message lacks; return them (empty when nothing was added).
+
+    Raises SquadmemError (exit 1) for a message of trailers only: git would commit it."""
+    from squadmem.gitio import runner
+    from squadmem.model import uses
+
+    environ = os.environ if environ is None else environ
+    env = runner.git_env(environ)
     text = message_file.read_bytes().decode("utf-8", "surrogateescape")
-    named = set(uses.parse_used(text))
-    ids = [i for i in sorted(pending) if i not in named]
-    if not ids:
+    said, beyond = content(text, comment_string(env))
+    if said and not beyond:
+        raise SquadmemError(EMPTY, code=Exit.VIOLATIONS)
+    if not said:
+        return []  # git aborts the empty commit; the uses stay pending
+    state = state_dir(env)
+    pending = uses.pending(state)
+    kept: list[str] = []
+    amend = amending(environ)
+    if amend:
+        head = _git(env, "log", "-1", "--format=%B", "HEAD") if _has_head(env) else ""
+        named = set(uses.parse_used(text))
+        kept = [line for line in trailer_lines(head) if not set(uses.parse_used(line)) <= named]
+    if not pending and not kept:
         return []
-    line = uses.trailer_line(ids)
-    out = _git("interpret-trailers", "--where", "end", "--if-exists", "add", "--trailer", line, input=text)
-    if out.startswith("\n" + line):  # no message written yet
-        if source == "message":
-            return []  # -m "": git aborts the empty commit; the uses stay pending
-        out = "\n" + out
+    if pending:
+        start = "HEAD^" if amend else "HEAD"  # an amend replaces HEAD: its trailer does not count
+        for ident in uses.settle(state, carried_since(min(pending.values()), env, start)):
+            pending.pop(ident, None)
+    named = set(uses.parse_used(text)) | {i for line in kept for i in uses.parse_used(line)}
+    ids = [i for i in sorted(pending) if i not in named]
+    lines = [*kept, *([uses.trailer_line(ids)] if ids else [])]
+    if not lines:
+        return []
+    args = ["interpret-trailers", "--where", "end", "--if-exists", "add"]
+    for line in lines:
+        args += ["--trailer", line]
+    out = _git(env, *args, input=text)
     message_file.write_bytes(out.encode("utf-8", "surrogateescape"))
-    return ids
+    return [*(i for line in kept for i in uses.parse_used(line)), *ids]
+
+
+def _has_head(env: Mapping[str, str]) -> bool:
+    try:
+        _git(env, "rev-parse", "-q", "--verify", "HEAD^{commit}")
+    except SquadmemError:
+        return False
+    return True
+
+
+def nothing_to_do(environ: Mapping[str, str]) -> bool:
+    """No pending use and no amend (read without starting git, at the top of the work tree): the
+    message is left as it is, only an empty-but-for-trailers one is still refused."""
+    where = gitdir.git_dir()
+    if where is None:
+        return False
+    try:
+        common = (where / "commondir").read_text("utf-8").strip()
+    except OSError:
+        common = ""
+    state = (where / common) if common else where
+    return not state.joinpath(*PENDING).exists() and not amending(environ)
+
+
+def quick(message_file: str) -> int | None:
+    """The hook's status when there is nothing to add (no use pending, no amend): 1 for a message of
+    trailers only, else 0; None when the full hook must run."""
+    if not nothing_to_do(os.environ):
+        return None
+    try:
+        text = Path(message_file).read_bytes().decode("utf-8", "surrogateescape")
+    except OSError:
+        return None
+    if content(text) == (True, False):
+        print(EMPTY, file=sys.stderr)
+        return 1
+    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
-    if not args:
-        print("squadmem-use-trailers: no commit message file given; nothing done", file=sys.stderr)
+    from squadmem.gitio import runner
+    from squadmem.hooks import staged
+
+    parser = staged.parser(PROG, ABOUT, files=None)
+    parser.add_argument("message_file", nargs="?", type=Path, help="the commit message file git gives")
+    parser.add_argument("source", nargs="?", default="", help="prepare-commit-msg's source (unused)")
+    parser.add_argument("sha", nargs="?", default="", help="prepare-commit-msg's commit (unused)")
+    args = parser.parse_args(argv)
+    if args.message_file is None:
+        print(f"{PROG}: no commit message file given; nothing done", file=sys.stderr)
         return 0
-    message_file = Path(args[0])
     try:
-        # the pre-commit framework passes only the file; it gives the source in its environment
-        source = args[1] if len(args) > 1 else os.environ.get("PRE_COMMIT_COMMIT_MSG_SOURCE", "")
-        add_trailer(message_file, source)
-    except Exception as exc:
+        staged.top(runner.git_env())
+    except SquadmemError:
+        print(f"{PROG}: {staged.NOT_A_REPO}", file=sys.stderr)
+        return 2
+    try:
+        status = quick(str(args.message_file))
+        if status is not None:
+            return status
+        add_trailer(args.message_file, args.source)
+    except SquadmemError as exc:
+        if exc.message == EMPTY:
+            print(EMPTY, file=sys.stderr)
+            return 1
         print(
-            f"squadmem-use-trailers: {message_file}: no trailer added ({exc}); uses stay pending",
+            f"{PROG}: {args.message_file}: no trailer added ({exc.message}); uses stay pending",
             file=sys.stderr,
         )
+    except (OSError, ValueError) as exc:
+        print(f"{PROG}: {args.message_file}: no trailer added ({exc}); uses stay pending", file=sys.stderr)
     return 0
 
 

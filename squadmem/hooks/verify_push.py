@@ -25,7 +25,6 @@ repository does not have cannot be compared and is refused: fetch first.
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
 from collections.abc import Sequence
 
@@ -70,9 +69,16 @@ def ranges_from_stdin(text: str, remote: str, env: dict[str, str]) -> list[Updat
     return found
 
 
+def _succeeds(args: Sequence[str], env: dict[str, str]) -> bool:
+    try:
+        runner.git(args, env)
+    except SquadmemError:
+        return False
+    return True
+
+
 def _known(sha: str, env: dict[str, str]) -> bool:
-    proc = subprocess.run(["git", "cat-file", "-e", f"{sha}^{{commit}}"], env=env, capture_output=True)
-    return proc.returncode == 0
+    return _succeeds(["cat-file", "-e", f"{sha}^{{commit}}"], env)
 
 
 def ranges_from_framework(environ: dict[str, str]) -> list[Update] | None:
@@ -133,8 +139,7 @@ def kept_logs(update: Update, env: dict[str, str]) -> list[str]:
 
 
 def _is_ancestor(old: str, new: str, env: dict[str, str]) -> bool:
-    proc = subprocess.run(["git", "merge-base", "--is-ancestor", old, new], env=env, capture_output=True)
-    return proc.returncode == 0
+    return _succeeds(["merge-base", "--is-ancestor", old, new], env)
 
 
 def _published(path: str, env: dict[str, str]) -> list[bytes]:
@@ -145,19 +150,39 @@ def _published(path: str, env: dict[str, str]) -> list[bytes]:
 
 
 def verify(revs: Sequence[str], env: dict[str, str]) -> int:
-    proc = subprocess.run([sys.executable, "-m", "squadmem", "verify", "--", *revs], env=env)
-    return proc.returncode
+    """``squadmem verify -- REVS`` in a child process (the full squadmem, not only the standard
+    library); its exit status."""
+    argv = [sys.executable, "-m", "squadmem", "verify", "--", *revs]
+    if sys.flags.no_site:  # the shim's Python: the child finds squadmem where this one did
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        start = "import sys; sys.path.append(sys.argv.pop(1)); from squadmem.cli import run; run()"
+        argv = [sys.executable, "-c", start, root, "verify", "--", *revs]
+    pid = os.posix_spawn(sys.executable, argv, env)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+PROG = "squadmem-verify-push"
+ABOUT = "Run squadmem verify on the commits a push sends; git gives the refs on standard input."
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    parser = staged.parser(PROG, ABOUT, files=None)
+    parser.add_argument(
+        "remote", nargs="?", default="origin", help="the remote's name (git's first argument)"
+    )
+    parser.add_argument("url", nargs="?", help="the remote's URL (git's second argument; unused)")
+    args = parser.parse_args(argv)
     env = runner.git_env(keep_index=False)
     try:
+        staged.top(env)
         updates = ranges_from_framework(dict(os.environ))
         if updates is None:
-            updates = ranges_from_stdin(sys.stdin.read(), args[0] if args else "origin", env)
+            updates = ranges_from_stdin(sys.stdin.read(), args.remote, env)
         offences = [line for update in updates for line in kept_logs(update, env)]
     except SquadmemError as exc:
+        if exc.message == staged.NOT_A_REPO:
+            print(f"{PROG}: {staged.NOT_A_REPO}", file=sys.stderr)
+            return 2
         staged.report([], exc)
         return int(exc.code)
     staged.report(offences)

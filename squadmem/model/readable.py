@@ -5,7 +5,6 @@ Standard library only.
 
 from __future__ import annotations
 
-from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify, decode_tier
 
@@ -15,6 +14,8 @@ def unreadable(path: str, raw: bytes) -> str | None:
     try:
         text = decode_tier(raw, path)
         if classify(path) is not None:
+            from squadmem.model import sections  # not for a daily log: its regexes cost a hook's start
+
             sections.split(text)
     except SquadmemError as exc:
         message = exc.message.removeprefix(f"{path}: ")

@@ -1,9 +1,11 @@
 #!/bin/sh
 # squadmem {event} hook (written by `squadmem init`; delete it to remove squadmem's checks).
 # Runs the hook that was here before squadmem, if any, then squadmem's checks
-# with the Python squadmem was installed with.
+# with the Python squadmem was installed with (standard library only: started
+# with -I -S, squadmem's folder appended to its path, when that folder is known).
 SQUADMEM_PYTHON="${{SQUADMEM_PYTHON:-{python}}}"
-hook_dir=$(dirname "$0")
+squadmem_root={root}
+hook_dir=${{0%/*}}
 stdin_copy=/dev/null
 if [ "{event}" = pre-push ]; then
     stdin_copy=$(mktemp) || exit 1
@@ -13,4 +15,27 @@ fi
 if [ -x "$hook_dir/{event}.squadmem-legacy" ]; then
     "$hook_dir/{event}.squadmem-legacy" "$@" < "$stdin_copy" || exit $?
 fi
-"$SQUADMEM_PYTHON" -m squadmem.hooks.run {event} "$@" < "$stdin_copy" || exit $?
+if ! command -v "$SQUADMEM_PYTHON" >/dev/null 2>&1; then
+    gone=$SQUADMEM_PYTHON
+    SQUADMEM_PYTHON=
+    for candidate in python3 python; do
+        if command -v "$candidate" >/dev/null 2>&1 &&
+            "$candidate" -c 'import squadmem.hooks.run' >/dev/null 2>&1; then
+            SQUADMEM_PYTHON=$candidate
+            break
+        fi
+    done
+    echo "squadmem: {event} hook: $gone is gone (squadmem's Python was removed or moved)" >&2
+    echo "hint: repair: run \`squadmem init\` with the squadmem you use now; remove: delete $0" >&2
+    if [ -z "$SQUADMEM_PYTHON" ]; then
+        echo "squadmem: {event} hook: no Python with squadmem found: squadmem's checks did not run" >&2
+        exit 0
+    fi
+    echo "squadmem: {event} hook: running squadmem's checks with $SQUADMEM_PYTHON" >&2
+    squadmem_root=
+fi
+if [ -n "$squadmem_root" ] && [ -f "$squadmem_root/squadmem/hooks/run.py" ]; then
+    "$SQUADMEM_PYTHON" -I -S -c 'import sys; sys.path.append(sys.argv.pop(1)); from squadmem.hooks.run import main; raise SystemExit(main())' "$squadmem_root" {event} "$@" < "$stdin_copy" || exit $?
+else
+    "$SQUADMEM_PYTHON" -m squadmem.hooks.run {event} "$@" < "$stdin_copy" || exit $?
+fi

@@ -1,0 +1,324 @@
+"""The hooks as commands and as installed shims: arguments, a repository-less run, a missing Python,
+an unedited or trailer-only message, an amend, named files (the pre-commit framework's)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo, hooked_commit, init_hooked, run_squadmem
+
+from squadmem.commands import githooks
+from squadmem.hooks import journal_check, staged, use_trailers
+from squadmem.model import gitstate, layout, uses
+
+HOT = ".squad/memory/hot/picard.md"
+LOG = ".squad/memory/log/2026-03-01.md"
+D1 = "2026-03-01T12:00:00+00:00"
+D2 = "2026-03-02T12:00:00+00:00"
+D3 = "2026-03-03T12:00:00+00:00"
+TRAILER = "Squad-Memory-Used: picard/auth-tokens"
+HOOKS = {
+    "squadmem-file-check": "squadmem.hooks.file_check",
+    "squadmem-journal-check": "squadmem.hooks.journal_check",
+    "squadmem-log-check": "squadmem.hooks.log_check",
+    "squadmem-budget-check": "squadmem.hooks.budget_check",
+    "squadmem-use-trailers": "squadmem.hooks.use_trailers",
+    "squadmem-verify-push": "squadmem.hooks.verify_push",
+}
+
+
+def hook(cwd: Path, module: str, *args: str, input: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", module, *args], cwd=cwd, text=True, capture_output=True, input=input
+    )
+
+
+def test_constants_match_the_model() -> None:
+    assert staged.MEMORY == layout.MEMORY_DIR + "/"
+    assert Path("g", *journal_check.JOURNAL) == gitstate.journal_path(Path("g"))
+    assert use_trailers.PENDING == ("squadmem", uses.FILE)
+    assert use_trailers.TRAILER == uses.TRAILER
+
+
+@pytest.mark.parametrize("prog", sorted(HOOKS))
+def test_help_prints_usage_and_runs_nothing(prog: str, tmp_path: Path) -> None:
+    done = hook(tmp_path, HOOKS[prog], "--help")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"usage: {prog} ")
+    assert done.stderr == ""
+
+
+@pytest.mark.parametrize("prog", sorted(HOOKS))
+def test_unknown_option_is_refused(prog: str, repo: GitRepo) -> None:
+    done = hook(repo.root, HOOKS[prog], "--bogus")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == f"{prog}: error: unrecognized arguments: --bogus"
+
+
+@pytest.mark.parametrize("prog", sorted(HOOKS))
+def test_outside_a_repository_one_clear_line(prog: str, tmp_path: Path) -> None:
+    args = [str(tmp_path / "msg")] if prog == "squadmem-use-trailers" else []
+    (tmp_path / "msg").write_text("subject\n")
+    done = hook(tmp_path, HOOKS[prog], *args)
+    assert done.returncode == 2
+    assert done.stderr == f"{prog}: {staged.NOT_A_REPO}\n"
+
+
+def over_budget(repo: GitRepo) -> None:
+    """A hot file over hot.max_lines, committed without the hooks (as --no-verify or another tool would)."""
+    init_hooked(repo, D1)
+    repo.write(HOT, repo.read(HOT) + "".join(f"\n## S{n}\n\nline\n" for n in range(60)))
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "big", date=D2)
+
+
+def test_budget_check_named_file_judges_the_work_tree(repo: GitRepo) -> None:
+    over_budget(repo)
+    assert hook(repo.root, HOOKS["squadmem-budget-check"]).returncode == 0  # nothing staged
+    done = hook(repo.root, HOOKS["squadmem-budget-check"], HOT, "README.md")
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{HOT}: ")
+    assert "hot.max_lines" in done.stderr
+
+
+def test_budget_check_named_settings_judges_every_hot_file(repo: GitRepo) -> None:
+    over_budget(repo)
+    done = hook(repo.root, HOOKS["squadmem-budget-check"], ".squad/memory/tiers.toml")
+    assert done.returncode == 1
+    assert HOT in done.stderr
+
+
+def test_budget_check_warn_mode_reports_and_passes_named_files(repo: GitRepo) -> None:
+    over_budget(repo)
+    repo.write(".squad/memory/tiers.toml", repo.read(".squad/memory/tiers.toml").replace('"fail"', '"warn"'))
+    done = hook(repo.root, HOOKS["squadmem-budget-check"], HOT)
+    assert done.returncode == 0
+    assert HOT in done.stderr
+    assert 'budget.mode = "warn"' in done.stderr
+
+
+def test_file_check_named_file_judges_the_work_tree(repo: GitRepo) -> None:
+    init_hooked(repo, D1)
+    repo.write(LOG, b"# Daily log\n\0\n")
+    done = hook(repo.root, HOOKS["squadmem-file-check"], LOG, "README.md")
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{LOG}: ")
+    assert hook(repo.root, HOOKS["squadmem-file-check"], HOT).returncode == 0
+
+
+def test_file_check_named_file_from_a_subfolder(repo: GitRepo) -> None:
+    init_hooked(repo, D1)
+    repo.write(LOG, b"# Daily log\n\0\n")
+    done = hook(repo.root / ".squad", HOOKS["squadmem-file-check"], "memory/log/2026-03-01.md")
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{LOG}: ")
+
+
+def test_log_check_help_does_not_run_the_check(repo: GitRepo) -> None:
+    done = hook(repo.root, HOOKS["squadmem-log-check"], "--help")
+    assert done.returncode == 0
+    assert "usage: squadmem-log-check" in done.stdout
+
+
+# the shim when its Python is gone
+
+
+def test_shim_with_its_python_gone_falls_back_and_says_how_to_repair(repo: GitRepo) -> None:
+    init_hooked(repo, D1)
+    shim = repo.root / ".git/hooks/pre-commit"
+    shim.write_text(githooks.render("pre-commit", python="/nonexistent/venv/bin/python3"))
+    repo.write(LOG, b"# Daily log 2026-03-01\n\0\n")
+    repo.git("add", LOG)
+    done = hooked_commit(repo, D1, "-m", "bad log")  # a NUL byte: the fallback still refuses it
+    assert done.returncode == 1
+    assert "/nonexistent/venv/bin/python3 is gone" in done.stderr
+    assert "hint: repair: run `squadmem init`" in done.stderr
+    assert f"remove: delete {shim}" in done.stderr or "remove: delete .git/hooks/pre-commit" in done.stderr
+
+
+def test_shim_with_no_python_at_all_lets_the_commit_through_and_says_so(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    init_hooked(repo, D1)
+    shim = repo.root / ".git/hooks/pre-commit"
+    shim.write_text(githooks.render("pre-commit", python="/nonexistent/venv/bin/python3"))
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    git = subprocess.run(["sh", "-c", "command -v git"], capture_output=True, text=True).stdout.strip()
+    (bin_dir / "git").symlink_to(git)
+    repo.write("README.md", "x\n")
+    repo.git("add", "README.md")
+    env = dict(os.environ, PATH=str(bin_dir), GIT_AUTHOR_DATE=D2, GIT_COMMITTER_DATE=D2)
+    done = subprocess.run(
+        ["git", "commit", "-q", "--no-gpg-sign", "-m", "readme"],
+        cwd=repo.root,
+        env=env,
+        text=True,
+        capture_output=True,
+        executable=git,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "squadmem's checks did not run" in done.stderr
+    assert "hint: repair: run `squadmem init`" in done.stderr
+
+
+def test_shim_names_no_dirname_process() -> None:
+    text = githooks.render("pre-commit")
+    assert "dirname" not in text
+    assert "-I -S" in text
+
+
+# the commit message
+
+
+@pytest.fixture
+def pending(repo: GitRepo) -> GitRepo:
+    """Hooks installed by init, a section committed, and one pending use of it."""
+    init_hooked(repo, D1)
+    repo.write(HOT, repo.read(HOT) + "\n## Auth tokens\n\nRotate weekly.\n")
+    repo.git("add", "-A")
+    assert hooked_commit(repo, D1, "-m", "memory").returncode == 0
+    touched = run_squadmem(repo.root, "touch", "picard/auth-tokens", "--now", D2)
+    assert touched.returncode == 0, touched.stderr
+    repo.write("src/app.py", "print(1)\n")
+    repo.git("add", "src/app.py")
+    return repo
+
+
+def editor(tmp_path: Path, text: str | None) -> str:
+    """A GIT_EDITOR that writes ``text`` before the template (None: leaves the file as it was)."""
+    script = tmp_path / "editor.py"
+    write = f"p = sys.argv[1]; t = open(p).read(); open(p, 'w').write({text!r} + t)"
+    body = "pass" if text is None else write
+    script.write_text(f"import sys\n{body}\n")
+    return f"{sys.executable} {script}"
+
+
+def edited_commit(
+    repo: GitRepo, tmp_path: Path, text: str | None, *args: str
+) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GIT_AUTHOR_DATE=D3, GIT_COMMITTER_DATE=D3, GIT_EDITOR=editor(tmp_path, text))
+    return subprocess.run(
+        ["git", "commit", "--no-gpg-sign", *args], cwd=repo.root, env=env, text=True, capture_output=True
+    )
+
+
+@pytest.mark.parametrize("args", [(), ("-s",)], ids=["plain", "signoff"])
+def test_unedited_message_aborts_and_keeps_the_uses(
+    pending: GitRepo, tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    head = pending.head()
+    done = edited_commit(pending, tmp_path, None, *args)
+    assert done.returncode == 1
+    assert "Aborting commit" in done.stderr
+    assert pending.head() == head
+    assert list(uses.pending(pending.root / ".git/squadmem")) == ["picard/auth-tokens"]
+
+
+def test_trailer_only_message_aborts(pending: GitRepo, tmp_path: Path) -> None:
+    head = pending.head()
+    done = edited_commit(pending, tmp_path, f"{TRAILER}\n")
+    assert done.returncode == 1
+    assert "Aborting commit due to empty commit message." in done.stderr
+    assert pending.head() == head
+
+
+def test_written_message_gets_the_trailer_after_the_editor(pending: GitRepo, tmp_path: Path) -> None:
+    done = edited_commit(pending, tmp_path, "Write docs\n", "-s")
+    assert done.returncode == 0, done.stderr
+    body = pending.git("log", "-1", "--format=%B")
+    assert body.startswith("Write docs\n\n")
+    assert TRAILER in body and "Signed-off-by: " in body
+
+
+def test_amend_with_a_new_message_keeps_the_amended_commits_uses(pending: GitRepo) -> None:
+    assert hooked_commit(pending, D3, "-m", "fix login").returncode == 0
+    assert TRAILER in pending.git("log", "-1", "--format=%B")
+    done = hooked_commit(pending, D3, "--amend", "-m", "fix login, better")
+    assert done.returncode == 0, done.stderr
+    body = pending.git("log", "-1", "--format=%B")
+    assert body.startswith("fix login, better\n\n")
+    assert body.count("picard/auth-tokens") == 1
+
+
+def test_commit_staging_no_memory_file_imports_nothing_heavy(repo: GitRepo) -> None:
+    """Only the journal check and one git diff: no settings, sections or logs module is imported."""
+    init_hooked(repo, D1)
+    repo.write("README.md", "x\n")
+    repo.git("add", "README.md")
+    code = (
+        "import sys; sys.path.append(sys.argv.pop(1)); from squadmem.hooks.run import main; "
+        "status = main(['pre-commit']); "
+        "print(status, sorted(m for m in sys.modules if m.startswith('squadmem.model.')))"
+    )
+    root = githooks.package_root()
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, root], cwd=repo.root, text=True, capture_output=True
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0 ['squadmem.model.errors']\n"
+
+
+def test_warn_mode_applies_at_commit_and_at_push_alike(repo: GitRepo, tmp_path: Path) -> None:
+    """Regression: budget.mode = "warn" let the commit through and then the pre-push check refused it."""
+    init_hooked(repo, D1)
+    settings = ".squad/memory/tiers.toml"
+    repo.write(settings, repo.read(settings).replace('mode = "fail"', 'mode = "warn"'))
+    repo.write(HOT, repo.read(HOT) + "".join(f"\n## S{n}\n\nline\n" for n in range(60)))
+    repo.git("add", "-A")
+    done = hooked_commit(repo, D1, "-m", "big, warned")
+    assert done.returncode == 0, done.stderr
+    assert "hot.max_lines" in done.stderr and 'budget.mode = "warn"' in done.stderr
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    repo.git("remote", "add", "origin", str(remote))
+    pushed = subprocess.run(
+        ["git", "push", "-q", "origin", "main"], cwd=repo.root, text=True, capture_output=True
+    )
+    assert pushed.returncode == 0, pushed.stderr
+    assert "hot.max_lines" in pushed.stderr and 'budget.mode = "warn"' in pushed.stderr
+
+
+def test_trailer_only_message_aborts_with_nothing_pending(repo: GitRepo) -> None:
+    init_hooked(repo, D1)
+    repo.write("README.md", "x\n")
+    repo.git("add", "README.md")
+    head = repo.head()
+    done = hooked_commit(repo, D2, "-m", TRAILER)
+    assert done.returncode == 1
+    assert done.stderr.strip().splitlines()[-1] == "Aborting commit due to empty commit message."
+    assert repo.head() == head
+    assert hooked_commit(repo, D2, "-m", "readme").returncode == 0
+
+
+def test_unedited_message_aborts_with_another_comment_char(pending: GitRepo, tmp_path: Path) -> None:
+    pending.git("config", "core.commentChar", ";")
+    head = pending.head()
+    done = edited_commit(pending, tmp_path, None)
+    assert done.returncode == 1
+    assert "Aborting commit" in done.stderr
+    assert pending.head() == head
+
+
+@pytest.mark.parametrize("event", ["prepare-commit-msg", "commit-msg"])
+def test_message_hooks_with_nothing_pending_start_no_git(repo: GitRepo, event: str) -> None:
+    init_hooked(repo, D1)
+    (repo.root / "msg").write_text("subject\n")
+    code = (
+        "import sys; sys.path.append(sys.argv.pop(1)); from squadmem.hooks.run import main; "
+        f"status = main([{event!r}, 'msg']); "
+        "print(status, 'subprocess' in sys.modules, 'argparse' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", code, githooks.package_root()],
+        cwd=repo.root,
+        text=True,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "0 False False\n"
+    assert (repo.root / "msg").read_text() == "subject\n"
