@@ -4,7 +4,7 @@ import dataclasses
 import datetime as dt
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from squadmem.engine import catalog, index, policy
@@ -365,6 +365,23 @@ _ages = st.one_of(
 
 
 @settings(max_examples=150, deadline=None)
+@example(  # a promotion refused because the Index line it frees was looked up by today's id
+    hot=[f"## Alpha\n\n#{n}\n" for n in range(8)],
+    cold=["## Alpha\n<!-- squadmem: kind=decision -->\n\n#0\n"],
+    archive=["## Alpha\n\n#0\n"],
+    age_list=[None] * 8 + [days_ago(31.0), days_ago(0.0, "trailer")] + [None] * 20,
+    max_bytes=294,
+)
+@example(  # a promotion refused, then the budget pass made the room it needed
+    hot=[f"## Alpha\n\n#{n}\n" for n in range(5)]
+    + ["## Alpha\nwwwwwwwwwwwwwwwwwwwwwwwwwwwww\n#5\n", "## Beta\n\n#6\n", "## Alpha\n\n#7\n"],
+    cold=["## Alpha\n<!-- squadmem: kind=decision -->\n\n#0\n", "## Beta\n\n#1\n"],
+    archive=[],
+    age_list=[None] * 5
+    + [days_ago(0.0), None, days_ago(31.0), days_ago(31.0), days_ago(0.0, "trailer")]
+    + [None] * 20,
+    max_bytes=351,
+)
 @given(
     hot=_sections,
     cold=_sections,

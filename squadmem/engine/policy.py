@@ -301,6 +301,7 @@ class _Planner:
     warnings: list[str] = dataclasses.field(default_factory=list)
     moved: set[str] = dataclasses.field(default_factory=set)
     stuck: set[str] = dataclasses.field(default_factory=set)  # moves refused as unsafe
+    refused: dict[str, str] = dataclasses.field(default_factory=dict)  # promotions that did not fit: why
     batch: list[_Candidate] = dataclasses.field(default_factory=list)
     deferred: list[_Candidate] = dataclasses.field(default_factory=list)
     demoted: Mapping[str, dt.datetime] = dataclasses.field(default_factory=dict)
@@ -462,8 +463,10 @@ class _Planner:
         for agent, group in wanted.items():
             fits, refused = self.admit(agent, group, self.settings.hot.index_max_entries)
             admitted.update(e.id for e in fits)
+            for entry in fits:
+                self.refused.pop(entry.id, None)
             for entry, over in refused:
-                self.warnings.append(
+                self.refused[entry.id] = (
                     f"{entry.id} stays in {entry.tier}: promoting it ({entry.bytes} B) would put "
                     f"{tier_rel('hot', agent)} over budget ({over}) even with every other movable "
                     "section out"
@@ -531,8 +534,9 @@ class _Planner:
                 tier, name = self.where_out(entry)
                 model.arrive(self.index_line(entry.id, entry, tier, name))
         fits, refused = [], []
+        projected = self.projected_ids(agent)
         for entry in sorted(group, key=self.tie_key, reverse=True):
-            line = model.leave(entry.id)
+            line = model.leave(projected.get((entry.file, sections.trimmed(entry.text)), entry.id))
             grown = size + entry.bytes + (0 if index.ends_line(entry.text) else 1), rows + entry.lines
             over = budget.hot_over(*model.total(*grown), self.settings.hot)
             if over is None:
@@ -543,6 +547,14 @@ class _Planner:
                 if line is not None:
                     model.arrive(line)
         return fits, refused
+
+    def projected_ids(self, agent: str) -> dict[tuple[str, str], str]:
+        """The id each of the agent's sections will have once the plan so far is carried out, by
+        (file, trimmed text): the Index names sections by those ids, not by today's."""
+        found: dict[tuple[str, str], str] = {}
+        for rel, node, ident in self.projection.ids(agent):
+            found.setdefault((rel, node.key), ident)
+        return found
 
     def movable(self, entry: catalog.Entry, tier: str, name: str) -> bool:
         """Could ``entry`` move there now (its splices safe, its id kept)?"""
@@ -732,7 +744,7 @@ class _Planner:
             )
 
     def result(self, refreshes: list[IndexRefresh]) -> Plan:
-        warnings = tuple(dict.fromkeys(self.warnings))
+        warnings = tuple(dict.fromkeys([*self.warnings, *self.refused.values()]))
         return Plan(self.now, tuple(self.moves), tuple(refreshes), warnings, self.projection.texts())
 
 
@@ -875,6 +887,9 @@ def plan(
     planner.retry_deferred()
     cap = settings.hot.index_max_entries
     planner.budgets(cap)
+    if planner.refused:  # the budget pass may have made the room a refused promotion needed
+        planner.promotions()
+        planner.budgets(cap)
     refreshes = planner.refreshes(cap, planner.hot_agents())
     planner.cold_warnings(advise)
     planner.unknown_ages()
