@@ -58,10 +58,10 @@ def test_module_entry_point_runs() -> None:
 
 
 @pytest.mark.parametrize("command", _commands(app), ids=" ".join)
-def test_every_command_is_documented_in_the_readme(command: tuple[str, ...]) -> None:
-    """The README documents each command under a heading naming it."""
-    readme = (Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8")
-    assert f"### `squadmem {' '.join(command)}" in readme or f"`squadmem {' '.join(command)} " in readme
+def test_every_command_is_in_the_reference(command: tuple[str, ...]) -> None:
+    """docs/reference.md has a section for each command (tests/readme_test.py checks each is explained)."""
+    page = (Path(__file__).parent.parent / "docs" / "reference.md").read_text(encoding="utf-8")
+    assert f"\n## `squadmem {' '.join(command)}`\n" in page
 
 
 def test_the_command_reference_is_generated_from_help() -> None:
