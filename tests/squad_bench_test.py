@@ -13,9 +13,9 @@ from squadmem.model.errors import SquadmemError
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 
-import squad_bench  # noqa: E402
-import squad_ceiling  # noqa: E402
-from squad_team import Written  # noqa: E402
+import squad_bench
+import squad_ceiling
+from squad_team import Written
 
 
 def _entry(title: str, topic: str, kind: str = "learning", day: int = 1) -> Written:
@@ -51,7 +51,10 @@ def test_configure_writes_settings_and_refuses_unknown_ones(tmp_path: Path) -> N
         squad_bench.configure(path, ["hot.bogus=1"])
 
 
-def test_the_replay_draws_the_same_uses_as_the_benchmark(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.slow  # the real tool over four days: about half a minute
+def test_the_replay_draws_the_same_uses_as_the_benchmark(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """squad_ceiling's replay (no squadmem) and squad_bench (the real tool): same uses, same Squad hits, same
     ceiling, day by day; every squadmem commit passes verify."""
     for key in ("NAME", "EMAIL", "DATE"):
