@@ -15,7 +15,8 @@ agent uses a few entries it or the team wrote earlier, drawn by a popularity
 that drifts from topic to topic (a random walk) with a bonus for recent
 entries; each use is recorded with squadmem (the section's id, as ``squadmem
 touch`` does) and rides on the next commit. A use is a *hit* when the entry
-was in that morning's spawn payload.
+was in that morning's spawn payload (its section, not a line of hot's Index
+naming it; Squad's load has no Index).
 
 The *ceiling* is what no rule can beat within the same bytes: each morning,
 before the day's draw, the entries an agent could use are ranked by their
@@ -86,6 +87,7 @@ class Row:
     hits: int
     squad_hits: int
     ceiling_hits: int
+    listed: int  # uses whose entry only the Index named (a pointer, not the entry: no hit)
     by_kind: dict[str, tuple[int, int, int, int]]  # kind -> (uses, squadmem, Squad, ceiling hits)
 
 
@@ -187,17 +189,19 @@ def simulate(
         with Repo(root) as repo:
             memory = catalog.load(repo.layout)
             payloads = {a: context.context(repo, a, morning, record=False).text for a in agents}
+        sections = {a: _without_index(payloads[a], memory, a) for a in agents}
         loads = {a: team.squad_load(a) for a in agents}
         _sizes(memory, team.written, size)
         earlier = [e for e in team.written if e.day < day]
         pools = {a: [e for e in earlier if e.owner == a or e.kind == "decision"] for a in agents}
         best = {a: ceiling(pools[a], pop, day, size, _room(memory, a, budget)) for a in agents}
         pop.step()
-        row = Row(day, 0, 0.0, 0, 0.0, True, 0, 0, 0, 0, {})
+        row = Row(day, 0, 0.0, 0, 0.0, True, 0, 0, 0, 0, 0, {})
         used_ids: list[str] = []
         for agent in agents:
             for entry in pick(rng, pools[agent], pop, day, rng.randint(*USES_PER_SPAWN)):
-                hit = entry.mark in payloads[agent]
+                hit = entry.mark in sections[agent]
+                row.listed += entry.mark in payloads[agent] and not hit
                 squad_hit = entry.mark in loads[agent]
                 top = entry.mark in best[agent]
                 row.uses += 1
@@ -235,6 +239,14 @@ def simulate(
 
 def _env(when: dt.datetime) -> None:
     os.environ["GIT_AUTHOR_DATE"] = os.environ["GIT_COMMITTER_DATE"] = when.isoformat()
+
+
+def _without_index(payload: str, memory: catalog.Memory, agent: str) -> str:
+    """The payload without hot's Index: its lines name entries of deeper tiers, they do not hold them."""
+    for entry in memory.in_file(tier_rel("hot", agent)):
+        if entry.is_index:
+            payload = payload.replace(entry.text.rstrip("\n"), "")
+    return payload
 
 
 def _room(memory: catalog.Memory, agent: str, budget: int) -> int:
@@ -317,6 +329,8 @@ def report(rows: Sequence[Row], every: int, verdict: str, budget: int) -> None:
         f"  day {last.day}: squadmem {last.payload_mean:.0f} B per spawn, Squad {last.squad_mean:.0f} B "
         f"({last.squad_mean / last.payload_mean:.1f}x)"
     )
+    listed = sum(r.listed for r in rows)
+    print(f"  uses whose entry only hot's Index named (not counted as hits): {listed}")
     ok = "ok" if hits > squad_hits else "MISSED"
     print(f"  hit rate: squadmem {_rate(hits, total)}, Squad {_rate(squad_hits, total)}; target above: {ok}")
     print(f"  ceiling (best whole entries by their exact odds, in {budget} B): {_rate(top, total)}")
