@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from squadmem.commands import context
+from squadmem.engine import catalog
 from squadmem.model import settings
 from squadmem.model.errors import SquadmemError
 
@@ -81,3 +83,18 @@ def test_the_replay_draws_the_same_uses_as_the_benchmark(
         assert (row.uses, row.squad_hits, row.ceiling_hits) == (*squad, informed[1])
     assert sum(r.uses for r in rows) > 0
     assert all(r.core and r.payload_max <= budget for r in rows)
+
+
+def test_a_use_named_only_by_hot_s_index_is_no_hit() -> None:
+    hot = (
+        "# Hot memory: picard\n## Core Context\n<!-- squadmem: pin -->\nPicard owns auth.\n"
+        "## Auth tokens #3 (2026-01-08)\n- keys carry the tenant id first\n"
+        "## Index → Deeper Tiers\n<!-- Written by squadmem maintain after each run. -->\n\n"
+        "- picard/cache-keys-7-2026-01-09 (cold, 2026-01-10): Cache keys #7 (2026-01-09)\n"
+    )
+    memory = catalog.from_texts({".squad/memory/hot/picard.md": hot})
+    payload = context.build(memory, "picard")[0]
+    assert "Cache keys #7 (2026-01-09)" in payload
+    visible = squad_bench._without_index(payload, memory, "picard")
+    assert "Cache keys #7 (2026-01-09)" not in visible
+    assert "Auth tokens #3 (2026-01-08)" in visible and "Picard owns auth." in visible
