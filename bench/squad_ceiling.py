@@ -19,7 +19,12 @@ Core Context come first, as in ``squadmem context``. Rules:
 - ``lru + team decisions``: decisions ranked by the team's last use (any
   agent's spawn) instead of the agent's own;
 - ``share N``: the team's most recently used or written decisions in N bytes,
-  then the agent's own by ``lru``.
+  then the agent's own by ``lru``;
+- ``lru x bytes``: the agent's own entries, smallest (days since last use or
+  write) x bytes first (a size-aware LRU, as GreedyDual-Size);
+- ``lru + title topic``: an entry counts as used when another entry of the
+  agent whose title has the same words (numbers and dates left out) was
+  used: the topic, as far as titles tell it.
 
     python bench/squad_ceiling.py [--days 180] [--agents 8] [--budgets 4096 6144 ...]
 
@@ -32,6 +37,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -128,7 +134,24 @@ class Replay:
         }
         for part in SHARES:
             found[f"share {part}"] = lambda a, r, part=part: self.share(a, r, part)
+        found["lru x bytes"] = self.sized
+        found["lru + title topic"] = self.topical
         return found
+
+    def sized(self, agent: str, room: int) -> set[str]:
+        own = [e for e in self.pool(agent) if e.owner == agent]
+        cost = {e.mark: (self.day - self.recency(agent, e) + 0.5) * self.size[e.mark] for e in own}
+        return _best(own, lambda e: -cost[e.mark], self.size, room)
+
+    def topical(self, agent: str, room: int) -> set[str]:
+        own = [e for e in self.pool(agent) if e.owner == agent]
+
+        def key(e: Written) -> tuple[int, int]:
+            topic = _words(e.title)
+            shared = self.used.get((agent, "topic:" + topic), -1) if topic else -1
+            return max(self.recency(agent, e), shared), self.recency(agent, e)
+
+        return _fill(sorted(own, key=key, reverse=True), self.size, room)
 
     # -- one day ---------------------------------------------------------------------------------
     def step(self, budgets: Sequence[int], tally: Callable[[str, int, str, bool], None]) -> None:
@@ -156,10 +179,17 @@ class Replay:
                     for budget in budgets:
                         tally(name, budget, entry.kind, entry.mark in loaded[(name, budget, agent)])
                 self.used[(agent, entry.mark)] = self.day
+                self.used[(agent, "topic:" + _words(entry.title))] = self.day
                 if entry.kind == "decision":
                     self.used[("team", entry.mark)] = self.day
         self.team.grow(self.day)
         self.measure()
+
+
+def _words(title: str) -> str:
+    """A title's words, without numbers, dates and the update marker: what entries of one topic share."""
+    words = re.findall(r"[^\W\d_]+", title.lower())
+    return " ".join(w for w in words if w not in ("team", "update", "t", "z"))
 
 
 def _best(
