@@ -42,7 +42,8 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from squadmem.engine import catalog, index
+from squadmem.engine import catalog
+from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
 
 OLD = "2026-01-01T10:00:00+00:00"
@@ -96,7 +97,7 @@ def seed(root: Path) -> None:
 
 def sections_of(files: dict[str, bytes]) -> Counter[str]:
     memory = catalog.from_blobs(files)
-    return Counter(index.normalized(e.text) for e in memory.entries if not (e.is_index or e.is_session))
+    return Counter(sections.trimmed(e.text) for e in memory.entries if not (e.is_index or e.is_session))
 
 
 def tree_sections(root: Path, tree: str) -> Counter[str]:

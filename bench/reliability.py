@@ -27,9 +27,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from squadmem.engine import catalog, index
+from squadmem.engine import catalog
 from squadmem.engine import writer as moves
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.sections import trimmed
 
 OLD = "2026-01-01T10:00:00+00:00"
 NOW = "2026-02-20T12:00:00+00:00"
@@ -79,7 +80,7 @@ def work_files(root: Path) -> dict[str, bytes]:
 
 
 def sections(files: dict[str, bytes]) -> Counter[str]:
-    return Counter(index.normalized(e.text) for e in catalog.from_blobs(files).entries if not e.is_index)
+    return Counter(trimmed(e.text) for e in catalog.from_blobs(files).entries if not e.is_index)
 
 
 def compare(expected: Counter[str], found: Counter[str]) -> tuple[int, int]:

@@ -37,7 +37,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import workload as wl  # a sibling script, not a package
 
 from squadmem.commands import context, maintain
-from squadmem.engine import catalog, history, index, policy
+from squadmem.engine import catalog, index, policy
+from squadmem.model import sections
 from squadmem.model.layout import tier_rel
 from squadmem.model.settings import Settings
 
@@ -129,7 +130,7 @@ class PingPong:
 
 @dataclasses.dataclass(frozen=True)
 class Age:
-    """A section's last use, shaped like ``history.LastUse``."""
+    """A section's last use, shaped like ``squadmem.engine.lastuse.LastUse``."""
 
     when: dt.datetime | None
     kind: str
@@ -150,7 +151,7 @@ class Model:
 
     def date_content(self, text: str, when: dt.datetime) -> None:
         for section in index.split(text).sections:
-            self.content.setdefault(history.content_key(section.text), when)
+            self.content.setdefault(sections.content_key(section.text), when)
 
     def agent_texts(self, agent: str) -> dict[str, str]:
         return {rel: t for rel, t in self.texts.items() if rel.split("/")[-1] == f"{agent}.md"}
@@ -161,7 +162,7 @@ class Model:
     def ages(self, memory: catalog.Memory) -> dict[str, Age]:
         found = {}
         for entry in memory.entries:
-            written = self.content.get(history.content_key(entry.text))
+            written = self.content.get(sections.content_key(entry.text))
             used = self.trailer.get(entry.id)
             if used is not None and (written is None or used >= written):
                 found[entry.id] = Age(used, "trailer")

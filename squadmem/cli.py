@@ -21,7 +21,7 @@ import typer
 from squadmem import __version__
 from squadmem.commands import listing, scaffold
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, settings
+from squadmem.model import render
 from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
 
 app = typer.Typer(
@@ -160,7 +160,7 @@ def open_repo(ctx: typer.Context) -> Repo:
         raise SquadmemError(f"-C {directory}: no such folder", hint="pass an existing folder")
     repo = Repo(directory)
     try:
-        settings.load(repo.layout.memory)  # a malformed tiers.toml is refused before any work
+        _ = repo.layout.settings  # a malformed tiers.toml is refused before any work (read once)
     except SquadmemError:
         repo.close()
         raise
@@ -711,11 +711,11 @@ def log_add(
     """
 
     from squadmem.engine import clock
-    from squadmem.model import logs, settings
+    from squadmem.model import logs
 
     body = read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
-        conf = settings.load(repo.layout.memory)
+        conf = repo.layout.settings
         path = logs.append(repo.layout, conf.tz, body, clock.now(now), agent)
         typer.echo(f"appended to {repo.layout.rel(path)}")
 
@@ -735,10 +735,10 @@ def log_show(
     Example: squadmem log show 2026-03-01 --json
     """
     from squadmem.engine import clock
-    from squadmem.model import logs, settings
+    from squadmem.model import logs
 
     with open_repo(ctx) as repo:
-        conf = settings.load(repo.layout.memory)
+        conf = repo.layout.settings
         date = logs.parse_day(day) if day else logs.today(clock.now(now), conf.tz)
         rel, text = logs.read(repo.layout, date)
     if as_json:
@@ -1039,7 +1039,7 @@ def migrate_squad(
     from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
-        conf = settings.load(repo.layout.memory)
+        conf = repo.layout.settings
         result = migrate.squad_team(
             repo, conf, clock.now(now), remove_originals=remove_originals, dry_run=dry_run
         )
@@ -1069,7 +1069,7 @@ def intake(
     from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
-        conf = settings.load(repo.layout.memory)
+        conf = repo.layout.settings
         result = intaking.intake(repo, conf, clock.now(now), dry_run=dry_run)
     typer.echo(render.to_json(result.as_dict()) if as_json else result.text())
 

@@ -253,7 +253,7 @@ def test_log_add_refuses_a_future_day(seeded: GitRepo) -> None:
         "--now",
         tomorrow,
         "x",
-        message=f"squadmem: --now: the log of {tomorrow} would be dated in the future (in UTC)",
+        message=f"squadmem: the log of {tomorrow} would be dated in the future (in UTC)",
     )
     refused(
         seeded, "log", "add", "--now", "9999-12-31", "x", message="squadmem: --now '9999-12-31': out of range"

@@ -86,7 +86,7 @@ def test_context_refuses_an_agent_with_no_tier_files(memory: GitRepo, name: str,
     """Regression: `context --agent Scribe` / `--agent nope` printed "(no hot memory yet)" with exit 0."""
     code, _, err = squadmem(memory, "context", "-a", name)
     assert code == 2
-    assert err.splitlines()[0] == f"squadmem: --agent {name}: no tier file belongs to this agent"
+    assert err.splitlines()[0] == f"squadmem: agent {name}: no tier file belongs to this agent"
     assert err.splitlines()[1].startswith(hint)
 
 

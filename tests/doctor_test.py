@@ -159,6 +159,18 @@ def test_doctor_warns_about_a_shallow_clone(repo: GitRepo, tmp_path: Path) -> No
     assert checks["history"][0] == "warn" and checks["history"][1].startswith("shallow clone")
 
 
+def test_doctor_warns_about_a_shallow_clone_in_its_linked_worktree(repo: GitRepo, tmp_path: Path) -> None:
+    """Regression: a linked worktree of a shallow clone is as shallow as the clone."""
+    repo.commit("one", {HOT: "## A\na\n"}, date=DATE)
+    repo.commit("two", {HOT: "## A\nb\n"}, date=DATE)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{repo.root}", str(clone)], check=True)
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "-C", str(clone), "worktree", "add", "-q", str(linked)], check=True)
+    _, checks = doctor(linked)
+    assert checks["history"][0] == "warn" and checks["history"][1].startswith("shallow clone")
+
+
 def test_doctor_warns_while_another_writer_holds_the_lock(repo: GitRepo) -> None:
     repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
     script = (

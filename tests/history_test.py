@@ -13,7 +13,7 @@ from conftest import GitRepo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem.engine import catalog, history
+from squadmem.engine import catalog, cutter, history_cache, lastuse
 from squadmem.engine.progress import Progress
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, uses
@@ -45,28 +45,28 @@ def cold(*parts: str) -> str:
     return "# Cold memory: picard\n\n" + "\n".join(parts)
 
 
-def usage(root: Path, *, cache: bool = True, verbose: bool = False) -> dict[str, history.Usage]:
+def usage(root: Path, *, cache: bool = True, verbose: bool = False) -> dict[str, lastuse.Usage]:
     with Repo(root) as repo:
-        return history.usage(repo, catalog.load(repo.layout), now=NOW, cache=cache, verbose=verbose)
+        return lastuse.usage(repo, catalog.load(repo.layout), now=NOW, cache=cache, verbose=verbose)
 
 
-def last(root: Path, ident: str, **kw: bool) -> history.LastUse:
+def last(root: Path, ident: str, **kw: bool) -> lastuse.LastUse:
     return usage(root, **kw)[ident].last
 
 
-def content(stamp: str, sha: str) -> history.LastUse:
-    return history.LastUse(at(stamp), "content", sha)
+def content(stamp: str, sha: str) -> lastuse.LastUse:
+    return lastuse.LastUse(at(stamp), "content", sha)
 
 
 # -- content identity -----------------------------------------------------------------------------
 def test_normalize_ignores_line_endings_and_trailing_blank_lines() -> None:
-    assert history.content_key("## A\r\nx\r\n\r\n\r\n") == history.content_key("## A\nx")
-    assert history.content_key("## A\rx\n") == history.content_key("## A\nx\n\n")
+    assert sections.content_key("## A\r\nx\r\n\r\n\r\n") == sections.content_key("## A\nx")
+    assert sections.content_key("## A\rx\n") == sections.content_key("## A\nx\n\n")
 
 
 def test_content_key_changes_with_any_edit() -> None:
-    assert history.content_key("## A\nx\n") != history.content_key("## A\nx y\n")
-    assert history.content_key("## A\nx\n") != history.content_key("## B\nx\n")
+    assert sections.content_key("## A\nx\n") != sections.content_key("## A\nx y\n")
+    assert sections.content_key("## A\nx\n") != sections.content_key("## B\nx\n")
 
 
 PIECES = [
@@ -107,8 +107,8 @@ def edits(draw: st.DrawFn) -> tuple[str, str]:
 def test_cut_from_an_earlier_version_equals_a_full_cut(pair: tuple[str, str]) -> None:
     """Reusing the unchanged parts of the previous version never changes where sections are cut."""
     old, new = pair
-    full = history.cut(new)
-    again = history.cut(new, history.cut(old))
+    full = cutter.cut(new)
+    again = cutter.cut(new, cutter.cut(old))
     assert (again.starts, again.heads, again.keys) == (full.starts, full.heads, full.keys)
 
 
@@ -135,8 +135,8 @@ def test_cut_reuse_pitfalls(old: str, new: str) -> None:
     """Regressions, each a wrong cut the reuse once made: an old last heading matched as the start of a
     longer line; a U+FEFF read as a byte order mark inside a file, or a heading that starts with one
     moved off the top; a setext heading whose text starts with # taken for an ATX heading."""
-    full = history.cut(new)
-    again = history.cut(new, history.cut(old))
+    full = cutter.cut(new)
+    again = cutter.cut(new, cutter.cut(old))
     assert (again.starts, again.heads, again.keys) == (full.starts, full.heads, full.keys)
 
 
@@ -144,8 +144,8 @@ def test_cut_reuse_pitfalls(old: str, new: str) -> None:
 @given(documents)
 def test_cut_keys_are_those_of_the_catalog_sections(text: str) -> None:
     """History hashes exactly the sections the catalog (sections.split) cuts."""
-    expected = [history.content_key(s.text) for s in sections.split(text).sections]
-    assert list(history.cut(text).keys) == expected
+    expected = [sections.content_key(s.text) for s in sections.split(text).sections]
+    assert list(cutter.cut(text).keys) == expected
 
 
 # -- ages from history ------------------------------------------------------------------------------
@@ -196,7 +196,7 @@ def test_last_uses_a_trailer_on_a_commit_that_touches_no_memory(repo: GitRepo) -
     used = repo.commit("fix login\n\nSquad-Memory-Used: picard/auth-tokens", {"src/app.py": "x\n"}, date=D3)
     for _ in range(3):  # however often it runs, the trailer counts once
         found = usage(repo.root)["picard/auth-tokens"]
-        assert found.last == history.LastUse(at(D3), "trailer", used)
+        assert found.last == lastuse.LastUse(at(D3), "trailer", used)
         assert found.trailer_commits == 1
 
 
@@ -215,12 +215,12 @@ def test_last_uses_pending_counts_at_once_and_once_when_committed(repo: GitRepo)
     uses.record(state, ["picard/auth-tokens"], at(D2))
     for _ in range(2):
         found = usage(repo.root)["picard/auth-tokens"]
-        assert found.last == history.LastUse(at(D2), "pending", None)
+        assert found.last == lastuse.LastUse(at(D2), "pending", None)
         assert (found.trailer_commits, found.pending) == (0, at(D2))
     carried = repo.commit("work\n\nSquad-Memory-Used: picard/auth-tokens", {"a": "1"}, date=D3)
     for _ in range(2):
         found = usage(repo.root)["picard/auth-tokens"]
-        assert found.last == history.LastUse(at(D3), "trailer", carried)
+        assert found.last == lastuse.LastUse(at(D3), "trailer", carried)
         assert (found.trailer_commits, found.pending) == (1, None)
     assert uses.pending(state) == {}
 
@@ -230,7 +230,7 @@ def test_last_uses_a_use_after_the_carrying_commit_stays_pending(repo: GitRepo) 
     repo.commit("work\n\nSquad-Memory-Used: picard/auth-tokens", {"a": "1"}, date=D2)
     uses.record(repo.root / ".git" / "squadmem", ["picard/auth-tokens"], at(D3))
     found = usage(repo.root)["picard/auth-tokens"]
-    assert found.last == history.LastUse(at(D3), "pending", None)
+    assert found.last == lastuse.LastUse(at(D3), "pending", None)
     assert found.pending == at(D3)
 
 
@@ -238,14 +238,14 @@ def test_last_uses_an_uncommitted_edit_is_now(repo: GitRepo) -> None:
     repo.commit("picard notes", {HOT: hot(AUTH, DEPLOY)}, date=D1)
     repo.write(HOT, hot(AUTH + "- and prod\n", DEPLOY))
     found = usage(repo.root)
-    assert found["picard/auth-tokens"].last == history.LastUse(NOW, "edit", None)
+    assert found["picard/auth-tokens"].last == lastuse.LastUse(NOW, "edit", None)
     assert found["picard/deploy-checklist"].last.kind == "content"
 
 
 def test_last_uses_without_any_commit_everything_is_an_edit(repo: GitRepo) -> None:
     repo.write(HOT, hot(AUTH))
-    assert last(repo.root, "picard/auth-tokens") == history.LastUse(NOW, "edit", None)
-    assert not (repo.root / ".git" / "squadmem" / history.CACHE_FILE).exists()
+    assert last(repo.root, "picard/auth-tokens") == lastuse.LastUse(NOW, "edit", None)
+    assert not (repo.root / ".git" / "squadmem" / history_cache.CACHE_FILE).exists()
 
 
 def test_last_uses_merge_gives_the_branch_commit_time(repo: GitRepo) -> None:
@@ -289,9 +289,9 @@ def test_last_uses_shallow_clone_reports_unknown_at_the_boundary(repo: GitRepo, 
     )
     clone = _shallow_clone(repo, tmp_path)
     found = usage(clone)
-    assert found["picard/auth-tokens"].last == history.LastUse(None, "unknown", boundary)
+    assert found["picard/auth-tokens"].last == lastuse.LastUse(None, "unknown", boundary)
     assert found["picard/deploy-checklist"].last == content(D4, used)
-    assert found["picard/cache-policy"].last == history.LastUse(at(D4), "trailer", used)
+    assert found["picard/cache-policy"].last == lastuse.LastUse(at(D4), "trailer", used)
     assert usage(repo.root)["picard/auth-tokens"].last.kind == "content"
 
 
@@ -301,7 +301,7 @@ def test_last_uses_shallow_clone_a_pending_use_decides_it(repo: GitRepo, tmp_pat
     repo.commit("code", {"a": "2"}, date=D3)
     clone = _shallow_clone(repo, tmp_path)
     uses.record(clone / ".git" / "squadmem", ["picard/auth-tokens"], at(D4))
-    assert last(clone, "picard/auth-tokens") == history.LastUse(at(D4), "pending", None)
+    assert last(clone, "picard/auth-tokens") == lastuse.LastUse(at(D4), "pending", None)
 
 
 # -- the cache ------------------------------------------------------------------------------------------
@@ -323,7 +323,7 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _cache_path(root: Path) -> Path:
-    return root / ".git" / "squadmem" / history.CACHE_FILE
+    return root / ".git" / "squadmem" / history_cache.CACHE_FILE
 
 
 def test_cache_gives_the_same_ages_as_no_cache(generated: Path) -> None:
@@ -362,7 +362,7 @@ def test_cache_after_new_commits_reads_only_them(
         lambda raw: raw[: len(raw) // 2],
         lambda raw: b"",
         lambda raw: b"not a cache at all\n\x00\x01",
-        lambda raw: raw.replace(b'"format": %d' % history.FORMAT, b'"format": 1', 1),
+        lambda raw: raw.replace(b'"format": %d' % history_cache.FORMAT, b'"format": 1', 1),
         lambda raw: raw[:-40] + bytes(40),
         lambda raw: raw.split(b"\n", 1)[0] + b"\n",
     ],

@@ -13,20 +13,6 @@ from squadmem.model import sections
 INDEX = f"## {INDEX_TITLE}\n- picard/a (cold, 2026-01-01): A\n"
 
 
-@pytest.mark.parametrize(
-    ("text", "expected"),
-    [
-        ("## A\nx\n", "## A\nx"),
-        ("## A\nx\n\n\n", "## A\nx"),
-        ("## A\r\nx  \r\n \r\n", "## A\r\nx  "),
-        ("## A\nx", "## A\nx"),
-        ("", ""),
-    ],
-)
-def test_normalized_trims_trailing_blank_lines_and_the_last_line_ending(text: str, expected: str) -> None:
-    assert index.normalized(text) == expected
-
-
 def test_insert_appends_at_the_end_without_an_index() -> None:
     assert index.insert("# H\n## A\na\n", "## B\nb\n") == "# H\n## A\na\n## B\nb\n"
 
@@ -147,7 +133,7 @@ _file = st.tuples(
 
 def _shape(text: str) -> list[str]:
     doc = sections.split(text)
-    return [index.normalized(doc.header), *(index.normalized(s.text) for s in doc.sections)]
+    return [sections.trimmed(doc.header), *(sections.trimmed(s.text) for s in doc.sections)]
 
 
 @settings(max_examples=300, deadline=None)
@@ -165,7 +151,7 @@ def test_remove_then_insert_conserves_every_section(source: str, target: str, pi
         landed = index.insert(target, cut)
     except index.SpliceError:
         return
-    assert cut == moved or index.normalized(cut) == index.normalized(moved)
+    assert cut == moved or sections.trimmed(cut) == sections.trimmed(moved)
     before = sorted(_shape(source)[1:] + _shape(target)[1:])
     after = sorted(_shape(rest)[1:] + _shape(landed)[1:])
     assert before == after

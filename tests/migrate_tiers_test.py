@@ -9,7 +9,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from squadmem.commands import migrate_tiers
-from squadmem.engine import index
 from squadmem.model import sections, uses
 from squadmem.model.layout import MEMORY_DIR
 
@@ -324,15 +323,15 @@ def _tier_file(draw: st.DrawFn, index_last: bool) -> tuple[str, list[str]]:
 @given(_tier_file(index_last=True), st.sampled_from([None, "# Hot memory: main\n\n## Mine\nkept\n"]))
 def test_merge_tier_keeps_every_section_once(source: tuple[str, list[str]], had: str | None) -> None:
     text, body = source
-    known = {index.normalized(s.text) for s in sections.split(had or "").sections}
+    known = {sections.trimmed(s.text) for s in sections.split(had or "").sections}
     merged, new, _, _, _ = migrate_tiers.merge_tier(had, text, "MEMORY.md", "hot", "main", known)
     result = merged if merged is not None else had or ""
-    got = [index.normalized(s.text) for s in sections.split(result).sections]
-    wanted = [index.normalized(section) for section in body]
+    got = [sections.trimmed(s.text) for s in sections.split(result).sections]
+    wanted = [sections.trimmed(section) for section in body]
     for section in wanted:  # each source section once (twice if the source holds it twice)
         assert got.count(section) == wanted.count(section)
     if had is not None:
-        assert got.count(index.normalized("## Mine\nkept\n")) == 1
+        assert got.count(sections.trimmed("## Mine\nkept\n")) == 1
     assert "## Index → Deeper Tiers" not in result
     assert sum(len(s.text) for s in new) <= len(result)
     if "free text" in text:

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 
 from squadmem.cli import app
 from squadmem.commands import maintain
-from squadmem.engine import catalog, index
+from squadmem.engine import catalog
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
-from squadmem.model import uses
+from squadmem.model import sections, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MEMORY_DIR
 
@@ -52,7 +52,7 @@ def cli(repo: GitRepo, *args: str) -> tuple[int, str]:
 
 def normalized_sections(files: dict[str, bytes]) -> Counter[str]:
     memory = catalog.from_blobs(files)
-    return Counter(index.normalized(e.text) for e in memory.entries if not e.is_index)
+    return Counter(sections.trimmed(e.text) for e in memory.entries if not e.is_index)
 
 
 def tree_files(repo: GitRepo, rev: str = "HEAD") -> dict[str, bytes]:
@@ -212,7 +212,7 @@ def test_writer_puts_pending_uses_on_the_first_commit_and_consumes_them(repo: Gi
     carrying = [m for m in messages if uses.TRAILER in m]
     assert len(carrying) == 1
     assert "Squad-Memory-Used: picard/kept, picard/session" in carrying[0]
-    assert uses.trailer_value(state) is None
+    assert uses.pending_ids(state) == ()
 
 
 # -- the lock ------------------------------------------------------------------------------------
@@ -388,7 +388,7 @@ def test_executed_moves_conserve_every_section(files: dict[str, str], picks: lis
         after = tree_files(git)
         for rel, header in headers.items():
             new_header = catalog.from_blobs({rel: after[rel]}).files[rel].document.header
-            assert index.normalized(new_header) == index.normalized(header)
+            assert sections.trimmed(new_header) == sections.trimmed(header)
         moved = {e.text for e in catalog.from_blobs(after).entries}
         for entry in catalog.from_blobs(start).entries:  # byte-identical, but for one added newline
             assert entry.text in moved or entry.text + "\n" in moved

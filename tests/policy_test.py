@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from squadmem.engine import catalog, index, policy
 from squadmem.engine.catalog import INDEX_TITLE
+from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
 from squadmem.model.settings import Settings
 
@@ -20,7 +21,7 @@ ARCHIVE = ".squad/memory/archive/picard.md"
 
 @dataclasses.dataclass(frozen=True)
 class Age:
-    """A last use, as history.LastUse gives it (the policy's Use protocol)."""
+    """A last use, as squadmem.engine.lastuse.LastUse gives it (the policy's Use protocol)."""
 
     when: dt.datetime | None
     kind: str = "content"
@@ -49,9 +50,9 @@ def moves(plan: policy.Plan) -> list[tuple[str, str, str, str]]:
 
 def replan(plan: policy.Plan, before: catalog.Memory, uses: dict[str, Age], conf: Settings) -> policy.Plan:
     """Plan again on the files the plan leaves; ages follow content (as history gives them)."""
-    by_text = {index.normalized(e.text): uses[e.id] for e in before.entries}
+    by_text = {sections.trimmed(e.text): uses[e.id] for e in before.entries}
     after = catalog.from_texts(plan.files)
-    ages = {e.id: by_text.get(index.normalized(e.text), Age(None)) for e in after.entries}
+    ages = {e.id: by_text.get(sections.trimmed(e.text), Age(None)) for e in after.entries}
     return policy.plan(after, ages, conf, NOW)
 
 
@@ -382,13 +383,13 @@ def test_plan_conserves_sections_and_settles(
     memory = catalog.from_texts(files)
     by_text: dict[str, Age] = {}  # history dates content: the same text has the same age
     for entry, age in zip(memory.entries, age_list, strict=False):
-        by_text.setdefault(index.normalized(entry.text), age if age is not None else Age(None))
-    uses = {e.id: by_text[index.normalized(e.text)] for e in memory.entries}
+        by_text.setdefault(sections.trimmed(entry.text), age if age is not None else Age(None))
+    uses = {e.id: by_text[sections.trimmed(e.text)] for e in memory.entries}
     conf = Settings().replace(hot={"max_bytes": max_bytes})
     first = policy.plan(memory, uses, conf, NOW)
-    before = sorted(index.normalized(e.text) for e in memory.entries)
+    before = sorted(sections.trimmed(e.text) for e in memory.entries)
     after_memory = catalog.from_texts(first.files)
-    after = sorted(index.normalized(e.text) for e in after_memory.entries if not e.is_index)
+    after = sorted(sections.trimmed(e.text) for e in after_memory.entries if not e.is_index)
     assert after == before
     again = replan(first, memory, uses, conf)
     assert again.moves == ()

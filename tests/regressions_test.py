@@ -13,9 +13,9 @@ from conftest import GitRepo
 from conftest import squadmem as cli
 
 from squadmem.commands import scaffold
-from squadmem.engine import catalog, history, index
+from squadmem.engine import catalog, history_cache, index, lastuse
 from squadmem.gitio.repo import Repo
-from squadmem.model import uses
+from squadmem.model import sections, uses
 from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
@@ -32,7 +32,7 @@ def sections_at(repo: GitRepo, rev: str = "HEAD") -> Counter[str]:
         ).stdout
         for n in names
     }
-    return Counter(index.normalized(e.text) for e in catalog.from_blobs(blobs).entries if not e.is_index)
+    return Counter(sections.trimmed(e.text) for e in catalog.from_blobs(blobs).entries if not e.is_index)
 
 
 def test_a_moved_section_takes_its_children_along(repo: GitRepo) -> None:
@@ -79,7 +79,7 @@ def test_a_moved_section_does_not_ping_pong_back(repo: GitRepo) -> None:
         assert "nothing to do" in out, out
     with Repo(repo.root) as gateway:
         memory = catalog.load(gateway.layout)
-        ages = history.last_uses(gateway, memory, now=dt.datetime(2026, 2, 20, 12, tzinfo=dt.UTC))
+        ages = lastuse.last_uses(gateway, memory, now=dt.datetime(2026, 2, 20, 12, tzinfo=dt.UTC))
     assert ages["picard/stale"].when == dt.datetime(
         2026, 2, 10, 10, tzinfo=dt.UTC
     )  # its content's age, not the move's
@@ -95,13 +95,13 @@ def test_uses_are_counted_once_however_often_history_is_read(repo: GitRepo) -> N
         assert cli(repo, "maintain", "--now", NOW)[0] == 0
     carrying = repo.git("log", "--format=%H", f"--grep={uses.TRAILER}", f"{base}..HEAD").split()
     assert len(carrying) == 1
-    assert uses.trailer_value(state) is None
+    assert uses.pending_ids(state) == ()
     with Repo(repo.root) as gateway:
         memory = catalog.load(gateway.layout)
-        first = history.usage(gateway, memory)
-        (state / history.CACHE_FILE).unlink()
-        rebuilt = history.usage(gateway, memory)
-        again = history.usage(gateway, memory)
+        first = lastuse.usage(gateway, memory)
+        (state / history_cache.CACHE_FILE).unlink()
+        rebuilt = lastuse.usage(gateway, memory)
+        again = lastuse.usage(gateway, memory)
     assert first == rebuilt == again
     assert first["picard/a"].trailer_commits == 1
 
@@ -174,7 +174,7 @@ def test_eight_concurrent_writers_leave_every_section_exactly_once(repo: GitRepo
         p.relative_to(repo.root).as_posix(): p.read_bytes() for p in (repo.root / MEMORY_DIR).rglob("*.md")
     }
     assert (
-        Counter(index.normalized(e.text) for e in catalog.from_blobs(work).entries if not e.is_index)
+        Counter(sections.trimmed(e.text) for e in catalog.from_blobs(work).entries if not e.is_index)
         == expected
     )
     assert repo.git("status", "--porcelain") == ""

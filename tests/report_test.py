@@ -195,7 +195,7 @@ def test_report_agent_keeps_that_agents_files(memory: GitRepo) -> None:
 @pytest.mark.parametrize(
     ("args", "first_line"),
     [
-        (("--agent", "q"), "squadmem: --agent q: no tier file belongs to this agent"),
+        (("--agent", "q"), "squadmem: agent q: no tier file belongs to this agent"),
         (("--agent", "../x"), "squadmem: invalid agent name '../x'"),
         (("--now", "yesterday-ish"), "squadmem: --now 'yesterday-ish': not a date"),
         (("--format", "yaml"), "squadmem: --format yaml: unknown format"),
@@ -248,6 +248,19 @@ def test_report_shallow_clone_flags_unknown(memory: GitRepo, tmp_path: Path) -> 
     assert data["recommendations"][-1]["command"] == "git fetch --unshallow"
     text = run_squadmem(clone, "report", "--now", "2026-06-01").stdout
     assert "unknown (shallow)" in text
+
+
+def test_report_in_a_linked_worktree_of_a_shallow_clone_says_shallow(memory: GitRepo, tmp_path: Path) -> None:
+    """Regression: the worktree's own git dir has no ``shallow`` file (the clone's common dir has), and
+    ``shallow`` was false while the ages came out unknown."""
+    memory.commit("code", {"a": "1"}, date=D2)
+    clone = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{memory.root}", str(clone)], check=True)
+    linked = tmp_path / "linked"
+    subprocess.run(["git", "-C", str(clone), "worktree", "add", "-q", str(linked)], check=True)
+    data = squadmem_json(linked, "--now", "2026-06-01")
+    assert data["shallow"] and data["unknown_ages"] == len(data["sections"])
+    assert data["recommendations"][-1]["command"] == "git fetch --unshallow"
 
 
 def test_report_make_in_process(memory: GitRepo) -> None:

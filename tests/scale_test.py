@@ -12,7 +12,7 @@ import pytest
 from conftest import GitRepo
 
 from squadmem.commands import maintain
-from squadmem.engine import catalog, history, policy
+from squadmem.engine import catalog, lastuse, policy
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections
@@ -51,7 +51,7 @@ def test_planning_a_budget_pass_scans_each_byte_a_bounded_number_of_times(scanne
     10,000: killed after 10 minutes, 626 MB)."""
     text = _hot(SECTIONS)
     memory = catalog.from_texts({HOT: text})
-    uses = {e.id: history.LastUse(NOW - dt.timedelta(days=2), "content", None) for e in memory.entries}
+    uses = {e.id: lastuse.LastUse(NOW - dt.timedelta(days=2), "content", None) for e in memory.entries}
     scanned.clear()
     plan = policy.plan(memory, uses, Settings(), NOW)
     assert len(plan.moves) > SECTIONS - 50

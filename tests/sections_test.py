@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.html_blocks import block_names
 from markdown_it.common.utils import MD_TRIM_CHARS
 
-from squadmem.model import sections
+from squadmem.model import scanner, sections
 from squadmem.model.sections import (
     FlagError,
     Flags,
@@ -485,9 +485,25 @@ def test_split_no_sections_is_all_header() -> None:
 
 def test_html_block_names_match_markdown_it() -> None:
     """The HTML block tag list drifted from markdown-it's (kind 6 blocks)."""
-    assert sections._BLOCK_TAGS.split("|") == block_names
+    assert scanner._BLOCK_TAGS.split("|") == block_names
 
 
 def test_md_trim_matches_markdown_it() -> None:
     """raw_heading was trimmed with another whitespace set than markdown-it's inline content."""
-    assert set(sections._MD_TRIM) == set(MD_TRIM_CHARS)
+    assert set(scanner._MD_TRIM) == set(MD_TRIM_CHARS)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("## A\nx\n", "## A\nx"),
+        ("## A\nx\n\n\n", "## A\nx"),
+        ("## A\r\nx  \r\n \r\n", "## A\r\nx  "),
+        ("## A\nx", "## A\nx"),
+        ("", ""),
+        ("\n\n", ""),
+        ("## A\rx\r\r", "## A\rx"),
+    ],
+)
+def test_trimmed_drops_trailing_blank_lines_and_the_last_line_ending(text: str, expected: str) -> None:
+    assert sections.trimmed(text) == expected

@@ -90,7 +90,7 @@ def test_start_creates_a_missing_hot_file_from_the_template(
     repo.commit("code", {"src/app.py": "x\n"}, date=BASE)
     at(monkeypatch, START)
     code, _, err = cli(repo, "session", "start", "-a", "picard", "-t", "t", "--now", START)
-    assert code == 2 and "--agent picard: no tier file belongs to this agent" in err
+    assert code == 2 and "agent picard: no tier file belongs to this agent" in err
     code, out, _ = cli(repo, "session", "start", "-a", "picard", "-t", "t", "--now", START, "--json", "--new")
     assert code == 0
     assert json.loads(out)["files"] == [HOT]

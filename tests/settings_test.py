@@ -1,12 +1,16 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
+from conftest import GitRepo
 
 from squadmem.model import settings
 from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import MEMORY_DIR, Layout
 
 
 def test_template_holds_every_default() -> None:
@@ -62,3 +66,62 @@ def test_load_not_utf8(tmp_path: Path) -> None:
     (tmp_path / "tiers.toml").write_bytes(b"\xff")
     with pytest.raises(SquadmemError, match="not UTF-8"):
         settings.load(tmp_path)
+
+
+HOT = f"{MEMORY_DIR}/hot/picard.md"
+
+# -- read once per command ---------------------------------------------------------------------------
+
+COUNTING = (
+    "import sys\n"
+    "opened = []\n"
+    "def audit(event, args):\n"
+    "    if event == 'open' and str(args[0]).endswith('tiers.toml'):\n"
+    "        opened.append(args[0])\n"
+    "sys.addaudithook(audit)\n"
+    "from squadmem.cli import run\n"
+    "try:\n"
+    "    run()\n"
+    "finally:\n"
+    "    print(f'tiers.toml opened {len(opened)} time(s)', file=sys.stderr)\n"
+)
+
+
+def test_layout_reads_tiers_toml_once(tmp_path: Path) -> None:
+    (tmp_path / ".squad" / "memory").mkdir(parents=True)
+    (tmp_path / ".squad" / "memory" / "tiers.toml").write_text("[hot]\nstale_days = 3\n")
+    layout = Layout(tmp_path)
+    first = layout.settings
+    (tmp_path / ".squad" / "memory" / "tiers.toml").write_text("[hot]\nstale_days = 4\n")
+    assert layout.settings is first and first.hot.stale_days == 3
+    assert Layout(tmp_path).settings.hot.stale_days == 4
+
+
+def test_layout_settings_refuses_a_malformed_file_each_time(tmp_path: Path) -> None:
+    (tmp_path / ".squad" / "memory").mkdir(parents=True)
+    (tmp_path / ".squad" / "memory" / "tiers.toml").write_text("[hot]\nstale_days = 'x'\n")
+    layout = Layout(tmp_path)
+    for _ in range(2):
+        with pytest.raises(SquadmemError, match=r"hot\.stale_days"):
+            _ = layout.settings
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("report",),
+        ("maintain", "--dry-run"),
+        ("review", "--format", "json", "HEAD"),
+        ("verify", "HEAD"),
+        ("log", "add", "hello"),
+    ],
+)
+def test_a_command_reads_tiers_toml_once(repo: GitRepo, args: tuple[str, ...]) -> None:
+    """Each command parsed tiers.toml twice: once to refuse a bad file early, once to use it."""
+    files = {f"{MEMORY_DIR}/tiers.toml": "[hot]\nstale_days = 3\n", HOT: "# Hot\n\n## A\nx\n"}
+    repo.commit("seed", files, date="2026-03-01T10:00:00+00:00")
+    result = subprocess.run(
+        [sys.executable, "-c", COUNTING, *args], cwd=repo.root, capture_output=True, text=True
+    )
+    assert result.returncode in (0, 1), result.stderr
+    assert result.stderr.splitlines()[-1] == "tiers.toml opened 1 time(s)"

@@ -17,8 +17,9 @@ import pytest
 from conftest import GitRepo, run_squadmem
 from conftest import squadmem as cli
 
-from squadmem.engine import catalog, index
+from squadmem.engine import catalog
 from squadmem.engine import writer as moves
+from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
@@ -37,7 +38,7 @@ def seed(repo: GitRepo, n: int = 6) -> Counter[str]:
 
 def sections_of(blobs: dict[str, bytes]) -> Counter[str]:
     memory = catalog.from_blobs(blobs)
-    return Counter(index.normalized(e.text) for e in memory.entries if not e.is_index)
+    return Counter(sections.trimmed(e.text) for e in memory.entries if not e.is_index)
 
 
 def sections_at(repo: GitRepo, rev: str = "HEAD") -> Counter[str]:

@@ -40,7 +40,7 @@ def test_record_leaves_no_temporary_file(tmp_path: Path) -> None:
 
 def test_pending_is_empty_without_a_file(tmp_path: Path) -> None:
     assert uses.pending(tmp_path / "missing") == {}
-    assert uses.trailer_value(tmp_path / "missing") is None
+    assert uses.pending_ids(tmp_path / "missing") == ()
 
 
 @pytest.mark.parametrize(
@@ -66,9 +66,9 @@ def test_pending_reads_an_unreadable_file_as_none_and_record_rewrites_it(
     }
 
 
-def test_trailer_value_lists_ids_sorted(tmp_path: Path) -> None:
+def test_pending_ids_are_sorted(tmp_path: Path) -> None:
     uses.record(tmp_path, ["wiki:security/b", "picard/a"], T1)
-    assert uses.trailer_value(tmp_path) == "picard/a, wiki:security/b"
+    assert uses.pending_ids(tmp_path) == ("picard/a", "wiki:security/b")
 
 
 def test_consume_drops_only_the_given_ids(tmp_path: Path) -> None:

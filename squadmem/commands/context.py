@@ -18,11 +18,10 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 from collections.abc import Sequence
-from importlib import resources
 
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, uses
+from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import check_name, known_agent, tier_rel
 
@@ -98,7 +97,7 @@ def build(
         picked_text = f"\n### Sections from deeper tiers\n\n{body}"
         parts.append(("sections", len(body.encode("utf-8"))))
         used += [e.id for e in picked]
-    template = resources.files("squadmem").joinpath("templates/spawn.md").read_text("utf-8")
+    template = templates.read("spawn.md")
     text = template.format(hot=hot_text.rstrip("\r\n"), cold=cold_text, wiki=wiki_text, sections=picked_text)
     return text.rstrip("\n") + "\n", parts, used
 

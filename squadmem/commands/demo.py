@@ -14,25 +14,22 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import os
-import subprocess
 import tempfile
 import tomllib
-from collections.abc import Callable, Iterator, Mapping
-from importlib import resources
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from squadmem.commands import maintain, report, scaffold
 from squadmem.engine import verify
+from squadmem.gitio import runner
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, sections, settings, uses
-from squadmem.model.errors import SquadmemError
+from squadmem.model import logs, sections, settings, templates, uses
+from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import MEMORY_DIR, tier_rel
 
-STORY = "templates/demo/story.toml"
+STORY = "demo/story.toml"
 RULE = "=" * 4
-KEEP_GIT = ("GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_TEMPLATE_DIR", "GIT_EXEC_PATH")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,7 +42,7 @@ class Story:
 
 
 def load() -> Story:
-    data = tomllib.loads(resources.files("squadmem").joinpath(STORY).read_text("utf-8"))
+    data = tomllib.loads(templates.read(STORY))
     return Story(
         dt.datetime.fromisoformat(data["start"]),
         dt.datetime.fromisoformat(data["now"]),
@@ -133,18 +130,12 @@ def fast_import_stream(story: Story) -> bytes:
     return b"".join(out)
 
 
-def _env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in KEEP_GIT}
-
-
 def _git(root: Path, *args: str, input: bytes | None = None) -> str:
-    proc = subprocess.run(["git", *args], cwd=root, env=_env(), input=input, capture_output=True)
-    if proc.returncode != 0:
-        raise SquadmemError(
-            f"demo: git {args[0]} failed: {proc.stderr.decode('utf-8', 'replace').strip()}",
-            hint="squadmem demo needs git 2.28 or later on PATH",
-        )
-    return proc.stdout.decode("utf-8", "replace")
+    out = runner.git(args, runner.git_env(keep_index=False), input, cwd=root, hint=_NEEDS, code=Exit.USAGE)
+    return out.decode("utf-8", "replace")
+
+
+_NEEDS = "squadmem demo needs git 2.28 or later on PATH"
 
 
 def build(root: Path, story: Story) -> None:
@@ -167,11 +158,10 @@ def build(root: Path, story: Story) -> None:
             uses.record(repo.state_dir, [use["id"]], dt.datetime.fromisoformat(use["at"]))
 
 
-@contextlib.contextmanager
-def _dated(story: Story) -> Iterator[None]:
+def _identity(story: Story) -> dict[str, str]:
     """squadmem's own commits made as the Scribe, at the story's ``now`` (so every run is the same)."""
     name, _, email = story.agents["scribe"].partition(" <")
-    values = {
+    return {
         "GIT_AUTHOR_NAME": name,
         "GIT_AUTHOR_EMAIL": email.rstrip(">"),
         "GIT_COMMITTER_NAME": name,
@@ -179,16 +169,6 @@ def _dated(story: Story) -> Iterator[None]:
         "GIT_AUTHOR_DATE": story.now.isoformat(),
         "GIT_COMMITTER_DATE": story.now.isoformat(),
     }
-    saved = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for key, value in saved.items():
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
 
 
 # -- the show ------------------------------------------------------------------------------------
@@ -217,7 +197,7 @@ def run(keep: Path | None, echo: Callable[[str], None]) -> None:
         where = keep if keep is not None else "a temporary folder, deleted at the end (--keep DIR keeps it)"
         echo(f"squadmem demo: {len(story.commits)} commits, 60 days of a squad ({agents}) building a ledger")
         echo(f"repository: {where}")
-        with _dated(story), Repo(root) as repo:
+        with Repo(root, identity=_identity(story)) as repo:
             before = repo.head()
             echo(_heading(f"squadmem report --now {now}"))
             echo(report.text(report.make(repo, now=story.now)))

@@ -19,7 +19,7 @@ from squadmem.commands import githooks, intake, mergedriver, settle
 from squadmem.engine import catalog, index
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, settings, uses
+from squadmem.model import render, sections, settings, uses
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import MEMORY_DIR, TIERS, classify
 
@@ -82,7 +82,7 @@ def duplicates(memory: catalog.Memory) -> Check:
     for entry in memory.entries:
         if entry.is_index or entry.is_session:
             continue
-        seen.setdefault(index.normalized(entry.text), []).append(entry)
+        seen.setdefault(sections.trimmed(entry.text), []).append(entry)
     twice = [group for group in seen.values() if len(group) > 1]
     if not twice:
         return Check("duplicates", OK, f"{len(memory.entries)} sections, none in two places")
@@ -171,8 +171,7 @@ def shallow(repo: Repo) -> Check:
 
 
 def pending_uses(repo: Repo) -> Check:
-    value = uses.trailer_value(repo.state_dir)
-    count = len([i for i in value.split(",") if i.strip()]) if value else 0
+    count = len(uses.pending_ids(repo.state_dir))
     detail = (
         f"{count} pending use(s): they go into the next commit's {uses.TRAILER} trailer"
         if count

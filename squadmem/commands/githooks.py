@@ -11,11 +11,10 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import stat
 import sys
-from importlib import resources
 from pathlib import Path
 
+from squadmem.model import templates, writes
 from squadmem.model.errors import SquadmemError
 
 EVENTS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "pre-push")
@@ -80,15 +79,12 @@ class HookResult:
 
 
 def render(event: str, python: str | None = None) -> str:
-    template = resources.files("squadmem").joinpath("templates/hook.sh").read_text("utf-8")
+    template = templates.read("hook.sh")
     return template.format(event=event, python=python or sys.executable)
 
 
 def _write_executable(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".squadmem-tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.chmod(tmp.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
-    os.replace(tmp, path)
+    writes.atomic_text(path, text, executable=True)
 
 
 def install(root: Path, hooks_dir: Path, hooks_path_config: str | None) -> HookResult:

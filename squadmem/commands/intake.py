@@ -33,10 +33,11 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import scaffold
-from squadmem.engine import catalog, history, index
+from squadmem.engine import catalog, history, index, lastuse
 from squadmem.engine import writer as moves
+from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, sections, squad
+from squadmem.model import clock, render, sections, squad
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MEMORY_DIR, check_name, classify, tier_rel
@@ -185,7 +186,7 @@ def source_paths(repo: Repo, commit: str) -> list[str]:
     return sorted(p for p in paths if squad.is_source(p))
 
 
-def read_entries(repo: Repo, objects: moves.Objects, tree: str, paths: Sequence[str]) -> list[squad.Entry]:
+def read_entries(repo: Repo, objects: Objects, tree: str, paths: Sequence[str]) -> list[squad.Entry]:
     found: list[squad.Entry] = []
     for rel in paths:
         owner = squad.source_owner(rel)
@@ -252,14 +253,14 @@ def _insert_many(text: str, new: Sequence[str], rel: str) -> str:
     if position is None:
         base = text if not text or index.ends_line(text) else text + "\n"
         joined = base + "".join(pieces)
-        expected = [*_shape(doc), *(index.normalized(s) for s in new)]
+        expected = [*_shape(doc), *(sections.trimmed(s) for s in new)]
     else:
         pieces[-1] = pieces[-1] if index.ends_line(pieces[-1]) else pieces[-1] + "\n"
         before = doc.header + "".join(s.text for s in doc.sections[:position])
         after = "".join(s.text for s in doc.sections[position:])
         joined = before + "".join(pieces) + after
         shape = _shape(doc)
-        expected = [*shape[: position + 1], *(index.normalized(s) for s in new), *shape[position + 1 :]]
+        expected = [*shape[: position + 1], *(sections.trimmed(s) for s in new), *shape[position + 1 :]]
     if _shape(sections.split(joined)) != expected:
         raise SquadmemError(
             f"{rel}: a Squad entry would not stay a section of its own there",
@@ -269,7 +270,7 @@ def _insert_many(text: str, new: Sequence[str], rel: str) -> str:
 
 
 def _shape(doc: sections.Document) -> list[str]:
-    return [index.normalized(doc.header), *(index.normalized(s.text) for s in doc.sections)]
+    return [sections.trimmed(doc.header), *(sections.trimmed(s.text) for s in doc.sections)]
 
 
 def place(
@@ -339,7 +340,9 @@ def intake(
     if not new:
         return Result((), known, dry_run, recovered=writer.recovered)
     facts = history.read_facts(repo)
-    first_seen = {e.key: (history.utc(facts.first[e.key][0]) if e.key in facts.first else None) for e in new}
+    first_seen = {
+        e.key: (clock.from_epoch(facts.first[e.key][0]) if e.key in facts.first else None) for e in new
+    }
     placed = place(new, first_seen, conf, now)
     placed, relocated, warnings = _fit(placed, tier_texts, rows, conf, _last_use(repo, tier_texts, now))
     projection = Projection(tier_texts, _header)
@@ -411,7 +414,7 @@ def _tier_texts(repo: Repo, writer: moves.Writer) -> dict[str, str | None]:
 def _last_use(repo: Repo, texts: Mapping[str, str | None], now: dt.datetime) -> Callable[[str], float]:
     """A section text's last use (seconds; history's rule), for the sections of these tier files."""
     memory = catalog.from_texts({rel: text for rel, text in texts.items() if text is not None})
-    uses = history.last_uses(repo, memory, now=now)
+    uses = lastuse.last_uses(repo, memory, now=now)
     when = {
         sections.normalize(e.text): (uses[e.id].when or now).timestamp()
         for e in memory.entries
@@ -514,7 +517,7 @@ def pending_count(repo: Repo) -> int:
     head = repo.head()
     if head is None or not (repo.root / ".squad").is_dir() or backend(repo.root) in UNSUPPORTED_BACKENDS:
         return 0
-    objects = moves.Objects(repo)
+    objects = Objects(repo)
     tree = objects.tree_of(head)
     paths = source_paths(repo, head)
     if not paths:

@@ -15,10 +15,11 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from squadmem.commands import intake, scaffold
-from squadmem.engine import catalog, history, index, policy
+from squadmem.engine import catalog, index, lastuse, policy
 from squadmem.engine import writer as moves
+from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, settings
+from squadmem.model import render, sections, settings
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, decode_tier
 
@@ -105,7 +106,7 @@ def _count(n: int, one: str, many: str | None = None) -> str:
 
 def load_settings(repo: Repo, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> settings.Settings:
     """tiers.toml with the command line's overrides (``{"hot": {"stale_days": 3}, ...}``)."""
-    conf = settings.load(repo.layout.memory)
+    conf = repo.layout.settings
     for table, values in (overrides or {}).items():
         for key, value in values.items():
             problem = None if value is None else settings.number_problem(table, key, value)
@@ -119,7 +120,7 @@ def make_plan(repo: Repo, conf: settings.Settings, now: dt.datetime, agent: str 
     memory = catalog.load(repo.layout)
     if agent is not None:
         memory.require(agent)
-    ages = history.last_uses(repo, memory, now=now)
+    ages = lastuse.last_uses(repo, memory, now=now)
     held = demoted(repo, now, conf.promote.window_hours)
     return policy.plan(memory, ages, conf, now, agent=agent, header=header, demoted=held)
 
@@ -240,7 +241,7 @@ def move(
         if (tier, name) == (entry.tier, entry.name):
             return Outcome(None, note=f"{entry.id} is already in {entry.tier} ({entry.file}): nothing to do")
         conf = load_settings(repo)
-        ages = history.last_uses(repo, memory, now=now)
+        ages = lastuse.last_uses(repo, memory, now=now)
         plan = policy.manual(memory, ages, conf, now, entry, tier, name, header=header)
         made = writer.execute(plan, header)
     return Outcome(plan, tuple(made), recovered=writer.recovered)
@@ -258,15 +259,10 @@ class Found:
 def memory_at(repo: Repo, rev: str) -> catalog.Memory:
     """The memory of commit ``rev``'s tree."""
     out = repo.run_bytes("ls-tree", "-r", "-z", "--full-tree", rev, "--", MEMORY_DIR)
-    blobs = {}
-    for item in out.split(b"\0"):
-        if not item:
-            continue
-        meta, _, path = item.partition(b"\t")
-        rel = path.decode("utf-8", "surrogateescape")
-        if meta.split()[1] == b"blob" and classify(rel) is not None:
-            blobs[rel] = repo.blob(meta.split()[2].decode("ascii"))
-    return catalog.from_blobs(blobs)
+    listed = formats.parse_ls_tree(out)
+    return catalog.from_blobs(
+        {rel: repo.blob(sha) for rel, sha in listed.items() if classify(rel) is not None}
+    )
 
 
 def resolve(repo: Repo, rev: str) -> str:
@@ -280,19 +276,12 @@ def resolve(repo: Repo, rev: str) -> str:
 
 def _removals(repo: Repo) -> Iterator[tuple[str, str, str]]:
     """(parent commit, tier file, its blob there) for each tier file changed, newest commit first."""
-    parent = ""
-    for raw in repo.stream(
-        "log", "--format=C %H %P", "--raw", "--no-renames", "--no-abbrev", "--", MEMORY_DIR
-    ):
-        line = raw.decode("utf-8", "surrogateescape").rstrip("\n")
-        if line.startswith("C "):
-            parts = line.split()
-            parent = parts[2] if len(parts) > 2 else ""
-        elif line.startswith(":") and parent:
-            meta, _, rel = line.partition("\t")
-            old = meta.split()[2]
-            if classify(rel) is not None and set(old) != {"0"}:
-                yield parent, rel, old
+    args = ("log", formats.log_format("%P"), "--raw", "-z", "--no-renames", "--no-abbrev", "--", MEMORY_DIR)
+    for entry in formats.parse_log(repo.stream(*args), 1):
+        parent = entry.fields[0].decode("ascii").partition(" ")[0]
+        for change in entry.changes if parent else ():
+            if classify(change.path) is not None and change.old is not None:
+                yield parent, change.path, change.old
 
 
 def _matches(entry: catalog.Entry, ref: str) -> bool:
@@ -358,8 +347,8 @@ def _restore(
     topic: str | None,
 ) -> Outcome:
     entry = found.entry
-    wanted = index.normalized(entry.text)
-    present = next((e for e in memory.entries if index.normalized(e.text) == wanted), None)
+    wanted = sections.trimmed(entry.text)
+    present = next((e for e in memory.entries if sections.trimmed(e.text) == wanted), None)
     if present is not None:
         return Outcome(
             None, note=f"{entry.id} as of {found.rev[:12]} is in {present.file}: nothing to restore"
@@ -384,7 +373,7 @@ def _restore(
     assert tier in AGENT_TIERS or tier == "wiki"
     memory.require(f"wiki:{name}" if tier == "wiki" else name)
     conf = load_settings(repo)
-    ages = history.last_uses(repo, memory, now=now)
+    ages = lastuse.last_uses(repo, memory, now=now)
     plan = policy.restore(
         memory,
         ages,

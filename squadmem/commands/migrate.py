@@ -15,13 +15,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import os
 from typing import Any
 
 from squadmem.commands import intake, scaffold
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
-from squadmem.model import sections, squad
+from squadmem.model import sections, squad, writes
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import decode_tier
 from squadmem.model.settings import Settings
@@ -90,9 +89,6 @@ def _remove_originals(repo: Repo, writer: moves.Writer) -> tuple[str, ...]:
         header = sections.split(current).header
         if header and not header.endswith(("\n", "\r")):
             header += "\n"
-        tmp = path.with_name(f".{path.name}.squadmem-tmp")
-        tmp.write_bytes((header + MARKER + "\n").encode("utf-8"))
-        tmp.chmod(path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
+        writes.atomic_text(path, header + MARKER + "\n", mode=path.stat().st_mode, locked=True)
         done.append(rel)
     return tuple(done)

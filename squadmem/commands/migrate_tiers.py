@@ -14,7 +14,7 @@ squadmem's to write: it is not copied (``maintain`` writes the agent's own).
 Each section-level access record becomes a dated use on the migration
 commit, ``Squad-Memory-Used: <id>@<last access>``; history dates a section
 brought in by a commit that carries a dated use of it at that use (see
-``history._last_use``), so the first ``maintain`` acts on the access history
+``lastuse._last_use``), so the first ``maintain`` acts on the access history
 the skill had. File-level records are not carried: a whole-file read (for
 ``MEMORY.md``, the load at spawn) says nothing of which section mattered.
 A section already in the agent's tiers is skipped, a log already there with
@@ -35,7 +35,7 @@ from squadmem.commands import scaffold
 from squadmem.engine import catalog, index
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, render, sections, settings, uses
+from squadmem.model import clock, logs, render, sections, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, parse_log_name
 
@@ -199,7 +199,7 @@ def with_header(text: str, kept: str) -> str:
     if not kept:
         return text
     doc = sections.split(text)
-    if index.normalized(kept) in index.normalized(doc.header):
+    if sections.trimmed(kept) in sections.trimmed(doc.header):
         return text
     head = doc.header if not doc.header or index.ends_line(doc.header) else doc.header + "\n"
     gap = "\n" if head and not head.endswith("\n\n") else ""
@@ -231,8 +231,8 @@ def merge_tier(
     doc = sections.split(source)
     kept, maintained = strip_header(doc.header, rel, number)
     body = [s for s in doc.sections if not index.is_index(s)]
-    new = [s for s in body if index.normalized(s.text) not in known]
-    known.update(index.normalized(s.text) for s in new)
+    new = [s for s in body if sections.trimmed(s.text) not in known]
+    known.update(sections.trimmed(s.text) for s in new)
     base = had if had is not None else scaffold.template(f"{tier}.md", name=name) + "\n"
     merged = append(with_header(base, kept), [s.text for s in new], rel)
     return (None if merged == base else merged), new, kept, maintained, body
@@ -246,11 +246,9 @@ def _moment(value: object, rel: str, key: str) -> dt.datetime:
         if isinstance(value, bool):
             raise TypeError
         if isinstance(value, int | float):
-            return dt.datetime.fromtimestamp(value / 1000, dt.UTC).replace(microsecond=0)
+            return clock.whole(clock.from_epoch(value / 1000))
         if isinstance(value, str):
-            when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-            when = when if when.tzinfo else when.replace(tzinfo=dt.UTC)
-            return when.astimezone(dt.UTC).replace(microsecond=0)
+            return clock.from_iso(value)
         raise TypeError
     except (TypeError, ValueError, OverflowError, OSError):
         raise SquadmemError(
@@ -365,7 +363,7 @@ def memory_tiers(
             hint="give the workspace folder: squadmem migrate memory-tiers DIR",
         )
     log_files, ignored = _logs(root)
-    today = logs.today(now or logs.commit_now(), settings.load(layout.memory).tz)
+    today = logs.today(now or logs.commit_now(), layout.settings.tz)
     for _, rel, day in log_files:
         if day > today:
             raise SquadmemError(f"{rel}: a daily log of a future day", hint="check the file's name")
@@ -375,7 +373,7 @@ def memory_tiers(
         targets = {tier: layout.rel(layout.tier_path(tier, name)) for tier in AGENT_TIERS}
         writer.refuse_dirty(list(targets.values()))
         current = {tier: writer.text(rel) for tier, rel in targets.items()}
-        known = {index.normalized(s.text) for t in current.values() if t for s in sections.split(t).sections}
+        known = {sections.trimmed(s.text) for t in current.values() if t for s in sections.split(t).sections}
         files: dict[str, str] = {}
         tiers: list[Tier] = []
         by_file: dict[str, list[tuple[list[str], str]]] = {}
@@ -416,12 +414,12 @@ def memory_tiers(
             files[target] = data
             added_logs.append(target)
         texts_after = {targets[t]: files.get(targets[t], current[t] or "") for t in AGENT_TIERS}
-        ids = {index.normalized(e.text): e.id for e in catalog.from_texts(texts_after).entries}
+        ids = {sections.trimmed(e.text): e.id for e in catalog.from_texts(texts_after).entries}
         matched, unmatched = match_uses(records, by_file)
         carried = tuple(
             sorted(
                 (
-                    Use(ids[index.normalized(t)], when, count)
+                    Use(ids[sections.trimmed(t)], when, count)
                     for t, (when, count) in matched.items()
                     if t in added
                 ),
@@ -464,9 +462,8 @@ def _commit(writer: moves.Writer, files: dict[str, str], result: Result) -> move
         f"{u.id}: last accessed {_stamp(u.when)}, {u.count} access(es) ({ACCESS_LOG})" for u in result.uses
     )
     body.append("The skill's Index → Deeper Tiers is not copied: squadmem maintain writes the agent's own.")
-    trailer = uses.trailer_value(writer.repo.state_dir)
-    pending = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
-    trailers = [(uses.TRAILER, ", ".join(pending))] if pending else []
+    pending = uses.pending_ids(writer.repo.state_dir)
+    trailers = [(uses.TRAILER, uses.join(pending))] if pending else []
     trailers += [(uses.TRAILER, uses.dated(u.id, u.when)) for u in result.uses]
     writer.refuse_dirty(list(files))
     sha = writer.commit(files, moves.message(subject, "\n".join(body), trailers), pending)

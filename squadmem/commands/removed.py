@@ -15,11 +15,10 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from squadmem.engine import catalog, history, titles
+from squadmem.engine import catalog, facts, history, titles
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections
 from squadmem.model.errors import SquadmemError
@@ -60,26 +59,7 @@ class Removed:
 
 def _objects(repo: Repo, names: Sequence[str]) -> dict[str, bytes]:
     """Name -> content for each ``rev:path`` or sha git has, through one ``cat-file --batch``."""
-    found: dict[str, bytes] = {}
-    if not names:
-        return found
-    with tempfile.TemporaryFile() as stdin:
-        stdin.write("".join(f"{n}\n" for n in names).encode("utf-8", "surrogateescape"))
-        stdin.seek(0)
-        args = ("cat-file", "--batch")
-        proc = repo.popen(args, stdin=stdin)
-        assert proc.stdout is not None
-        try:
-            for name in names:
-                header = proc.stdout.readline().split()
-                if len(header) != 3:
-                    continue  # "<name> missing"
-                data = proc.stdout.read(int(header[2]) + 1)
-                found[name] = data[:-1]
-        finally:
-            proc.stdout.close()
-            repo.finish(proc, args)
-    return found
+    return {name: data for name, data in repo.blobs(names) if data is not None}
 
 
 def _owner_paths(path: str) -> list[str]:
@@ -90,7 +70,7 @@ def _owner_paths(path: str) -> list[str]:
 
 
 def _key(entry: catalog.Entry) -> str:
-    return history.heading_key(entry.file, entry.text.splitlines()[0] if entry.text else "")
+    return facts.heading_key(entry.file, entry.text.splitlines()[0] if entry.text else "")
 
 
 def search(
@@ -105,17 +85,17 @@ def search(
     limit: int = 5,
 ) -> tuple[list[Removed], int]:
     """The best ``limit`` removed sections matching ``terms`` (``score`` > 0), and how many more match."""
-    facts = history.read_facts(repo)
+    read = history.read_facts(repo)
     present = {_key(e) for e in memory.entries}
-    contents = {history.content_key(e.text) for e in memory.entries}
+    contents = {sections.content_key(e.text) for e in memory.entries}
     gone = {
         k: v
-        for k, v in facts.gone.items()
+        for k, v in read.gone.items()
         if k not in present and (agent is None or _agent_of(v[5]) in (agent, None))
     }
     texts = _objects(repo, sorted({v[4] for v in gone.values()}))
     decoded: dict[str, str] = {}
-    matched: list[tuple[int, history.Departure, _Candidate]] = []
+    matched: list[tuple[int, facts.Departure, _Candidate]] = []
     for key, departure in gone.items():
         blob, path, start, end = departure[4:8]
         if blob not in decoded:
@@ -123,10 +103,10 @@ def search(
         section = decoded[blob][start:end]
         if not section or not all(t in section.casefold() for t in terms):
             continue
-        if history.heading_key(path, section.splitlines()[0]) != key:
+        if facts.heading_key(path, section.splitlines()[0]) != key:
             continue  # not the version the cache describes
         candidate = _Candidate(section, titles.plain(_heading_text(section)))
-        if history.content_key(section) in contents:
+        if sections.content_key(section) in contents:
             continue
         points = score(candidate, terms)
         if points:
@@ -166,9 +146,7 @@ def _agent_of(path: str) -> str | None:
     return None if tf is None or tf.tier == "wiki" else tf.name
 
 
-def _located(
-    repo: Repo, points: int, departure: history.Departure, entry: catalog.Entry, line: str
-) -> Removed:
+def _located(repo: Repo, points: int, departure: facts.Departure, entry: catalog.Entry, line: str) -> Removed:
     """The hit with the commit that last held it and its id there."""
     time, left_in, parent, sure, _, path, _, _ = departure
     holder = sure
@@ -181,9 +159,9 @@ def _located(
     files = _objects(repo, list(owner.values()))
     ident = entry.id
     if not entry.section.flags.id and _namesakes(entry, files.values()) != 1:
-        wanted = history.content_key(entry.text)
+        wanted = sections.content_key(entry.text)
         at = _entries({p: files[n] for p, n in owner.items() if n in files})
-        ident = next((e.id for e in at if history.content_key(e.text) == wanted), entry.id)
+        ident = next((e.id for e in at if sections.content_key(e.text) == wanted), entry.id)
     held = dt.datetime.fromtimestamp(int(repo.run("show", "-s", "--format=%ct", holder).strip() or 0), dt.UTC)
     return Removed(
         ident,

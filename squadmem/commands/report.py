@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import intake
-from squadmem.engine import catalog, clock, history, policy
+from squadmem.engine import catalog, lastuse, policy
 from squadmem.gitio.repo import Repo
-from squadmem.model import budget, render, settings, uses
+from squadmem.model import budget, clock, render, settings, uses
 from squadmem.model.layout import AGENT_TIERS, LOG_DIR, TierFile, known_agent, parse_log_name
 
 SCHEMA = 1
@@ -28,11 +28,11 @@ MAINTAIN = "squadmem maintain --dry-run"
 def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: bool = False) -> dict[str, Any]:
     """The report as one JSON-ready object (see the README for its schema)."""
     now = clock.utc(now)
-    config = settings.load(repo.layout.memory)
+    config = repo.layout.settings
     memory = catalog.load(repo.layout)
     files = _select_files(memory, agent)
     entries = [e for e in memory.entries if e.file in files]
-    usage = history.usage(repo, memory, now=now, verbose=verbose)
+    usage = lastuse.usage(repo, memory, now=now, verbose=verbose)
     section_rows = [_section(e, usage[e.id], now, config) for e in entries]
     file_rows = [_file(memory.files[rel].tier_file, memory.files[rel], config) for rel in files]
     lasts = {ident: use.last for ident, use in usage.items()}
@@ -109,7 +109,7 @@ def _file(tf: TierFile, doc: catalog.TierDoc, config: settings.Settings) -> dict
 
 def _cold_fix(
     memory: catalog.Memory,
-    lasts: dict[str, history.LastUse],
+    lasts: dict[str, lastuse.LastUse],
     config: settings.Settings,
     now: dt.datetime,
     rel: str,
@@ -122,7 +122,7 @@ def _cold_fix(
 
 
 def _section(
-    entry: catalog.Entry, use: history.Usage, now: dt.datetime, config: settings.Settings
+    entry: catalog.Entry, use: lastuse.Usage, now: dt.datetime, config: settings.Settings
 ) -> dict[str, Any]:
     last = use.last
     exact = budget.age_days(now, last.when)
@@ -142,7 +142,7 @@ def _section(
 
 
 def _due(
-    entry: catalog.Entry, last: history.LastUse, age: float | None, config: settings.Settings
+    entry: catalog.Entry, last: lastuse.LastUse, age: float | None, config: settings.Settings
 ) -> str | None:
     """What the rules would do to this section on age alone: demote, expire, promote, or nothing.
 

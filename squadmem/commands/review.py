@@ -105,7 +105,7 @@ def budgets(
 
 def review(repo: Repo, revs: Sequence[str] | None, now: dt.datetime) -> Review:
     revs = list(revs) if revs else default_range(repo)
-    conf = settings.load(repo.layout.memory)
+    conf = repo.layout.settings
     verifier = Verifier(repo, conf, now)
     result = verifier.run(revs)
     tips, bases = resolve(repo, revs)

@@ -9,12 +9,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 
 from squadmem.commands import githooks, mergedriver, workflows
 from squadmem.gitio.repo import Repo
-from squadmem.model import settings, squad
+from squadmem.model import settings, squad, templates
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import LOG_DIR, MEMORY_DIR, TIERS, Layout, check_name
 
@@ -44,7 +43,7 @@ class InitResult:
 
 
 def template(file: str, **values: str) -> str:
-    text = resources.files("squadmem").joinpath(f"templates/{file}").read_text("utf-8")
+    text = templates.read(file)
     return text.format(**values) if values else text
 
 

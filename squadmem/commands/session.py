@@ -119,7 +119,7 @@ def _splice(text: str, position: int | None, new_block: str) -> str:
     Everything else keeps its bytes; the result must split into the same other sections.
     """
     doc = index.split(text)
-    others = [index.normalized(s.text) for n, s in enumerate(doc.sections) if n != position]
+    others = [sections.trimmed(s.text) for n, s in enumerate(doc.sections) if n != position]
     before = [s.text for s in doc.sections[:position]] if position is not None else []
     after = [s.text for s in doc.sections[(position + 1 if position is not None else 0) :]]
     header = doc.header
@@ -128,9 +128,9 @@ def _splice(text: str, position: int | None, new_block: str) -> str:
     result = header + "".join(before) + new_block + "".join(after)
     found = index.split(result)
     at = len(before)
-    kept = [index.normalized(s.text) for n, s in enumerate(found.sections) if n != at]
+    kept = [sections.trimmed(s.text) for n, s in enumerate(found.sections) if n != at]
     same = len(found.sections) == len(others) + 1 and found.sections[at].text == new_block
-    if not same or index.normalized(found.header) != index.normalized(doc.header) or kept != others:
+    if not same or sections.trimmed(found.header) != sections.trimmed(doc.header) or kept != others:
         raise SquadmemError(
             "the session block would not stay a section of its own in the hot file",
             hint="close any open code fence or HTML block in the section before it",
@@ -307,7 +307,7 @@ def start(
         repo.layout.require_agent(agent)
     task = _one_line(task, "--task")
     talking_to = _one_line(talking_to, "--talking-to") if talking_to is not None else None
-    tz = settings.load(repo.layout.memory).tz
+    tz = repo.layout.settings.tz
     with moves.session(repo) as writer:
         rel = repo.layout.rel(repo.layout.tier_path("hot", agent))
         writer.refuse_dirty([rel])
@@ -347,7 +347,7 @@ def _refuse_a_frozen_log(repo: Repo, writer: moves.Writer, rel: str, new: str, d
 def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) -> Result:
     """Log the raw block, write its summary into cold, clear the block: one commit."""
     repo.layout.require_agent(agent)
-    tz = settings.load(repo.layout.memory).tz
+    tz = repo.layout.settings.tz
     day = logs.refuse_future(logs.today(now, tz), tz)
     with moves.session(repo) as writer:
         hot_rel = repo.layout.rel(repo.layout.tier_path("hot", agent))

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from squadmem.engine import index
 from squadmem.engine import writer as moves
+from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
@@ -73,7 +74,7 @@ def _position(text: str | None, wanted: str) -> int:
     if text is None:
         return -1
     for position, section in enumerate(index.split(text).sections):
-        if index.normalized(section.text) == wanted:
+        if sections.trimmed(section.text) == wanted:
             return position
     return -1
 
@@ -81,17 +82,17 @@ def _position(text: str | None, wanted: str) -> int:
 def applies(item: Relocation, head_text: dict[str, str | None]) -> bool:
     """Whether HEAD still holds the edit at the old place and the unedited text at the new one."""
     return (
-        _position(head_text[item.source], index.normalized(item.new)) >= 0
-        and _position(head_text[item.target], index.normalized(item.old)) >= 0
+        _position(head_text[item.source], sections.trimmed(item.new)) >= 0
+        and _position(head_text[item.target], sections.trimmed(item.old)) >= 0
     )
 
 
 def swapped(target: str, item: Relocation) -> str:
     """``target`` with the edited text in place of the unedited one, keeping the blank lines after it."""
     doc = index.split(target)
-    position = _position(target, index.normalized(item.old))
+    position = _position(target, sections.trimmed(item.old))
     old = doc.sections[position].text
-    new = index.normalized(item.new) + old[len(index.normalized(old)) :]
+    new = sections.trimmed(item.new) + old[len(sections.trimmed(old)) :]
     texts = [s.text for s in doc.sections]
     texts[position] = new
     if position < len(texts) - 1 and not index.ends_line(new):
@@ -112,7 +113,7 @@ def without_repeats(texts: Mapping[str, str]) -> tuple[dict[str, str], list[str]
     for entry in index.memory(texts).entries:
         if entry.is_index or entry.is_session:
             continue
-        key = index.normalized(entry.text)
+        key = sections.trimmed(entry.text)
         if key not in seen:
             seen[key] = entry.file
             continue
@@ -182,7 +183,7 @@ def pending(repo: Repo) -> list[Relocation]:
     head = repo.head()
     if head is None:
         return []
-    objects = moves.Objects(repo)
+    objects = Objects(repo)
     tree = objects.tree_of(head)
     found = []
     for item in items:

@@ -18,16 +18,15 @@ import contextlib
 import dataclasses
 import datetime as dt
 import json
-import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.engine import catalog, history
+from squadmem.engine import catalog, cutter, history_cache
 from squadmem.engine.catalog import Entry
+from squadmem.gitio import commits
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, uses
+from squadmem.model import render, sections, uses, writes
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, classify
 
@@ -64,18 +63,18 @@ class _History:
 
     def __init__(self, repo: Repo) -> None:
         self.repo = repo
-        self.commits: dict[str, history.Commit] = {}
+        self.commits: dict[str, commits.Commit] = {}
         self.trees: dict[str, Tree] = {}
         self.order: list[str] = []
         self._memory: dict[tuple[str, ...], catalog.Memory] = {}
         self._keys: dict[str, frozenset[bytes]] = {}
-        self._cuts: dict[str, history.Cut] = {}
+        self._cuts: dict[str, cutter.Cut] = {}
         self.bodies: dict[bytes, str] = {}
         self._versions: dict[str, dict[str, None]] = {}
         self._stretch: dict[str, int] = {}
-        self._last: dict[str, history.Cut] = {}
+        self._last: dict[str, cutter.Cut] = {}
         self._texts: dict[str, str] = {}
-        self.boundary = history.shallow_boundary(repo)
+        self.boundary = repo.shallow_boundary()
 
     def read(self, head: str) -> str:
         """Read the memory commits up to ``head``; return the one whose memory ``head`` has ("": none)."""
@@ -91,7 +90,7 @@ class _History:
                 continue
             tree = dict(parent)
             for _, new, path in commit.changes:
-                if new == history.NULL_SHA:
+                if new == commits.NULL_SHA:
                     tree.pop(path, None)
                 else:
                     tree[path] = new
@@ -115,21 +114,21 @@ class _History:
         if not self._versions:
             for sha in self.order:  # children first: newest first
                 for _, new, changed in self.commits[sha].changes:
-                    if new != history.NULL_SHA:
+                    if new != commits.NULL_SHA:
                         self._versions.setdefault(changed, {}).setdefault(new, None)
         versions = list(self._versions.get(path, {}))
         size = self._stretch.get(path, 16)
         self._stretch[path] = size * 2
         start = versions.index(blob) if blob in versions else len(versions)
         wanted = [blob, *(v for v in versions[start + 1 : start + size] if v not in self._texts)]
-        for sha, raw in history.blobs(self.repo, list(dict.fromkeys(wanted))):
+        for sha, raw in commits.blobs(self.repo, list(dict.fromkeys(wanted))):
             self._texts[sha] = "" if len(raw) > MAX_FILE_BYTES else raw.decode("utf-8", "replace")
 
-    def cut(self, blob: str, path: str) -> history.Cut:
+    def cut(self, blob: str, path: str) -> cutter.Cut:
         """The blob cut into sections, relative to the last version of ``path`` cut (the walk's neighbour)."""
         if blob not in self._cuts:
             self.prefetch(path, blob)
-            self._cuts[blob] = history.cut(self.text(blob), self._last.get(path))
+            self._cuts[blob] = cutter.cut(self.text(blob), self._last.get(path))
         self._last[path] = self._cuts[blob]
         return self._cuts[blob]
 
@@ -182,7 +181,7 @@ class _History:
 
     def learn(self, key: bytes, text: str) -> bytes:
         """Remember a section's text by its key (``holder`` looks for it before cutting); return the key."""
-        self.bodies[key] = history.normalize(text)
+        self.bodies[key] = sections.normalize(text)
         return key
 
     def same_heading(self, tree: Tree, path: str, heading: str) -> tuple[bytes, str] | None:
@@ -235,7 +234,7 @@ class Graph:
     """
 
     tip: str
-    commits: list[history.Commit]
+    commits: list[commits.Commit]
     alias: dict[str, str]
 
     def resolve(self, sha: str) -> str:
@@ -249,29 +248,29 @@ def graph(repo: Repo, head: str) -> Graph:
     read for; a HEAD that no longer descends from it is read again in full.
     """
     path = repo.state_dir / CACHE_FILE
-    key = history.cache_key(repo)
+    key = history_cache.cache_key(repo)
     cached = _load(path, key)
     if cached is not None and cached.tip == head:
         return cached
     found: Graph | None = None
     if cached is not None:
         with contextlib.suppress(SquadmemError):
-            new = list(history.log(repo, [head, f"^{cached.tip}"], detail=True))
+            new = list(commits.memory_log(repo, [head, f"^{cached.tip}"], detail=True))
             if any(cached.tip in c.parents for c in new):
                 found = _compress(new, cached)
     if found is None:
-        found = _compress(list(history.log(repo, [head], detail=True)), Graph("", [], {}))
+        found = _compress(list(commits.memory_log(repo, [head], detail=True)), Graph("", [], {}))
     found.tip = head
     with contextlib.suppress(OSError):
         _save(path, key, found)
     return found
 
 
-def _compress(listed: Sequence[history.Commit], base: Graph) -> Graph:
+def _compress(listed: Sequence[commits.Commit], base: Graph) -> Graph:
     """``listed`` (children first) added in front of ``base``, commits where nothing happened left out."""
     kept = {c.sha for c in base.commits}
     alias = dict(base.alias)
-    front: list[history.Commit] = []
+    front: list[commits.Commit] = []
     for commit in reversed(listed):  # parents first
         parents = [p if p in kept else alias.get(p, "") for p in commit.parents]
         message = commit.message or ""
@@ -295,11 +294,11 @@ def _load(path: Path, key: str) -> Graph | None:
             return None
         paths, authors = data["paths"], data["authors"]
         listed = [
-            history.Commit(
+            commits.Commit(
                 sha,
                 int(time),
                 message,
-                [("", new or history.NULL_SHA, paths[p]) for new, p in changes],
+                [("", new or commits.NULL_SHA, paths[p]) for new, p in changes],
                 tuple(parents.split()),
                 authors[author],
             )
@@ -321,7 +320,7 @@ def _save(path: Path, key: str, found: Graph) -> None:
             authors.setdefault(c.author, len(authors)),
             c.message or "",
             [
-                ["" if new == history.NULL_SHA else new, paths.setdefault(p, len(paths))]
+                ["" if new == commits.NULL_SHA else new, paths.setdefault(p, len(paths))]
                 for _, new, p in c.changes
             ],
         ]
@@ -335,16 +334,7 @@ def _save(path: Path, key: str, found: Graph) -> None:
         "authors": list(authors),
     }
     body.update(commits=rows, alias=found.alias)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".timeline-cache-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(body, handle, separators=(",", ":"))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    writes.atomic_text(path, json.dumps(body, separators=(",", ":")))
 
 
 def _owner(path: str) -> str | None:
@@ -356,7 +346,7 @@ def _find_by_id(past: _History, tree: Tree, ident: str) -> Entry | None:
     return past.memory(tree, ident.rsplit("/", 1)[0]).by_id().get(ident)
 
 
-def _event(kind: str, commit: history.Commit, **more: Any) -> Event:
+def _event(kind: str, commit: commits.Commit, **more: Any) -> Event:
     return Event(
         kind,
         commit.sha,
@@ -367,7 +357,7 @@ def _event(kind: str, commit: history.Commit, **more: Any) -> Event:
     )
 
 
-def _subject(commit: history.Commit) -> str:
+def _subject(commit: commits.Commit) -> str:
     return (commit.message or "").split("\n", 1)[0]
 
 
@@ -387,10 +377,10 @@ def timeline(repo: Repo, ref: str) -> dict[str, Any]:
         events += [e for e in _uses(past, ids) if start is None or (e.when is not None and e.when >= start)]
         tree = past.trees[head]
         own = [entry.file] if entry.file in tree else []
-        if not any(history.content_key(entry.text) in past.keys(tree[p], p) for p in own):
+        if not any(sections.content_key(entry.text) in past.keys(tree[p], p) for p in own):
             committed = frozenset().union(*(past.keys(b, p) for p, b in tree.items()))
         else:
-            committed = frozenset([history.content_key(entry.text)])
+            committed = frozenset([sections.content_key(entry.text)])
     for ident, when in uses.pending(repo.state_dir).items():
         if ident in ids:
             events.append(
@@ -403,7 +393,7 @@ def timeline(repo: Repo, ref: str) -> dict[str, Any]:
                     id=ident,
                 )
             )
-    if history.content_key(entry.text) not in committed:
+    if sections.content_key(entry.text) not in committed:
         events.append(
             Event(
                 "uncommitted",
@@ -431,7 +421,7 @@ def _walk(past: _History, head: str, entry: Entry) -> tuple[list[Event], set[str
     events: list[Event] = []
     ids = {entry.id}
     sha = head
-    key = past.learn(history.content_key(entry.text), entry.text)
+    key = past.learn(sections.content_key(entry.text), entry.text)
     tree = past.trees[sha]
     where = past.holder(tree, key, entry.file, tree)
     ident = entry.id
@@ -439,7 +429,7 @@ def _walk(past: _History, head: str, entry: Entry) -> tuple[list[Event], set[str
         found = _find_by_id(past, tree, ident)
         if found is None:
             return events, ids
-        where, key = found.file, past.learn(history.content_key(found.text), found.text)
+        where, key = found.file, past.learn(sections.content_key(found.text), found.text)
     while True:
         commit = past.commits[sha]
         tree = past.trees[sha]
@@ -459,7 +449,7 @@ def _walk(past: _History, head: str, entry: Entry) -> tuple[list[Event], set[str
 
 
 def _step(
-    past: _History, commit: history.Commit, tree: Tree, key: bytes, where: str, ident: str
+    past: _History, commit: commits.Commit, tree: Tree, key: bytes, where: str, ident: str
 ) -> tuple[str, str, bytes, str, list[tuple[str, str | None]]] | None:
     """The parent to follow and what happened to the section in ``commit``, or None if it began here."""
     parents = [p for p in commit.parents if p in past.trees]
@@ -488,7 +478,7 @@ def _step(
     happened: list[tuple[str, str | None]] = [("edited", None)]
     if found.file != where:
         happened.append(("moved", found.file))
-    return first, found.file, past.learn(history.content_key(found.text), found.text), found.id, happened
+    return first, found.file, past.learn(sections.content_key(found.text), found.text), found.id, happened
 
 
 def _id_at(past: _History, tree: Tree, path: str, key: bytes) -> str | None:
@@ -497,7 +487,7 @@ def _id_at(past: _History, tree: Tree, path: str, key: bytes) -> str | None:
     if owner is None:
         return None
     for entry in past.memory(tree, owner).in_file(path):
-        if history.content_key(entry.text) == key:
+        if sections.content_key(entry.text) == key:
             return entry.id
     return None
 

@@ -43,7 +43,7 @@ from typing import Any
 
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, sections, uses
+from squadmem.model import clock, render, sections, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify
 
@@ -121,10 +121,9 @@ def _time(value: object) -> dt.datetime | None:
     if not isinstance(value, str):
         return None
     try:
-        when = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+        return clock.from_iso(value)
     except ValueError:
         return None
-    return (when if when.tzinfo else when.replace(tzinfo=dt.UTC)).astimezone(dt.UTC).replace(microsecond=0)
 
 
 def detect(first: dict[str, Any]) -> str | None:

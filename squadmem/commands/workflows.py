@@ -16,10 +16,11 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from importlib import metadata, resources
+from importlib import metadata
 from pathlib import Path
 
 from squadmem import __version__
+from squadmem.model import templates
 from squadmem.model.errors import SquadmemError
 
 FOLDER = ".github/workflows"
@@ -68,7 +69,7 @@ def check_requirement(requirement: str) -> str:
 
 
 def render(name: str, requirement: str) -> str:
-    text = resources.files("squadmem").joinpath(f"templates/workflows/{name}").read_text("utf-8")
+    text = templates.read(f"workflows/{name}")
     return text.replace(PLACEHOLDER, check_requirement(requirement))
 
 

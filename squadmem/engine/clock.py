@@ -14,6 +14,7 @@ import warnings
 
 from dateutil import parser as date_parser
 
+from squadmem.model import clock
 from squadmem.model.errors import SquadmemError
 
 EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
@@ -21,13 +22,6 @@ LATEST = dt.datetime(9999, 1, 1, tzinfo=dt.UTC)  # exclusive: room for a day and
 _UTC_NAMES = ("UTC", "GMT", "Z")
 _NAME_AND_OFFSET = re.compile(r"(?i)(?:utc|gmt)\s*[+-]\s*\d")  # POSIX "GMT+3" is 3 h *behind*
 FORMS = "give a date such as 2026-03-01 or '2026-03-01T12:00:00+02:00' (zones: +HH:MM, Z, UTC)"
-
-
-def utc(value: dt.datetime) -> dt.datetime:
-    """``value`` as an aware UTC datetime (naive values are taken to be UTC)."""
-    if value.tzinfo is None:
-        return value.replace(tzinfo=dt.UTC)
-    return value.astimezone(dt.UTC)
 
 
 class _ZoneRefused(Exception):
@@ -50,7 +44,7 @@ def parse(value: str) -> dt.datetime:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            moment = utc(date_parser.parse(value, tzinfos=_zone))
+            moment = clock.utc(date_parser.parse(value, tzinfos=_zone))
     except _ZoneRefused as exc:
         raise SquadmemError(f"--now {value!r}: unknown time zone {str(exc)!r}", hint=FORMS) from None
     except (ValueError, OverflowError, TypeError):
@@ -65,9 +59,5 @@ def parse(value: str) -> dt.datetime:
 def now(value: str | None = None) -> dt.datetime:
     """The current time, or ``value`` parsed, as an aware UTC datetime."""
     if value is None:
-        return dt.datetime.now(dt.UTC)
+        return clock.now()
     return parse(value)
-
-
-def days(delta: dt.timedelta) -> float:
-    return delta.total_seconds() / 86400

@@ -33,7 +33,8 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from squadmem.engine import catalog, index
+from squadmem.engine import catalog
+from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify, decode_tier
 
@@ -66,7 +67,7 @@ EMPTY = Snapshot(Counter(), {}, {}, {}, {})
 
 
 def body_of(text: str) -> str:
-    return index.normalized(text.split("\n", 1)[1] if "\n" in text else "")
+    return sections.trimmed(text.split("\n", 1)[1] if "\n" in text else "")
 
 
 def snapshot(memory: catalog.Memory) -> Snapshot:
@@ -78,7 +79,7 @@ def snapshot(memory: catalog.Memory) -> Snapshot:
     for entry in memory.entries:
         if entry.is_index or entry.is_session:
             continue
-        text = index.normalized(entry.text)
+        text = sections.trimmed(entry.text)
         texts[text] += 1
         body = body_of(entry.text)
         bodies[text] = body

@@ -31,6 +31,7 @@ from squadmem.engine import catalog, titles
 from squadmem.engine.catalog import INDEX_TITLE
 from squadmem.model import sections
 from squadmem.model.layout import classify
+from squadmem.model.sections import trimmed
 
 HEADING = f"## {INDEX_TITLE}"
 INDEX_BASE = sections.slugify(INDEX_TITLE)
@@ -59,14 +60,6 @@ def memory(texts: Mapping[str, str]) -> catalog.Memory:
     return catalog.build(docs)
 
 
-def normalized(text: str) -> str:
-    """``text`` without its trailing blank lines and final line ending (how sections are compared)."""
-    rows = sections.lines(text)
-    while rows and not rows[-1].strip():
-        rows.pop()
-    return "".join(rows).rstrip("\r\n")
-
-
 def ends_line(text: str) -> bool:
     return text.endswith(("\n", "\r"))
 
@@ -83,7 +76,7 @@ def _index_position(doc: sections.Document) -> int | None:
 
 
 def _shape(doc: sections.Document) -> list[str]:
-    return [normalized(doc.header), *(normalized(s.text) for s in doc.sections)]
+    return [trimmed(doc.header), *(trimmed(s.text) for s in doc.sections)]
 
 
 def _check(result: str, expected: list[str], what: str) -> str:
@@ -94,9 +87,9 @@ def _check(result: str, expected: list[str], what: str) -> str:
 
 def find(text: str, section_text: str) -> int:
     """Position of the first section of ``text`` equal to ``section_text`` (normalized), or -1."""
-    wanted = normalized(section_text)
+    wanted = trimmed(section_text)
     for position, section in enumerate(split(text).sections):
-        if normalized(section.text) == wanted:
+        if trimmed(section.text) == wanted:
             return position
     return -1
 
@@ -122,12 +115,12 @@ def insert(text: str, section_text: str) -> str:
     expected = _shape(doc)
     if position is None:
         base = text if not text or ends_line(text) else text + "\n"
-        expected.append(normalized(section_text))
+        expected.append(trimmed(section_text))
         return _check(base + section_text, expected, "it would not stay a section of its own there")
     moved = section_text if ends_line(section_text) else section_text + "\n"
     before = doc.header + "".join(s.text for s in doc.sections[:position])
     after = "".join(s.text for s in doc.sections[position:])
-    expected.insert(position + 1, normalized(section_text))
+    expected.insert(position + 1, trimmed(section_text))
     return _check(before + moved + after, expected, "it would not stay a section of its own there")
 
 
@@ -137,7 +130,7 @@ def insert(text: str, section_text: str) -> str:
 @dataclasses.dataclass(eq=False)
 class Node:
     text: str
-    key: str  # normalized(text)
+    key: str  # trimmed(text)
     base: str  # the id's slug before repeats are numbered (catalog.base)
     title: str
     index: bool  # an Index section
@@ -194,7 +187,7 @@ class Doc:
         self.lines = _lines(self.header)
         for number, section in enumerate(doc.sections):
             base, title = names[number] if names is not None else _names(section)
-            self._link(Node(section.text, normalized(section.text), base, title, title == INDEX_TITLE), None)
+            self._link(Node(section.text, trimmed(section.text), base, title, title == INDEX_TITLE), None)
 
     # -- the chain -------------------------------------------------------------------------------
     def _link(self, node: Node, before: Node | None) -> None:
@@ -244,7 +237,7 @@ class Doc:
 
     def find(self, section_text: str) -> Node | None:
         """The first section equal to ``section_text`` (normalized), or None."""
-        same = self.by_key.get(normalized(section_text))
+        same = self.by_key.get(trimmed(section_text))
         if not same:
             return None
         if len(same) == 1:
@@ -272,7 +265,7 @@ class Doc:
     def _joins(self, prev: Node | None, *pieces: str) -> bool:
         """Whether ``pieces`` (sections) still split as themselves after ``prev`` (None: the header)."""
         first = self.header if prev is None else prev.text
-        expected = [normalized(first), *(normalized(p) for p in pieces)]
+        expected = [trimmed(first), *(trimmed(p) for p in pieces)]
         if prev is not None:
             expected.insert(0, "")
         return _shape(sections.split(first + "".join(pieces))) == expected
@@ -309,7 +302,7 @@ class Doc:
         last = self.tail
         last_text = self.header if last is None else last.text
         fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
-        expected = [normalized(fixed), normalized(section_text)]
+        expected = [trimmed(fixed), trimmed(section_text)]
         if last is not None:
             expected.insert(0, "")
         if _shape(sections.split(fixed + section_text)) != expected:
@@ -333,7 +326,11 @@ class Doc:
             self._set_text(self.tail, fixed)
         if like is not None:
             node = Node(
-                text, like.key if text == like.text else normalized(text), like.base, like.title, like.index
+                text,
+                like.key if text == like.text else trimmed(text),
+                like.base,
+                like.title,
+                like.index,
             )
         else:
             node = _node(text)
@@ -360,14 +357,14 @@ class Doc:
         last = self.tail
         last_text = self.header if last is None else last.text
         fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
-        expected = [normalized(fixed), normalized(index_text)]
+        expected = [trimmed(fixed), trimmed(index_text)]
         if last is not None:
             expected.insert(0, "")
         if _shape(sections.split(fixed + index_text)) != expected:
             raise SpliceError("the Index would not stay a section of its own")
         if fixed != last_text:
             self._set_text(last, fixed)
-        self._link(Node(index_text, normalized(index_text), INDEX_BASE, INDEX_TITLE, True), None)
+        self._link(Node(index_text, trimmed(index_text), INDEX_BASE, INDEX_TITLE, True), None)
 
     def index_text(self) -> str | None:
         node = self.index_node()
@@ -382,7 +379,7 @@ def _node(text: str) -> Node:
     """A node for a section text that arrives from elsewhere."""
     found = sections.split(text).sections
     base, title = _names(found[0]) if found else ("section", "")
-    return Node(text, normalized(text), base, title, title == INDEX_TITLE)
+    return Node(text, trimmed(text), base, title, title == INDEX_TITLE)
 
 
 def current(text: str) -> str | None:
@@ -401,7 +398,7 @@ def replace(text: str, index_text: str) -> str:
         del expected[position + 1]
         text = doc.header + "".join(s.text for n, s in enumerate(doc.sections) if n != position)
     base = text if not text or ends_line(text) else text + "\n"
-    expected.append(normalized(index_text))
+    expected.append(trimmed(index_text))
     return _check(base + index_text, expected, "the Index would not stay a section of its own")
 
 

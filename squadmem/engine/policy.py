@@ -33,10 +33,12 @@ import datetime as dt
 import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Protocol
+from typing import Protocol
 
 from squadmem.engine import catalog, index
-from squadmem.model import budget, render, sections
+from squadmem.engine.plan import IndexRefresh, Move, Plan
+from squadmem.model import budget, sections
+from squadmem.model.clock import days as _days
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, TIERS, check_name, classify, tier_rel
 from squadmem.model.settings import Settings
@@ -47,7 +49,7 @@ Header = Callable[[str, str], str]  # (tier, name) -> the text of a new tier fil
 
 
 class Use(Protocol):
-    """A section's last use (``history.LastUse`` has this shape)."""
+    """A section's last use (``lastuse.LastUse`` has this shape)."""
 
     @property
     def when(self) -> dt.datetime | None: ...
@@ -60,131 +62,6 @@ def _no_header(tier: str, name: str) -> str:
     return ""
 
 
-@dataclasses.dataclass(frozen=True)
-class Move:
-    """One section going from one tier file to another: one commit."""
-
-    id: str
-    title: str
-    agent: str  # whose memory: the agent of the source (or, restoring, of the destination)
-    source: str | None  # repository path of the source tier file; None when restoring from history
-    source_tier: str  # hot, cold, archive, wiki or history
-    source_name: str
-    target: str
-    target_tier: str
-    target_name: str  # agent, or wiki topic
-    rule: str  # stale, ttl, used, budget, manual or restore
-    reason: str  # short, for the Squad-Memory-Reason trailer
-    why: str  # a sentence, for the commit body
-    text: str  # the section's exact text as it leaves the source
-    last_used: dt.datetime | None = None
-    used: tuple[str, ...] = ()  # ids this move counts as used (a manual promote, a restore)
-    restore_rev: str | None = None
-
-    @property
-    def verb(self) -> str:
-        if self.rule == "restore":
-            return "restore"
-        if self.target_tier == "archive":
-            return "archive"
-        if self.target_tier in ("hot", "wiki") or (self.source_tier, self.target_tier) == ("archive", "cold"):
-            return "promote"
-        return "demote"
-
-    @property
-    def source_label(self) -> str:
-        return _label(self.source_tier, self.source_name)
-
-    @property
-    def target_label(self) -> str:
-        return _label(self.target_tier, self.target_name)
-
-    @property
-    def subject(self) -> str:
-        return f'memory({self.agent}): {self.verb} "{self.title}" {self.source_tier} → {self.target_tier}'
-
-    def trailers(self) -> list[tuple[str, str]]:
-        found = [
-            ("Squad-Memory-Move", f"{self.id} {self.source_label} -> {self.target_label}"),
-            ("Squad-Memory-Reason", self.reason),
-        ]
-        if self.restore_rev:
-            found.append(("Squad-Memory-Restore", self.restore_rev))
-        return found
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "title": self.title,
-            "agent": self.agent,
-            "from": self.source_label,
-            "to": self.target_label,
-            "source": self.source,
-            "target": self.target,
-            "verb": self.verb,
-            "rule": self.rule,
-            "reason": self.reason,
-            "why": self.why,
-            "last_used": render.timestamp(self.last_used),
-            "bytes": len(self.text.encode("utf-8")),
-        }
-
-
-def _label(tier: str, name: str) -> str:
-    return f"wiki:{name}" if tier == "wiki" else tier
-
-
-@dataclasses.dataclass(frozen=True)
-class IndexRefresh:
-    """A rewrite of one hot file's Index section: one commit of its own, after the moves."""
-
-    agent: str
-    file: str
-    text: str  # the new Index section
-    reads: tuple[str, ...]  # tier files whose content it lists (they must be committed)
-
-    @property
-    def subject(self) -> str:
-        return f"memory({self.agent}): refresh index"
-
-    def trailers(self) -> list[tuple[str, str]]:
-        return [("Squad-Memory-Index", self.agent)]
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"agent": self.agent, "file": self.file, "lines": len(index.listed_ids(self.text))}
-
-
-@dataclasses.dataclass(frozen=True)
-class Plan:
-    now: dt.datetime
-    moves: tuple[Move, ...]
-    indexes: tuple[IndexRefresh, ...]
-    warnings: tuple[str, ...]
-    files: Mapping[str, str]  # every tier file as the plan leaves it
-
-    @property
-    def empty(self) -> bool:
-        return not self.moves and not self.indexes
-
-    def written(self) -> list[str]:
-        """Tier files the plan writes, in first-written order."""
-        paths = [m.source for m in self.moves if m.source] + [m.target for m in self.moves]
-        paths += [r.file for r in self.indexes]
-        return list(dict.fromkeys(paths))
-
-    def read(self) -> list[str]:
-        """Tier files the plan writes or lists in an Index."""
-        return list(dict.fromkeys([*self.written(), *(p for r in self.indexes for p in r.reads)]))
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "now": render.timestamp(self.now),
-            "moves": [m.as_dict() for m in self.moves],
-            "indexes": [r.as_dict() for r in self.indexes],
-            "warnings": list(self.warnings),
-        }
-
-
 # -- ages ----------------------------------------------------------------------------------------
 
 
@@ -192,10 +69,6 @@ def _age(use: Use | None, now: dt.datetime) -> dt.timedelta | None:
     if use is None or use.when is None:
         return None
     return max(now - use.when, dt.timedelta(0))
-
-
-def _days(delta: dt.timedelta) -> float:
-    return delta.total_seconds() / 86400
 
 
 def _number(value: float) -> str:
@@ -752,7 +625,7 @@ class _Planner:
         return use.when.astimezone(self.settings.tz) if use is not None and use.when is not None else None
 
     def index_line(self, ident: str, entry: catalog.Entry, tier: str, name: str) -> _Arrival:
-        return _Arrival(ident, entry.title, tier, name, self.day(index.normalized(entry.text)))
+        return _Arrival(ident, entry.title, tier, name, self.day(sections.trimmed(entry.text)))
 
     def index_lines(self, agent: str) -> tuple[list[index.Line], dict[str, list[dt.datetime | None]]]:
         """The agent's cold and archive lines, and each wiki topic's section dates, as things stand."""
@@ -801,7 +674,7 @@ class _Planner:
         for entry in self.memory.entries:
             use = self.use(entry)
             if use is not None:
-                found.setdefault(index.normalized(entry.text), use)
+                found.setdefault(sections.trimmed(entry.text), use)
         return found
 
     def refreshes(self, cap: int, agents: Iterable[str]) -> list[IndexRefresh]:

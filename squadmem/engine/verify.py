@@ -34,17 +34,17 @@ import functools
 import re
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from importlib import resources
 from pathlib import Path
 
 from squadmem.engine import catalog, conservation
 from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, sections, settings, squad
+from squadmem.model import logs, sections, settings, squad, templates
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
 from squadmem.model.readable import unreadable
+from squadmem.model.sections import trimmed
 
 LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the intake ledger (squadmem.commands.intake.LEDGER)
 
@@ -55,21 +55,15 @@ RESTORE = "squad-memory-restore"
 REASON = "squad-memory-reason"
 CLOCK_SKEW = dt.timedelta(hours=1)
 SETTINGS = f"{MEMORY_DIR}/tiers.toml"
-_FORMAT = "%x01%H %T %ct %P%x02%s%x02%(trailers:only,unfold)%x02%b%x02"
+_FIELDS = ("%H", "%T", "%ct", "%P", "%s", "%(trailers:only,unfold)", "%b")
+_FORMAT = formats.log_format(*_FIELDS)
 _SQUASHED = re.compile(r"^[ \t>*-]*Squad-Memory-(?:Move|Index|Intake):", re.IGNORECASE | re.MULTILINE)
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _MOVE_VALUE = re.compile(r"(\S+)\s+(\S+)\s+->\s+(\S+)")
 
 
 # -- what the log pass gives ---------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True)
-class FileChange:
-    """One path a commit changed; a merge's change lists one old blob per parent."""
-
-    path: str
-    olds: tuple[str | None, ...]
-    new: str | None
-    source: str | None = None  # a rename's origin
+FileChange = formats.Change  # one path a commit changed; a merge's change lists one old blob per parent
 
 
 @dataclasses.dataclass(frozen=True)
@@ -206,36 +200,15 @@ def resolve(repo: Repo, revs: Sequence[str]) -> tuple[list[str], list[str]]:
 
 def commits(repo: Repo, revs: Sequence[str]) -> Iterator[Commit]:
     """Every commit of the range with its trailers and raw changes, from one ``git log`` process."""
-    args = [
-        "log",
-        "-z",
-        "--raw",
-        "-c",
-        "-M",
-        "--no-abbrev",
-        "--no-color",
-        "--no-ext-diff",
-        f"--format={_FORMAT}",
-    ]
-    pending: list[bytes] = []
-    for chunk in repo.stream(*args, *revs, "--"):
-        if b"\x01" not in chunk:
-            pending.append(chunk)
-            continue
-        head, *rest = chunk.split(b"\x01")
-        pending.append(head)
-        for piece in rest:
-            if any(pending):
-                yield parse_commit(b"".join(pending))
-            pending = [piece]
-    if any(pending):
-        yield parse_commit(b"".join(pending))
+    args = ["log", "-z", "--raw", "-c", "-M", "--no-abbrev", "--no-color", "--no-ext-diff", _FORMAT]
+    for entry in formats.parse_log(repo.stream(*args, *revs, "--"), len(_FIELDS)):
+        yield _commit(entry)
 
 
-def parse_commit(raw: bytes) -> Commit:
-    header, subject, trailer_text, tail = raw.decode("utf-8", "surrogateescape").split("\x02", 3)
-    body, _, rest = tail.rpartition("\x02")
-    sha, tree, stamp, *parents = header.split()
+def _commit(entry: formats.LogEntry) -> Commit:
+    sha, tree, stamp, parents, subject, trailer_text, body = (
+        f.decode("utf-8", "surrogateescape") for f in entry.fields
+    )
     trailers: dict[str, list[str]] = {}
     for line in trailer_text.splitlines():
         key, sep, value = line.partition(":")
@@ -243,24 +216,7 @@ def parse_commit(raw: bytes) -> Commit:
             trailers.setdefault(key.strip().lower(), []).append(value.strip())
     when = dt.datetime.fromtimestamp(int(stamp), dt.UTC)
     marks = len(_SQUASHED.findall(body))
-    return Commit(sha, tree, tuple(parents), when, subject, trailers, tuple(parse_changes(rest)), marks)
-
-
-def parse_changes(text: str) -> Iterator[FileChange]:
-    fields = text.lstrip("\0\n").split("\0")
-    at = 0
-    while at < len(fields) and fields[at].startswith(":"):
-        meta = fields[at]
-        colons = len(meta) - len(meta.lstrip(":"))
-        words = meta[colons:].split(" ")
-        shas = [None if set(s) == {"0"} else s for s in words[colons + 1 : 2 * colons + 2]]
-        status = words[-1]
-        if colons == 1 and status[0] in "RC":
-            yield FileChange(fields[at + 2], (shas[0],), shas[1], fields[at + 1])
-            at += 3
-        else:
-            yield FileChange(fields[at + 1], tuple(shas[:-1]), shas[-1])
-            at += 2
+    return Commit(sha, tree, tuple(parents.split()), when, subject, trailers, entry.changes, marks)
 
 
 # -- blobs and trees -----------------------------------------------------------------------------------
@@ -272,15 +228,7 @@ class Store:
         self.read = functools.lru_cache(maxsize=4096)(self._read)
 
     def _read(self, sha: str) -> bytes:
-        try:
-            return self.repo.blob(sha)
-        except SquadmemError:
-            raise
-        except Exception:  # GitPython's missing-object errors vary by version
-            raise SquadmemError(
-                f"object {sha[:12]} is missing from this repository",
-                hint="a shallow clone lacks history: fetch it with git fetch --unshallow",
-            ) from None
+        return self.repo.blob(sha)
 
     def maybe(self, sha: str | None) -> bytes | None:
         return None if sha is None else self.read(sha)
@@ -293,18 +241,10 @@ class Store:
 
     def entries(self, tree: str) -> dict[str, tuple[str, str]]:
         """name -> (mode, sha) of a tree object."""
-        data, at, found = self.read(tree), 0, {}
-        width = len(tree) // 2
-        while at < len(data):
-            space = data.index(b" ", at)
-            nul = data.index(b"\0", space)
-            mode = data[at:space].decode("ascii")
-            found[data[space + 1 : nul].decode("utf-8", "surrogateescape")] = (
-                mode,
-                data[nul + 1 : nul + 1 + width].hex(),
-            )
-            at = nul + 1 + width
-        return found
+        return {
+            e.name.decode("utf-8", "surrogateescape"): (e.mode.decode("ascii"), e.sha)
+            for e in formats.parse_tree(self.read(tree), len(tree) // 2)
+        }
 
     def tier_files(self, tree: str) -> dict[str, str]:
         """Every tier file of a tree: repository path -> blob sha."""
@@ -334,22 +274,12 @@ class Store:
 
 
 # -- comparing sections --------------------------------------------------------------------------------
-def trimmed(text: str) -> str:
-    """Content for comparison: trailing blank lines and the last line ending dropped."""
-    kept = sections.lines(text)
-    while kept and not kept[-1].strip():
-        kept.pop()
-    if kept:
-        kept[-1] = kept[-1].rstrip("\r\n")
-    return "".join(kept)
-
-
 def same_sections(a: Sequence[catalog.Entry], b: Sequence[catalog.Entry]) -> bool:
     return [trimmed(e.text) for e in a] == [trimmed(e.text) for e in b]
 
 
 def template_header(tier: str, name: str) -> str:
-    text = resources.files("squadmem").joinpath(f"templates/{tier}.md").read_text("utf-8")
+    text = templates.read(f"{tier}.md")
     return text.format(name=name)
 
 
@@ -557,16 +487,15 @@ class Verifier:
             return False
         if not change.new.startswith(change.old):
             return False
-        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=%x01%H"]
+        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", formats.log_format("%H")]
         out = self.repo.run_bytes(*args, "--remotes", f"^{commit.sha}", "--", change.path)
         if not out.strip():
             return False
         later = set(self.repo.run("rev-list", "--ancestry-path", "--remotes", f"^{commit.sha}").split())
         shas: list[str] = []
-        for chunk in out.split(b"\x01")[1:]:
-            sha, _, raw = chunk.partition(b"\n")
-            if sha.decode("ascii").strip() not in later:
-                shas += formats.raw_blobs(raw)
+        for entry in formats.parse_log([out], 1):
+            if entry.fields[0].decode("ascii") not in later:
+                shas += (sha for c in entry.changes for sha in (*c.olds, c.new) if sha is not None)
         versions = [self.store.read(sha) for sha in dict.fromkeys(shas)]
         return logs.appended_elsewhere(change.old, change.new, versions)
 
@@ -872,7 +801,7 @@ def index_section(section: sections.Section) -> bool:
 
 def verify(repo: Repo, revs: Sequence[str] | None, now: dt.datetime) -> Result:
     revs = list(revs) if revs else default_range(repo)
-    conf = settings.load(repo.layout.memory)
+    conf = repo.layout.settings
     return Verifier(repo, conf, now).run(revs)
 
 

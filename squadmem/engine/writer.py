@@ -41,21 +41,19 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
 import shutil
 import sys
 import time
-import zlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from squadmem.engine import index, policy
+from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import gitstate, uses
+from squadmem.model import gitstate, uses, writes
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, decode_tier, encode_tier
 
@@ -73,13 +71,13 @@ STEPS = (
 )
 FAULT_ENV = "SQUADMEM_FAULT"
 FAULT_STATUS = 99
-LOCK_TIMEOUT_ENV = "SQUADMEM_LOCK_TIMEOUT"
-LOCK_TIMEOUT = 5.0
+LOCK_TIMEOUT_ENV = writes.LOCK_TIMEOUT_ENV
 JOURNAL = gitstate.JOURNAL
 LOCK = "lock"
 HOLD = "index.lock.hold"  # squadmem's hard link to the index.lock it holds
-_TMP_SUFFIX = ".squadmem-tmp"
+_BUSY = "another squadmem command (pid {pid}) is writing to this repository; gave up after waiting {waited} s"
 _TREES_KEPT = 64
+_TMP_SUFFIX = ".squadmem-tmp"
 _reached: dict[str, int] = {}
 
 
@@ -101,80 +99,11 @@ def fault(step: str) -> None:
 # -- the lock ------------------------------------------------------------------------------------
 
 
-def _lock_timeout() -> float:
-    raw = os.environ.get(LOCK_TIMEOUT_ENV)
-    if not raw:
-        return LOCK_TIMEOUT
-    try:
-        return max(float(raw), 0.0)
-    except ValueError:
-        raise SquadmemError(
-            f"{LOCK_TIMEOUT_ENV}={raw!r}: not a number of seconds",
-            hint=f"unset it, or set e.g. {LOCK_TIMEOUT_ENV}=30",
-        ) from None
-
-
-def _try_lock(fd: int) -> bool:
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        import msvcrt
-
-        try:
-            msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
-            return True
-        except OSError:
-            return False
-    import fcntl
-
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        return True
-    except BlockingIOError:
-        return False
-
-
-class Lock:
+class Lock(writes.FileLock):
     """``.git/squadmem/lock``: one squadmem writer at a time (released by the OS if the process dies)."""
 
     def __init__(self, state_dir: Path, timeout: float | None = None) -> None:
-        self.path = state_dir / LOCK
-        self.timeout = _lock_timeout() if timeout is None else timeout
-        self.fd: int | None = None
-
-    def __enter__(self) -> Lock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
-        deadline = time.monotonic() + self.timeout
-        while not _try_lock(fd):
-            if time.monotonic() >= deadline:
-                holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip() or "?"
-                os.close(fd)
-                raise SquadmemError(
-                    f"another squadmem command (pid {holder}) is writing to this repository; "
-                    f"gave up after waiting {self.timeout:g} s",
-                    hint=f"run it again when that one is done, or wait longer: {LOCK_TIMEOUT_ENV}=SECONDS",
-                )
-            time.sleep(0.02)
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        self.fd = fd
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
-        if self.fd is not None:
-            os.close(self.fd)  # closing the descriptor releases the lock
-            self.fd = None
-
-    def held_by_other(self) -> bool:
-        """Whether another process holds the lock now (doctor's check; never waits)."""
-        if not self.path.exists():
-            return False
-        fd = os.open(self.path, os.O_RDWR)
-        try:
-            return not _try_lock(fd)
-        finally:
-            os.close(fd)
+        super().__init__(state_dir / LOCK, timeout, busy=_BUSY)
 
 
 class IndexLock:
@@ -192,7 +121,7 @@ class IndexLock:
         self.path = repo.work_git_dir / "index.lock"
         self.hold = repo.work_state_dir / HOLD
         self.root = repo.root
-        self.timeout = _lock_timeout() if timeout is None else timeout
+        self.timeout = writes.lock_timeout() if timeout is None else timeout
 
     def shown(self) -> str:
         try:
@@ -259,7 +188,7 @@ def index_locked(repo: Repo) -> Iterator[IndexLock]:
 def next_index(repo: Repo, paths: Sequence[str]) -> bytes:
     """The index with only ``paths`` refreshed from the work tree, built in a scratch copy."""
     real = repo.work_git_dir / "index"
-    scratch = repo.work_git_dir / f"index{_TMP_SUFFIX}"
+    scratch = repo.work_git_dir / f"index{writes.TMP_SUFFIX}"
     if real.exists():
         shutil.copyfile(real, scratch)
     else:
@@ -324,122 +253,6 @@ class Conversion:
         return self.repo.run("hash-object", "-w", "--stdin", f"--path={rel}", input=data).strip()
 
 
-# -- git objects, written in-process -------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class TreeEntry:
-    mode: bytes
-    name: bytes
-    sha: str
-
-    @property
-    def is_tree(self) -> bool:
-        return self.mode == b"40000"
-
-
-def parse_tree(data: bytes) -> list[TreeEntry]:
-    entries = []
-    pos = 0
-    while pos < len(data):
-        space = data.index(b" ", pos)
-        nul = data.index(b"\0", space)
-        entries.append(TreeEntry(data[pos:space], data[space + 1 : nul], data[nul + 1 : nul + 21].hex()))
-        pos = nul + 21
-    return entries
-
-
-def format_tree(entries: Sequence[TreeEntry]) -> bytes:
-    """Git's tree format, in git's order (a tree's name sorts as if it ended with ``/``)."""
-    ordered = sorted(entries, key=lambda e: e.name + (b"/" if e.is_tree else b""))
-    return b"".join(e.mode + b" " + e.name + b"\0" + bytes.fromhex(e.sha) for e in ordered)
-
-
-class Objects:
-    """Loose objects written in-process; trees and blobs read through the repo's cat-file."""
-
-    def __init__(self, repo: Repo) -> None:
-        self.repo = repo
-        self.dir = repo.git_dir / "objects"
-        self._trees: dict[str, list[TreeEntry]] = {}
-        fmt = repo.config("extensions.objectformat")
-        if fmt and fmt.lower() != "sha1":
-            raise SquadmemError(
-                f"this repository uses {fmt} object names; squadmem writes SHA-1 repositories only",
-                hint="run squadmem in a SHA-1 repository (git's default)",
-            )
-
-    def write(self, kind: str, data: bytes) -> str:
-        raw = f"{kind} {len(data)}\0".encode() + data
-        sha = hashlib.sha1(raw).hexdigest()
-        path = self.dir / sha[:2] / sha[2:]
-        if not path.exists():
-            path.parent.mkdir(exist_ok=True)
-            tmp = path.parent / f"tmp_obj_squadmem_{os.getpid()}_{sha[2:10]}"
-            tmp.write_bytes(zlib.compress(raw))
-            tmp.chmod(0o444)
-            os.replace(tmp, path)
-        return sha
-
-    def read(self, sha: str) -> bytes:
-        return self.repo.blob(sha)
-
-    def tree(self, sha: str) -> list[TreeEntry]:
-        """A tree's entries; the last few trees read or written are kept (a run writes the same paths)."""
-        found = self._trees.pop(sha, None)
-        if found is None:
-            found = parse_tree(self.read(sha))
-        self._trees[sha] = found
-        while len(self._trees) > _TREES_KEPT:
-            del self._trees[next(iter(self._trees))]
-        return found
-
-    @staticmethod
-    def blob_sha(data: bytes) -> str:
-        """The name git gives ``data`` as a blob (nothing is written)."""
-        return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
-
-    def tree_of(self, commit: str) -> str:
-        head = self.read(commit).split(b"\n", 1)[0]
-        if not head.startswith(b"tree "):
-            raise SquadmemError(f"{commit}: not a commit", code=Exit.INTERNAL)
-        return head[5:].decode("ascii")
-
-    def entry(self, tree: str, path: str) -> TreeEntry | None:
-        """The entry at ``path`` (forward slashes) in ``tree``, or None."""
-        parts = path.encode("utf-8").split(b"/")
-        current = tree
-        for depth, part in enumerate(parts):
-            found = next((e for e in self.tree(current) if e.name == part), None)
-            if found is None or (depth < len(parts) - 1 and not found.is_tree):
-                return None
-            if depth == len(parts) - 1:
-                return found
-            current = found.sha
-        return None
-
-    def content(self, tree: str, path: str) -> bytes | None:
-        found = self.entry(tree, path)
-        return None if found is None or found.is_tree else self.read(found.sha)
-
-    def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
-        """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
-        head, _, rest = path.partition("/")
-        entries = self.tree(tree) if tree else []
-        name = head.encode("utf-8")
-        old = next((e for e in entries if e.name == name), None)
-        others = [e for e in entries if e.name != name]
-        if rest:
-            sub = self.with_blob(old.sha if old is not None and old.is_tree else None, rest, blob, mode)
-            new = TreeEntry(b"40000", name, sub)
-        else:
-            new = TreeEntry(old.mode if old is not None and not old.is_tree else mode, name, blob)
-        data = format_tree([*others, new])
-        sha = self.write("tree", data)
-        self._trees[sha] = parse_tree(data)
-        return sha
-
-
 # -- the journal ---------------------------------------------------------------------------------
 
 
@@ -477,21 +290,9 @@ class Journal:
 
 
 def _replace(path: Path, data: bytes, like: Path | None = None) -> None:
-    """Write ``path`` whole or not at all: a temporary file beside it, then ``os.replace``."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}{_TMP_SUFFIX}")
-    with open(tmp, "wb") as handle:
-        handle.write(data)
-    if like is not None and like.exists():
-        tmp.chmod(like.stat().st_mode & 0o7777)
-    os.replace(tmp, path)
-
-
-def _tmp_of(path: Path) -> Path:
-    return path.with_name(f".{path.name}{_TMP_SUFFIX}")
-
-
-# -- recovery ------------------------------------------------------------------------------------
+    """Write ``path`` whole or not at all (the lock is held), with ``like``'s mode when it exists."""
+    mode = like.stat().st_mode & 0o7777 if like is not None and like.exists() else None
+    writes.atomic(path, data, mode=mode, locked=True)
 
 
 def pending(repo: Repo) -> Journal | None:
@@ -505,11 +306,11 @@ def recover(repo: Repo) -> str | None:
     stale_lock = lock.ours()
     lock.release()
     journal = Journal.read(repo)
-    _tmp_of(Journal.path(repo)).unlink(missing_ok=True)
+    writes.temp_of(Journal.path(repo)).unlink(missing_ok=True)
     if journal is None:
         return "git's index.lock left by an interrupted squadmem command was removed" if stale_lock else None
     for rel in journal.paths:
-        _tmp_of(repo.root / rel).unlink(missing_ok=True)
+        writes.temp_of(repo.root / rel).unlink(missing_ok=True)
     head = repo.head()
     if not journal.new or head == journal.old or head is None:
         Journal.clear(repo)
@@ -868,9 +669,8 @@ class Writer:
                     f"{rel}: the new text would drop uncommitted lines", hint="commit them first"
                 )
             on_disk[rel] = None if current is None else (self.repo.root / rel).read_bytes()
-        trailer = uses.trailer_value(self.repo.state_dir)
-        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
-        every = [*trailers, *([(uses.TRAILER, ", ".join(pending_ids))] if pending_ids else [])]
+        pending_ids = uses.pending_ids(self.repo.state_dir)
+        every = [*trailers, *([(uses.TRAILER, uses.join(pending_ids))] if pending_ids else [])]
         return Made(self.commit(files, message(subject, body, every), pending_ids, on_disk), subject)
 
     def _commit_object(self, tree: str, text: str) -> str:
@@ -919,13 +719,12 @@ class Writer:
             return []
         self.refuse_dirty(plan.read())
         self.rehearse(plan, header)
-        trailer = uses.trailer_value(self.repo.state_dir)
-        pending_ids = tuple(i.strip() for i in trailer.split(",") if i.strip()) if trailer else ()
+        pending_ids = uses.pending_ids(self.repo.state_dir)
         made = []
         for number, (files, subject, body, trailers, used) in enumerate(self.steps(plan, header)):
             carried = tuple(dict.fromkeys([*(pending_ids if number == 0 else ()), *used]))
             if carried:
-                trailers = [*trailers, (uses.TRAILER, ", ".join(carried))]
+                trailers = [*trailers, (uses.TRAILER, uses.join(carried))]
             sha = self.commit(files, message(subject, body, trailers), pending_ids if number == 0 else ())
             made.append(Made(sha, subject))
         return made

@@ -1,15 +1,23 @@
-"""git's output formats, parsed: raw diffs, ``log --raw`` blob lists, ``cat-file --batch``.
+"""git's output formats, parsed: raw diffs, ``log --raw -z`` (``-c`` merges too), tree objects.
 
-Standard library only.
+One parser per format, each typed; object names of either width (SHA-1's
+40 hex digits, SHA-256's 64). Standard library only: the hooks use it too.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import dataclasses
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 
-from squadmem.gitio.runner import git
+from squadmem.gitio.catfile import CatFile
 
 
+def _sha(word: str) -> str | None:
+    """An object name from a raw diff; None for the all-zero name (no such side)."""
+    return None if set(word) == {"0"} else word
+
+
+# -- raw diffs ----------------------------------------------------------------------------------
 class Staged:
     """One path the index changes against HEAD: status A, M, D, T or R (``source`` is a rename's origin)."""
 
@@ -25,51 +33,182 @@ class Staged:
         self.source = source
 
 
-def parse_raw(out: bytes) -> list[Staged]:
-    """``git diff --raw -z`` output, renames included."""
-    fields = out.decode("utf-8", "surrogateescape").split("\0")
-    found: list[Staged] = []
-    at = 0
-    while at < len(fields) and fields[at].startswith(":"):
-        meta = fields[at][1:].split(" ")
-        status = meta[4][0]
-        old, new = (None if set(sha) == {"0"} else sha for sha in meta[2:4])
-        if status in "RC":
-            found.append(Staged(status, fields[at + 2], old, new, fields[at + 1]))
+class Change:
+    """One path of a raw diff: a merge's combined diff (``-c``) has one old side per parent.
+
+    ``status`` is git's letter(s) (one per parent in a combined diff, a score
+    after a rename's R); ``olds`` and ``new`` are None where that side has no
+    object; ``source`` is a rename's or copy's origin.
+    """
+
+    __slots__ = ("new", "olds", "path", "source", "status")
+
+    def __init__(
+        self, status: str, path: str, olds: tuple[str | None, ...], new: str | None, source: str | None
+    ) -> None:
+        self.status = status
+        self.path = path
+        self.olds = olds
+        self.new = new
+        self.source = source
+
+    @property
+    def old(self) -> str | None:
+        """The first parent's side."""
+        return self.olds[0]
+
+    def __repr__(self) -> str:
+        return f"Change({self.status!r}, {self.path!r}, {self.olds!r}, {self.new!r}, {self.source!r})"
+
+
+def raw_changes(fields: Sequence[str], at: int = 0) -> tuple[list[Change], int]:
+    """The raw diff entries in NUL-separated ``fields`` from ``at`` on, and where they stop.
+
+    An entry is ``:modes shas status`` (one more colon, mode and name per
+    merge parent under ``-c``), then its path; a rename or copy (``R``/``C``,
+    two-way only) gives the origin first, then the path.
+    """
+    found: list[Change] = []
+    while at < len(fields):
+        meta = fields[at].lstrip("\n")
+        if not meta.startswith(":"):
+            break
+        colons = len(meta) - len(meta.lstrip(":"))
+        words = meta[colons:].split(" ")
+        shas = [_sha(w) for w in words[colons + 1 : 2 * colons + 2]]
+        status = words[-1]
+        if colons == 1 and status[:1] in ("R", "C"):
+            found.append(Change(status, fields[at + 2], (shas[0],), shas[1], fields[at + 1]))
             at += 3
         else:
-            found.append(Staged(status, fields[at + 1], old, new))
+            found.append(Change(status, fields[at + 1], tuple(shas[:-1]), shas[-1], None))
             at += 2
-    return found
+    return found, at
+
+
+def parse_raw(out: bytes) -> list[Staged]:
+    """``git diff --raw -z`` output, renames included."""
+    changes, _ = raw_changes(out.decode("utf-8", "surrogateescape").split("\0"))
+    return [Staged(c.status[0], c.path, c.old, c.new, c.source) for c in changes]
 
 
 def raw_blobs(out: bytes) -> list[str]:
     """Every blob named in ``git log --raw -z`` output (``-c`` merges too), in order, each once."""
     found: dict[str, None] = {}
     for field in out.decode("utf-8", "surrogateescape").split("\0"):
-        if field.startswith(":"):
-            words = field.lstrip(":").split(" ")
+        if field.lstrip("\n").startswith(":"):
+            words = field.lstrip("\n:").split(" ")
             for sha in words[len(words) // 2 : -1]:
                 if set(sha) != {"0"}:
                     found[sha] = None
     return list(found)
 
 
-def cat_files(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | None]:
-    """Objects by spec (a sha, ``:path`` for the index, ``REV:path``) from one ``cat-file --batch``."""
-    if not specs:
-        return {}
-    out = git(["cat-file", "--batch"], env, input="".join(f"{s}\n" for s in specs).encode("utf-8"))
-    found: dict[str, bytes | None] = {}
-    at = 0
-    for spec in specs:
-        end = out.index(b"\n", at)
-        head = out[at:end].split(b" ")
-        if len(head) != 3 or head[-1] in (b"missing", b"ambiguous"):
-            found[spec] = None
-            at = end + 1
+# -- log --raw -z --------------------------------------------------------------------------------
+MARK = "%x01"  # what starts each commit's record in a log format made by :func:`log_format`
+
+
+def log_format(*placeholders: str) -> str:
+    """A ``--format`` for :func:`parse_log`: the placeholders NUL-separated behind a record mark."""
+    return "--format=" + MARK + "%x00".join(placeholders)
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class LogEntry:
+    """One commit of ``git log -z --raw``: its format's fields (bytes), and its raw changes."""
+
+    fields: tuple[bytes, ...]
+    changes: tuple[Change, ...]
+
+
+def parse_log(chunks: Iterable[bytes], count: int) -> Iterator[LogEntry]:
+    """Commits from the output of ``git log -z --raw [-c] --format=…`` made by :func:`log_format`
+    with ``count`` placeholders, as it streams in.
+
+    With ``-z`` every field, path and record ends in NUL, and git refuses NUL in
+    a commit message, so the stream cuts into tokens at NUL: a record's first
+    token starts with U+0001, ``count`` fields in all, then its raw entries
+    (each led by a newline and a colon, or, a merge's combined diff, by an
+    empty token and colons).
+    """
+    tokens = _tokens(chunks)
+    token = next(tokens, None)
+    while token is not None:
+        if not token:
+            token = next(tokens, None)
             continue
-        size = int(head[2])
-        found[spec] = out[end + 1 : end + 1 + size]
-        at = end + 1 + size + 1
+        if not token.startswith(b"\x01"):
+            raise ValueError(f"git log: unexpected output {token[:40]!r}")
+        fields = [token[1:], *(next(tokens, b"") for _ in range(count - 1))]
+        raw: list[str] = []
+        token = next(tokens, None)
+        while token == b"":  # a merge's combined diff comes after an empty token
+            token = next(tokens, None)
+        while token is not None and token.lstrip(b"\n").startswith(b":"):
+            meta = token.decode("ascii")
+            raw.append(meta)
+            paths = 2 if meta.count(":") == 1 and meta.rsplit(" ", 1)[-1][:1] in ("R", "C") else 1
+            raw.extend(next(tokens, b"").decode("utf-8", "surrogateescape") for _ in range(paths))
+            token = next(tokens, None)
+        changes, _ = raw_changes(raw) if raw else ([], 0)
+        yield LogEntry(tuple(fields), tuple(changes))
+
+
+def _tokens(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """NUL-terminated tokens from a stream of byte chunks."""
+    rest = b""
+    for chunk in chunks:
+        parts = (rest + chunk).split(b"\0")
+        rest = parts.pop()
+        yield from parts
+    if rest:
+        yield rest
+
+
+# -- trees ---------------------------------------------------------------------------------------
+@dataclasses.dataclass(frozen=True, slots=True)
+class TreeEntry:
+    mode: bytes
+    name: bytes
+    sha: str
+
+    @property
+    def is_tree(self) -> bool:
+        return self.mode == b"40000"
+
+
+def parse_tree(data: bytes, width: int = 20) -> list[TreeEntry]:
+    """A tree object's entries; ``width``: the object name's length in bytes (20 SHA-1, 32 SHA-256)."""
+    entries = []
+    pos = 0
+    while pos < len(data):
+        space = data.index(b" ", pos)
+        nul = data.index(b"\0", space)
+        end = nul + 1 + width
+        entries.append(TreeEntry(data[pos:space], data[space + 1 : nul], data[nul + 1 : end].hex()))
+        pos = end
+    return entries
+
+
+def format_tree(entries: Sequence[TreeEntry]) -> bytes:
+    """Git's tree format, in git's order (a tree's name sorts as if it ended with ``/``)."""
+    ordered = sorted(entries, key=lambda e: e.name + (b"/" if e.is_tree else b""))
+    return b"".join(e.mode + b" " + e.name + b"\0" + bytes.fromhex(e.sha) for e in ordered)
+
+
+def parse_ls_tree(out: bytes) -> dict[str, str]:
+    """Path -> blob of ``git ls-tree -z`` output (trees and submodules left out)."""
+    found = {}
+    for item in out.split(b"\0"):
+        meta, _, path = item.partition(b"\t")
+        words = meta.split()
+        if words[1:2] == [b"blob"]:
+            found[path.decode("utf-8", "surrogateescape")] = words[2].decode("ascii")
     return found
+
+
+# -- cat-file --batch ----------------------------------------------------------------------------
+def cat_files(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | None]:
+    """Objects by spec (a sha, ``:path`` for the index, ``REV:path``) from one ``cat-file --batch``;
+    None for a spec that names no object."""
+    return dict(CatFile(env).each(specs))

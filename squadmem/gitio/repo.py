@@ -1,61 +1,63 @@
-"""The CLI's git gateway: every git call squadmem's commands make goes through here.
+"""The CLI's git gateway: an open repository, and every git call squadmem's commands make.
 
-Built on GitPython. History is read by streaming one ``git log`` process and
-blobs through GitPython's one long-lived ``cat-file --batch`` process; never a
-process per commit. Errors come back as :class:`SquadmemError` naming the git
-command, its exit status and its stderr.
+Standard library only. Where the repository is comes from one ``git
+rev-parse``; objects come through one long-lived ``cat-file --batch``
+process (:class:`~squadmem.gitio.catfile.CatFile`); history is read by
+streaming one ``git log`` process, never a process per commit. A failing git
+command is a :class:`~squadmem.gitio.runner.GitError` naming the command,
+its exit status and what git said.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import subprocess
-import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO
 
-import git
-
-from squadmem.model.errors import SquadmemError
+from squadmem.gitio import runner
+from squadmem.gitio.catfile import CatFile
+from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import Layout
 
-
-def _clean_env() -> dict[str, str]:
-    """The environment without GIT_* variables a hook's caller may have set (GIT_INDEX_FILE...)."""
-    keep = {"GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE", "GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL"}
-    keep |= {"GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL"}
-    keep |= {"GIT_TEMPLATE_DIR", "GIT_EXEC_PATH", "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS"}
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in keep}
-
-
-def _failed(args: Sequence[str], status: object, stderr: str) -> SquadmemError:
-    lines = [line.strip().strip("'").strip() for line in stderr.strip().splitlines() if line.strip()]
-    last = lines[-1] if lines else "no message"
-    return SquadmemError(
-        f"git {' '.join(args[:2])} failed (exit {status}): {last}",
-        hint="see what git says; `git status` shows the state of the repository",
-    )
+_WHERE = (
+    "rev-parse",
+    "--is-bare-repository",
+    "--absolute-git-dir",
+    "--git-common-dir",
+    "--show-object-format",
+    "--show-toplevel",
+)
 
 
 class Repo:
-    """An open repository. Use as a context manager so git's helper processes end."""
+    """An open repository. Use as a context manager so git's helper processes end.
 
-    def __init__(self, path: Path | str = ".") -> None:
+    ``identity``: author and committer variables (``GIT_AUTHOR_NAME``…) to
+    commit under, over those of the environment.
+    """
+
+    def __init__(self, path: Path | str = ".", identity: Mapping[str, str] | None = None) -> None:
+        self._env = runner.git_env(keep_index=False, keep_identity=True)
+        self._env.update(identity or {})
+        start = Path(path)
         try:
-            self._repo = git.Repo(path, search_parent_directories=True)
-        except (git.InvalidGitRepositoryError, git.NoSuchPathError):
-            raise SquadmemError(
-                f"not a git repository: {Path(path).resolve()}",
-                hint="run squadmem inside a git work tree (git init creates one), or pass -C PATH",
-            ) from None
-        if self._repo.bare or self._repo.working_tree_dir is None:
+            status, out, _ = runner.run(_WHERE, self._env, cwd=start)
+        except (FileNotFoundError, NotADirectoryError):
+            status, out = 128, b""
+        lines = out.decode("utf-8", "surrogateescape").splitlines()
+        if status != 0 and lines[:1] in (["true"], ["false"]):
             raise SquadmemError(f"{path}: is a bare repository", hint="run squadmem in a work tree")
-        self.root = Path(self._repo.working_tree_dir)
+        if status != 0 or len(lines) != len(_WHERE) - 1:
+            raise SquadmemError(
+                f"not a git repository: {start.resolve()}",
+                hint="run squadmem inside a git work tree (git init creates one), or pass -C PATH",
+            )
+        _, own, common, self.object_format, top = lines
+        self.root = Path(top)
         self.layout = Layout(self.root)
-        self._env = _clean_env()
+        self.work_git_dir = Path(own)
+        self.git_dir = (start / common).resolve() if not Path(common).is_absolute() else Path(common)
+        self._objects: CatFile | None = None
 
     def __enter__(self) -> Repo:
         return self
@@ -66,7 +68,9 @@ class Repo:
         self.close()
 
     def close(self) -> None:
-        self._repo.close()
+        if self._objects is not None:
+            self._objects.close()
+            self._objects = None
 
     # -- running git ---------------------------------------------------------------------------
     def run(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> str:
@@ -75,97 +79,68 @@ class Repo:
 
     def run_bytes(self, *args: str, input: bytes | None = None, env: dict[str, str] | None = None) -> bytes:
         full_env = dict(self._env, **(env or {}))
-        with contextlib.ExitStack() as stack:
-            stdin = None
-            if input is not None:
-                stdin = stack.enter_context(tempfile.TemporaryFile())
-                stdin.write(input)
-                stdin.seek(0)
-            try:
-                out = self._repo.git.execute(
-                    ["git", *args],
-                    istream=stdin,
-                    as_process=False,
-                    stdout_as_string=False,
-                    env=full_env,
-                    strip_newline_in_stdout=False,
-                    with_extended_output=False,
-                )
-            except git.GitCommandError as exc:
-                stderr = exc.stderr if isinstance(exc.stderr, str) else str(exc.stderr)
-                raise _failed(args, exc.status, stderr.removeprefix("\n  stderr: ")) from None
-        assert isinstance(out, bytes)
-        return out
+        return runner.git(args, full_env, input, cwd=self.root, hint=_HINT, code=Exit.USAGE)
 
     def stream(self, *args: str) -> Iterator[bytes]:
-        """Lines of ``git args`` stdout as they come, from one process."""
-        proc = subprocess.Popen(
-            ["git", *args], cwd=self.root, env=self._env, stdout=subprocess.PIPE, stderr=subprocess.PIPE
-        )
-        assert proc.stdout is not None and proc.stderr is not None
-        try:
-            yield from proc.stdout
-        finally:
-            proc.stdout.close()
-            err = proc.stderr.read().decode("utf-8", "replace")
-            proc.stderr.close()
-            status = proc.wait()
-        if status != 0:
-            raise _failed(args, status, err)
+        """Chunks of ``git args`` stdout as they come, from one process."""
+        return runner.stream(args, self._env, cwd=self.root, code=Exit.USAGE)
 
-    def popen(self, args: Sequence[str], stdin: IO[bytes] | None = None) -> subprocess.Popen[bytes]:
-        """One git process whose stdout the caller reads (``cat-file --batch`` fed from ``stdin``).
-
-        Pair it with :meth:`finish`, which waits for it and turns a failure into an error.
-        """
-        return subprocess.Popen(
-            ["git", *args],
-            cwd=self.root,
-            stdin=stdin if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=self._env,
-        )
-
-    def finish(self, proc: subprocess.Popen[bytes], args: Sequence[str]) -> None:
-        """Wait for a :meth:`popen` process; a non-zero exit raises naming the command and git's words."""
-        assert proc.stderr is not None
-        err = proc.stderr.read().decode("utf-8", "replace")
-        status = proc.wait()
-        if status != 0:
-            raise _failed(args, status, err)
+    # -- objects -------------------------------------------------------------------------------
+    @property
+    def objects(self) -> CatFile:
+        """The repository's long-lived ``cat-file --batch`` reader, started on first use."""
+        if self._objects is None:
+            self._objects = CatFile(self._env, self.root)
+        return self._objects
 
     def blob(self, sha: str) -> bytes:
-        """A blob's bytes through the long-lived ``cat-file --batch`` process."""
-        return bytes(self._repo.odb.stream(bytes.fromhex(sha)).read())
+        """An object's bytes through the long-lived ``cat-file --batch`` process."""
+        found = self.objects.read(sha)
+        if found is None:
+            raise SquadmemError(
+                f"object {sha[:12]} is missing from this repository",
+                hint="a shallow clone lacks history: fetch it with git fetch --unshallow",
+            )
+        return found
+
+    def blobs(self, shas: Sequence[str]) -> Iterator[tuple[str, bytes | None]]:
+        """(sha, bytes or None) for each of ``shas``, in order, from one streaming process."""
+        return self.objects.each(shas)
 
     # -- facts ---------------------------------------------------------------------------------
-    @property
-    def git_dir(self) -> Path:
-        """The common git dir (shared by worktrees): where .git/squadmem/ lives."""
-        return Path(self._repo.common_dir)
-
     @property
     def state_dir(self) -> Path:
         """Shared state (pending uses, the history cache): under the common git dir."""
         return self.git_dir / "squadmem"
 
     @property
-    def work_git_dir(self) -> Path:
-        """This work tree's own git dir (``git rev-parse --git-dir``): its HEAD, index and journal."""
-        return Path(self._repo.git_dir)
-
-    @property
     def work_state_dir(self) -> Path:
         """Per-work-tree state (the writer's lock and journal): each linked worktree has its own."""
         return self.work_git_dir / "squadmem"
+
+    @property
+    def hash_width(self) -> int:
+        """Hex digits in an object name: 40 (SHA-1) or 64 (SHA-256)."""
+        return 64 if self.object_format == "sha256" else 40
 
     def head(self) -> str | None:
         out = self._run_ok("rev-parse", "--verify", "-q", "HEAD^{commit}")
         return out.strip() or None
 
+    def shallow_boundary(self) -> frozenset[str]:
+        """The commits a shallow clone holds without their parents; empty when it is not shallow.
+
+        git keeps them in the common git dir's ``shallow`` file: a linked
+        worktree of a shallow clone is as shallow as the clone.
+        """
+        try:
+            text = (self.git_dir / "shallow").read_text("ascii")
+        except OSError:
+            return frozenset()
+        return frozenset(text.split())
+
     def is_shallow(self) -> bool:
-        return (Path(self._repo.git_dir) / "shallow").exists()
+        return bool(self.shallow_boundary())
 
     def config(self, key: str) -> str | None:
         out = self._run_ok("config", "--get", key)
@@ -184,7 +159,8 @@ class Repo:
 
     def _run_ok(self, *args: str) -> str:
         """Run git, returning '' instead of raising when it exits non-zero."""
-        try:
-            return self.run(*args)
-        except SquadmemError:
-            return ""
+        status, out, _ = runner.run(args, self._env, cwd=self.root)
+        return out.decode("utf-8", "surrogateescape") if status == 0 else ""
+
+
+_HINT = "see what git says; `git status` shows the state of the repository"

@@ -1,16 +1,28 @@
 """Running git: one environment policy and one runner that says what failed.
 
-Inherited ``GIT_*`` variables that would point git elsewhere are dropped, as
-pre-commit's ``no_git_env`` does, except ``GIT_INDEX_FILE``: in a pre-commit
-hook it names the index being committed (``git commit -a`` and ``git commit
-PATH`` commit a temporary index, not ``.git/index``). Standard library only.
+The environment: inherited ``GIT_*`` variables that would point git
+elsewhere are dropped, as pre-commit's ``no_git_env`` does; configuration,
+transport and tracing ones (``GIT_TRACE*``) are kept. Two callers want
+one thing more each, asked for by parameter: a hook keeps ``GIT_INDEX_FILE``
+(in a pre-commit hook it names the index being committed: ``git commit -a``
+and ``git commit PATH`` commit a temporary index, not ``.git/index``); the
+CLI keeps the author and committer names, emails and dates (tests and the
+demo date squadmem's commits with them).
+
+A failing git becomes a :class:`GitError` naming the command, its exit
+status and the line of git's stderr that says what went wrong (``fatal:``
+or ``error:``, not the usage text git prints after an unknown option).
+Standard library only.
 """
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import IO
 
 from squadmem.model.errors import Exit, SquadmemError
 
@@ -30,15 +42,26 @@ _KEEP = frozenset(
         "GIT_TEMPLATE_DIR",
     }
 )
+IDENTITY = frozenset(
+    f"GIT_{who}_{what}" for who in ("AUTHOR", "COMMITTER") for what in ("NAME", "EMAIL", "DATE")
+)
+
+Env = Mapping[str, str]
 
 
-def git_env(environ: Mapping[str, str] | None = None, keep_index: bool = True) -> dict[str, str]:
-    """The environment for the git a hook runs: no inherited GIT_* but the harmless ones and the index."""
+def git_env(
+    environ: Mapping[str, str] | None = None, keep_index: bool = True, *, keep_identity: bool = False
+) -> dict[str, str]:
+    """The environment git runs in: no inherited GIT_* but the harmless ones, and, when asked,
+    the index a hook is given (``keep_index``) or the author and committer (``keep_identity``)."""
     source = os.environ if environ is None else environ
     env = {
         k: v
         for k, v in source.items()
-        if not k.startswith("GIT_") or k in _KEEP or k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_"))
+        if not k.startswith("GIT_")
+        or k in _KEEP
+        or k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE"))
+        or (keep_identity and k in IDENTITY)
     }
     index = source.get("GIT_INDEX_FILE")
     if keep_index and index:
@@ -46,14 +69,116 @@ def git_env(environ: Mapping[str, str] | None = None, keep_index: bool = True) -
     return env
 
 
-def git(args: Sequence[str], env: Mapping[str, str], input: bytes | None = None) -> bytes:
-    """Run git; a failure becomes a SquadmemError naming the command and git's last line."""
-    proc = subprocess.run(["git", *args], env=env, input=input, capture_output=True)
-    if proc.returncode != 0:
-        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise SquadmemError(
-            f"git {' '.join(args[:3])} failed (exit {proc.returncode}): {err[-1] if err else ''}",
-            hint="run the hook inside the repository's work tree",
-            code=Exit.INTERNAL,
+class GitError(SquadmemError):
+    """A git command exited non-zero."""
+
+    def __init__(
+        self, args: Sequence[str], status: int, stderr: str, hint: str = "", code: Exit = Exit.INTERNAL
+    ) -> None:
+        self.args_run = tuple(args)
+        self.status = status
+        self.stderr = stderr
+        super().__init__(
+            f"{describe(args)} failed (exit {status}): {meaningful(stderr)}",
+            hint=hint or "see what git says; `git status` shows the state of the repository",
+            code=code,
         )
-    return proc.stdout
+
+
+def describe(args: Sequence[str]) -> str:
+    """The command as a person would recognise it: git, the subcommand and its first words."""
+    return " ".join(["git", *(a for a in args[:3] if "\n" not in a)])
+
+
+def meaningful(stderr: str) -> str:
+    """The line of git's stderr that says what went wrong.
+
+    git's own verdict is a ``fatal:`` line (the last one wins) or else the
+    first ``error:`` line; an unknown option is an ``error:`` line followed by
+    the usage text, whose last line says nothing. Without either, the first
+    line that is not a hint or a warning; "no message" when there is none.
+    """
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    fatal = [line for line in lines if line.startswith("fatal:")]
+    if fatal:
+        return fatal[-1]
+    error = next((line for line in lines if line.startswith("error:")), None)
+    if error is not None:
+        return error
+    plain = [line for line in lines if not line.startswith(("hint:", "warning:"))]
+    return (plain or lines or ["no message"])[0]
+
+
+def git(
+    args: Sequence[str],
+    env: Env,
+    input: bytes | None = None,
+    *,
+    cwd: Path | str | None = None,
+    hint: str = "run the hook inside the repository's work tree",
+    code: Exit = Exit.INTERNAL,
+) -> bytes:
+    """Run git and return its stdout; a non-zero exit raises :class:`GitError`."""
+    status, out, err = run(args, env, input, cwd=cwd)
+    if status != 0:
+        raise GitError(args, status, err, hint, code)
+    return out
+
+
+def run(
+    args: Sequence[str], env: Env, input: bytes | None = None, *, cwd: Path | str | None = None
+) -> tuple[int, bytes, str]:
+    """Run git: its exit status, stdout and stderr (as text), whatever the status."""
+    proc = subprocess.run(["git", *args], env=env, input=input, capture_output=True, cwd=cwd)
+    return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
+
+
+def stream(
+    args: Sequence[str], env: Env, *, cwd: Path | str | None = None, code: Exit = Exit.INTERNAL
+) -> Iterator[bytes]:
+    """Chunks of git's stdout as they come, from one process; a failure raises at the end."""
+    proc = spawn(args, env, cwd=cwd)
+    assert isinstance(proc.stdout, io.BufferedReader)
+    try:
+        while chunk := proc.stdout.read1(1 << 16):
+            yield chunk
+    except GeneratorExit:  # the reader stopped early: git may die of the closed pipe, and that is fine
+        proc.stdout.close()
+        proc.kill()
+        collect(proc)
+        raise
+    proc.stdout.close()
+    finish(proc, args, code)
+
+
+def spawn(
+    args: Sequence[str], env: Env, *, cwd: Path | str | None = None, stdin: IO[bytes] | int | None = None
+) -> subprocess.Popen[bytes]:
+    """One git process whose stdout the caller reads; pair it with :func:`finish`."""
+    return subprocess.Popen(
+        ["git", *args],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL if stdin is None else stdin,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+PIPE = subprocess.PIPE
+
+
+def finish(proc: subprocess.Popen[bytes], args: Sequence[str], code: Exit = Exit.INTERNAL) -> None:
+    """Wait for a :func:`spawn` process; a non-zero exit raises :class:`GitError`."""
+    status, err = collect(proc)
+    if status != 0:
+        raise GitError(args, status, err, code=code)
+
+
+def collect(proc: subprocess.Popen[bytes]) -> tuple[int, str]:
+    """Wait for a :func:`spawn` process: its exit status and stderr."""
+    err = b""
+    if proc.stderr is not None:
+        err = proc.stderr.read()
+        proc.stderr.close()
+    return proc.wait(), err.decode("utf-8", "replace")

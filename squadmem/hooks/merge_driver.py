@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from squadmem.gitio import formats, runner
-from squadmem.model import merge, sections
+from squadmem.model import merge, sections, writes
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, classify
 
@@ -218,9 +218,7 @@ def note_settle(relocations: Sequence[merge.Relocation], env: Mapping[str, str])
         entry = {"source": item.source, "target": item.target, "old": item.old, "new": item.new}
         if entry not in known:
             known.append(entry)
-    tmp = path.with_name(SETTLE + ".tmp")
-    tmp.write_text(json.dumps({"relocations": known}, ensure_ascii=False, indent=1), "utf-8")
-    os.replace(tmp, path)
+    writes.atomic_text(path, json.dumps({"relocations": known}, ensure_ascii=False, indent=1))
 
 
 def line_merge_only(files: Sequence[str], size: int, env: Mapping[str, str]) -> int:

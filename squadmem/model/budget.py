@@ -21,7 +21,7 @@ import dataclasses
 import datetime as dt
 import math
 
-from squadmem.model import sections
+from squadmem.model import clock, sections
 from squadmem.model.settings import HotSettings, Settings
 
 FIX = "run: squadmem maintain"
@@ -89,7 +89,7 @@ def age_days(now: dt.datetime, when: dt.datetime | None) -> float | None:
     """Days from ``when`` to ``now`` (never negative); None when the last use is unknown."""
     if when is None:
         return None
-    return max((now - when).total_seconds(), 0.0) / 86400
+    return max(clock.days(now - when), 0.0)
 
 
 def days_text(days: float, limit: float | None = None) -> str:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
+from squadmem.model import settings as tiers_toml
 from squadmem.model.errors import SquadmemError
 
 MEMORY_DIR = ".squad/memory"
@@ -107,6 +109,11 @@ class Layout:
     def memory(self) -> Path:
         return self.root / MEMORY_DIR
 
+    @functools.cached_property
+    def settings(self) -> tiers_toml.Settings:
+        """``tiers.toml``, read once for this layout (a command's): whatever asks gets the same object."""
+        return tiers_toml.load(self.memory)
+
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()
 
@@ -176,7 +183,7 @@ def known_agent(name: str, known: Sequence[str]) -> str:
     hint = f"did you mean {near[0]}? ({listing})" if near else listing
     if not known:
         hint += "; squadmem init --agent NAME creates one"
-    raise SquadmemError(f"--agent {name}: no tier file belongs to this agent", hint=hint)
+    raise SquadmemError(f"agent {name}: no tier file belongs to this agent", hint=hint)
 
 
 SPLIT_HINT = "cut it down by hand: delete or move out sections (git keeps every version), then commit"

@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from squadmem.model import clock
 from squadmem.model.errors import SquadmemError
 
 if TYPE_CHECKING:
@@ -341,7 +342,7 @@ def commit_now(environ: dict[str, str] | os._Environ[str] | None = None) -> dt.d
         parsed = parse_git_date(value)
         if parsed is not None:
             return parsed
-    return dt.datetime.now(dt.UTC)
+    return clock.now()
 
 
 # -- writing and reading entries -----------------------------------------------------------------------
@@ -365,9 +366,9 @@ def entry(text: str, moment: dt.datetime, tz: dt.tzinfo, agent: str | None = Non
 
 def refuse_future(day: dt.date, tz: dt.tzinfo) -> dt.date:
     """``day``, unless it is after the clock's today in ``tz`` (the hooks refuse such a log)."""
-    if day > today(dt.datetime.now(dt.UTC), tz):
+    if day > today(clock.now(), tz):
         raise SquadmemError(
-            f"--now: the log of {day.isoformat()} would be dated in the future (in {tz})",
+            f"the log of {day.isoformat()} would be dated in the future (in {tz})",
             hint="log under today's date: drop --now, or give a moment that has passed",
         )
     return day

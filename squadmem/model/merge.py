@@ -25,6 +25,7 @@ import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from squadmem.model import sections
+from squadmem.model.sections import trimmed
 
 INDEX_TITLE = "Index → Deeper Tiers"  # catalog.INDEX_TITLE (a test holds them equal)
 _INDEX_KEY = sections.slugify(INDEX_TITLE)
@@ -32,14 +33,6 @@ MARKER_SIZE = 7
 
 # (base, ours, theirs) -> (merged text, conflicted)
 LineMerge = Callable[[str, str, str], tuple[str, bool]]
-
-
-def normalized(text: str) -> str:
-    """``text`` without trailing blank lines and final line ending (index.normalized, stdlib only)."""
-    rows = sections.lines(text)
-    while rows and not rows[-1].strip():
-        rows.pop()
-    return "".join(rows).rstrip("\r\n")
 
 
 def conflict_lines(base: str, ours: str, theirs: str, size: int = MARKER_SIZE) -> tuple[str, bool]:
@@ -196,7 +189,7 @@ def merge(
         other = t_doc.sections[t.of_base[b]].text if b in t.of_base else None
         if mine is None or other is None:
             left = other if mine is None else mine
-            if left is None or left == old.text or normalized(old.text) in hints.drop:
+            if left is None or left == old.text or trimmed(old.text) in hints.drop:
                 return None
             kept.append(old.raw_heading.strip())
             return left
@@ -211,7 +204,7 @@ def merge(
     skeleton, other = (t, o) if _kept_order(o) and not _kept_order(t) else (o, t)
     skel_added = _added(skeleton)
     other_added = _added(other)
-    skel_added_norm = {normalized(skeleton.doc.sections[p].text) for p in skel_added}
+    skel_added_norm = {trimmed(skeleton.doc.sections[p].text) for p in skel_added}
     skel_has_index = any(_is_index(skeleton.doc.sections[p]) for p in skel_added)
     other_to_base = other.to_base
     skel_bases = set(skeleton.of_base)
@@ -221,7 +214,7 @@ def merge(
         if position in other_to_base:
             return other_to_base[position] in skel_bases
         section = other.doc.sections[position]
-        return normalized(section.text) in skel_added_norm or (skel_has_index and _is_index(section))
+        return trimmed(section.text) in skel_added_norm or (skel_has_index and _is_index(section))
 
     # The other side's sections the skeleton does not hold, each after its nearest shared predecessor.
     anchored: dict[int | None, list[int]] = {}
@@ -232,21 +225,21 @@ def merge(
         else:
             anchored.setdefault(anchor, []).append(position)
     skel_to_base = skeleton.to_base
-    other_of_text = {normalized(other.doc.sections[p].text): p for p in other_added}
+    other_of_text = {trimmed(other.doc.sections[p].text): p for p in other_added}
     other_index = next((p for p in other_added if _is_index(other.doc.sections[p])), None)
 
     def other_text(position: int) -> str | None:
         if position in other_to_base:
             return decide(other_to_base[position])
         text = other.doc.sections[position].text
-        return None if normalized(text) in hints.unwanted else hints.replace.get(normalized(text), text)
+        return None if trimmed(text) in hints.unwanted else hints.replace.get(trimmed(text), text)
 
     def mirror(position: int) -> int | None:
         """The other side's position of the skeleton's section at ``position``."""
         if position in skel_to_base:
             return other.of_base.get(skel_to_base[position])
         section = skeleton.doc.sections[position]
-        found = other_of_text.get(normalized(section.text))
+        found = other_of_text.get(trimmed(section.text))
         return other_index if found is None and _is_index(section) else found
 
     out: list[str] = []
@@ -271,8 +264,8 @@ def merge(
             emit(decide(skel_to_base[position]))
         elif skeleton is t and _is_index(section) and twin is not None:
             emit(o_doc.sections[twin].text)  # both added an Index: ours'
-        elif normalized(section.text) not in hints.unwanted:
-            emit(hints.replace.get(normalized(section.text), section.text))
+        elif trimmed(section.text) not in hints.unwanted:
+            emit(hints.replace.get(trimmed(section.text), section.text))
     for follower in pending:
         emit(other_text(follower))
     text = _join(header, out)
@@ -318,7 +311,7 @@ def _split(text: str) -> sections.Document:
 @functools.lru_cache(maxsize=64)
 def _census(text: str) -> dict[str, int]:
     """How often each section (normalized) is in ``text``."""
-    return _counts(normalized(s.text) for s in _split(text).sections)
+    return _counts(trimmed(s.text) for s in _split(text).sections)
 
 
 def _count(text: str | None, wanted: str) -> int:
@@ -354,18 +347,18 @@ def hints(path: str, base: Mapping[str, str], ours: Mapping[str, str], theirs: M
         for b, section in enumerate(b_doc.sections):
             if b in m_match or b not in e_match or e_doc.sections[e_match[b]].text == section.text:
                 continue
-            wanted = normalized(section.text)
+            wanted = trimmed(section.text)
             target = _moved(path, wanted, base, mover, lambda old, new: new > old)
             if target is None:
                 continue
             if _driven(target, base, ours, theirs):
                 drop.add(wanted)
             else:
-                old = next(s.text for s in _split(mover[target]).sections if normalized(s.text) == wanted)
+                old = next(s.text for s in _split(mover[target]).sections if trimmed(s.text) == wanted)
                 settle.append(Relocation(path, target, old, e_doc.sections[e_match[b]].text))
         matched = set(m_match.values())
         for position, section in enumerate(m_doc.sections):
-            wanted = normalized(section.text)
+            wanted = trimmed(section.text)
             if position in matched or _count(base.get(path), wanted) >= _count(mover.get(path), wanted):
                 continue
             elsewhere = _moved(path, wanted, base, editor, lambda old, new: new > old)
@@ -411,5 +404,5 @@ def _edits(base: str, side: str) -> dict[str, str]:
     for b in sorted(matched):
         old = b_doc.sections[b].text
         text = s_doc.sections[matched[b]].text
-        found.setdefault(normalized(old), None if text == old else text)
+        found.setdefault(trimmed(old), None if text == old else text)
     return {key: text for key, text in found.items() if text is not None}

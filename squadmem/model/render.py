@@ -7,6 +7,8 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from squadmem.model import clock
+
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> str:
     """A fixed-width table; columns whose index is in ``right`` align right."""
@@ -23,11 +25,7 @@ def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence
 
 def timestamp(moment: dt.datetime | None) -> str | None:
     """The one time format of every JSON output: UTC, whole seconds, ``Z`` (``2026-03-01T12:00:00Z``)."""
-    if moment is None:
-        return None
-    if moment.tzinfo is None:
-        moment = moment.replace(tzinfo=dt.UTC)
-    return moment.astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return None if moment is None else clock.stamp(moment)
 
 
 def to_json(data: Any) -> str:

@@ -15,11 +15,11 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import json
-import os
 import re
-import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
+
+from squadmem.model import clock, writes
 
 TRAILER = "Squad-Memory-Used"
 FILE = "pending-uses.json"
@@ -29,30 +29,10 @@ VERSION = 1
 _TRAILER_LINE = re.compile(rf"^{TRAILER}[ \t]*:(.*)$", re.IGNORECASE)
 _SEPARATORS = re.compile(r"[,\s]+")
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows: writers are not serialized
-    fcntl = None  # type: ignore[assignment]
 
-
-def _utc(value: dt.datetime) -> dt.datetime:
-    if value.tzinfo is None:
-        return value.replace(tzinfo=dt.UTC)
-    return value.astimezone(dt.UTC)
-
-
-@contextlib.contextmanager
-def _locked(state_dir: Path) -> Iterator[None]:
+def _locked(state_dir: Path) -> writes.FileLock:
     """Serialize read-modify-write of the pending file between processes."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    with open(state_dir / LOCK, "a+b") as handle:
-        if fcntl is not None:
-            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            if fcntl is not None:
-                fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+    return writes.FileLock(state_dir / LOCK)
 
 
 def _read(state_dir: Path) -> dict[str, dt.datetime]:
@@ -66,28 +46,19 @@ def _read(state_dir: Path) -> dict[str, dt.datetime]:
         data = json.loads(path.read_text("utf-8"))
         uses = data["uses"] if data.get("version") == VERSION else {}
         written = dt.datetime.fromtimestamp(int(path.stat().st_mtime), dt.UTC)
-        return {str(k): min(_utc(dt.datetime.fromisoformat(v)), written) for k, v in uses.items()}
+        return {str(k): min(clock.utc(dt.datetime.fromisoformat(v)), written) for k, v in uses.items()}
     except (OSError, ValueError, TypeError, KeyError, AttributeError, OverflowError):
         return {}
 
 
 def _write(state_dir: Path, uses: Mapping[str, dt.datetime]) -> None:
-    """Atomically: a temporary file in the same folder, then a rename."""
+    """Atomically (:mod:`squadmem.model.writes`); no pending use, no file."""
     if not uses:
         with contextlib.suppress(FileNotFoundError):
             (state_dir / FILE).unlink()
         return
     body = {"version": VERSION, "uses": {k: uses[k].isoformat() for k in sorted(uses)}}
-    fd, tmp = tempfile.mkstemp(prefix=".pending-", dir=state_dir)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(body, handle, indent=1)
-            handle.write("\n")
-        os.replace(tmp, state_dir / FILE)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
+    writes.atomic_text(state_dir / FILE, json.dumps(body, indent=1) + "\n")
 
 
 def record(state_dir: Path, ids: Iterable[str], when: dt.datetime) -> None:
@@ -95,7 +66,7 @@ def record(state_dir: Path, ids: Iterable[str], when: dt.datetime) -> None:
 
     A ``when`` after the clock is recorded at the clock: a use is never pending in the future.
     """
-    when = min(_utc(when), dt.datetime.now(dt.UTC)).replace(microsecond=0)
+    when = clock.whole(min(clock.utc(when), clock.now()))
     with _locked(state_dir):
         uses = _read(state_dir)
         for ident in ids:
@@ -109,10 +80,14 @@ def pending(state_dir: Path) -> dict[str, dt.datetime]:
     return _read(state_dir)
 
 
-def trailer_value(state_dir: Path) -> str | None:
-    """The pending ids as a trailer value, ``"a/x, b/y"``, or None when nothing is pending."""
-    uses = _read(state_dir)
-    return ", ".join(sorted(uses)) if uses else None
+def pending_ids(state_dir: Path) -> tuple[str, ...]:
+    """The ids of the pending uses, sorted: what the next commit's trailer names."""
+    return tuple(sorted(_read(state_dir)))
+
+
+def join(ids: Iterable[str]) -> str:
+    """Ids as one trailer value: ``a/x, b/y``."""
+    return ", ".join(ids)
 
 
 def consume(state_dir: Path, ids: Iterable[str]) -> None:
@@ -137,7 +112,7 @@ def settle(state_dir: Path, committed: Mapping[str, dt.datetime]) -> list[str]:
         return []
     with _locked(state_dir):
         uses = _read(state_dir)
-        done = [k for k, v in uses.items() if k in committed and _utc(committed[k]) >= v]
+        done = [k for k, v in uses.items() if k in committed and clock.utc(committed[k]) >= v]
         if done:
             _write(state_dir, {k: v for k, v in uses.items() if k not in done})
     return sorted(done)
@@ -172,15 +147,14 @@ def parse_dated(message: str) -> list[tuple[str, dt.datetime | None]]:
 
 def _parse_time(value: str) -> dt.datetime | None:
     try:
-        return _utc(dt.datetime.fromisoformat(value.replace("Z", "+00:00"))).replace(microsecond=0)
+        return clock.from_iso(value)
     except ValueError:
         return None
 
 
 def dated(ident: str, when: dt.datetime) -> str:
     """A dated use as a trailer names it: ``<id>@2026-03-01T10:00:00Z``."""
-    stamp = _utc(when).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-    return f"{ident}@{stamp}"
+    return f"{ident}@{clock.stamp(when)}"
 
 
 def _tokens(message: str) -> list[str]:
@@ -203,4 +177,4 @@ def _ids(value: str) -> list[str]:
 
 
 def trailer_line(ids: Iterable[str]) -> str:
-    return f"{TRAILER}: {', '.join(ids)}"
+    return f"{TRAILER}: {join(ids)}"

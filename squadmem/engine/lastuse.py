@@ -1,0 +1,93 @@
+"""Each section's last use: the latest of its content's age, its trailer uses, a pending use,
+an uncommitted edit (DESIGN, "Age, from history")."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+
+from squadmem.engine import catalog
+from squadmem.engine.facts import First
+from squadmem.engine.history import read_facts
+from squadmem.gitio.repo import Repo
+from squadmem.model import clock, sections, uses
+
+KINDS = ("content", "trailer", "pending", "edit", "unknown")
+
+
+@dataclasses.dataclass(frozen=True)
+class LastUse:
+    when: dt.datetime | None  # aware UTC; None when unknown (reaches a shallow boundary)
+    kind: str  # "content" | "trailer" | "pending" | "edit" | "unknown"
+    commit: str | None
+
+
+@dataclasses.dataclass(frozen=True)
+class Usage:
+    """Everything history says about one section's uses."""
+
+    last: LastUse
+    trailer_commits: int  # commits whose Squad-Memory-Used trailer names the id
+    pending: dt.datetime | None  # a use not yet carried by a commit
+
+
+_PRIORITY = {"edit": 4, "pending": 3, "trailer": 2, "content": 1}
+
+
+def usage(
+    repo: Repo,
+    memory: catalog.Memory,
+    *,
+    now: dt.datetime | None = None,
+    verbose: bool = False,
+    cache: bool = True,
+) -> dict[str, Usage]:
+    """Every entry's uses, by id. ``now`` is the time of uncommitted edits (default: the clock)."""
+    moment = now or dt.datetime.now(dt.UTC)
+    facts = read_facts(repo, cache=cache, verbose=verbose)
+    pending = uses.pending(repo.state_dir)
+    committed = {i: clock.from_epoch(facts.used[i][0]) for i in pending if i in facts.used}
+    for ident in uses.settle(repo.state_dir, committed) if committed else ():
+        pending.pop(ident, None)
+    result: dict[str, Usage] = {}
+    for entry in memory.entries:
+        trail = facts.used.get(entry.id)
+        result[entry.id] = Usage(
+            _last_use(
+                facts.first.get(sections.content_key(entry.text)), trail, pending.get(entry.id), moment
+            ),
+            trail[2] if trail else 0,
+            pending.get(entry.id),
+        )
+    return result
+
+
+def _last_use(
+    first: First | None, trail: tuple[int, str, int] | None, pending: dt.datetime | None, now: dt.datetime
+) -> LastUse:
+    candidates = []
+    bound: First | None = None
+    if first is not None and trail is not None and trail[1] == first[2].hex() and trail[0] < first[0]:
+        first = (trail[0], first[1], first[2])  # brought in with a dated use: an import keeps its age
+    if first is None:
+        candidates.append(LastUse(now, "edit", None))
+    elif first[1]:
+        bound = first
+    else:
+        candidates.append(LastUse(clock.from_epoch(first[0]), "content", first[2].hex()))
+    if trail is not None:
+        candidates.append(LastUse(clock.from_epoch(trail[0]), "trailer", trail[1]))
+    if pending is not None:
+        candidates.append(LastUse(pending, "pending", None))
+    best = max(candidates, key=lambda c: (c.when, _PRIORITY[c.kind]), default=None)
+    if bound is not None and (best is None or best.when is None or best.when < clock.from_epoch(bound[0])):
+        return LastUse(None, "unknown", bound[2].hex())
+    assert best is not None
+    return best
+
+
+def last_uses(
+    repo: Repo, memory: catalog.Memory, *, verbose: bool = False, now: dt.datetime | None = None
+) -> dict[str, LastUse]:
+    """Each entry's last use, by id, for every entry of ``memory`` (normally ``catalog.load(...)``)."""
+    return {k: v.last for k, v in usage(repo, memory, now=now, verbose=verbose).items()}

@@ -1,0 +1,113 @@
+"""git's object store: blobs, trees and commits written in-process, read through ``cat-file``.
+
+The one place squadmem names objects: each is hashed with the repository's
+own algorithm (SHA-1, or SHA-256 in a repository made with
+``git init --object-format=sha256``) and written as a loose object, as
+``git hash-object -w`` would. Standard library only.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import zlib
+from typing import TYPE_CHECKING
+
+from squadmem.gitio.formats import TreeEntry, format_tree, parse_tree
+from squadmem.model.errors import Exit, SquadmemError
+
+if TYPE_CHECKING:
+    from squadmem.gitio.repo import Repo
+
+TREES_KEPT = 64
+WIDTHS = {"sha1": 20, "sha256": 32}
+
+
+def object_name(kind: str, data: bytes, algorithm: str = "sha1") -> str:
+    """The name git gives ``data`` as an object of ``kind`` (blob, tree, commit) under ``algorithm``."""
+    return hashlib.new(algorithm, f"{kind} {len(data)}\0".encode() + data).hexdigest()
+
+
+class Objects:
+    """Loose objects written in-process; trees and blobs read through the repository's cat-file."""
+
+    def __init__(self, repo: Repo) -> None:
+        self.repo = repo
+        self.dir = repo.git_dir / "objects"
+        self.algorithm = repo.object_format
+        if self.algorithm not in WIDTHS:
+            raise SquadmemError(
+                f"this repository uses {self.algorithm} object names; squadmem knows sha1 and sha256",
+                hint="run squadmem in a repository git made with sha1 or sha256 object names",
+            )
+        self.width = WIDTHS[self.algorithm]
+        self._trees: dict[str, list[TreeEntry]] = {}
+
+    def write(self, kind: str, data: bytes) -> str:
+        raw = f"{kind} {len(data)}\0".encode() + data
+        sha = hashlib.new(self.algorithm, raw).hexdigest()
+        path = self.dir / sha[:2] / sha[2:]
+        if not path.exists():
+            path.parent.mkdir(exist_ok=True)
+            tmp = path.parent / f"tmp_obj_squadmem_{os.getpid()}_{sha[2:10]}"
+            tmp.write_bytes(zlib.compress(raw))
+            tmp.chmod(0o444)
+            os.replace(tmp, path)
+        return sha
+
+    def read(self, sha: str) -> bytes:
+        return self.repo.blob(sha)
+
+    def blob_sha(self, data: bytes) -> str:
+        """The name git gives ``data`` as a blob (nothing is written)."""
+        return object_name("blob", data, self.algorithm)
+
+    def tree(self, sha: str) -> list[TreeEntry]:
+        """A tree's entries; the last few trees read or written are kept (a run writes the same paths)."""
+        found = self._trees.pop(sha, None)
+        if found is None:
+            found = parse_tree(self.read(sha), self.width)
+        self._trees[sha] = found
+        while len(self._trees) > TREES_KEPT:
+            del self._trees[next(iter(self._trees))]
+        return found
+
+    def tree_of(self, commit: str) -> str:
+        head = self.read(commit).split(b"\n", 1)[0]
+        if not head.startswith(b"tree "):
+            raise SquadmemError(f"{commit}: not a commit", code=Exit.INTERNAL)
+        return head[5:].decode("ascii")
+
+    def entry(self, tree: str, path: str) -> TreeEntry | None:
+        """The entry at ``path`` (forward slashes) in ``tree``, or None."""
+        parts = path.encode("utf-8").split(b"/")
+        current = tree
+        for depth, part in enumerate(parts):
+            found = next((e for e in self.tree(current) if e.name == part), None)
+            if found is None or (depth < len(parts) - 1 and not found.is_tree):
+                return None
+            if depth == len(parts) - 1:
+                return found
+            current = found.sha
+        return None
+
+    def content(self, tree: str, path: str) -> bytes | None:
+        found = self.entry(tree, path)
+        return None if found is None or found.is_tree else self.read(found.sha)
+
+    def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
+        """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
+        head, _, rest = path.partition("/")
+        entries = self.tree(tree) if tree else []
+        name = head.encode("utf-8")
+        old = next((e for e in entries if e.name == name), None)
+        others = [e for e in entries if e.name != name]
+        if rest:
+            sub = self.with_blob(old.sha if old is not None and old.is_tree else None, rest, blob, mode)
+            new = TreeEntry(b"40000", name, sub)
+        else:
+            new = TreeEntry(old.mode if old is not None and not old.is_tree else mode, name, blob)
+        data = format_tree([*others, new])
+        sha = self.write("tree", data)
+        self._trees[sha] = parse_tree(data, self.width)
+        return sha
