@@ -18,13 +18,13 @@ touch`` does) and rides on the next commit. A use is a *hit* when the entry
 was in that morning's spawn payload (its section, not a line of hot's Index
 naming it; Squad's load has no Index).
 
-The *ceiling* is what no rule can beat within the same bytes: each morning,
-before the day's draw, the entries an agent could use are ranked by their
-exact odds (the popularity the draw uses) per byte of their tier section,
-and taken whole, best first, while the Core Context and they fit in the
-payload budget (``hot.max_bytes``, 4096 B, with the spawn's frame). A rule that knows only the
-history, as squadmem's does, stays under it; Squad's rule is measured on
-the bytes it actually loads, about six times more.
+The *ceiling* bounds any rule within the same bytes: each morning, before
+the day's draw, the entries an agent could use are ranked by their exact
+odds (the popularity the draw uses) per byte of their tier section, and
+taken whole, best first, while the Core Context and they fit in the payload
+budget (``hot.max_bytes``, 4096 B, with the spawn's frame). A rule that
+knows only the history, as squadmem's does, stays under it; Squad's rule is
+measured on the bytes it actually loads, about six times more.
 
     python bench/squad_bench.py [--days 180] [--agents 8] [--every 10] [--set hot.max_bytes=8192]...
 
