@@ -1,0 +1,273 @@
+"""Which spawn payload could beat Squad's hit rate: selection rules at byte budgets, same workload.
+
+``squad_bench.py`` drives the real tool; this replays the same team (the same
+seed, the same entries) and the same uses (the same popularity walk and
+draws) without squadmem, and asks, for a payload of B bytes: which entries
+would a rule load, and how many of the day's uses would they hold? An entry
+costs the bytes of the tier section squadmem makes of it
+(:func:`squadmem.model.squad.entries`); the spawn's frame and the agent's
+Core Context come first, as in ``squadmem context``. Rules:
+
+- ``informed``: the best odds per byte first (the odds the draw itself uses,
+  as of the spawn): no rule that reads only the history does better on
+  average; ``informed, own``: the same without decisions;
+- ``newest``: Squad's own rule in the same bytes (what its gates keep: the
+  newest entries, the agent's and the decisions, by the day they were written);
+- ``lru``: the agent's own entries, most recently used or written first (what
+  squadmem's tier rules keep in hot, without its Index);
+- ``lru + decisions``: the same over the agent's entries and the decisions;
+- ``lru + team decisions``: decisions ranked by the team's last use (any
+  agent's spawn) instead of the agent's own;
+- ``share N``: the team's most recently used or written decisions in N bytes,
+  then the agent's own by ``lru``;
+- ``lru x bytes``: the agent's own entries, smallest (days since last use or
+  write) x bytes first (a size-aware LRU, as GreedyDual-Size);
+- ``lru + title topic``: an entry counts as used when another entry of the
+  agent whose title has the same words (numbers and dates left out) was
+  used: the topic, as far as titles tell it.
+
+    python bench/squad_ceiling.py [--days 180] [--agents 8] [--budgets 4096 6144 ...]
+
+Prints one table (hit rate per rule and budget, Squad's own rule beside), then
+each rule's hit rate per kind at the first budget. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import squad_bench as bench
+from squad_team import AGENTS, SquadTeam, Written
+
+from squadmem.model import squad
+
+DEFAULT_BUDGETS = (4096, 5120, 6144, 8192, 12288)
+SHARES = (512, 1024)
+Rule = Callable[[str, int], set[str]]  # (agent, room in bytes) -> marks loaded
+
+
+class Replay:
+    """The team as squad_bench grows it, with each entry's size and every use so far."""
+
+    def __init__(self, root: Path, agents: Sequence[str]) -> None:
+        subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+        self.team = SquadTeam(root, agents)
+        self.team.found()
+        self.agents = tuple(agents)
+        self.rng = random.Random(180)  # squad_bench's seed: the same walk, the same draws
+        self.pop = bench.Popularity(self.rng)
+        self.size: dict[str, int] = {}
+        self.core: dict[str, int] = {}
+        self.used: dict[tuple[str, str], int] = {}  # (agent or "team", mark) -> day of its last use
+        self.day = 0
+        self.measure()
+
+    def measure(self) -> None:
+        """Sizes of the entries written so far, and each agent's Core Context, as tier sections."""
+        texts: list[str] = []
+        for path in sorted(self.team.root.glob(".squad/**/*.md")):
+            rel = path.relative_to(self.team.root).as_posix()
+            for entry in squad.entries(rel, path.read_text("utf-8")):
+                texts.append(entry.text)
+                if entry.kind == "core":
+                    self.core[entry.owner] = len(entry.text.encode("utf-8"))
+        for written in self.team.written:
+            if written.mark not in self.size:
+                found = next((t for t in texts if written.mark in t), None)
+                if found is not None:
+                    self.size[written.mark] = len(found.encode("utf-8"))
+
+    def pool(self, agent: str) -> list[Written]:
+        return [
+            e
+            for e in self.team.written
+            if e.day < self.day and e.mark in self.size and (e.owner == agent or e.kind == "decision")
+        ]
+
+    def room(self, agent: str, budget: int) -> int:
+        return budget - len(bench._FRAME.encode("utf-8")) - self.core.get(agent, 0)
+
+    def recency(self, agent: str, entry: Written, team: bool = False) -> int:
+        who = "team" if team and entry.kind == "decision" else agent
+        return max(self.used.get((who, entry.mark), -1), entry.day)
+
+    # -- rules -----------------------------------------------------------------------------------
+    def informed(self, agent: str, room: int, own: bool = False) -> set[str]:
+        pool = [e for e in self.pool(agent) if not own or e.owner == agent]
+        return _best(pool, lambda e: self.pop.weight(e, self.day) / self.size[e.mark], self.size, room)
+
+    def newest(self, agent: str, room: int) -> set[str]:
+        return _fill(sorted(self.pool(agent), key=lambda e: e.day, reverse=True), self.size, room)
+
+    def lru(self, agent: str, room: int, decisions: bool = False, team: bool = False) -> set[str]:
+        pool = [e for e in self.pool(agent) if decisions or e.owner == agent]
+        order = sorted(pool, key=lambda e: self.recency(agent, e, team), reverse=True)
+        return _fill(order, self.size, room)
+
+    def share(self, agent: str, room: int, part: int) -> set[str]:
+        decisions = [e for e in self.pool(agent) if e.kind == "decision"]
+        first = _fill(
+            sorted(decisions, key=lambda e: self.recency(agent, e, True), reverse=True), self.size, part
+        )
+        left = room - sum(self.size[m] for m in first)
+        return first | self.lru(agent, left)
+
+    def rules(self) -> dict[str, Rule]:
+        found: dict[str, Rule] = {
+            "informed": self.informed,
+            "informed, own": lambda a, r: self.informed(a, r, own=True),
+            "newest": self.newest,
+            "lru": self.lru,
+            "lru + decisions": lambda a, r: self.lru(a, r, decisions=True),
+            "lru + team decisions": lambda a, r: self.lru(a, r, decisions=True, team=True),
+        }
+        for part in SHARES:
+            found[f"share {part}"] = lambda a, r, part=part: self.share(a, r, part)
+        found["lru x bytes"] = self.sized
+        found["lru + title topic"] = self.topical
+        return found
+
+    def sized(self, agent: str, room: int) -> set[str]:
+        own = [e for e in self.pool(agent) if e.owner == agent]
+        cost = {e.mark: (self.day - self.recency(agent, e) + 0.5) * self.size[e.mark] for e in own}
+        return _best(own, lambda e: -cost[e.mark], self.size, room)
+
+    def topical(self, agent: str, room: int) -> set[str]:
+        own = [e for e in self.pool(agent) if e.owner == agent]
+
+        def key(e: Written) -> tuple[int, int]:
+            topic = _words(e.title)
+            shared = self.used.get((agent, "topic:" + topic), -1) if topic else -1
+            return max(self.recency(agent, e), shared), self.recency(agent, e)
+
+        return _fill(sorted(own, key=key, reverse=True), self.size, room)
+
+    # -- one day ---------------------------------------------------------------------------------
+    def step(self, budgets: Sequence[int], tally: Callable[[str, int, str, bool], None]) -> None:
+        self.day += 1
+        loads = {a: self.team.squad_load(a) for a in self.agents}
+        rules = self.rules()
+        loaded = {
+            (name, budget, a): rule(a, self.room(a, budget))
+            for name, rule in rules.items()
+            for budget in budgets
+            for a in self.agents
+        }
+        self.pop.step()
+        for agent in self.agents:
+            pool = [
+                e
+                for e in self.team.written
+                if e.day < self.day and (e.owner == agent or e.kind == "decision")
+            ]
+            for entry in bench.pick(
+                self.rng, pool, self.pop, self.day, self.rng.randint(*bench.USES_PER_SPAWN)
+            ):
+                tally("Squad (its own load)", 0, entry.kind, entry.mark in loads[agent])
+                for name in rules:
+                    for budget in budgets:
+                        tally(name, budget, entry.kind, entry.mark in loaded[(name, budget, agent)])
+                self.used[(agent, entry.mark)] = self.day
+                self.used[(agent, "topic:" + _words(entry.title))] = self.day
+                if entry.kind == "decision":
+                    self.used[("team", entry.mark)] = self.day
+        self.team.grow(self.day)
+        self.measure()
+
+
+def _words(title: str) -> str:
+    """A title's words, without numbers, dates and the update marker: what entries of one topic share."""
+    words = re.findall(r"[^\W\d_]+", title.lower())
+    return " ".join(w for w in words if w not in ("team", "update", "t", "z"))
+
+
+def _best(
+    pool: Iterable[Written], value: Callable[[Written], float], size: Mapping[str, int], room: int
+) -> set[str]:
+    chosen: set[str] = set()
+    for entry in sorted(pool, key=value, reverse=True):
+        if size[entry.mark] <= room:
+            chosen.add(entry.mark)
+            room -= size[entry.mark]
+    return chosen
+
+
+def _fill(order: Iterable[Written], size: Mapping[str, int], room: int) -> set[str]:
+    """Entries in ``order`` while they fit (the first that does not stops the fill, as a budget pass)."""
+    chosen: set[str] = set()
+    for entry in order:
+        if size[entry.mark] > room:
+            break
+        chosen.add(entry.mark)
+        room -= size[entry.mark]
+    return chosen
+
+
+def _rate(hits: int, total: int) -> str:
+    return f"{100 * hits / total:.0f}%" if total else "-"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--days", type=int, default=180)
+    parser.add_argument("--agents", type=int, default=8)
+    parser.add_argument("--budgets", type=int, nargs="+", default=list(DEFAULT_BUDGETS))
+    args = parser.parse_args()
+    for name in ("NAME", "EMAIL"):
+        os.environ[f"GIT_AUTHOR_{name}"] = os.environ[f"GIT_COMMITTER_{name}"] = (
+            "Scribe" if name == "NAME" else "scribe@example.com"
+        )
+    counts: dict[tuple[str, int], dict[str, list[int]]] = {}
+
+    def tally(rule: str, budget: int, kind: str, hit: bool) -> None:
+        for k in (kind, "all"):
+            acc = counts.setdefault((rule, budget), {}).setdefault(k, [0, 0])
+            acc[0] += 1
+            acc[1] += hit
+
+    with tempfile.TemporaryDirectory(prefix="squadmem-ceiling-") as tmp:
+        replay = Replay(Path(tmp) / "team", AGENTS[: args.agents])
+        for _ in range(args.days):
+            replay.step(args.budgets, tally)
+    squad_rate = counts[("Squad (its own load)", 0)]["all"]
+    print(f"a Squad team of {args.agents} agents over {args.days} days, {squad_rate[0]} uses")
+    print(f"Squad's own rule (its whole gated load): {_rate(squad_rate[1], squad_rate[0])}\n")
+    print("| rule | " + " | ".join(f"{b:,} B" for b in args.budgets) + " |")
+    print("|---|" + "---:|" * len(args.budgets))
+    rules = list(dict.fromkeys(rule for rule, budget in counts if budget))
+    for rule in rules:
+        cells = [_rate(counts[(rule, b)]["all"][1], counts[(rule, b)]["all"][0]) for b in args.budgets]
+        print(f"| {rule} | " + " | ".join(cells) + " |")
+    first = args.budgets[0]
+    kinds = sorted(k for k in counts[("Squad (its own load)", 0)] if k != "all")
+    print(
+        f"\nper kind, at {first:,} B (uses: "
+        + ", ".join(f"{k} {counts[('Squad (its own load)', 0)][k][0]}" for k in kinds)
+        + "):\n"
+    )
+    print("| rule | " + " | ".join(kinds) + " |")
+    print("|---|" + "---:|" * len(kinds))
+    for rule, budget in [("Squad (its own load)", 0), *((r, first) for r in rules)]:
+        per = counts[(rule, budget)]
+        print(
+            f"| {rule} | "
+            + " | ".join(_rate(per[k][1], per[k][0]) if k in per else "-" for k in kinds)
+            + " |"
+        )
+
+
+if __name__ == "__main__":
+    main()
