@@ -35,6 +35,7 @@ each rule's hit rate per kind at the first budget. Asserts nothing.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import random
 import re
@@ -133,7 +134,7 @@ class Replay:
             "lru + team decisions": lambda a, r: self.lru(a, r, decisions=True, team=True),
         }
         for part in SHARES:
-            found[f"share {part}"] = lambda a, r, part=part: self.share(a, r, part)
+            found[f"share {part}"] = functools.partial(self.share, part=part)
         found["lru x bytes"] = self.sized
         found["lru + title topic"] = self.topical
         return found
