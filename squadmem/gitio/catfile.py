@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import contextlib
 import subprocess
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import IO
 
 from squadmem.gitio import runner
+
+TYPE_CHECKING = False  # typing is not imported at run time: hooks import this module
+if TYPE_CHECKING:
+    from typing import IO
 
 ARGS = ("cat-file", "--batch")
 
@@ -57,6 +59,8 @@ class CatFile:
         """(spec, object or None) for each of ``specs``, in order, from one process of its own."""
         if not specs:
             return
+        import tempfile  # only for streaming many objects: not on a hook's path
+
         with tempfile.TemporaryFile() as names:
             names.write("".join(f"{s}\n" for s in specs).encode("utf-8", "surrogateescape"))
             names.seek(0)

@@ -6,7 +6,6 @@ One parser per format, each typed; object names of either width (SHA-1's
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from squadmem.gitio.catfile import CatFile
@@ -15,6 +14,26 @@ from squadmem.gitio.catfile import CatFile
 def _sha(word: str) -> str | None:
     """An object name from a raw diff; None for the all-zero name (no such side)."""
     return None if set(word) == {"0"} else word
+
+
+class _Value:
+    """Plain values compared by their slots (not dataclasses: hooks import this module, and
+    ``dataclasses`` costs every commit the import of ``inspect``)."""
+
+    __slots__: tuple[str, ...] = ()
+
+    def _values(self) -> tuple[object, ...]:
+        return tuple(getattr(self, name) for name in self.__slots__)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and self._values() == other._values()
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"{type(self).__name__}({inner})"
 
 
 # -- raw diffs ----------------------------------------------------------------------------------
@@ -113,12 +132,14 @@ def log_format(*placeholders: str) -> str:
     return "--format=" + MARK + "%x00".join(placeholders)
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class LogEntry:
+class LogEntry(_Value):
     """One commit of ``git log -z --raw``: its format's fields (bytes), and its raw changes."""
 
-    fields: tuple[bytes, ...]
-    changes: tuple[Change, ...]
+    __slots__ = ("changes", "fields")
+
+    def __init__(self, fields: tuple[bytes, ...], changes: tuple[Change, ...]) -> None:
+        self.fields = fields
+        self.changes = changes
 
 
 def parse_log(chunks: Iterable[bytes], count: int) -> Iterator[LogEntry]:
@@ -166,11 +187,15 @@ def _tokens(chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 
 # -- trees ---------------------------------------------------------------------------------------
-@dataclasses.dataclass(frozen=True, slots=True)
-class TreeEntry:
-    mode: bytes
-    name: bytes
-    sha: str
+class TreeEntry(_Value):
+    """One entry of a tree object: its mode, its name and the object it names."""
+
+    __slots__ = ("mode", "name", "sha")
+
+    def __init__(self, mode: bytes, name: bytes, sha: str) -> None:
+        self.mode = mode
+        self.name = name
+        self.sha = sha
 
     @property
     def is_tree(self) -> bool:
@@ -210,5 +235,9 @@ def parse_ls_tree(out: bytes) -> dict[str, str]:
 # -- cat-file --batch ----------------------------------------------------------------------------
 def cat_files(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | None]:
     """Objects by spec (a sha, ``:path`` for the index, ``REV:path``) from one ``cat-file --batch``;
-    None for a spec that names no object."""
-    return dict(CatFile(env).each(specs))
+    None for a spec that names no object. Asked one by one of one process: a hook asks for a few,
+    and this way needs no temporary file (nor ``tempfile``'s imports on every commit)."""
+    if not specs:
+        return {}
+    with CatFile(env) as reader:
+        return {spec: reader.read(spec) for spec in specs}

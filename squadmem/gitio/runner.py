@@ -22,9 +22,12 @@ import os
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO
 
 from squadmem.model.errors import Exit, SquadmemError
+
+TYPE_CHECKING = False  # typing is not imported at run time: hooks import this module
+if TYPE_CHECKING:
+    from typing import IO
 
 _KEEP = frozenset(
     {

@@ -30,11 +30,11 @@ import os
 import re
 from collections import Counter
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from squadmem.model import clock
 from squadmem.model.errors import SquadmemError
 
+TYPE_CHECKING = False  # typing is not imported at run time: the log check imports this module
 if TYPE_CHECKING:
     from pathlib import Path
 
