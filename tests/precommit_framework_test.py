@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 import yaml  # type: ignore[import-untyped]
-from conftest import GitRepo
+from conftest import GitRepo, hooked_commit
 
 pytestmark = pytest.mark.slow  # builds pre-commit's own environment: about 30 s
 
@@ -275,17 +275,6 @@ def test_warn_mode_is_shown_by_the_framework(runs: dict[str, Run]) -> None:
     assert 'budget.mode = "warn" in tiers.toml: reported, not refused' in run.out
 
 
-def _framework_commit(repo: GitRepo, date: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, GIT_COMMITTER_DATE=date, GIT_AUTHOR_DATE=date)
-    return subprocess.run(
-        ["git", "commit", "-q", "--no-gpg-sign", *args],
-        cwd=repo.root,
-        env=env,
-        text=True,
-        capture_output=True,
-    )
-
-
 def test_init_snippet_works_in_any_install_order(repo: GitRepo, snapshot: Path) -> None:
     """`pre-commit install` -> `squadmem init` -> `pre-commit install`, with the config init prints
     (pointing at this project's snapshot), then real commits through the framework's hooks."""
@@ -309,12 +298,12 @@ def test_init_snippet_works_in_any_install_order(repo: GitRepo, snapshot: Path) 
     assert installed.returncode == 0, installed.stdout + installed.stderr
     assert "migration mode" not in installed.stdout
     repo.git("add", "-A")
-    first = _framework_commit(repo, D0, "-m", "init")
+    first = hooked_commit(repo, D0, "-m", "init")
     assert first.returncode == 0, first.stdout + first.stderr
     repo.write(HOT, "# Hot\n\n## A\n" + "x" * 4300 + "\n")
     repo.git("add", "-A")
     head = repo.head()
-    refused = _framework_commit(repo, D0, "-m", "big")
+    refused = hooked_commit(repo, D0, "-m", "big")
     assert refused.returncode == 1
     assert "hot.max_bytes" in refused.stdout + refused.stderr
     assert repo.head() == head
