@@ -253,8 +253,12 @@ def changed(settings: Settings, assignment: str) -> Settings:
     """``settings`` with one ``table.key=value`` changed."""
     name, _, value = assignment.partition("=")
     table_name, _, key = name.partition(".")
-    number = float(value) if "." in value else int(value)
-    return settings.replace(**{table_name: {key: number}})
+    parsed: float | str = value
+    try:
+        parsed = float(value) if "." in value else int(value)
+    except ValueError:
+        pass  # a word: promote.rule=second-use
+    return settings.replace(**{table_name: {key: parsed}})
 
 
 def main(argv: Sequence[str] | None = None) -> None:
