@@ -158,3 +158,17 @@ def test_add_use_keeps_the_latest_two_times_in_any_order(times: list[int]) -> No
         assert (got[0], got[2]) == (expected[-1], len(times))
         assert got[3] == (expected[-2] if len(times) > 1 else facts.NO_TIME)
 
+
+
+def due(repo: GitRepo) -> object:
+    code, out, _ = cli(repo, "report", "--json", "--now", NOW)
+    assert code == 0
+    return next(s["due"] for s in json.loads(out)["sections"] if s["id"] == "picard/runbook")
+
+
+def test_report_predicts_the_promotion_only_on_a_second_use(repo: GitRepo) -> None:
+    seed(repo)
+    use(repo, LATE)
+    assert due(repo) is None
+    use(repo, BEFORE)  # a commit made later, carrying an earlier dated use: still two uses
+    assert due(repo) == "promote"
