@@ -203,7 +203,9 @@ class Model:
         for agent in self.work.agents:
             memory = self.memory(agent)
             ages, when = self.ages(memory), night(day)
-            plan = policy.plan(memory, ages, self.settings, when, header=maintain.header, previous=self.before)
+            plan = policy.plan(
+                memory, ages, self.settings, when, header=maintain.header, previous=self.before
+            )
             self.texts.update(plan.files)
             for text in plan.files.values():
                 self.date_content(text, night(day))

@@ -159,7 +159,6 @@ def test_add_use_keeps_the_latest_two_times_in_any_order(times: list[int]) -> No
         assert got[3] == (expected[-2] if len(times) > 1 else facts.NO_TIME)
 
 
-
 def due(repo: GitRepo) -> object:
     code, out, _ = cli(repo, "report", "--json", "--now", NOW)
     assert code == 0

@@ -762,9 +762,7 @@ class _Planner:
     def result(self, refreshes: list[IndexRefresh]) -> Plan:
         warnings = tuple(dict.fromkeys(self.warnings))
         waiting = tuple(dict.fromkeys(self.waiting))
-        return Plan(
-            self.now, tuple(self.moves), tuple(refreshes), warnings, self.projection.texts(), waiting
-        )
+        return Plan(self.now, tuple(self.moves), tuple(refreshes), warnings, self.projection.texts(), waiting)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -901,8 +899,9 @@ def plan(
 
     ``demoted``: when sections were last moved out of hot by hand (``demote``); a use
     from before that does not promote them again. ``previous``: each section's use before
-    its last (``lastuse.previous_uses``), read by ``promote.rule = "second-use"``. ``advise``: a cold file left over its
-    budget gets a warning naming the ``--cold-ttl-days`` that fixes it (:func:`cold_fix`).
+    its last (``lastuse.previous_uses``), read by ``promote.rule = "second-use"``. ``advise``:
+    a cold file left over its budget gets a warning naming the ``--cold-ttl-days`` that fixes
+    it (:func:`cold_fix`).
     """
     planner = _planner(memory, uses, settings, now, agent, header, demoted, previous)
     planner.demotions()
