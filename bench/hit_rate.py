@@ -300,6 +300,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         help="also replay squadmem with this setting changed (repeatable), e.g. hot.index_max_entries=20",
     )
     parser.add_argument(
+        "--base",
+        action="append",
+        default=[],
+        metavar="TABLE.KEY=VALUE",
+        help="replay squadmem (and --compare) with this setting changed from the defaults (repeatable)",
+    )
+    parser.add_argument(
         "--sweep-base",
         action="append",
         default=[],
@@ -310,6 +317,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     params = wl.Params(agents=args.agents, days=args.days, seed=args.seed)
     work = wl.build(params)
     settings = Settings()
+    for assignment in args.base:
+        settings = changed(settings, assignment)
     print(f"workload: {wl.summary(work)}\n")
     if args.compare:
         print(compare(work, settings) + "\n")
