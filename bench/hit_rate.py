@@ -274,6 +274,13 @@ def changed(settings: Settings, assignment: str) -> Settings:
     return settings.replace(**{table_name: {key: parsed}})
 
 
+def changed_all(settings: Settings, assignments: str) -> Settings:
+    """``settings`` with each of the comma-separated ``table.key=value`` changed."""
+    for assignment in assignments.split(","):
+        settings = changed(settings, assignment.strip())
+    return settings
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -297,7 +304,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="append",
         default=[],
         metavar="TABLE.KEY=VALUE",
-        help="also replay squadmem with this setting changed (repeatable), e.g. hot.index_max_entries=20",
+        help="also replay squadmem with these settings changed (repeatable; commas join changes), "
+        "e.g. hot.index_max_entries=20 or promote.rule=second-use,promote.repeat_days=3",
     )
     parser.add_argument(
         "--base",
@@ -322,7 +330,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     print(f"workload: {wl.summary(work)}\n")
     if args.compare:
         print(compare(work, settings) + "\n")
-    results = policies(work, settings, [(v, changed(settings, v)) for v in args.variant])
+    results = policies(work, settings, [(v, changed_all(settings, v)) for v in args.variant])
     print(table(results, work.days) + "\n")
     print("squadmem per agent:\n\n" + per_agent(results[SQUADMEM], work.days) + "\n")
     if args.rows:

@@ -17,14 +17,14 @@ from squadmem.model.layout import MEMORY_DIR
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"
 TIERS = f"{MEMORY_DIR}/tiers.toml"
-EARLY = "2026-02-10T12:00:00+00:00"  # 27 days before LATE: outside the 14-day repeat window
-BEFORE = "2026-03-05T12:00:00+00:00"
+EARLY = "2026-03-05T12:00:00+00:00"  # 4 days before LATE: outside the 3-day repeat window
+BEFORE = "2026-03-07T12:00:00+00:00"
 LATE = "2026-03-09T12:00:00+00:00"
 NOW = "2026-03-10T06:00:00+00:00"  # LATE is 18 h ago: within the 24 h promote window
 SECOND_USE = '[promote]\nrule = "second-use"\n'
 WAITS = (
     "waits: picard/runbook stays in cold: used once; second-use promotion waits for a second use "
-    "(promote.rule, within 14 d)"
+    "(promote.rule, within 3 d)"
 )
 
 
@@ -95,7 +95,7 @@ def test_uses_further_apart_than_repeat_days_do_not_promote(repo: GitRepo) -> No
     use(repo, EARLY)
     use(repo, LATE)
     assert moves(repo) == []
-    repo.commit("wider", {TIERS: SECOND_USE + "repeat_days = 30\n"}, date=LATE)
+    repo.commit("wider", {TIERS: SECOND_USE + "repeat_days = 4\n"}, date=LATE)  # exactly 4 d apart: counts
     assert moves(repo) == [("picard/runbook", "cold", "hot")]
 
 

@@ -35,7 +35,7 @@ class ColdSettings:
 class PromoteSettings:
     window_hours: float = 24
     rule: str = "first-use"  # "first-use" or "second-use"
-    repeat_days: float = 14  # second-use: the use before the last at most this many days before it
+    repeat_days: float = 3  # second-use: the use before the last at most this many days before it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,7 +131,7 @@ window_hours = 24
 # "first-use": on any such use; "second-use": only if it was also used once before, at most
 # repeat_days before that use (a section used once stays where it is).
 rule = "first-use"
-repeat_days = 14
+repeat_days = 3
 
 [log]
 # Minutes after midnight (in `timezone`) during which yesterday's log may still grow.
