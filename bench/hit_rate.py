@@ -160,7 +160,7 @@ SWEEP: tuple[tuple[str, str, float], ...] = (
 )
 
 
-REPEAT_DAYS = (3, 7, 14, 30, 60)
+REPEAT_DAYS = (3, 7, 14)
 
 
 def second_use_runs(base: Settings) -> list[tuple[str, Settings]]:
