@@ -15,6 +15,8 @@ seed 13) through squadmem's policy in memory (``bench/replay.py``: the code
 - ``--compare``: the same workload through the real tool too (real
   repository, commits, hooks, ``context``/``touch``/``recall``/``maintain``),
   checking that every row and every tier file agrees with the model;
+- ``--sweep-second-use``: ``promote.rule = "second-use"`` with each
+  ``promote.repeat_days`` of REPEAT_DAYS, beside the default rule;
 - ``--candidates``: rules the seeds do not have (second-use promotion,
   frequency-aware demotion) against LRU, at the same budget;
 - ``--rows PATH``: every policy's rows (day, agent, uses, hits, cold hits,
@@ -22,7 +24,7 @@ seed 13) through squadmem's policy in memory (``bench/replay.py``: the code
 - ``--plot PATH``: a PNG of hit rate and bytes over the days for every policy
   (needs matplotlib: ``pip install '.[bench]'``).
 
-    python bench/hit_rate.py [--agents 8] [--days 180] [--seed 13] [--sweep] [--compare]
+    python bench/hit_rate.py [--agents 8] [--days 180] [--seed 13] [--sweep] [--sweep-second-use] [--compare]
                              [--plot docs/hit-rate.png]
 
 Deterministic: the same arguments print the same tables. Asserts nothing but
@@ -32,6 +34,7 @@ the agreement asked for with --compare.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import dataclasses
 import sys
@@ -157,6 +160,18 @@ SWEEP: tuple[tuple[str, str, float], ...] = (
 )
 
 
+REPEAT_DAYS = (3, 7, 14)
+
+
+def second_use_runs(base: Settings) -> list[tuple[str, Settings]]:
+    """The rule of ``base``, then second-use promotion with each of REPEAT_DAYS."""
+    runs = [(f"promote.rule = {base.promote.rule}", base)]
+    for days in REPEAT_DAYS:
+        changed = base.replace(promote={"rule": "second-use", "repeat_days": days})
+        runs.append((f"second-use, promote.repeat_days = {days}", changed))
+    return runs
+
+
 def sweep_runs(base: Settings) -> list[tuple[str, Settings]]:
     """The defaults, then each setting of SWEEP changed alone."""
     runs = [("starting point", base)]
@@ -253,8 +268,17 @@ def changed(settings: Settings, assignment: str) -> Settings:
     """``settings`` with one ``table.key=value`` changed."""
     name, _, value = assignment.partition("=")
     table_name, _, key = name.partition(".")
-    number = float(value) if "." in value else int(value)
-    return settings.replace(**{table_name: {key: number}})
+    parsed: float | str = value
+    with contextlib.suppress(ValueError):  # else a word: promote.rule=second-use
+        parsed = float(value) if "." in value else int(value)
+    return settings.replace(**{table_name: {key: parsed}})
+
+
+def changed_all(settings: Settings, assignments: str) -> Settings:
+    """``settings`` with each of the comma-separated ``table.key=value`` changed."""
+    for assignment in assignments.split(","):
+        settings = changed(settings, assignment.strip())
+    return settings
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -266,6 +290,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--seed", type=int, default=13)
     parser.add_argument("--sweep", action="store_true", help="sweep squadmem's thresholds")
     parser.add_argument("--sweep-agents", type=int, default=4, help="agents in the sweep (default 4)")
+    parser.add_argument(
+        "--sweep-second-use",
+        action="store_true",
+        help="sweep promote.repeat_days under promote.rule = second-use (sweep agents, from the defaults)",
+    )
     parser.add_argument("--compare", action="store_true", help="also replay through the real tool")
     parser.add_argument("--plot", type=Path, help="write a PNG of hit rate and bytes per day")
     parser.add_argument("--candidates", action="store_true", help="rules the seeds do not have, vs LRU")
@@ -275,7 +304,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         action="append",
         default=[],
         metavar="TABLE.KEY=VALUE",
-        help="also replay squadmem with this setting changed (repeatable), e.g. hot.index_max_entries=20",
+        help="also replay squadmem with these settings changed (repeatable; commas join changes), "
+        "e.g. hot.index_max_entries=20 or promote.rule=second-use,promote.repeat_days=3",
+    )
+    parser.add_argument(
+        "--base",
+        action="append",
+        default=[],
+        metavar="TABLE.KEY=VALUE",
+        help="replay squadmem (and --compare) with this setting changed from the defaults (repeatable)",
     )
     parser.add_argument(
         "--sweep-base",
@@ -288,10 +325,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     params = wl.Params(agents=args.agents, days=args.days, seed=args.seed)
     work = wl.build(params)
     settings = Settings()
+    for assignment in args.base:
+        settings = changed(settings, assignment)
     print(f"workload: {wl.summary(work)}\n")
     if args.compare:
         print(compare(work, settings) + "\n")
-    results = policies(work, settings, [(v, changed(settings, v)) for v in args.variant])
+    results = policies(work, settings, [(v, changed_all(settings, v)) for v in args.variant])
     print(table(results, work.days) + "\n")
     print("squadmem per agent:\n\n" + per_agent(results[SQUADMEM], work.days) + "\n")
     if args.rows:
@@ -310,6 +349,11 @@ def main(argv: Sequence[str] | None = None) -> None:
         for assignment in args.sweep_base:
             base = changed(base, assignment)
         for line in sweep(small, sweep_runs(base)):
+            print(line, flush=True)
+    if args.sweep_second_use:
+        small = wl.build(dataclasses.replace(params, agents=min(args.sweep_agents, args.agents)))
+        print(f"\nsecond-use promotion ({wl.summary(small)}):\n")
+        for line in sweep(small, second_use_runs(settings)):
             print(line, flush=True)
 
 

@@ -16,7 +16,8 @@ The day of each agent ``i`` (0-based) of day ``d``:
 
 :class:`Model` does the same in memory: the same tier texts, ages kept the way
 ``squadmem.engine.history`` reads them (a section's content dates from the commit that
-wrote it, a trailer from the commit carrying it), and each night
+wrote it, a trailer from the commit carrying it, and the trailer use before the last for
+second-use promotion), and each night
 ``squadmem.engine.policy.plan`` (the code ``maintain`` runs) on the agent's files, its
 ``Plan.files`` becoming the next state. :func:`real` drives the real tool; the
 two produce the same rows (``tests/hit_rate_test.py``; ``hit_rate.py --compare``).
@@ -145,6 +146,7 @@ class Model:
         self.texts = initial_texts(work)
         self.content: dict[bytes, dt.datetime] = {}
         self.trailer: dict[str, dt.datetime] = {}
+        self.before: dict[str, dt.datetime] = {}  # the trailer use before the last (second-use promotion)
         self.pingpong = PingPong()
         for text in self.texts.values():
             self.date_content(text, at(0, 8))
@@ -187,6 +189,8 @@ class Model:
         used = self.work.uses[day, agent]
         hot, cold, recall = classify(tiers, used)
         for key in used:
+            if key in self.trailer:
+                self.before[key] = self.trailer[key]
             self.trailer[key] = commit_time(day, i)
         rel = tier_rel("hot", agent)
         self.texts[rel] = with_entries(self.texts[rel], self.work.writes[day, agent])
@@ -198,7 +202,10 @@ class Model:
         moved = {}
         for agent in self.work.agents:
             memory = self.memory(agent)
-            plan = policy.plan(memory, self.ages(memory), self.settings, night(day), header=maintain.header)
+            ages, when = self.ages(memory), night(day)
+            plan = policy.plan(
+                memory, ages, self.settings, when, header=maintain.header, previous=self.before
+            )
             self.texts.update(plan.files)
             for text in plan.files.values():
                 self.date_content(text, night(day))
@@ -215,7 +222,8 @@ def settings_toml(settings: Settings) -> str:
     return (
         f"[hot]\nstale_days = {hot.stale_days}\nmax_bytes = {hot.max_bytes}\nmax_lines = {hot.max_lines}\n"
         f"index_max_entries = {hot.index_max_entries}\n\n[cold]\nttl_days = {cold.ttl_days}\n"
-        f"max_bytes = {cold.max_bytes}\n\n[promote]\nwindow_hours = {settings.promote.window_hours}\n\n"
+        f"max_bytes = {cold.max_bytes}\n\n[promote]\nwindow_hours = {settings.promote.window_hours}\n"
+        f'rule = "{settings.promote.rule}"\nrepeat_days = {settings.promote.repeat_days}\n\n'
         '[budget]\nmode = "warn"\n'
     )
 

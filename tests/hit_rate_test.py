@@ -8,6 +8,8 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from squadmem.model.settings import Settings
 
 BENCH = Path(__file__).resolve().parents[1] / "bench"
@@ -34,6 +36,7 @@ QUICK = Settings().replace(
     cold={"ttl_days": 3},
     promote={"window_hours": 24},
 )
+SECOND_USE = QUICK.replace(promote={"rule": "second-use", "repeat_days": 3})
 
 
 def test_workload_same_seed_same_workload() -> None:
@@ -76,3 +79,31 @@ def test_replay_model_agrees_with_the_real_tool(tmp_path: Path) -> None:
     assert sum(r.cold for r in modelled) and sum(r.recall for r in modelled) and sum(r.hot for r in modelled)
     assert any(rel.startswith(".squad/memory/archive/") for rel in real_texts)  # the TTL fired
     assert sum(r.pingpong for r in modelled)  # promotions and budget demotions both fired
+
+
+@pytest.mark.slow
+def test_replay_model_agrees_with_the_real_tool_under_second_use(tmp_path: Path) -> None:
+    """The same agreement with ``promote.rule = "second-use"``: the model hands ``policy.plan`` each
+    section's trailer use before its last, the real tool reads it from history (pending uses, then
+    the trailer the hooks write); and the rule changes what happens (some sections used once wait)."""
+    work = workload.build(workload.Params(agents=2, days=8, seed=4))
+    modelled, model_texts = replay.model(work, SECOND_USE)
+    real_rows, real_texts = replay.real(work, SECOND_USE, tmp_path / "repo")
+    assert real_rows == modelled
+    assert real_texts == model_texts
+    first_use = replay.model(work, QUICK)[0]
+    assert modelled != first_use
+    assert sum(r.moves for r in modelled) < sum(r.moves for r in first_use)
+    promoted = replay.Model(work, SECOND_USE)
+    waited = 0
+    for day in range(1, work.days + 1):
+        for i, agent in enumerate(work.agents):
+            promoted.session(day, i, agent)
+        for agent in work.agents:
+            memory = promoted.memory(agent)
+            plan = replay.policy.plan(
+                memory, promoted.ages(memory), SECOND_USE, replay.night(day), previous=promoted.before
+            )
+            waited += len(plan.waiting)
+        promoted.maintain(day)
+    assert waited  # sections used once waited in cold

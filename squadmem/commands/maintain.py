@@ -76,6 +76,8 @@ def _plan_lines(plan: policy.Plan) -> Iterator[str]:
         yield f"index: rewrite the Index of {refresh.file} ({len(index.listed_ids(refresh.text))} line(s))"
     for warning in plan.warnings:
         yield f"warning: {warning}"
+    for waiting in plan.waiting:
+        yield f"waits: {waiting}"
 
 
 def _result_lines(outcome: Outcome) -> Iterator[str]:
@@ -120,9 +122,11 @@ def make_plan(repo: Repo, conf: settings.Settings, now: dt.datetime, agent: str 
     memory = catalog.load(repo.layout)
     if agent is not None:
         memory.require(agent)
-    ages = lastuse.last_uses(repo, memory, now=now)
+    found = lastuse.usage(repo, memory, now=now)
+    ages = {k: v.last for k, v in found.items()}
     held = demoted(repo, now, conf.promote.window_hours)
-    return policy.plan(memory, ages, conf, now, agent=agent, header=header, demoted=held)
+    previous = lastuse.previous_uses(found)
+    return policy.plan(memory, ages, conf, now, agent=agent, header=header, demoted=held, previous=previous)
 
 
 def demoted(repo: Repo, now: dt.datetime, hours: float) -> dict[str, dt.datetime]:

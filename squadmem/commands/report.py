@@ -137,12 +137,16 @@ def _section(
         "last_use_commit": last.commit,
         "last_use_kind": last.kind,
         "uses": use.trailer_commits + (1 if use.pending else 0),
-        "due": _due(entry, last, exact, config),
+        "due": _due(entry, last, exact, config, use.previous),
     }
 
 
 def _due(
-    entry: catalog.Entry, last: lastuse.LastUse, age: float | None, config: settings.Settings
+    entry: catalog.Entry,
+    last: lastuse.LastUse,
+    age: float | None,
+    config: settings.Settings,
+    previous: dt.datetime | None = None,
 ) -> str | None:
     """What the rules would do to this section on age alone: demote, expire, promote, or nothing.
 
@@ -158,9 +162,19 @@ def _due(
         entry.tier in ("cold", "archive")
         and last.kind in ("trailer", "pending")
         and age * 24 <= config.promote.window_hours
+        and _second_use_met(last, previous, config)
     ):
         return "promote"
     return None
+
+
+def _second_use_met(last: lastuse.LastUse, previous: dt.datetime | None, config: settings.Settings) -> bool:
+    """Under ``promote.rule = "second-use"``, was the section used once before, recently enough?"""
+    if config.promote.rule != "second-use":
+        return True
+    if previous is None or last.when is None:
+        return False
+    return clock.days(last.when - previous) <= config.promote.repeat_days
 
 
 def _logs(repo: Repo) -> dict[str, Any]:

@@ -11,13 +11,27 @@ import hashlib
 from squadmem.model.layout import classify
 
 First = tuple[int, bool, bytes]  # (commit time, at a shallow boundary, commit)
+Used = tuple[int, str, int, int]
+"""An id's trailer uses: (time of the last, the commit carrying it, how many commits name it,
+time of the use before the last or -1): second-use promotion asks for the last two."""
+
+NO_TIME = -1
+
+
+def add_use(old: Used | None, time: int, commit: str) -> Used:
+    """``old`` with one more trailer use, in any order: the latest two times are kept."""
+    if old is None:
+        return (time, commit, 1, NO_TIME)
+    if (time, commit) > (old[0], old[1]):
+        return (time, commit, old[2] + 1, old[0])
+    return (old[0], old[1], old[2] + 1, max(old[3], time))
 
 
 @dataclasses.dataclass
 class Facts:
     tip: str | None = None
     first: dict[bytes, First] = dataclasses.field(default_factory=dict)  # content key -> earliest holder
-    used: dict[str, tuple[int, str, int]] = dataclasses.field(default_factory=dict)  # id -> (time, commit, n)
+    used: dict[str, Used] = dataclasses.field(default_factory=dict)  # id -> its trailer uses
     gone: dict[str, Departure] = dataclasses.field(
         default_factory=dict
     )  # heading key -> its latest departure

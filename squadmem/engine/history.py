@@ -42,7 +42,7 @@ import sys
 from collections.abc import Iterable, Sequence
 
 from squadmem.engine.cutter import Cut, cut
-from squadmem.engine.facts import Facts, First, earlier, heading_key
+from squadmem.engine.facts import Facts, First, add_use, earlier, heading_key
 from squadmem.engine.history_cache import CACHE_FILE, cache_key, load_cache, save_cache
 from squadmem.engine.progress import Progress
 from squadmem.gitio.commits import NULL_SHA, Commit, blobs, memory_log
@@ -210,12 +210,7 @@ def trailer_times(commit: Commit) -> dict[str, int]:
 
 def _add_trailers(facts: Facts, commit: Commit) -> None:
     for ident, when in trailer_times(commit).items():
-        old = facts.used.get(ident)
-        if old is None:
-            facts.used[ident] = (when, commit.sha, 1)
-        else:
-            time, sha = max((old[0], old[1]), (when, commit.sha))
-            facts.used[ident] = (time, sha, old[2] + 1)
+        facts.used[ident] = add_use(facts.used.get(ident), when, commit.sha)
 
 
 def _since(repo: Repo, tip: str, head: str) -> _Read | None:

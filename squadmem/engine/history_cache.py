@@ -20,8 +20,8 @@ from squadmem.model import sections, writes
 
 CACHE_FILE = "history-cache"
 # 2: Squad's history.md and decisions.md date migrated sections; 3: and their entries; 4: dated uses,
-# departures
-FORMAT = 4
+# departures; 5: each id's use before its last (second-use promotion)
+FORMAT = 5
 
 
 def _record(width: int) -> struct.Struct:
@@ -60,7 +60,8 @@ def load_cache(path: Path, key: str, width: int = 20) -> tuple[Facts | None, str
         first = {k: (t, bool(b), c) for k, t, c, b in record.iter_unpack(payload[:size])}
         middle = size + meta["trailers"]
         used = {
-            str(k): (int(v[0]), str(v[1]), int(v[2])) for k, v in json.loads(payload[size:middle]).items()
+            str(k): (int(v[0]), str(v[1]), int(v[2]), int(v[3]))
+            for k, v in json.loads(payload[size:middle]).items()
         }
         gone = {str(k): _departure(v) for k, v in json.loads(payload[middle:]).items()}
         tip = meta["tip"]

@@ -7,7 +7,7 @@ import dataclasses
 import datetime as dt
 
 from squadmem.engine import catalog
-from squadmem.engine.facts import First
+from squadmem.engine.facts import NO_TIME, First, Used
 from squadmem.engine.history import read_facts
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, sections, uses
@@ -29,6 +29,7 @@ class Usage:
     last: LastUse
     trailer_commits: int  # commits whose Squad-Memory-Used trailer names the id
     pending: dt.datetime | None  # a use not yet carried by a commit
+    previous: dt.datetime | None = None  # the use (trailer or pending) before the latest one
 
 
 _PRIORITY = {"edit": 4, "pending": 3, "trailer": 2, "content": 1}
@@ -58,12 +59,21 @@ def usage(
             ),
             trail[2] if trail else 0,
             pending.get(entry.id),
+            _previous(trail, pending.get(entry.id)),
         )
     return result
 
 
+def _previous(trail: Used | None, pending: dt.datetime | None) -> dt.datetime | None:
+    """The second latest of the trailer uses and the pending use."""
+    times = [clock.from_epoch(t) for t in (trail[0], trail[3]) if t != NO_TIME] if trail else []
+    if pending is not None:
+        times.append(pending)
+    return sorted(times)[-2] if len(times) >= 2 else None
+
+
 def _last_use(
-    first: First | None, trail: tuple[int, str, int] | None, pending: dt.datetime | None, now: dt.datetime
+    first: First | None, trail: Used | None, pending: dt.datetime | None, now: dt.datetime
 ) -> LastUse:
     candidates = []
     bound: First | None = None
@@ -91,3 +101,8 @@ def last_uses(
 ) -> dict[str, LastUse]:
     """Each entry's last use, by id, for every entry of ``memory`` (normally ``catalog.load(...)``)."""
     return {k: v.last for k, v in usage(repo, memory, now=now, verbose=verbose).items()}
+
+
+def previous_uses(found: dict[str, Usage]) -> dict[str, dt.datetime]:
+    """Id -> the use before its latest, where it has one (what second-use promotion asks)."""
+    return {k: v.previous for k, v in found.items() if v.previous is not None}

@@ -118,6 +118,7 @@ class Plan:
     indexes: tuple[IndexRefresh, ...]
     warnings: tuple[str, ...]
     files: Mapping[str, str]  # every tier file as the plan leaves it
+    waiting: tuple[str, ...] = ()  # sections the promotion rule holds back, and why (not warnings)
 
     @property
     def empty(self) -> bool:
@@ -139,4 +140,5 @@ class Plan:
             "moves": [m.as_dict() for m in self.moves],
             "indexes": [r.as_dict() for r in self.indexes],
             "warnings": list(self.warnings),
+            "waiting": list(self.waiting),
         }

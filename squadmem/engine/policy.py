@@ -9,7 +9,8 @@ real run executes. Order (DESIGN, "Rules"):
    otherwise to the archive;
 3. promotions: a cold or archive section *used* (a ``Squad-Memory-Used`` trailer
    or a pending use, not merely written) within ``promote.window_hours`` comes
-   back to hot;
+   back to hot; with ``promote.rule = "second-use"`` only if it was also used once
+   before, at most ``promote.repeat_days`` before that use (else it waits, noted);
 4. the budget pass: while a hot file, with its Index as it will be, is over
    ``hot.max_bytes`` or ``hot.max_lines``, its least recently used section goes
    to cold (sections used within the promote window last of all).
@@ -305,6 +306,8 @@ class _Planner:
     batch: list[_Candidate] = dataclasses.field(default_factory=list)
     deferred: list[_Candidate] = dataclasses.field(default_factory=list)
     demoted: Mapping[str, dt.datetime] = dataclasses.field(default_factory=dict)
+    previous: Mapping[str, dt.datetime] = dataclasses.field(default_factory=dict)
+    waiting: list[str] = dataclasses.field(default_factory=list)  # promotions second-use holds back
     _topics: tuple[int, dict[str, list[dt.datetime | None]]] | None = None
 
     def use(self, entry: catalog.Entry) -> Use | None:
@@ -458,6 +461,12 @@ class _Planner:
                 or self.demoted_since(entry, use)
             ):
                 continue
+            if not self.used_twice(entry, use):
+                self.waiting.append(
+                    f"{entry.id} stays in {entry.tier}: used once; second-use promotion waits for a second "
+                    f"use (promote.rule, within {_number(self.settings.promote.repeat_days)} d)"
+                )
+                continue
             wanted.setdefault(entry.name, []).append(entry)
         admitted: set[str] = set()
         for agent, group in wanted.items():
@@ -478,8 +487,25 @@ class _Planner:
             assert age is not None
             ago = _ago(age)
             why = f"used {ago} ago, within the {_number(window)} h promote window (promote.window_hours)"
+            if self.settings.promote.rule == "second-use":
+                why += ", and used before that (promote.rule second-use)"
             self.add(entry, "hot", entry.name, "used", f"used {ago} ago", why)
         self.flush()
+
+    def used_twice(self, entry: catalog.Entry, use: Use | None) -> bool:
+        """Does the promotion rule let this recent use promote? Always under ``first-use``; under
+        ``second-use`` only if the use before it came at most ``promote.repeat_days`` earlier (and
+        after any demotion by hand)."""
+        promote = self.settings.promote
+        if promote.rule != "second-use":
+            return True
+        before = self.previous.get(entry.id)
+        if before is None or use is None or use.when is None:
+            return False
+        demoted = self.demoted.get(entry.id)
+        if demoted is not None and before <= demoted:
+            return False
+        return _days(use.when - before) <= promote.repeat_days
 
     def demoted_since(self, entry: catalog.Entry, use: Use | None) -> bool:
         """Moved out of hot by hand at or after its last use: a use from before does not bring it back."""
@@ -725,7 +751,9 @@ class _Planner:
                 continue
             warning = f"{rel} is {size} B, over cold.max_bytes {limit} B"
             if advise:
-                fix = cold_fix(self.memory, self.uses, self.settings, self.now, rel, self.demoted)
+                fix = cold_fix(
+                    self.memory, self.uses, self.settings, self.now, rel, self.demoted, self.previous
+                )
                 warning += f"; {fix.advice}" if fix else "; nothing the rules may move brings it under"
             self.warnings.append(warning)
 
@@ -745,7 +773,8 @@ class _Planner:
 
     def result(self, refreshes: list[IndexRefresh]) -> Plan:
         warnings = tuple(dict.fromkeys([*self.warnings, *self.refused.values()]))
-        return Plan(self.now, tuple(self.moves), tuple(refreshes), warnings, self.projection.texts())
+        waiting = tuple(dict.fromkeys(self.waiting))
+        return Plan(self.now, tuple(self.moves), tuple(refreshes), warnings, self.projection.texts(), waiting)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -858,9 +887,12 @@ def _planner(
     agent: str | None,
     header: Header | None,
     demoted: Mapping[str, dt.datetime] | None = None,
+    previous: Mapping[str, dt.datetime] | None = None,
 ) -> _Planner:
     projection = _Projection(memory, header or _no_header)
-    return _Planner(memory, uses, settings, now, agent, projection, demoted=demoted or {})
+    return _Planner(
+        memory, uses, settings, now, agent, projection, demoted=demoted or {}, previous=previous or {}
+    )
 
 
 def plan(
@@ -873,14 +905,17 @@ def plan(
     header: Header | None = None,
     demoted: Mapping[str, dt.datetime] | None = None,
     advise: bool = True,
+    previous: Mapping[str, dt.datetime] | None = None,
 ) -> Plan:
     """What ``squadmem maintain`` does: the moves, in order, then the Index refreshes.
 
     ``demoted``: when sections were last moved out of hot by hand (``demote``); a use
-    from before that does not promote them again. ``advise``: a cold file left over its
-    budget gets a warning naming the ``--cold-ttl-days`` that fixes it (:func:`cold_fix`).
+    from before that does not promote them again. ``previous``: each section's use before
+    its last (``lastuse.previous_uses``), read by ``promote.rule = "second-use"``. ``advise``:
+    a cold file left over its budget gets a warning naming the ``--cold-ttl-days`` that fixes
+    it (:func:`cold_fix`).
     """
-    planner = _planner(memory, uses, settings, now, agent, header, demoted)
+    planner = _planner(memory, uses, settings, now, agent, header, demoted, previous)
     planner.demotions()
     planner.expiries()
     planner.promotions()
@@ -943,6 +978,7 @@ def cold_fix(
     now: dt.datetime,
     rel: str,
     demoted: Mapping[str, dt.datetime] | None = None,
+    previous: Mapping[str, dt.datetime] | None = None,
 ) -> ColdFix | None:
     """The largest ``cold.ttl_days`` under which ``maintain`` leaves the cold file ``rel`` within
     ``cold.max_bytes`` (the agent's whole plan is made to prove it), or None if no TTL does."""
@@ -962,7 +998,7 @@ def cold_fix(
 
     def attempt(ttl: float) -> ColdFix | None:
         conf = settings.replace(cold={"ttl_days": ttl})
-        made = plan(own, uses, conf, now, agent=tf.name, demoted=demoted, advise=False)
+        made = plan(own, uses, conf, now, agent=tf.name, demoted=demoted, advise=False, previous=previous)
         size = len(made.files.get(rel, "").encode("utf-8"))
         if size > settings.cold.max_bytes:
             return None

@@ -34,6 +34,8 @@ class ColdSettings:
 @dataclasses.dataclass(frozen=True)
 class PromoteSettings:
     window_hours: float = 24
+    rule: str = "first-use"  # "first-use" or "second-use"
+    repeat_days: float = 3  # second-use: the use before the last at most this many days before it
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,13 +78,14 @@ _TABLES: dict[str, type] = {
     "log": LogSettings,
     "budget": BudgetSettings,
 }
-_CHOICES = {("budget", "mode"): ("fail", "warn")}
+_CHOICES = {("budget", "mode"): ("fail", "warn"), ("promote", "rule"): ("first-use", "second-use")}
 # The largest value each number may take: a century for ages, a day of grace for logs, and
 # a billion for counts (budgets and the Index) -- far beyond any real use, so nothing overflows.
 _MAX = {
     ("hot", "stale_days"): 36500,
     ("cold", "ttl_days"): 36500,
     ("promote", "window_hours"): 876000,
+    ("promote", "repeat_days"): 36500,
     ("log", "grace_minutes"): 1440,
 }
 MAX_COUNT = 1_000_000_000
@@ -125,6 +128,10 @@ max_bytes = 12288
 [promote]
 # A cold or archive section used within this many hours comes back to hot.
 window_hours = 24
+# "first-use": on any such use; "second-use": only if it was also used once before, at most
+# repeat_days before that use (a section used once stays where it is).
+rule = "first-use"
+repeat_days = 3
 
 [log]
 # Minutes after midnight (in `timezone`) during which yesterday's log may still grow.
