@@ -64,6 +64,9 @@ class Command(click.Command):
                 with formatter.section(title):
                     formatter.write_dl(rows)
 
+    def format_arguments(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        """Nothing: :meth:`format_options` lists the arguments (click 8.5 would add a second list)."""
+
 
 class Group(click.Group):
     """A group that lists its commands as written, then its subgroups."""
