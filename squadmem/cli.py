@@ -37,7 +37,7 @@ class Argument(click.Argument):
 
     def __init__(self, decls: Sequence[str], *, help: str, kind: str = "<str>", **kw: Any) -> None:
         super().__init__(decls, **kw)
-        self.help = help
+        self.described = help  # not `help`: click 8.5 has its own, drawn in a section of its own
         self.kind = kind
 
     def make_metavar(self, ctx: click.Context | None = None) -> str:
@@ -50,7 +50,7 @@ class Argument(click.Argument):
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str]:
         name = self.make_metavar(ctx) + ("..." if self.metavar is None and self.nargs != 1 else "")
-        return f"{name} {self.kind}", f"{self.help}  [required]" if self.required else self.help
+        return f"{name} {self.kind}", f"{self.described}  [required]" if self.required else self.described
 
 
 class Command(click.Command):
