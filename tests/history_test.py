@@ -1,15 +1,12 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import io
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-from conftest import GitRepo
+from conftest import GitRepo, bench_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -305,20 +302,12 @@ def test_last_uses_shallow_clone_a_pending_use_decides_it(repo: GitRepo, tmp_pat
 
 
 # -- the cache ------------------------------------------------------------------------------------------
-def _generator() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "bench" / "generate.py"
-    spec = importlib.util.spec_from_file_location("squadmem_bench_generate", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("generated") / "repo"
-    _generator().generate(root, 400, seed=7)
+    bench_module("generate").generate(root, 400, seed=7)
     return root
 
 

@@ -3,32 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import bench_module
 
 from squadmem.model.settings import Settings
 
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-def _bench(name: str) -> ModuleType:
-    if name in sys.modules:
-        return sys.modules[name]
-    sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-workload = _bench("workload")
-replay = _bench("replay")
+workload = bench_module("workload")
+replay = bench_module("replay")
 
 # Short thresholds, so that in a few days every rule fires: stale, ttl, used, budget.
 QUICK = Settings().replace(

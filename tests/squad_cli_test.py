@@ -7,15 +7,12 @@ missing CLI fails these tests; elsewhere they are skipped with the reason.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
-from conftest import GitRepo, run_squadmem
+from conftest import GitRepo, bench_module, run_squadmem
 
 from squadmem.model import sections, squad
 from squadmem.model.layout import MEMORY_DIR
@@ -25,16 +22,6 @@ IN_CI = bool(os.environ.get("CI"))
 AGENTS = ("picard", "data")
 
 pytestmark = [pytest.mark.squad_cli, pytest.mark.slow]
-
-
-def _generator() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "bench" / "squad_team.py"
-    spec = importlib.util.spec_from_file_location("squadmem_bench_squad_team", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture
@@ -108,7 +95,7 @@ def test_the_whole_path_on_a_real_squad_init(squad_cli: Path, repo: GitRepo, tmp
     squad_init(squad_cli, repo)
     status_before = run_squad(squad_cli, repo, "status").returncode
     doctor_before = doctor_summary(run_squad(squad_cli, repo, "doctor"))
-    gen = _generator()
+    gen = bench_module("squad_team")
     team = gen.SquadTeam(repo.root, AGENTS, seed=3, decision_rate=0.8)
     team.found()
     grown = [team.grow(day) for day in range(1, 31)]

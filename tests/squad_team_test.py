@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
 
-from conftest import GitRepo
+from conftest import GitRepo, bench_module
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from squadmem.model import squad
 
-
-def _generator() -> ModuleType:
-    path = Path(__file__).resolve().parents[1] / "bench" / "squad_team.py"
-    spec = importlib.util.spec_from_file_location("squadmem_bench_squad_team", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
-
-
-gen = _generator()
+gen = bench_module("squad_team")
 HISTORY = ".squad/agents/picard/history.md"
 words = st.text(alphabet="abc :-#()", min_size=1, max_size=12).filter(lambda t: t.strip())
 
