@@ -299,14 +299,7 @@ class Doc:
             if not self._joins(before.prev, moved, before.text):
                 raise SpliceError(what)
             return before, moved, None
-        last = self.tail
-        last_text = self.header if last is None else last.text
-        fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
-        expected = [trimmed(fixed), trimmed(section_text)]
-        if last is not None:
-            expected.insert(0, "")
-        if _shape(sections.split(fixed + section_text)) != expected:
-            raise SpliceError(what)
+        last_text, fixed = self._after_tail(section_text, what)
         return None, section_text, (fixed if fixed != last_text else None)
 
     def check_insert(self, section_text: str) -> Placing:
@@ -353,17 +346,23 @@ class Doc:
                 self._link(node, follower)  # as it was
             raise SpliceError(what) from None
 
-    def _append_index(self, index_text: str) -> None:
+    def _after_tail(self, text: str, what: str) -> tuple[str, str]:
+        """The file's last text, and that text ended by a newline, when ``text`` may follow it and stay
+        a section of its own; else :class:`SpliceError` saying ``what``."""
         last = self.tail
         last_text = self.header if last is None else last.text
         fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
-        expected = [trimmed(fixed), trimmed(index_text)]
+        expected = [trimmed(fixed), trimmed(text)]
         if last is not None:
             expected.insert(0, "")
-        if _shape(sections.split(fixed + index_text)) != expected:
-            raise SpliceError("the Index would not stay a section of its own")
+        if _shape(sections.split(fixed + text)) != expected:
+            raise SpliceError(what)
+        return last_text, fixed
+
+    def _append_index(self, index_text: str) -> None:
+        last_text, fixed = self._after_tail(index_text, "the Index would not stay a section of its own")
         if fixed != last_text:
-            self._set_text(last, fixed)
+            self._set_text(self.tail, fixed)
         self._link(Node(index_text, trimmed(index_text), INDEX_BASE, INDEX_TITLE, True), None)
 
     def index_text(self) -> str | None:
