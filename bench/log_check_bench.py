@@ -9,9 +9,15 @@ pre-commit framework would. Two cases, each in its own scratch repository
 initialised by ``squadmem init``:
 
 - a memory append: today's daily log gains one line (every check reads it);
+- the same with an edited tiers.toml (``timezone = "Europe/Paris"``): the
+  hook then parses it (``tomllib``, ``zoneinfo``); with the tiers.toml
+  ``init`` writes, it knows the defaults without parsing;
 - no memory file: a README gains one line (the hook only starts and looks).
 
-A last row times a whole ``git commit`` of the log append (all of squadmem's
+A further row sets the hook of the no-memory case against bare start-up (``sh``
+starting the same Python with ``-I -S`` and nothing to do): what a commit that
+stages no memory file pays beyond it (the journal check, one ``git diff``). A
+last row times a whole ``git commit`` of the log append (all of squadmem's
 hooks) against ``git commit --no-verify`` of it.
 
 Paired whole-process runs (``bench/paired.py``): the two alternate, bytecode is
@@ -29,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zoneinfo
 from pathlib import Path
 
 from paired import HEADER, Command, Paired, compare, environment
@@ -44,9 +51,9 @@ def script(name: str) -> str:
     return found
 
 
-def scratch(root: Path, env: dict[str, str], memory: bool) -> str:
+def scratch(root: Path, env: dict[str, str], memory: bool, zone: str = "UTC") -> str:
     """A repository set up by ``squadmem init`` with one append staged; returns the staged path."""
-    day = dt.datetime.now(dt.UTC).date().isoformat()
+    day = dt.datetime.now(zoneinfo.ZoneInfo(zone)).date().isoformat()
     root.mkdir(parents=True)
 
     def run(*args: str) -> None:
@@ -54,6 +61,9 @@ def scratch(root: Path, env: dict[str, str], memory: bool) -> str:
 
     run("git", "init", "-q", "-b", "main")
     run(sys.executable, "-m", "squadmem", "init", "--agent", "picard")
+    if zone != "UTC":
+        tiers = root / ".squad/memory/tiers.toml"
+        tiers.write_text(tiers.read_text("utf-8").replace('timezone = "UTC"', f'timezone = "{zone}"'))
     rel = f".squad/memory/log/{day}.md" if memory else "README.md"
     path = root / rel
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -87,7 +97,11 @@ def whole_commit(root: Path, env: dict[str, str], rounds: int) -> Paired:
     return compare(hooked, bare, rounds=rounds)
 
 
-CASES = ((True, "a staged daily-log append"), (False, "a staged README append (no memory file)"))
+CASES = (
+    (True, "UTC", "a staged daily-log append"),
+    (True, "Europe/Paris", "a staged daily-log append, tiers.toml edited"),
+    (False, "UTC", "a staged README append (no memory file)"),
+)
 
 
 def main() -> None:
@@ -103,19 +117,24 @@ def main() -> None:
         env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="b")
         env.update(GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="b")
         env.update(GIT_COMMITTER_EMAIL="b@example.com")
-        for memory, label in CASES:
-            root = Path(tmp) / ("memory" if memory else "plain")
-            rel = scratch(root, env, memory)
+        for number, (memory, zone, label) in enumerate(CASES):
+            root = Path(tmp) / f"case{number}"
+            rel = scratch(root, env, memory, zone)
             hook_env = dict(env, GIT_INDEX_FILE=".git/index")  # as git commit starts its hooks
             hook = Command([str(root / ".git/hooks/pre-commit")], cwd=root, env=hook_env)
             large = Command([yardstick, rel], cwd=root, env=hook_env)
             results.append((label, compare(hook, large, rounds=args.rounds)))
-        whole = whole_commit(Path(tmp) / "memory", env, args.rounds)
+        plain = Path(tmp) / f"case{len(CASES) - 1}"
+        hook = Command([str(plain / ".git/hooks/pre-commit")], cwd=plain, env=hook_env)
+        start = Command(["sh", "-c", f'"{sys.executable}" -I -S -c pass'], cwd=plain, env=hook_env)
+        bare_start = compare(hook, start, rounds=args.rounds)
+        whole = whole_commit(Path(tmp) / "case0", env, args.rounds)
     print("The installed pre-commit hook (what git commit runs) against check-added-large-files, paired")
     print()
     print(HEADER)
     for label, result in results:
         print(result.row(f"installed pre-commit hook, {label}", "`check-added-large-files`"))
+    print(bare_start.row("installed pre-commit hook, no memory file", "`sh` starting `python -I -S -c pass`"))
     print(whole.row("`git commit` of the log append, squadmem's hooks", "`git commit --no-verify`"))
     print()
     for label, result in results:

@@ -245,22 +245,59 @@ def test_amend_with_a_new_message_keeps_the_amended_commits_uses(pending: GitRep
     assert body.count("picard/auth-tokens") == 1
 
 
-def test_commit_staging_no_memory_file_imports_nothing_heavy(repo: GitRepo) -> None:
-    """Only the journal check and one git diff: no settings, sections or logs module is imported."""
-    init_hooked(repo, D1)
-    repo.write("README.md", "x\n")
-    repo.git("add", "README.md")
+HEAVY = ("argparse", "dataclasses", "inspect", "json", "pathlib", "tomllib", "typing", "zoneinfo")
+
+
+def _hook_imports(repo: GitRepo) -> tuple[int, list[str], list[str]]:
+    """The pre-commit hook run in ``repo`` as the installed shim starts it (``-I -S``): its status,
+    the squadmem.model modules it imported, and which of :data:`HEAVY` it imported."""
     code = (
         "import sys; sys.path.append(sys.argv.pop(1)); from squadmem.hooks.run import main; "
         "status = main(['pre-commit']); "
-        "print(status, sorted(m for m in sys.modules if m.startswith('squadmem.model.')))"
+        "print(status); print(*sorted(m for m in sys.modules if m.startswith('squadmem.model.')));"
+        f"print(*[m for m in {HEAVY!r} if m in sys.modules])"
     )
     root = githooks.package_root()
     done = subprocess.run(
         [sys.executable, "-I", "-S", "-c", code, root], cwd=repo.root, text=True, capture_output=True
     )
     assert done.returncode == 0, done.stderr
-    assert done.stdout == "0 ['squadmem.model.errors']\n"
+    status, model, heavy = done.stdout.split("\n")[:3]
+    return int(status), model.split(), heavy.split()
+
+
+def test_commit_staging_no_memory_file_imports_nothing_heavy(repo: GitRepo) -> None:
+    """Only the journal check and one git diff: no settings, sections or logs module is imported."""
+    init_hooked(repo, D1)
+    repo.write("README.md", "x\n")
+    repo.git("add", "README.md")
+    assert _hook_imports(repo) == (0, ["squadmem.model.errors", "squadmem.model.values"], [])
+
+
+def test_a_memory_commit_with_default_settings_imports_nothing_heavy(repo: GitRepo) -> None:
+    """Every check runs on a staged daily-log append, yet with the tiers.toml init wrote neither
+    tomllib, zoneinfo, dataclasses, pathlib nor typing is imported (the hook's cost, issue 11)."""
+    init_hooked(repo, D1)
+    day = D1[:10]
+    repo.write(f".squad/memory/log/{day}.md", f"# Daily log {day}\n\n- 09:00 [picard] one\n")
+    repo.git("add", "-A")
+    status, model, heavy = _hook_imports(repo)
+    assert status == 0
+    assert "squadmem.model.logs" in model and "squadmem.model.settings" in model
+    assert heavy == []
+
+
+def test_an_edited_tiers_toml_is_parsed_by_the_hook(repo: GitRepo) -> None:
+    """Away from the template the hook parses tiers.toml itself (tomllib, zoneinfo), and obeys it."""
+    init_hooked(repo, D1)
+    settings_file = ".squad/memory/tiers.toml"
+    repo.write(settings_file, repo.read(settings_file).replace('timezone = "UTC"', 'timezone = "Asia/Tokyo"'))
+    day = D1[:10]
+    repo.write(f".squad/memory/log/{day}.md", f"# Daily log {day}\n\n- 09:00 [picard] one\n")
+    repo.git("add", "-A")
+    status, _, heavy = _hook_imports(repo)
+    assert status == 0
+    assert "tomllib" in heavy and "zoneinfo" in heavy
 
 
 def test_warn_mode_applies_at_commit_and_at_push_alike(repo: GitRepo, tmp_path: Path) -> None:
@@ -322,3 +359,80 @@ def test_message_hooks_with_nothing_pending_start_no_git(repo: GitRepo, event: s
     assert done.returncode == 0, done.stderr
     assert done.stdout == "0 False False\n"
     assert (repo.root / "msg").read_text() == "subject\n"
+
+
+@pytest.fixture
+def counted(repo: GitRepo, tmp_path: Path) -> tuple[GitRepo, dict[str, str], Path]:
+    """A hooked repository and an environment whose SQUADMEM_PYTHON notes each start of the pre-commit
+    checks in a file, then runs them with this Python."""
+    init_hooked(repo, D1)
+    starts = tmp_path / "starts"
+    wrapper = tmp_path / "python"
+    wrapper.write_text(f'#!/bin/sh\necho "$*" >> {starts}\nexec {sys.executable} "$@"\n')
+    wrapper.chmod(0o755)
+    return repo, dict(os.environ, SQUADMEM_PYTHON=str(wrapper)), starts
+
+
+def _commit(repo: GitRepo, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(env, GIT_AUTHOR_DATE=D2, GIT_COMMITTER_DATE=D2)
+    return subprocess.run(
+        ["git", "commit", "-q", "--no-gpg-sign", *args],
+        cwd=repo.root,
+        env=env,
+        text=True,
+        capture_output=True,
+    )
+
+
+def _prechecks(starts: Path) -> int:
+    lines = starts.read_text("utf-8").splitlines() if starts.exists() else []
+    return sum(" pre-commit" in line for line in lines)
+
+
+def test_the_shim_answers_a_commit_without_memory_files_without_starting_python(
+    counted: tuple[GitRepo, dict[str, str], Path],
+) -> None:
+    repo, env, starts = counted
+    repo.write("README.md", "x\n")
+    repo.git("add", "README.md")
+    assert _commit(repo, env, "-m", "docs").returncode == 0
+    assert _prechecks(starts) == 0
+    repo.write(".squad/memory/hot/picard.md", repo.read(".squad/memory/hot/picard.md") + "\n## New\n\nx\n")
+    repo.git("add", "-A")
+    done = _commit(repo, env, "-m", "memory")
+    assert _prechecks(starts) == 1, done.stderr
+
+
+def test_the_shim_still_refuses_any_commit_while_a_move_is_unfinished(
+    counted: tuple[GitRepo, dict[str, str], Path],
+) -> None:
+    repo, env, starts = counted
+    journal = repo.root / ".git" / Path(*journal_check.JOURNAL)
+    journal.parent.mkdir(parents=True, exist_ok=True)
+    journal.write_text('{"subject": "squadmem: demote picard/x"}')
+    repo.write("README.md", "x\n")
+    repo.git("add", "README.md")
+    head = repo.git("rev-parse", "HEAD")
+    done = _commit(repo, env, "-m", "docs")
+    assert done.returncode == 1
+    assert "a move is unfinished (squadmem: demote picard/x)" in done.stderr
+    assert _prechecks(starts) == 1 and repo.git("rev-parse", "HEAD") == head
+
+
+def test_the_shim_skips_python_in_a_linked_worktree_too(
+    counted: tuple[GitRepo, dict[str, str], Path], tmp_path: Path
+) -> None:
+    repo, env, starts = counted
+    other = tmp_path / "other"
+    repo.git("worktree", "add", "-q", str(other))
+    (other / "README.md").write_text("x\n")
+    subprocess.run(["git", "add", "README.md"], cwd=other, check=True)
+    done = subprocess.run(
+        ["git", "commit", "-q", "--no-gpg-sign", "-m", "docs"],
+        cwd=other,
+        env=dict(env, GIT_AUTHOR_DATE=D2, GIT_COMMITTER_DATE=D2),
+        text=True,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert _prechecks(starts) == 0

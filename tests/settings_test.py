@@ -1,6 +1,5 @@
 from __future__ import annotations
 
-import dataclasses
 import subprocess
 import sys
 from pathlib import Path
@@ -16,15 +15,34 @@ from squadmem.model.layout import MEMORY_DIR, Layout
 def test_template_holds_every_default() -> None:
     """The tiers.toml that init writes spells out every key, each at its default."""
     assert settings.parse(settings.TEMPLATE, Path("tiers.toml")) == settings.Settings()
-    defaults = settings.Settings()
-    for field in dataclasses.fields(defaults):
-        value = getattr(defaults, field.name)
-        if dataclasses.is_dataclass(value):
-            assert f"[{field.name}]" in settings.TEMPLATE
-            for inner in dataclasses.fields(value):
-                assert f"\n{inner.name} = " in settings.TEMPLATE, inner.name
+    for name, value in settings.Settings().slot_values().items():
+        if isinstance(value, settings.Value):
+            assert f"[{name}]" in settings.TEMPLATE
+            for inner in value.slot_values():
+                assert f"\n{inner} = " in settings.TEMPLATE, inner
         else:
-            assert f"\n{field.name} = " in settings.TEMPLATE
+            assert f"\n{name} = " in settings.TEMPLATE
+
+
+def test_the_template_is_read_without_tomllib_and_so_is_any_other_text() -> None:
+    """The template short-cut gives what tomllib gives for the same text; a changed byte is parsed."""
+    code = (
+        "import sys; from pathlib import Path; from squadmem.model import settings as s; "
+        "a = s.parse(s.TEMPLATE, 't'); print('tomllib' in sys.modules); "
+        "b = s.parse(s.TEMPLATE + '\\n', 't'); print('tomllib' in sys.modules, a == b)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout == "False\nTrue True\n"
+
+
+def test_values_compare_copy_and_refuse_unknown_fields() -> None:
+    hot = settings.HotSettings()
+    assert hot == settings.HotSettings(7, 4096, 100, 5) and hash(hot) == hash(settings.HotSettings())
+    assert hot.replaced(max_bytes=1) == settings.HotSettings(max_bytes=1) != hot
+    assert hot != settings.ColdSettings()
+    with pytest.raises(TypeError):
+        hot.replaced(max_byte=1)
+    assert repr(settings.LogSettings()) == "LogSettings(grace_minutes=0)"
 
 
 def test_load_missing_file_gives_defaults(tmp_path: Path) -> None:

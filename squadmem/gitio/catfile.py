@@ -13,13 +13,13 @@ from __future__ import annotations
 import contextlib
 import subprocess
 from collections.abc import Iterator, Sequence
-from pathlib import Path
-from types import TracebackType
 
 from squadmem.gitio import runner
 
 TYPE_CHECKING = False  # typing is not imported at run time: hooks import this module
 if TYPE_CHECKING:
+    from pathlib import Path
+    from types import TracebackType
     from typing import IO
 
 ARGS = ("cat-file", "--batch")

@@ -9,31 +9,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 
 from squadmem.gitio.catfile import CatFile
+from squadmem.model.values import Value
 
 
 def _sha(word: str) -> str | None:
     """An object name from a raw diff; None for the all-zero name (no such side)."""
     return None if set(word) == {"0"} else word
-
-
-class _Value:
-    """Plain values compared by their slots (not dataclasses: hooks import this module, and
-    ``dataclasses`` costs every commit the import of ``inspect``)."""
-
-    __slots__: tuple[str, ...] = ()
-
-    def _values(self) -> tuple[object, ...]:
-        return tuple(getattr(self, name) for name in self.__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        return type(other) is type(self) and self._values() == other._values()
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"{type(self).__name__}({inner})"
 
 
 # -- raw diffs ----------------------------------------------------------------------------------
@@ -132,7 +113,7 @@ def log_format(*placeholders: str) -> str:
     return "--format=" + MARK + "%x00".join(placeholders)
 
 
-class LogEntry(_Value):
+class LogEntry(Value):
     """One commit of ``git log -z --raw``: its format's fields (bytes), and its raw changes."""
 
     __slots__ = ("changes", "fields")
@@ -187,7 +168,7 @@ def _tokens(chunks: Iterable[bytes]) -> Iterator[bytes]:
 
 
 # -- trees ---------------------------------------------------------------------------------------
-class TreeEntry(_Value):
+class TreeEntry(Value):
     """One entry of a tree object: its mode, its name and the object it names."""
 
     __slots__ = ("mode", "name", "sha")

@@ -1,35 +1,38 @@
 """Where a work tree's git directory is, and what it says, read without starting git.
 
-Standard library only.
+Standard library only, and no ``pathlib``: the hooks call this on every
+commit, and a commit that stages no memory file should pay for little more
+than Python's start. Paths are strings (``os.path``).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
+import os
 
 
-def git_dir(start: Path | None = None) -> Path | None:
+def git_dir(start: str | None = None) -> str | None:
     """The git directory of the work tree a hook runs at the top of (``.git``, or where a ``.git``
     file points, as in a linked worktree), found without starting git; None if there is none."""
-    dot = (start or Path.cwd()) / ".git"
-    if dot.is_dir():
+    dot = os.path.join(start or os.getcwd(), ".git")
+    if os.path.isdir(dot):
         return dot
     try:
-        first = dot.read_text("utf-8").split("\n", 1)[0]
+        with open(dot, encoding="utf-8") as handle:
+            first = handle.readline().rstrip("\n")
     except (OSError, UnicodeDecodeError):
         return None
     if not first.startswith("gitdir: "):
         return None
-    found = Path(first[len("gitdir: ") :].strip())
-    return found if found.is_absolute() else dot.parent / found
+    found = first[len("gitdir: ") :].strip()
+    return found if os.path.isabs(found) else os.path.join(os.path.dirname(dot), found)
 
 
-def merge_head_file(start: Path | None = None) -> str | None:
+def merge_head_file(start: str | None = None) -> str | None:
     """The first commit in ``MERGE_HEAD`` while a merge is being concluded, else None."""
     where = git_dir(start)
     try:
-        text = (where / "MERGE_HEAD").read_text("ascii") if where else ""
+        with open(os.path.join(where, "MERGE_HEAD") if where else os.devnull, encoding="ascii") as handle:
+            first = handle.readline().strip()
     except (OSError, UnicodeDecodeError):
         return None
-    first = text.split("\n", 1)[0].strip()
     return first if len(first) in (40, 64) else None

@@ -21,12 +21,12 @@ import io
 import os
 import subprocess
 from collections.abc import Iterator, Mapping, Sequence
-from pathlib import Path
 
 from squadmem.model.errors import Exit, SquadmemError
 
 TYPE_CHECKING = False  # typing is not imported at run time: hooks import this module
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import IO
 
 _KEEP = frozenset(

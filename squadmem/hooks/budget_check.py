@@ -16,6 +16,7 @@ library only.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 
 from squadmem.hooks import staged
@@ -45,8 +46,9 @@ def check_named(names: Sequence[str], env: Mapping[str, str]) -> tuple[list[str]
     """The offences among the named hot files as they are in the work tree."""
     root = staged.top(env)
     paths = [p for p in names if p.startswith(HOT) and _is_hot(p)]
-    if staged.SETTINGS_PATH in names and (root / HOT).is_dir():
-        every = sorted(f"{HOT}{p.name}" for p in (root / HOT).iterdir() if p.is_file())
+    folder = os.path.join(root, HOT)
+    if staged.SETTINGS_PATH in names and os.path.isdir(folder):
+        every = sorted(f"{HOT}{n}" for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
         paths += [p for p in every if p not in paths and _is_hot(p)]
     if not paths:
         return [], False

@@ -12,6 +12,7 @@ about the work tree, not a file. Standard library only.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 
 from squadmem.hooks import staged
@@ -24,7 +25,7 @@ ABOUT = "Refuse a commit while a squadmem move is unfinished in this work tree."
 
 def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
     where = staged.git_dir(env)
-    if not where.joinpath(*JOURNAL).exists():
+    if not os.path.exists(os.path.join(where, *JOURNAL)):
         return []
     from squadmem.model import gitstate
 

@@ -7,9 +7,10 @@ through the git gateway (:mod:`squadmem.gitio`). Named files (what the
 pre-commit framework passes, every file under ``pre-commit run --all-files``)
 are judged as they are in the work tree instead.
 
-Heavy modules (settings: ``tomllib``, ``zoneinfo``, ``dataclasses``) are
-imported only when a memory file is involved: a commit that stages none pays
-for Python's start, this module and one ``git diff``.
+Heavy modules (the model's checks, ``tomllib`` for an edited tiers.toml)
+are imported only when a memory file is involved: a commit that stages none
+pays for Python's start, this module, the gateway's runner and one ``git
+diff``. Paths are strings here (``os.path``), not ``pathlib``.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
 
 from squadmem.gitio import gitdir
 from squadmem.gitio.formats import Staged, cat_files, parse_raw
@@ -92,31 +92,31 @@ def read_settings(blobs: Mapping[str, bytes | None], spec: str = f":{SETTINGS_PA
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise SquadmemError(f"{SETTINGS_PATH}: not UTF-8", hint="save tiers.toml as UTF-8") from None
-    return settings.parse(text, Path(SETTINGS_PATH))
+    return settings.parse(text, SETTINGS_PATH)
 
 
-def top(env: Mapping[str, str]) -> Path:
+def top(env: Mapping[str, str]) -> str:
     """The top of the work tree the hook runs in (git runs hooks there; no process is started then)."""
     if gitdir.git_dir() is not None:
-        return Path.cwd()
+        return os.getcwd()
     try:
         out = git(["rev-parse", "--show-toplevel"], env).decode("utf-8", "surrogateescape").strip()
     except SquadmemError:
         raise SquadmemError(NOT_A_REPO) from None
     if not out:
         raise SquadmemError(NOT_A_REPO)
-    return Path(out)
+    return out
 
 
-def git_dir(env: Mapping[str, str]) -> Path:
+def git_dir(env: Mapping[str, str]) -> str:
     """The work tree's own git directory (no process at the top of the work tree)."""
     found = gitdir.git_dir()
     if found is not None:
         return found
-    return Path(git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8", "surrogateescape").strip())
+    return git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8", "surrogateescape").strip()
 
 
-def relative(names: Sequence[str], root: Path) -> list[str]:
+def relative(names: Sequence[str], root: str) -> list[str]:
     """Named files as paths from the top of the work tree (``/``-separated), in order, each once."""
     found: dict[str, None] = {}
     for name in names:
@@ -125,12 +125,13 @@ def relative(names: Sequence[str], root: Path) -> list[str]:
     return list(found)
 
 
-def work_tree_blobs(rels: Sequence[str], root: Path) -> dict[str, bytes | None]:
+def work_tree_blobs(rels: Sequence[str], root: str) -> dict[str, bytes | None]:
     """The work tree's bytes of each path (None when it is not a file there)."""
     found: dict[str, bytes | None] = {}
     for rel in rels:
         try:
-            found[rel] = (root / rel).read_bytes()
+            with open(os.path.join(root, rel), "rb") as handle:
+                found[rel] = handle.read()
         except OSError:
             found[rel] = None
     return found

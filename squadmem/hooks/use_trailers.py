@@ -33,10 +33,13 @@ import datetime as dt
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 
 from squadmem.gitio import gitdir
 from squadmem.model.errors import Exit, SquadmemError
+
+TYPE_CHECKING = False  # not typing's: the message hooks run on every commit
+if TYPE_CHECKING:
+    from pathlib import Path
 
 # the gateway (subprocess) and the command line (argparse) are imported only when needed: with
 # nothing pending, git's two message hooks return after a file test (see :func:`quick`)
@@ -58,6 +61,8 @@ def _git(env: Mapping[str, str], *args: str, input: str | None = None) -> str:
 
 
 def state_dir(env: Mapping[str, str]) -> Path:
+    from pathlib import Path
+
     return Path(_git(env, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()) / "squadmem"
 
 
@@ -145,8 +150,10 @@ def _ancestry(pid: int, depth: int = 4) -> list[list[str]]:
     found = []
     for _ in range(depth):
         try:
-            args = Path(f"/proc/{pid}/cmdline").read_bytes().decode("utf-8", "replace").split("\0")
-            stat = Path(f"/proc/{pid}/stat").read_text("utf-8", "replace")
+            with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                args = handle.read().decode("utf-8", "replace").split("\0")
+            with open(f"/proc/{pid}/stat", encoding="utf-8", errors="replace") as handle:
+                stat = handle.read()
             pid = int(stat.rsplit(")", 1)[-1].split()[1])
         except (OSError, ValueError, IndexError):
             break
@@ -224,11 +231,12 @@ def nothing_to_do(environ: Mapping[str, str]) -> bool:
     if where is None:
         return False
     try:
-        common = (where / "commondir").read_text("utf-8").strip()
+        with open(os.path.join(where, "commondir"), encoding="utf-8") as handle:
+            common = handle.read().strip()
     except OSError:
         common = ""
-    state = (where / common) if common else where
-    return not state.joinpath(*PENDING).exists() and not amending(environ)
+    state = os.path.join(where, common) if common else where
+    return not os.path.exists(os.path.join(state, *PENDING)) and not amending(environ)
 
 
 def quick(message_file: str) -> int | None:
@@ -237,7 +245,8 @@ def quick(message_file: str) -> int | None:
     if not nothing_to_do(os.environ):
         return None
     try:
-        text = Path(message_file).read_bytes().decode("utf-8", "surrogateescape")
+        with open(message_file, "rb") as handle:
+            text = handle.read().decode("utf-8", "surrogateescape")
     except OSError:
         return None
     if content(text) == (True, False):
@@ -247,6 +256,8 @@ def quick(message_file: str) -> int | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from pathlib import Path
+
     from squadmem.gitio import runner
     from squadmem.hooks import staged
 

@@ -17,22 +17,24 @@ Standard library only: the hooks import it.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import math
 
 from squadmem.model import clock, sections
 from squadmem.model.settings import HotSettings, Settings
+from squadmem.model.values import Value
 
 FIX = "run: squadmem maintain"
 
 
-@dataclasses.dataclass(frozen=True)
-class Limits:
+class Limits(Value):
     """A tier file's budget: None where that tier has none."""
 
-    max_bytes: int | None = None
-    max_lines: int | None = None
+    __slots__ = ("max_bytes", "max_lines")
+
+    def __init__(self, max_bytes: int | None = None, max_lines: int | None = None) -> None:
+        self.max_bytes = max_bytes
+        self.max_lines = max_lines
 
 
 def limits(tier: str, conf: Settings) -> Limits:

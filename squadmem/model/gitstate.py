@@ -8,21 +8,27 @@ under way, and squadmem's journal for that work tree.
 
 from __future__ import annotations
 
-import dataclasses
-import json
-from pathlib import Path
+import os
+
+from squadmem.model.values import Value
+
+TYPE_CHECKING = False  # the hooks import this module: neither typing nor pathlib at run time
+if TYPE_CHECKING:
+    from pathlib import Path
 
 STATE_DIR = "squadmem"
 JOURNAL = "journal.json"
 
 
-@dataclasses.dataclass(frozen=True)
-class Operation:
+class Operation(Value):
     """A git operation under way: what it is and the commands that end it."""
 
-    name: str  # "a merge"
-    finish: str  # "git merge --continue"
-    abort: str  # "git merge --abort"
+    __slots__ = ("abort", "finish", "name")
+
+    def __init__(self, name: str, finish: str, abort: str) -> None:
+        self.name = name  # "a merge"
+        self.finish = finish  # "git merge --continue"
+        self.abort = abort  # "git merge --abort"
 
     def hint(self, then: str) -> str:
         return f"finish it first ({self.finish}, or {self.abort}), then {then}"
@@ -37,10 +43,10 @@ _MARKERS = (
 )
 
 
-def in_progress(git_dir: Path) -> Operation | None:
+def in_progress(git_dir: str | os.PathLike[str]) -> Operation | None:
     """The operation under way in the work tree whose git dir this is, if any."""
     for marker, operation in _MARKERS:
-        if (git_dir / marker).exists():
+        if os.path.exists(os.path.join(git_dir, marker)):
             return operation
     return None
 
@@ -49,13 +55,15 @@ def journal_path(git_dir: Path) -> Path:
     return git_dir / STATE_DIR / JOURNAL
 
 
-def unfinished_move(git_dir: Path) -> str | None:
+def unfinished_move(git_dir: str | os.PathLike[str]) -> str | None:
     """The subject of a squadmem move this work tree's journal says is unfinished, if any."""
-    path = journal_path(git_dir)
     try:
-        raw = path.read_bytes()
+        with open(os.path.join(git_dir, STATE_DIR, JOURNAL), "rb") as handle:
+            raw = handle.read()
     except FileNotFoundError:
         return None
+    import json  # only when there is a journal: the hooks pay for it then alone
+
     try:
         subject = json.loads(raw).get("subject")
     except (ValueError, AttributeError):

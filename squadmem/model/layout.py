@@ -7,15 +7,17 @@ could escape ``.squad/memory/`` and paths that a symlink leads outside it.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
-import functools
 import re
 from collections.abc import Sequence
-from pathlib import Path
 
 from squadmem.model import settings as tiers_toml
 from squadmem.model.errors import SquadmemError
+from squadmem.model.values import Value
+
+TYPE_CHECKING = False  # the hooks classify paths with this module: no typing, no pathlib at run time
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MEMORY_DIR = ".squad/memory"
 TIERS = ("hot", "cold", "archive", "wiki")
@@ -68,13 +70,15 @@ def parse_log_name(name: str) -> dt.date | None:
         return None
 
 
-@dataclasses.dataclass(frozen=True)
-class TierFile:
+class TierFile(Value):
     """One tier file: its tier, its owner name (agent or wiki topic) and its path."""
 
-    tier: str
-    name: str
-    rel: str  # path relative to the repository root, with forward slashes
+    __slots__ = ("name", "rel", "tier")
+
+    def __init__(self, tier: str, name: str, rel: str) -> None:
+        self.tier = tier
+        self.name = name
+        self.rel = rel  # path relative to the repository root, with forward slashes
 
     @property
     def owner(self) -> str:
@@ -99,20 +103,34 @@ def classify(rel: str) -> TierFile | None:
     return TierFile(parts[0], name, rel)
 
 
-@dataclasses.dataclass(frozen=True)
 class Layout:
-    """The memory layout of one repository work tree."""
+    """The memory layout of one repository work tree (equal when the roots are)."""
 
-    root: Path  # the work tree's top level
+    __slots__ = ("_settings", "root")
+
+    def __init__(self, root: Path) -> None:
+        self.root = root  # the work tree's top level
+        self._settings: tiers_toml.Settings | None = None
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is Layout and other.root == self.root
+
+    def __hash__(self) -> int:
+        return hash(self.root)
+
+    def __repr__(self) -> str:
+        return f"Layout(root={self.root!r})"
 
     @property
     def memory(self) -> Path:
         return self.root / MEMORY_DIR
 
-    @functools.cached_property
+    @property
     def settings(self) -> tiers_toml.Settings:
         """``tiers.toml``, read once for this layout (a command's): whatever asks gets the same object."""
-        return tiers_toml.load(self.memory)
+        if self._settings is None:
+            self._settings = tiers_toml.load(self.memory)
+        return self._settings
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root).as_posix()

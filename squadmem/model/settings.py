@@ -1,64 +1,114 @@
 """``tiers.toml`` -> :class:`Settings`, with the defaults of the design.
 
-Standard library only (``tomllib``): the hooks read settings too.
+Standard library only: the hooks read settings too, so this module stays
+light. ``tomllib`` is imported only for a tiers.toml that is not the one
+``squadmem init`` writes (:data:`TEMPLATE`, which holds the defaults),
+``zoneinfo`` only for a time zone other than UTC, and the classes are plain
+values, not dataclasses (:mod:`squadmem.model.values`).
 """
 
 from __future__ import annotations
 
-import dataclasses
+import datetime as dt
 import math
-import re
-import tomllib
-import zoneinfo
 from collections.abc import Mapping
-from pathlib import Path
-from typing import Any
 
 from squadmem.model.errors import SquadmemError
+from squadmem.model.values import Value
+
+TYPE_CHECKING = False  # not typing's: importing typing costs every commit a few milliseconds
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any, ClassVar
 
 
-@dataclasses.dataclass(frozen=True)
-class HotSettings:
-    stale_days: float = 7
-    max_bytes: int = 4096
-    max_lines: int = 100
-    index_max_entries: int = 5
+class _Table(Value):
+    """One table of tiers.toml: its keys are its slots, each of the kind ``KINDS`` names."""
+
+    KINDS: ClassVar[dict[str, type]] = {}
 
 
-@dataclasses.dataclass(frozen=True)
-class ColdSettings:
-    ttl_days: float = 30
-    max_bytes: int = 12288
+class HotSettings(_Table):
+    __slots__ = ("index_max_entries", "max_bytes", "max_lines", "stale_days")
+    KINDS: ClassVar[dict[str, type]] = {
+        "stale_days": float,
+        "max_bytes": int,
+        "max_lines": int,
+        "index_max_entries": int,
+    }
+
+    def __init__(
+        self, stale_days: float = 7, max_bytes: int = 4096, max_lines: int = 100, index_max_entries: int = 5
+    ) -> None:
+        self.stale_days = stale_days
+        self.max_bytes = max_bytes
+        self.max_lines = max_lines
+        self.index_max_entries = index_max_entries
 
 
-@dataclasses.dataclass(frozen=True)
-class PromoteSettings:
-    window_hours: float = 24
-    rule: str = "first-use"  # "first-use" or "second-use"
-    repeat_days: float = 3  # second-use: the use before the last at most this many days before it
+class ColdSettings(_Table):
+    __slots__ = ("max_bytes", "ttl_days")
+    KINDS: ClassVar[dict[str, type]] = {"ttl_days": float, "max_bytes": int}
+
+    def __init__(self, ttl_days: float = 30, max_bytes: int = 12288) -> None:
+        self.ttl_days = ttl_days
+        self.max_bytes = max_bytes
 
 
-@dataclasses.dataclass(frozen=True)
-class LogSettings:
-    grace_minutes: float = 0
+class PromoteSettings(_Table):
+    __slots__ = ("repeat_days", "rule", "window_hours")
+    KINDS: ClassVar[dict[str, type]] = {"window_hours": float, "rule": str, "repeat_days": float}
+
+    def __init__(self, window_hours: float = 24, rule: str = "first-use", repeat_days: float = 3) -> None:
+        self.window_hours = window_hours
+        self.rule = rule  # "first-use" or "second-use"
+        self.repeat_days = repeat_days  # second-use: the use before the last at most this many days before it
 
 
-@dataclasses.dataclass(frozen=True)
-class BudgetSettings:
-    mode: str = "fail"  # "fail" or "warn"
+class LogSettings(_Table):
+    __slots__ = ("grace_minutes",)
+    KINDS: ClassVar[dict[str, type]] = {"grace_minutes": float}
+
+    def __init__(self, grace_minutes: float = 0) -> None:
+        self.grace_minutes = grace_minutes
 
 
-@dataclasses.dataclass(frozen=True)
-class Settings:
-    timezone: str = "UTC"
-    hot: HotSettings = HotSettings()
-    cold: ColdSettings = ColdSettings()
-    promote: PromoteSettings = PromoteSettings()
-    log: LogSettings = LogSettings()
-    budget: BudgetSettings = BudgetSettings()
+class BudgetSettings(_Table):
+    __slots__ = ("mode",)
+    KINDS: ClassVar[dict[str, type]] = {"mode": str}
+
+    def __init__(self, mode: str = "fail") -> None:
+        self.mode = mode  # "fail" or "warn"
+
+
+class Settings(Value):
+    """Every setting of tiers.toml: the time zone and one value per table."""
+
+    __slots__ = ("budget", "cold", "hot", "log", "promote", "timezone")
+
+    def __init__(
+        self,
+        timezone: str = "UTC",
+        hot: HotSettings | None = None,
+        cold: ColdSettings | None = None,
+        promote: PromoteSettings | None = None,
+        log: LogSettings | None = None,
+        budget: BudgetSettings | None = None,
+    ) -> None:
+        self.timezone = timezone
+        self.hot = hot or HotSettings()
+        self.cold = cold or ColdSettings()
+        self.promote = promote or PromoteSettings()
+        self.log = log or LogSettings()
+        self.budget = budget or BudgetSettings()
 
     @property
-    def tz(self) -> zoneinfo.ZoneInfo:
+    def tz(self) -> dt.tzinfo:
+        """The time zone: UTC without importing ``zoneinfo``, any other by its name."""
+        if self.timezone == "UTC":
+            return dt.UTC
+        import zoneinfo
+
         return zoneinfo.ZoneInfo(self.timezone)
 
     def replace(self, **overrides: Mapping[str, Any]) -> Settings:
@@ -67,11 +117,11 @@ class Settings:
         for table, values in overrides.items():
             values = {k: v for k, v in values.items() if v is not None}
             if values:
-                changes[table] = dataclasses.replace(getattr(self, table), **values)
-        return dataclasses.replace(self, **changes)
+                changes[table] = getattr(self, table).replaced(**values)
+        return self.replaced(**changes)
 
 
-_TABLES: dict[str, type] = {
+_TABLES: dict[str, type[_Table]] = {
     "hot": HotSettings,
     "cold": ColdSettings,
     "promote": PromoteSettings,
@@ -93,7 +143,7 @@ MAX_COUNT = 1_000_000_000
 
 def number_problem(table: str, key: str, value: object) -> str | None:
     """Why ``value`` is no valid ``[table] key``: finite, >= 0, at most its ceiling; None if it is."""
-    whole = {f.name: str(f.type) for f in dataclasses.fields(_TABLES[table])}[key] == "int"
+    whole = _TABLES[table].KINDS[key] is int
     kinds = int if whole else int | float
     ceiling = _MAX.get((table, key), MAX_COUNT)
     wanted = f"{'a whole number' if whole else 'a number'} from 0 to {ceiling}"
@@ -145,6 +195,8 @@ mode = "fail"
 
 def _line_of(text: str, table: str | None, key: str) -> int:
     """The 1-based line where ``key`` is set inside ``[table]`` (0 if not found)."""
+    import re
+
     current: str | None = None
     for number, line in enumerate(text.splitlines(), start=1):
         header = re.match(r"\s*\[([^\]]+)\]", line)
@@ -155,15 +207,15 @@ def _line_of(text: str, table: str | None, key: str) -> int:
     return 0
 
 
-def _bad(path: Path, text: str, table: str | None, key: str, why: str) -> SquadmemError:
+def _bad(path: str | Path, text: str, table: str | None, key: str, why: str) -> SquadmemError:
     name = f"{table}.{key}" if table else key
     line = _line_of(text, table, key)
     where = f"{path}:{line}" if line else str(path)
     return SquadmemError(f"{where}: {name} {why}", hint="fix the value or delete the line to use the default")
 
 
-def _coerce(path: Path, text: str, table: str, key: str, value: Any, kind: str) -> Any:
-    if kind in ("int", "float"):
+def _coerce(path: str | Path, text: str, table: str, key: str, value: Any, kind: type) -> Any:
+    if kind is not str:
         problem = number_problem(table, key, value)
         if problem is not None:
             raise _bad(path, text, table, key, problem)
@@ -175,7 +227,11 @@ def _coerce(path: Path, text: str, table: str, key: str, value: Any, kind: str) 
     return value
 
 
-def parse(text: str, path: Path) -> Settings:
+def parse(text: str, path: str | Path) -> Settings:
+    if text == TEMPLATE:  # what init writes: every default (a test holds them equal)
+        return Settings()
+    import tomllib
+
     try:
         data = tomllib.loads(text)
     except (tomllib.TOMLDecodeError, RecursionError) as exc:
@@ -185,6 +241,8 @@ def parse(text: str, path: Path) -> Settings:
         if name == "timezone":
             if not isinstance(value, str):
                 raise _bad(path, text, None, name, f"must be a time zone name, not {value!r}")
+            import zoneinfo
+
             try:
                 zoneinfo.ZoneInfo(value)
             except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
@@ -194,7 +252,7 @@ def parse(text: str, path: Path) -> Settings:
         cls = _TABLES.get(name)
         if cls is None or not isinstance(value, dict):
             raise _bad(path, text, None, name, "is not a squadmem setting")
-        known = {f.name: str(f.type) for f in dataclasses.fields(cls)}
+        known = cls.KINDS
         values = {}
         for key, item in value.items():
             if key not in known:

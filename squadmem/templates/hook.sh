@@ -34,6 +34,15 @@ if ! command -v "$SQUADMEM_PYTHON" >/dev/null 2>&1; then
     echo "squadmem: {event} hook: running squadmem's checks with $SQUADMEM_PYTHON" >&2
     squadmem_root=
 fi
+# A commit that stages nothing under .squad/memory/, concludes no merge and has no squadmem move
+# unfinished gives squadmem's checks nothing to judge: the same test they make first, done here
+# without starting Python (git runs this hook at the top of the work tree).
+squadmem_git_dir=${{GIT_DIR:-.git}}
+if [ "{event}" = pre-commit ] && [ $# -eq 0 ] && [ -d "$squadmem_git_dir" ] &&
+    [ ! -e "$squadmem_git_dir/squadmem/journal.json" ] && [ ! -e "$squadmem_git_dir/MERGE_HEAD" ] &&
+    git diff --cached --quiet --no-ext-diff --no-textconv -- ':(top).squad/memory/' 2>/dev/null; then
+    exit 0
+fi
 if [ -n "$squadmem_root" ] && [ -f "$squadmem_root/squadmem/hooks/run.py" ]; then
     "$SQUADMEM_PYTHON" -I -S -c 'import sys; sys.path.append(sys.argv.pop(1)); from squadmem.hooks.run import main; raise SystemExit(main())' "$squadmem_root" {event} "$@" < "$stdin_copy" || exit $?
 else
