@@ -33,7 +33,7 @@ import dataclasses
 import datetime as dt
 import functools
 import math
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Protocol
 
 from squadmem.engine import catalog, index
@@ -554,8 +554,15 @@ class _Planner:
         )
         model = self.index_model(agent, cap, doc)
         size, rows = model.base(doc)
+        # A section sharing its id's slug with a newcomer may be unable to leave once the newcomer is
+        # in (their ids would swap): it is not counted as room.
+        arriving = {catalog.base(e.section) for e in group}
         for entry in self.budget_candidates(rel):
-            if self.evictable(entry) and self.movable(entry, *self.where_out(entry)):
+            if (
+                self.evictable(entry)
+                and catalog.base(entry.section) not in arriving
+                and self.movable(entry, *self.where_out(entry))
+            ):
                 size, rows = size - entry.bytes, rows - entry.lines
                 tier, name = self.where_out(entry)
                 model.arrive(self.index_line(entry.id, entry, tier, name))
@@ -622,7 +629,7 @@ class _Planner:
         model = self.index_model(agent, cap, doc)
         ordered = self.budget_candidates(rel)
         victims = iter(ordered)
-        recent = iter(ordered)  # used within the window: they go last (admission keeps them out)
+        recent: Iterator[catalog.Entry] | None = None  # used within the window: they go last
         hot, whole, moved = self.settings.hot, False, False
         while True:
             over = budget.hot_over(*model.total(*model.base(doc)), hot) if not whole else None
@@ -633,6 +640,8 @@ class _Planner:
                 whole = True
             victim = next((e for e in victims if self.evictable(e)), None)
             if victim is None:
+                if recent is None:
+                    recent = iter(self.fewest_recent(agent, cap, doc, ordered))
                 victim = next((e for e in recent if self.evictable(e, recent=True)), None)
             if victim is None:
                 self.warnings.append(
@@ -647,6 +656,39 @@ class _Planner:
                 continue
             moved = True
             model.arrive(self.index_line(self.moves[-1].id, victim, target[0], target[1]))
+
+    def fewest_recent(
+        self, agent: str, cap: int, doc: index.Doc, ordered: list[catalog.Entry]
+    ) -> list[catalog.Entry]:
+        """The recently used sections of a hot file still over budget, in the order the budget pass
+        sends them out: first the fewest that make it fit (least recently used first, then any the
+        file could keep after all taken back, since the next plan would promote those again), then
+        the rest, should a move be refused."""
+        candidates = [e for e in ordered if self.evictable(e, recent=True)]
+        model = self.index_model(agent, cap, doc)
+        size, rows = model.base(doc)
+        chosen: list[catalog.Entry] = []
+        for entry in candidates:
+            if budget.hot_over(*model.total(size, rows), self.settings.hot) is None:
+                break
+            chosen.append(entry)
+            size, rows = size - entry.bytes, rows - entry.lines
+            model.arrive(self.index_line(entry.id, entry, *self.where_out(entry)))
+        if len(chosen) <= _FEWEST_TRIES:  # each try renders the Index anew
+            for entry in reversed(chosen[:]):
+                rest = [e for e in chosen if e is not entry]
+                if self.fits_without(agent, cap, doc, rest):
+                    chosen = rest
+        return chosen + [e for e in candidates if e not in chosen]
+
+    def fits_without(self, agent: str, cap: int, doc: index.Doc, leaving: list[catalog.Entry]) -> bool:
+        """Would the agent's hot file fit its budget with ``leaving`` sent out?"""
+        model = self.index_model(agent, cap, doc)
+        size, rows = model.base(doc)
+        for entry in leaving:
+            size, rows = size - entry.bytes, rows - entry.lines
+            model.arrive(self.index_line(entry.id, entry, *self.where_out(entry)))
+        return budget.hot_over(*model.total(size, rows), self.settings.hot) is None
 
     # -- the Index -------------------------------------------------------------------------------
     def hot_agents(self) -> list[str]:
@@ -789,6 +831,9 @@ class _Arrival:
 
 
 _LATEST = dt.datetime.max.replace(tzinfo=dt.UTC)
+# The most recently used sections a budget pass checks one by one for a place back in hot: beyond
+# this many, it sends them out least recently used first without checking.
+_FEWEST_TRIES = 64
 
 
 def _order_key(line: index.Line) -> tuple[int, dt.timedelta, str]:
