@@ -26,7 +26,15 @@ budget (``hot.max_bytes``, 4096 B, with the spawn's frame). A rule that
 knows only the history, as squadmem's does, stays under it; Squad's rule is
 measured on the bytes it actually loads, about six times more.
 
+A spawn's task (``--task-focus F ...``, one run per value, then a table):
+each morning every agent gets a task topic drawn from the same topic
+popularity (a stream of draws of its own, so F = 0 leaves every use as
+without it) and a sentence a coordinator would write naming it; a share F of
+its uses is drawn from that topic's entries, the rest as above. squadmem
+without and with ``context --task`` and Squad are scored on the same uses.
+
     python bench/squad_bench.py [--days 180] [--agents 8] [--every 10] [--set hot.max_bytes=8192]...
+    python bench/squad_bench.py --task-focus 0 0.25 0.5 0.75
 
 ``--set TABLE.KEY=VALUE`` writes a setting into the team's tiers.toml before
 the migration (the payload budget and the ceiling follow ``hot.max_bytes``).
