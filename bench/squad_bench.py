@@ -26,7 +26,15 @@ budget (``hot.max_bytes``, 4096 B, with the spawn's frame). A rule that
 knows only the history, as squadmem's does, stays under it; Squad's rule is
 measured on the bytes it actually loads, about six times more.
 
+A spawn's task (``--task-focus F ...``, one run per value, then a table):
+each morning every agent gets a task topic drawn from the same topic
+popularity (a stream of draws of its own, so F = 0 leaves every use as
+without it) and a sentence a coordinator would write naming it; a share F of
+its uses is drawn from that topic's entries, the rest as above. squadmem
+without and with ``context --task`` and Squad are scored on the same uses.
+
     python bench/squad_bench.py [--days 180] [--agents 8] [--every 10] [--set hot.max_bytes=8192]...
+    python bench/squad_bench.py --task-focus 0 0.25 0.5 0.75
 
 ``--set TABLE.KEY=VALUE`` writes a setting into the team's tiers.toml before
 the migration (the payload budget and the ceiling follow ``hot.max_bytes``).
@@ -89,6 +97,11 @@ class Row:
     ceiling_hits: int
     listed: int  # uses whose entry only the Index named (a pointer, not the entry: no hit)
     by_kind: dict[str, tuple[int, int, int, int]]  # kind -> (uses, squadmem, Squad, ceiling hits)
+    task_hits: int = 0  # hits of ``squadmem context --task`` (the same uses)
+    task_max: int = 0  # its largest payload that day
+    task_mean: float = 0.0
+    task_core: bool = True
+    task_by_kind: dict[str, int] = dataclasses.field(default_factory=dict)  # kind -> task hits
 
 
 class Popularity:
@@ -108,15 +121,55 @@ class Popularity:
         return topic * recent * WEIGHT[entry.kind]
 
 
-def pick(rng: random.Random, pool: Sequence[Written], pop: Popularity, day: int, count: int) -> list[Written]:
+def pick(
+    rng: random.Random,
+    pool: Sequence[Written],
+    pop: Popularity,
+    day: int,
+    count: int,
+    task: Task | None = None,
+) -> list[Written]:
+    """``count`` entries of ``pool`` by their popularity, without repeats; with a task, each use is
+    drawn from the task's topic alone with the task's focus (while the pool holds an entry of it)."""
     chosen: list[Written] = []
     candidates = list(pool)
     weights = [pop.weight(e, day) for e in candidates]
     for _ in range(min(count, len(candidates))):
-        n = rng.choices(range(len(candidates)), weights=weights)[0]
+        among: Sequence[int] = range(len(candidates))
+        if task is not None and task.focused():
+            on_topic = [n for n in among if candidates[n].topic == task.topic]
+            among = on_topic or among
+        n = rng.choices(among, weights=[weights[i] for i in among])[0]
         chosen.append(candidates.pop(n))
         weights.pop(n)
     return chosen
+
+
+TASK_TEXTS = (
+    "Work on the {topic} issue reported today.",
+    "Fix the {topic} bug a user reported.",
+    "Review the open pull request about {topic}.",
+    "Investigate why {topic} failed last night.",
+)
+
+
+@dataclasses.dataclass
+class Task:
+    """A spawn's task: a topic drawn by the day's popularity, the sentence a coordinator would write,
+    and how often a use follows it (its own random stream, so a focus of 0 leaves every draw as it was)."""
+
+    topic: str
+    text: str
+    focus: float
+    coin: random.Random
+
+    @classmethod
+    def draw(cls, coin: random.Random, pop: Popularity, focus: float) -> Task:
+        topic = coin.choices(TOPICS, weights=[math.exp(pop.log[t]) for t in TOPICS])[0]
+        return cls(topic, coin.choice(TASK_TEXTS).format(topic=topic), focus, coin)
+
+    def focused(self) -> bool:
+        return self.coin.random() < self.focus
 
 
 def ceiling(pool: Sequence[Written], pop: Popularity, day: int, size: dict[str, int], room: int) -> set[str]:
@@ -163,7 +216,7 @@ def configure(path: Path, overrides: Sequence[str]) -> None:
 
 
 def simulate(
-    days: int, agents: Sequence[str], root: Path, overrides: Sequence[str] = ()
+    days: int, agents: Sequence[str], root: Path, overrides: Sequence[str] = (), focus: float = 0.0
 ) -> tuple[list[Row], str, int]:
     os.environ["GIT_AUTHOR_NAME"] = os.environ["GIT_COMMITTER_NAME"] = "Scribe"
     os.environ["GIT_AUTHOR_EMAIL"] = os.environ["GIT_COMMITTER_EMAIL"] = "scribe@example.com"
@@ -172,6 +225,7 @@ def simulate(
     team.found()
     rng = random.Random(180)
     pop = Popularity(rng)
+    coin = random.Random(8180)  # the tasks and their focus: a stream of their own
     start = team.when(0, 9, 30)
     with Repo(root) as repo:
         scaffold.init(repo, [], hooks=True, squad_skill=True)
@@ -196,11 +250,17 @@ def simulate(
         pools = {a: [e for e in earlier if e.owner == a or e.kind == "decision"] for a in agents}
         best = {a: ceiling(pools[a], pop, day, size, _room(memory, a, budget)) for a in agents}
         pop.step()
+        tasks = {a: Task.draw(coin, pop, focus) for a in agents}
+        tasked = {a: context.build_for_task(memory, a, tasks[a].text, budget)[0] for a in agents}
+        task_sections = {a: _without_index(tasked[a], memory, a) for a in agents}
         row = Row(day, 0, 0.0, 0, 0.0, True, 0, 0, 0, 0, 0, {})
         used_ids: list[str] = []
         for agent in agents:
-            for entry in pick(rng, pools[agent], pop, day, rng.randint(*USES_PER_SPAWN)):
+            for entry in pick(rng, pools[agent], pop, day, rng.randint(*USES_PER_SPAWN), tasks[agent]):
                 hit = entry.mark in sections[agent]
+                task_hit = entry.mark in task_sections[agent]
+                row.task_hits += task_hit
+                row.task_by_kind[entry.kind] = row.task_by_kind.get(entry.kind, 0) + task_hit
                 row.listed += entry.mark in payloads[agent] and not hit
                 squad_hit = entry.mark in loads[agent]
                 top = entry.mark in best[agent]
@@ -220,6 +280,9 @@ def simulate(
         row.payload_max, row.payload_mean = max(sizes), sum(sizes) / len(sizes)
         row.squad_max, row.squad_mean = max(squad_sizes), sum(squad_sizes) / len(squad_sizes)
         row.core = all("\n## Core Context\n" in p for p in payloads.values())
+        task_sizes = [len(p.encode("utf-8")) for p in tasked.values()]
+        row.task_max, row.task_mean = max(task_sizes), sum(task_sizes) / len(task_sizes)
+        row.task_core = all("\n## Core Context\n" in p for p in tasked.values())
         rows.append(row)
         team.grow(day)
         evening = team.when(day, 18, 30)
@@ -333,11 +396,40 @@ def report(rows: Sequence[Row], every: int, verdict: str, budget: int) -> None:
     print(f"  uses whose entry only hot's Index named (not counted as hits): {listed}")
     ok = "ok" if hits > squad_hits else "MISSED"
     print(f"  hit rate: squadmem {_rate(hits, total)}, Squad {_rate(squad_hits, total)}; target above: {ok}")
+    task_hits = sum(r.task_hits for r in rows)
+    ok = "ok" if task_hits > squad_hits else "MISSED"
+    largest = max(rows, key=lambda r: r.task_max)
+    print(
+        f"  with --task: hit rate {_rate(task_hits, total)} (target above Squad's: {ok}); largest payload "
+        f"{largest.task_max} B (day {largest.day}); Core Context in every payload: "
+        f"{'yes' if all(r.task_core for r in rows) else 'NO'}"
+    )
     print(f"  ceiling (best whole entries by their exact odds, in {budget} B): {_rate(top, total)}")
     for kind, (u, h, s, c) in sorted(_kinds(rows).items()):
-        rates = f"squadmem {_rate(h, u)}, Squad {_rate(s, u)}, ceiling {_rate(c, u)}"
+        t = sum(r.task_by_kind.get(kind, 0) for r in rows)
+        rates = (
+            f"squadmem {_rate(h, u)}, with --task {_rate(t, u)}, Squad {_rate(s, u)}, ceiling {_rate(c, u)}"
+        )
         print(f"    {kind:9s} {u:5d} uses: {rates}")
     print(f"  squadmem verify over the whole history: {verdict}")
+
+
+def sweep(results: Sequence[tuple[float, Sequence[Row]]], budget: int) -> None:
+    """One row per task focus: the hit rates of the same uses, and the largest payloads."""
+    print(f"\nhit rate by task focus (share of uses drawn from the spawn's task topic), {budget} B budget:\n")
+    print(
+        "| task focus | uses | squadmem | squadmem --task | Squad (its own load) | ceiling without the task "
+        "| largest payload / with --task |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|")
+    for focus, rows in results:
+        total, hits, squad_hits, top = _totals(rows)
+        task_hits = sum(r.task_hits for r in rows)
+        print(
+            f"| {focus:g} | {total} | {_rate(hits, total)} | {_rate(task_hits, total)} "
+            f"| {_rate(squad_hits, total)} | {_rate(top, total)} "
+            f"| {max(r.payload_max for r in rows)} / {max(r.task_max for r in rows)} B |"
+        )
 
 
 def main() -> None:
@@ -350,13 +442,28 @@ def main() -> None:
     parser.add_argument(
         "--set", action="append", default=[], metavar="TABLE.KEY=VALUE", help="a tiers.toml setting"
     )
+    parser.add_argument(
+        "--task-focus",
+        type=float,
+        nargs="+",
+        default=[0.0],
+        metavar="F",
+        help="share (0..1) of uses drawn from the spawn's task topic; several values: one run each",
+    )
     args = parser.parse_args()
+    if any(not 0 <= f <= 1 for f in args.task_focus):
+        parser.error("--task-focus: each value must be from 0 to 1")
     agents = AGENTS[: args.agents]
-    print(f"a Squad team of {len(agents)} agents over {args.days} days, squadmem maintain every evening")
-    print(f"settings: {', '.join(args.set) or 'the defaults'}\n")
-    with tempfile.TemporaryDirectory(prefix="squadmem-squad-") as tmp:
-        rows, verdict, budget = simulate(args.days, agents, Path(tmp) / "team", args.set)
-    report(rows, args.every, verdict, budget)
+    results = []
+    for focus in args.task_focus:
+        print(f"a Squad team of {len(agents)} agents over {args.days} days, squadmem maintain every evening")
+        print(f"settings: {', '.join(args.set) or 'the defaults'}; task focus {focus:g}\n")
+        with tempfile.TemporaryDirectory(prefix="squadmem-squad-") as tmp:
+            rows, verdict, budget = simulate(args.days, agents, Path(tmp) / "team", args.set, focus)
+        report(rows, args.every, verdict, budget)
+        results.append((focus, rows))
+        print()
+    sweep(results, budget)
 
 
 if __name__ == "__main__":

@@ -349,6 +349,11 @@ def list_(ctx: click.Context, agent: str | None, tier: str | None, as_json: bool
     kind="<list[str]>",
     help="Add this one section of any tier, by id or heading (repeatable).",
 )
+@option(
+    "--task",
+    kind="<str>",
+    help="The task the agent is spawned for: fill hot.max_bytes with the sections matching it first.",
+)
 @option("--record/--no-record", default=True, help="Record uses of the wiki pages and sections included.")
 @JSON
 @NOW
@@ -359,6 +364,7 @@ def context_command(
     include_cold: bool,
     include_wiki: list[str] | None,
     include: list[str] | None,
+    task: str | None,
     record: bool,
     as_json: bool,
     now: str | None,
@@ -371,6 +377,12 @@ def context_command(
     hot); --include-wiki TOPIC and --include ID add pages and sections and
     record a use of each section they bring. Bytes and approximate tokens go
     to stderr, so stdout is exactly the prompt text.
+
+    --task TEXT (the task the coordinator gives the agent) keeps the whole
+    context within hot.max_bytes: pinned sections (Core Context) first, then
+    the sections of any tier the agent sees that match the task (ranked as
+    recall ranks), then the rest of hot, each whole while it fits. Matches are
+    not recorded as uses: the agent confirms one with squadmem touch.
 
     Example: squadmem context --agent picard --include-wiki security
     """
@@ -386,6 +398,7 @@ def context_command(
             wiki=include_wiki or [],
             sections=include or [],
             record=record,
+            task=task,
         )
     click.echo(render.to_json(result.as_dict()) if as_json else result.text, nl=False)
     click.echo(result.summary(), err=True)

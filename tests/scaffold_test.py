@@ -158,3 +158,30 @@ def test_init_symlinked_memory_outside_exits_2(repo: GitRepo, tmp_path: os.PathL
     assert "leads outside .squad/memory/" in err
     assert repo.snapshot() == before
     assert list(outside.iterdir()) == []
+
+
+def test_init_in_a_squad_team_writes_the_skill_that_spawns_with_the_task(repo: GitRepo) -> None:
+    squad_tree(repo)
+    code, out, _ = squadmem(repo, "init")
+    assert code == 0
+    skill = (repo.root / ".github/skills/squadmem-memory/SKILL.md").read_text("utf-8")
+    assert 'squadmem context --agent <name> --task "<the task you are giving it>"' in skill
+    assert 'MEMORY: {output of `squadmem context --agent {name} --task "{task}"`}' in skill
+    assert "squadmem touch <id>" in skill
+    head = skill.split("---\n")[1]  # the front matter Squad reads: one line per key, no stray quote
+    assert all(line.count('"') in (0, 2) for line in head.splitlines())
+    assert "spawns load `squadmem context --agent <name> --task '<the task>'`" in out
+
+
+def test_init_never_overwrites_a_skill_file_and_skips_it_on_request(repo: GitRepo) -> None:
+    squad_tree(repo)
+    repo.write(".github/skills/squadmem-memory/SKILL.md", "mine\n")
+    assert squadmem(repo, "init")[0] == 0
+    assert repo.read(".github/skills/squadmem-memory/SKILL.md") == "mine\n"
+    other = repo.root.parent / "other"
+    other.mkdir()
+    subprocess.run(["git", "init", "-q", "-b", "main", str(other)], check=True)
+    again = GitRepo(other)
+    squad_tree(again)
+    assert squadmem(again, "init", "--no-squad-skill")[0] == 0
+    assert not (other / ".github/skills").exists()

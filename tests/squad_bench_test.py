@@ -98,3 +98,28 @@ def test_a_use_named_only_by_hot_s_index_is_no_hit() -> None:
     visible = squad_bench._without_index(payload, memory, "picard")
     assert "Cache keys #7 (2026-01-09)" not in visible
     assert "Auth tokens #3 (2026-01-08)" in visible and "Picard owns auth." in visible
+
+
+def test_a_task_s_focus_draws_uses_from_its_topic_and_a_focus_of_0_changes_no_draw() -> None:
+    pop = squad_bench.Popularity(random.Random(1))
+    pool = [_entry(f"{topic} {n}", topic) for topic in ("auth tokens", "cache keys") for n in range(20)]
+
+    def draws(focus: float | None) -> list[str]:
+        rng = random.Random(5)
+        task = None
+        if focus is not None:
+            task = squad_bench.Task.draw(random.Random(9), pop, focus)
+            task.topic = "cache keys"
+        return [e.title for _ in range(20) for e in squad_bench.pick(rng, pool, pop, 2, 3, task)]
+
+    assert draws(0.0) == draws(None)
+    assert all(title.startswith("cache keys") for title in draws(1.0))
+    assert not all(title.startswith("cache keys") for title in draws(0.0))
+
+
+def test_a_task_names_its_topic_not_an_entry() -> None:
+    pop = squad_bench.Popularity(random.Random(1))
+    coin = random.Random(3)
+    for _ in range(50):
+        task = squad_bench.Task.draw(coin, pop, 0.5)
+        assert task.topic in task.text and "#" not in task.text

@@ -11,18 +11,30 @@ whole cold file records none: a use brings a cold section back to hot within
 ``promote.window_hours``, and a blanket use would send every cold section to
 hot at once, over its budget. Name the cold sections that mattered
 (``--include ID`` or ``squadmem touch``) to bring them back.
+
+With a task (``--task TEXT``, the sentence the coordinator gives the agent)
+the payload stays within ``hot.max_bytes``, the spawn's frame included: the
+pinned sections first (Core Context), then the sections of any tier the agent
+can see (its hot, cold and archive, the wiki) ranked by how well they match
+the task (:mod:`squadmem.engine.ranking`, recall's ranking), whole, best first,
+each one that fits; then the rest of hot in hot's order, each one that fits.
+Matches from hot stay in the hot block; the others follow it under
+``### Sections matching the task``. A match is not recorded as a use: it is a
+candidate, not a confirmed use (recording it would bring every match back to
+hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import warnings
 from collections.abc import Sequence
 
-from squadmem.engine import catalog
+from squadmem.engine import catalog, ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
-from squadmem.model.errors import SquadmemError
+from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import check_name, known_agent, tier_rel
 
 
@@ -31,6 +43,7 @@ class Context:
     text: str
     parts: tuple[tuple[str, int], ...]  # (what, bytes) for the stderr summary
     used: tuple[str, ...]  # ids recorded as used
+    task: Task | None = None  # with --task: what the task brought and what it left out
 
     @property
     def bytes(self) -> int:
@@ -41,6 +54,10 @@ class Context:
         line = f"memory context: {self.bytes} bytes, about {render.tokens(self.bytes)} tokens ({parts})"
         if self.used:
             line += f"; recorded {len(self.used)} use(s)"
+        if self.task is not None:
+            line += f"; {len(self.task.matched)} section(s) matching the task"
+            if self.task.left_out:
+                line += f", {len(self.task.left_out)} hot section(s) left out"
         return line
 
     def as_dict(self) -> dict[str, object]:
@@ -50,6 +67,24 @@ class Context:
             "tokens": render.tokens(self.bytes),
             "parts": [{"what": w, "bytes": b} for w, b in self.parts],
             "used": list(self.used),
+        } | ({} if self.task is None else {"task": self.task.as_dict()})
+
+
+@dataclasses.dataclass(frozen=True)
+class Task:
+    """What ``--task`` did: the words it ranked by, the matches it brought, the hot sections left out."""
+
+    text: str
+    words: tuple[str, ...]
+    matched: tuple[str, ...]  # ids of the sections in the payload because they match, best first
+    left_out: tuple[str, ...]  # ids of hot sections that did not fit
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "text": self.text,
+            "words": list(self.words),
+            "matched": list(self.matched),
+            "left_out": list(self.left_out),
         }
 
 
@@ -102,6 +137,71 @@ def build(
     return text.rstrip("\n") + "\n", parts, used
 
 
+TASK_HEADING = "### Sections matching the task"
+
+
+def task_words(task: str) -> str:
+    """The task's text, refused when it holds nothing but white space."""
+    if not task.strip():
+        raise SquadmemError(
+            "--task is empty", hint='give the task the agent is spawned for, e.g. --task "fix the login bug"'
+        )
+    return task
+
+
+def build_for_task(
+    memory: catalog.Memory, agent: str, task: str, max_bytes: int
+) -> tuple[str, list[tuple[str, int]], Task]:
+    """The context for ``task`` within ``max_bytes`` (see the module's docstring), its parts and what the
+    task did (pure). Pinned sections are always in, even when they alone are over ``max_bytes`` (a
+    warning says so; ``maintain`` refuses such a hot file)."""
+    memory.require(check_name(agent))
+    known_agent(agent, memory.agents())
+    task_words(task)
+    hot = memory.in_file(tier_rel("hot", agent))
+    candidates = [e for e in memory.visible_to(agent) if not e.pinned]
+    terms = ranking.task_terms(task, candidates)
+    ranked = [e for e, _ in ranking.rank(candidates, terms, every=False)] if terms else []
+    chosen = {e.id for e in hot if e.pinned}
+    matched: list[catalog.Entry] = []
+    template = templates.read("spawn.md")
+
+    def render_with(ids: set[str], found: list[catalog.Entry]) -> tuple[str, str, str]:
+        hot_body = _body([e for e in hot if e.id in ids]) or "(no hot memory yet)\n"
+        deeper = [e for e in found if e.file != tier_rel("hot", agent)]
+        task_body = _body(deeper)
+        extra = f"\n{TASK_HEADING}\n\n{task_body}" if deeper else ""
+        text = template.format(hot=hot_body.rstrip("\r\n"), cold="", wiki="", sections=extra)
+        return text.rstrip("\n") + "\n", hot_body, task_body
+
+    def fits(ids: set[str], found: list[catalog.Entry]) -> bool:
+        return len(render_with(ids, found)[0].encode("utf-8")) <= max_bytes
+
+    if not fits(chosen, matched):
+        size = len(render_with(chosen, matched)[0].encode("utf-8"))
+        warnings.warn(
+            SquadmemWarning(
+                f"{agent}'s pinned sections make a {size} B context, over hot.max_bytes {max_bytes} B",
+                hint="unpin sections or raise hot.max_bytes in tiers.toml",
+            ),
+            stacklevel=1,
+        )
+    else:
+        for entry in ranked:
+            if fits(chosen | {entry.id}, [*matched, entry]):
+                chosen.add(entry.id)
+                matched.append(entry)
+        for entry in hot:
+            if entry.id not in chosen and fits(chosen | {entry.id}, matched):
+                chosen.add(entry.id)
+    text, hot_body, task_body = render_with(chosen, matched)
+    parts = [("hot", len(hot_body.encode("utf-8")))]
+    if task_body:
+        parts.append(("task", len(task_body.encode("utf-8"))))
+    left_out = tuple(e.id for e in hot if e.id not in chosen)
+    return text, parts, Task(task, tuple(terms), tuple(e.id for e in matched), left_out)
+
+
 def context(
     repo: Repo,
     agent: str,
@@ -111,8 +211,19 @@ def context(
     wiki: Sequence[str] = (),
     sections: Sequence[str] = (),
     record: bool = True,
+    task: str | None = None,
 ) -> Context:
-    """Build the context from the work tree and record the uses it makes."""
+    """Build the context from the work tree and record the uses it makes (a task's matches are none)."""
+    if task is not None:
+        task_words(task)
+        if include_cold or wiki or sections:
+            raise SquadmemError(
+                "--task does not combine with --include-cold, --include-wiki or --include",
+                hint="--task keeps the context within hot.max_bytes; add the others without --task",
+            )
+        memory = catalog.load(repo.layout)
+        text, parts, done = build_for_task(memory, agent, task, repo.layout.settings.hot.max_bytes)
+        return Context(text, tuple(parts), (), done)
     memory = catalog.load(repo.layout)
     text, parts, used = build(memory, agent, include_cold=include_cold, wiki=wiki, sections=sections)
     if record and used:

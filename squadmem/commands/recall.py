@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
-from squadmem.engine import catalog
+from squadmem.engine import catalog, ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, uses
 from squadmem.model.errors import SquadmemError
@@ -93,25 +93,10 @@ class Recall:
 
 
 def words(query: str) -> list[str]:
-    found = query.casefold().split()
+    found = ranking.words(query)
     if not found:
         raise SquadmemError("recall needs a query", hint='e.g. squadmem recall "token rotation"')
     return found
-
-
-class Titled(Protocol):
-    @property
-    def text(self) -> str: ...
-
-    @property
-    def title(self) -> str: ...
-
-
-def score(entry: Titled, terms: list[str]) -> int:
-    """How often the terms occur (title occurrences count double); 0 unless every term occurs."""
-    body, title = entry.text.casefold(), entry.title.casefold()
-    counts = [body.count(t) + title.count(t) for t in terms]
-    return sum(counts) if all(counts) else 0
 
 
 def _first_line(text: str, terms: list[str]) -> str:
@@ -125,20 +110,11 @@ def search(
     memory: catalog.Memory, terms: list[str], agent: str | None = None, tier: str | None = None
 ) -> list[Hit]:
     """Matching sections, best first (pure)."""
-    hits = []
-    for entry in memory.entries:
-        if (
-            entry.is_index
-            or (tier and entry.tier != tier)
-            or (agent and entry.name != agent and entry.tier != "wiki")
-        ):
-            continue
-        points = score(entry, terms)
-        if points:
-            hits.append(
-                Hit(entry.id, entry.tier, entry.file, entry.title, points, _first_line(entry.text, terms))
-            )
-    return sorted(hits, key=lambda h: -h.score)
+    shown = [e for e in memory.visible_to(agent) if not tier or e.tier == tier]
+    return [
+        Hit(e.id, e.tier, e.file, e.title, points, _first_line(e.text, terms))
+        for e, points in ranking.rank(shown, terms)
+    ]
 
 
 def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
@@ -187,5 +163,7 @@ def recall(
         return result
     from squadmem.commands import removed  # the history engine: only for --history
 
-    found, more = removed.search(repo, memory, terms, score, _first_line, agent=agent, tier=tier, limit=limit)
+    found, more = removed.search(
+        repo, memory, terms, ranking.score, _first_line, agent=agent, tier=tier, limit=limit
+    )
     return dataclasses.replace(result, removed=tuple(found), more_removed=more)

@@ -195,7 +195,10 @@ def describe(result: InitResult) -> str:
         lines += [f"kept {rel} (already there)" for rel in result.workflows.kept]
         lines.append(f"the workflows install {result.workflows.requirement}")
     if SKILL in result.created:
-        lines.append(f"Squad's coordinator finds {SKILL}: spawns load `squadmem context --agent <name>`")
+        lines.append(
+            f"Squad's coordinator finds {SKILL}: spawns load "
+            "`squadmem context --agent <name> --task '<the task>'`"
+        )
     if result.squad_entries:
         lines.append(
             f"{result.squad_entries} entries of Squad's history.md / decisions files are not taken in yet: "

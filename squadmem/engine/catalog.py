@@ -113,6 +113,12 @@ class Memory:
     def by_id(self) -> dict[str, Entry]:
         return {e.id: e for e in self.entries}
 
+    def visible_to(self, agent: str | None = None) -> list[Entry]:
+        """What a search sees: every section but hot's Index; with an agent, its own tiers and the wiki."""
+        return [
+            e for e in self.entries if not e.is_index and (not agent or e.name == agent or e.tier == "wiki")
+        ]
+
     def in_file(self, rel: str) -> list[Entry]:
         return [e for e in self.entries if e.file == rel]
 

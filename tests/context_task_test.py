@@ -1,0 +1,192 @@
+"""``squadmem context --task``: the spawn's task fills hot.max_bytes with the sections that match it."""
+
+from __future__ import annotations
+
+import json
+import warnings
+
+import pytest
+from conftest import GitRepo, assert_refused, squadmem
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from squadmem.commands import context
+from squadmem.engine import catalog, ranking
+from squadmem.model import uses
+from squadmem.model.errors import SquadmemWarning
+
+HOT = ".squad/memory/hot/picard.md"
+COLD = ".squad/memory/cold/picard.md"
+ARCHIVE = ".squad/memory/archive/picard.md"
+WIKI = ".squad/memory/wiki/decisions.md"
+RIKER = ".squad/memory/hot/riker.md"
+CORE = "## Core Context\n<!-- squadmem: pin -->\nPicard owns auth tokens.\n"
+FILES = {
+    HOT: (
+        "# Hot memory: picard\n\n"
+        + CORE
+        + "## Session\nship the release\n"
+        + "## Cache keys #2 (2026-02-20)\n- keys carry the tenant id first\n"
+    ),
+    COLD: (
+        "# Cold\n\n## Billing retries #3 (2026-02-01)\n- fixed billing retries: three attempts\n"
+        "## Auth tokens #4 (2026-02-02)\n- fixed auth tokens: rotate weekly\n- auth tokens expire\n"
+    ),
+    ARCHIVE: "# Archive\n\n## Auth tokens #1 (2026-01-05)\n- measured auth tokens: 30 s  \n",
+    WIKI: "# Decisions\n\n## 2026-02-03: Auth tokens rule #5\n**What:** auth tokens rotate\n",
+    RIKER: "# Hot memory: riker\n\n## Auth tokens #9 (2026-02-04)\n- riker's own auth tokens note\n",
+}
+TASK = "Work on the auth tokens issue reported today."
+
+
+@pytest.fixture
+def memory(repo: GitRepo) -> GitRepo:
+    repo.commit("memory", FILES, date="2026-03-01T12:00:00+00:00")
+    return repo
+
+
+def _budget(repo: GitRepo, max_bytes: int) -> None:
+    repo.commit(
+        "budget",
+        {".squad/memory/tiers.toml": f"[hot]\nmax_bytes = {max_bytes}\n"},
+        date="2026-03-01T13:00:00Z",
+    )
+
+
+def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> None:
+    code, out, err = squadmem(memory, "context", "--agent", "picard", "--task", TASK)
+    assert code == 0
+    head, _, matched = out.partition("\n### Sections matching the task\n\n")
+    assert head.startswith("## Memory Context\n\n### Hot (current session)\n\n" + CORE)
+    assert "## Session\nship the release\n" in head and "## Cache keys #2" in head
+    # best first: both words most often (cold #4), then the archive entry and the decision (a tie: tier
+    # order); riker's is not picard's
+    assert matched == (
+        "## Auth tokens #4 (2026-02-02)\n- fixed auth tokens: rotate weekly\n- auth tokens expire\n"
+        "## Auth tokens #1 (2026-01-05)\n- measured auth tokens: 30 s  \n"
+        "## 2026-02-03: Auth tokens rule #5\n**What:** auth tokens rotate\n"
+    )
+    assert "Billing" not in out and "riker" not in out
+    assert err.strip().endswith("3 section(s) matching the task")
+    assert uses.pending(memory.root / ".git" / "squadmem") == {}  # candidates, not uses
+
+
+def test_task_json_lists_the_matches_and_what_was_left_out(memory: GitRepo) -> None:
+    _budget(memory, 330)
+    code, out, _ = squadmem(memory, "context", "-a", "picard", "--task", TASK, "--json")
+    data = json.loads(out)
+    assert code == 0
+    assert data["bytes"] == len(data["text"].encode()) <= 330
+    assert data["used"] == []
+    assert data["task"]["text"] == TASK
+    assert data["task"]["words"] == ["work", "auth", "tokens", "issue", "reported", "today"]
+    assert data["task"]["matched"] == ["picard/auth-tokens-4-2026-02-02", "picard/auth-tokens-1-2026-01-05"]
+    assert data["task"]["left_out"] == ["picard/cache-keys-2-2026-02-20"]  # the decision did not fit either
+    assert [p["what"] for p in data["parts"]] == ["hot", "task"]
+
+
+def test_hot_sections_fill_what_the_matches_leave_in_hot_order(memory: GitRepo) -> None:
+    code, out, _ = squadmem(memory, "context", "-a", "picard", "--task", "rotate the cache keys")
+    assert code == 0
+    hot = out.split("### Hot (current session)\n\n", 1)[1]
+    # the matching hot section stays in the hot block, in hot's order, and is not repeated
+    assert hot.startswith(CORE + "## Session\nship the release\n## Cache keys #2 (2026-02-20)\n")
+    assert out.count("## Cache keys #2") == 1
+
+
+def test_without_task_the_context_is_as_before(memory: GitRepo) -> None:
+    code, out, err = squadmem(memory, "context", "-a", "picard")
+    assert code == 0
+    assert out == context.build(catalog.from_texts(FILES), "picard")[0]
+    assert "matching the task" not in out + err
+    assert "task" not in json.loads(squadmem(memory, "context", "-a", "picard", "--json")[1])
+
+
+@pytest.mark.parametrize("task", ["", "   ", "\t\n"])
+def test_an_empty_task_is_refused(memory: GitRepo, task: str) -> None:
+    assert_refused(memory, "context", "-a", "picard", "--task", task, message="squadmem: --task is empty")
+
+
+@pytest.mark.parametrize("extra", [("--include-cold",), ("--include-wiki", "decisions"), ("--include", "x")])
+def test_task_with_an_include_is_refused(memory: GitRepo, extra: tuple[str, ...]) -> None:
+    message = "squadmem: --task does not combine with --include-cold, --include-wiki or --include"
+    assert_refused(memory, "context", "-a", "picard", "--task", TASK, *extra, message=message)
+
+
+def test_task_for_an_unknown_agent_is_refused(memory: GitRepo) -> None:
+    message = "squadmem: agent worf: no tier file belongs to this agent"
+    assert_refused(memory, "context", "-a", "worf", "--task", TASK, message=message)
+
+
+def test_pinned_sections_over_the_budget_stay_with_a_warning() -> None:
+    mem = catalog.from_texts(FILES)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SquadmemWarning)
+        text, _, done = context.build_for_task(mem, "picard", TASK, 60)
+    assert CORE in text and "## Session" not in text and done.matched == ()
+    assert [str(w.message) for w in caught] == [
+        f"picard's pinned sections make a {len(text.encode())} B context, over hot.max_bytes 60 B"
+    ]
+
+
+def test_task_keeps_section_bytes() -> None:
+    mem = catalog.from_texts({HOT: "## A\r\nx  \r\n## Auth\r\nauth  \r\n## B\ny\n"})
+    text, _, done = context.build_for_task(mem, "picard", "auth", 4096)
+    assert "## A\r\nx  \r\n## Auth\r\nauth  \r\n## B\ny\n" in text
+    assert done.matched == ("picard/auth",)
+
+
+def test_task_words_leave_out_short_function_and_common_words() -> None:
+    entries = [e for e in catalog.from_texts(FILES).visible_to("picard") if not e.pinned]
+    assert ranking.task_terms("Fix (the) 'auth' bug, on the keys!", entries) == ["fix", "auth", "bug", "keys"]
+    common = catalog.from_texts({HOT: "## A\nfix a\n## B\nfix b\n## C\nauth\n"}).entries
+    assert ranking.task_terms("fix auth", common) == ["auth"]  # 2 of 3 sections hold "fix"
+
+
+def test_rank_of_a_task_puts_more_words_first_and_of_a_query_needs_every_word() -> None:
+    mem = catalog.from_texts({HOT: "## A\nauth auth auth\n## B\nauth tokens\n## C\nnothing\n"})
+    a, b, _ = mem.entries
+    assert ranking.rank(mem.entries, ["auth", "tokens"], every=False) == [(b, 2), (a, 3)]
+    assert ranking.rank(mem.entries, ["auth", "tokens"]) == [(b, 2)]
+
+
+SECTION = st.builds(
+    lambda title, words: f"## {title}\n" + " ".join(words) + "\n",
+    st.text(alphabet="abcdefgh ", min_size=1, max_size=12).map(lambda t: t.strip() or "t"),
+    st.lists(st.sampled_from(["auth", "tokens", "cache", "keys", "the", "ünï", "x" * 40]), max_size=30),
+)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    hot=st.lists(SECTION, max_size=8),
+    cold=st.lists(SECTION, max_size=8),
+    wiki=st.lists(SECTION, max_size=6),
+    task=st.text(alphabet="abcdefghiknorstuy ", min_size=1, max_size=40).filter(str.strip),
+    budget=st.integers(min_value=120, max_value=1500),
+)
+def test_task_context_stays_in_budget_with_whole_sections_once(
+    hot: list[str], cold: list[str], wiki: list[str], task: str, budget: int
+) -> None:
+    texts = {
+        HOT: "# Hot\n\n## Core Context\n<!-- squadmem: pin -->\nPicard.\n" + "".join(hot),
+        COLD: "# Cold\n\n" + "".join(cold),
+        WIKI: "# Wiki\n\n" + "".join(wiki),
+    }
+    mem = catalog.from_texts(texts)
+    text, parts, done = context.build_for_task(mem, "picard", task, budget)
+    assert len(text.encode("utf-8")) <= budget
+    assert "## Core Context\n<!-- squadmem: pin -->\nPicard.\n" in text
+    by_id = mem.by_id()
+    body = text.split("### Hot (current session)\n\n", 1)[1]
+    shown = [e for e in mem.entries if e.id in done.matched or (e.file == HOT and e.id not in done.left_out)]
+    # every section shown is whole, once; nothing else is in the payload
+    rebuilt = "".join(e.text for e in shown if e.file == HOT)
+    deeper = [by_id[i] for i in done.matched if by_id[i].file != HOT]
+    if deeper:
+        rebuilt = (
+            rebuilt.rstrip("\n") + "\n\n### Sections matching the task\n\n" + "".join(e.text for e in deeper)
+        )
+    assert body == rebuilt.rstrip("\n") + "\n"
+    assert len(set(done.matched)) == len(done.matched)
+    assert dict(parts)["hot"] == len("".join(e.text for e in shown if e.file == HOT).encode())
