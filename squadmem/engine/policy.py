@@ -664,7 +664,9 @@ class _Planner:
         sends them out: first the fewest that make it fit (least recently used first, then any the
         file could keep after all taken back, since the next plan would promote those again), then
         the rest, should a move be refused."""
-        candidates = [e for e in ordered if self.evictable(e, recent=True)]
+        candidates = [
+            e for e in ordered if self.evictable(e, recent=True) and self.movable(e, *self.where_out(e))
+        ]
         model = self.index_model(agent, cap, doc)
         size, rows = model.base(doc)
         chosen: list[catalog.Entry] = []
@@ -679,7 +681,7 @@ class _Planner:
                 rest = [e for e in chosen if e is not entry]
                 if self.fits_without(agent, cap, doc, rest):
                     chosen = rest
-        return chosen + [e for e in candidates if e not in chosen]
+        return chosen + [e for e in ordered if e not in chosen]
 
     def fits_without(self, agent: str, cap: int, doc: index.Doc, leaving: list[catalog.Entry]) -> bool:
         """Would the agent's hot file fit its budget with ``leaving`` sent out?"""
