@@ -151,9 +151,11 @@ def squadmem(
     return result.exit_code, result.stdout, result.stderr
 
 
-def hooked_commit(repo: GitRepo, date: str, *args: str) -> subprocess.CompletedProcess[str]:
-    """A real ``git commit`` (its hooks fire) dated ``date``."""
-    env = dict(os.environ, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
+def hooked_commit(
+    repo: GitRepo, date: str, *args: str, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """A real ``git commit`` (its hooks fire) dated ``date``, in ``env`` (this process's by default)."""
+    env = dict(os.environ if env is None else env, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     return subprocess.run(
         ["git", "commit", "-q", "--no-gpg-sign", *args],
         cwd=repo.root,

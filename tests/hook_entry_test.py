@@ -248,7 +248,7 @@ def test_amend_with_a_new_message_keeps_the_amended_commits_uses(pending: GitRep
 HEAVY = ("argparse", "dataclasses", "inspect", "json", "pathlib", "tomllib", "typing", "zoneinfo")
 
 
-def _hook_imports(repo: GitRepo) -> tuple[int, list[str], list[str]]:
+def _hook_imports(repo: GitRepo, when: str = D1) -> tuple[int, list[str], list[str]]:
     """The pre-commit hook run in ``repo`` as the installed shim starts it (``-I -S``): its status,
     the squadmem.model modules it imported, and which of :data:`HEAVY` it imported."""
     code = (
@@ -259,7 +259,11 @@ def _hook_imports(repo: GitRepo) -> tuple[int, list[str], list[str]]:
     )
     root = githooks.package_root()
     done = subprocess.run(
-        [sys.executable, "-I", "-S", "-c", code, root], cwd=repo.root, text=True, capture_output=True
+        [sys.executable, "-I", "-S", "-c", code, root],
+        cwd=repo.root,
+        env=dict(os.environ, GIT_COMMITTER_DATE=when),
+        text=True,
+        capture_output=True,
     )
     assert done.returncode == 0, done.stderr
     status, model, heavy = done.stdout.split("\n")[:3]
@@ -274,30 +278,32 @@ def test_commit_staging_no_memory_file_imports_nothing_heavy(repo: GitRepo) -> N
     assert _hook_imports(repo) == (0, ["squadmem.model.errors", "squadmem.model.values"], [])
 
 
-def test_a_memory_commit_with_default_settings_imports_nothing_heavy(repo: GitRepo) -> None:
-    """Every check runs on a staged daily-log append, yet with the tiers.toml init wrote neither
-    tomllib, zoneinfo, dataclasses, pathlib nor typing is imported (the hook's cost, issue 11)."""
+@pytest.mark.parametrize(
+    ("zone", "when", "day", "heavy"),
+    [
+        # the tiers.toml init wrote: every check runs on the staged log, yet neither tomllib, zoneinfo,
+        # dataclasses, pathlib nor typing is imported (the hook's cost, issue 11)
+        (None, D1, "2026-03-01", []),
+        # an edited one is parsed (tomllib, which imports typing; zoneinfo) and obeyed: 20:00 UTC is
+        # already the 2nd in Tokyo
+        ("Asia/Tokyo", "2026-03-01T20:00:00+00:00", "2026-03-02", ["tomllib", "typing", "zoneinfo"]),
+    ],
+)
+def test_a_memory_commit_imports_only_what_its_settings_need(
+    repo: GitRepo, zone: str | None, when: str, day: str, heavy: list[str]
+) -> None:
     init_hooked(repo, D1)
-    day = D1[:10]
+    if zone:
+        tiers = ".squad/memory/tiers.toml"
+        repo.write(tiers, repo.read(tiers).replace('timezone = "UTC"', f'timezone = "{zone}"'))
+        repo.git("add", tiers)
+        assert hooked_commit(repo, D1, "-m", "settings").returncode == 0  # a commit obeys HEAD's
     repo.write(f".squad/memory/log/{day}.md", f"# Daily log {day}\n\n- 09:00 [picard] one\n")
     repo.git("add", "-A")
-    status, model, heavy = _hook_imports(repo)
+    status, model, imported = _hook_imports(repo, when)
     assert status == 0
     assert "squadmem.model.logs" in model and "squadmem.model.settings" in model
-    assert heavy == []
-
-
-def test_an_edited_tiers_toml_is_parsed_by_the_hook(repo: GitRepo) -> None:
-    """Away from the template the hook parses tiers.toml itself (tomllib, zoneinfo), and obeys it."""
-    init_hooked(repo, D1)
-    settings_file = ".squad/memory/tiers.toml"
-    repo.write(settings_file, repo.read(settings_file).replace('timezone = "UTC"', 'timezone = "Asia/Tokyo"'))
-    day = D1[:10]
-    repo.write(f".squad/memory/log/{day}.md", f"# Daily log {day}\n\n- 09:00 [picard] one\n")
-    repo.git("add", "-A")
-    status, _, heavy = _hook_imports(repo)
-    assert status == 0
-    assert "tomllib" in heavy and "zoneinfo" in heavy
+    assert imported == heavy
 
 
 def test_warn_mode_applies_at_commit_and_at_push_alike(repo: GitRepo, tmp_path: Path) -> None:
@@ -373,17 +379,6 @@ def counted(repo: GitRepo, tmp_path: Path) -> tuple[GitRepo, dict[str, str], Pat
     return repo, dict(os.environ, SQUADMEM_PYTHON=str(wrapper)), starts
 
 
-def _commit(repo: GitRepo, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(env, GIT_AUTHOR_DATE=D2, GIT_COMMITTER_DATE=D2)
-    return subprocess.run(
-        ["git", "commit", "-q", "--no-gpg-sign", *args],
-        cwd=repo.root,
-        env=env,
-        text=True,
-        capture_output=True,
-    )
-
-
 def _prechecks(starts: Path) -> int:
     lines = starts.read_text("utf-8").splitlines() if starts.exists() else []
     return sum(" pre-commit" in line for line in lines)
@@ -395,11 +390,11 @@ def test_the_shim_answers_a_commit_without_memory_files_without_starting_python(
     repo, env, starts = counted
     repo.write("README.md", "x\n")
     repo.git("add", "README.md")
-    assert _commit(repo, env, "-m", "docs").returncode == 0
+    assert hooked_commit(repo, D2, "-m", "docs", env=env).returncode == 0
     assert _prechecks(starts) == 0
     repo.write(".squad/memory/hot/picard.md", repo.read(".squad/memory/hot/picard.md") + "\n## New\n\nx\n")
     repo.git("add", "-A")
-    done = _commit(repo, env, "-m", "memory")
+    done = hooked_commit(repo, D2, "-m", "memory", env=env)
     assert _prechecks(starts) == 1, done.stderr
 
 
@@ -413,7 +408,7 @@ def test_the_shim_still_refuses_any_commit_while_a_move_is_unfinished(
     repo.write("README.md", "x\n")
     repo.git("add", "README.md")
     head = repo.git("rev-parse", "HEAD")
-    done = _commit(repo, env, "-m", "docs")
+    done = hooked_commit(repo, D2, "-m", "docs", env=env)
     assert done.returncode == 1
     assert "a move is unfinished (squadmem: demote picard/x)" in done.stderr
     assert _prechecks(starts) == 1 and repo.git("rev-parse", "HEAD") == head
