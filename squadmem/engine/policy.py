@@ -785,15 +785,15 @@ class _Planner:
         return refreshes
 
     def cold_warnings(self, advise: bool) -> None:
-        limit = self.settings.cold.max_bytes
+        limit = budget.limits("cold", self.settings)
         for rel in sorted(self.projection.rels()):
             tf = classify(rel)
             if tf is None or tf.tier != "cold" or self.agent not in (None, tf.name):
                 continue
             size = self.projection.size(rel)
-            if size <= limit:
+            if budget.over(size, 0, limit) is None:
                 continue
-            warning = f"{rel} is {size} B, over cold.max_bytes {limit} B"
+            warning = f"{rel} is {size} B, over cold.max_bytes {limit.max_bytes} B"
             if advise:
                 fix = cold_fix(
                     self.memory, self.uses, self.settings, self.now, rel, self.demoted, self.previous
@@ -1047,7 +1047,7 @@ def cold_fix(
         conf = settings.replace(cold={"ttl_days": ttl})
         made = plan(own, uses, conf, now, agent=tf.name, demoted=demoted, advise=False, previous=previous)
         size = len(made.files.get(rel, "").encode("utf-8"))
-        if size > settings.cold.max_bytes:
+        if budget.over(size, 0, budget.limits("cold", settings)) is not None:
             return None
         gone = tuple(m.id for m in made.moves if m.source == rel)
         return ColdFix(rel, tf.name, ttl, gone, size)
