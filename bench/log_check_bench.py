@@ -5,7 +5,7 @@ The candidate is what ``git commit`` runs: the shim ``squadmem init`` writes to
 installed with), started as git starts it, in the repository's top folder with
 ``GIT_INDEX_FILE`` set. The yardstick is pre-commit-hooks'
 ``check-added-large-files`` console script, given the staged file's name as the
-pre-commit framework would. Two cases, each in its own scratch repository
+pre-commit framework would. Three cases, each in its own scratch repository
 initialised by ``squadmem init``:
 
 - a memory append: today's daily log gains one line (every check reads it);
@@ -15,10 +15,12 @@ initialised by ``squadmem init``:
 - no memory file: a README gains one line (the hook only starts and looks).
 
 A further row sets the hook of the no-memory case against bare start-up (``sh``
-starting the same Python with ``-I -S`` and nothing to do): what a commit that
-stages no memory file pays beyond it (the journal check, one ``git diff``). A
-last row times a whole ``git commit`` of the log append (all of squadmem's
-hooks) against ``git commit --no-verify`` of it.
+starting the same Python with ``-I -S`` and nothing to do): the shim answers
+that case itself (one ``git diff --cached --quiet`` and two file tests). The
+last two rows time a whole ``git commit`` (all of squadmem's hooks:
+pre-commit, prepare-commit-msg, commit-msg), of the log append and of the
+README append, against the same commit with no hook at all (``core.hooksPath``
+an empty folder; ``--no-verify`` would still run prepare-commit-msg).
 
 Paired whole-process runs (``bench/paired.py``): the two alternate, bytecode is
 written for both (a warm-up compiles it), and the figures are the medians of
@@ -82,7 +84,7 @@ def scratch(root: Path, env: dict[str, str], memory: bool, zone: str = "UTC") ->
 
 def whole_commit(root: Path, env: dict[str, str], rounds: int) -> Paired:
     """A whole ``git commit`` of the staged append (every hook squadmem installed: pre-commit,
-    prepare-commit-msg, commit-msg) against the same commit with ``--no-verify``; each run starts
+    prepare-commit-msg, commit-msg) against the same commit with no hook at all; each run starts
     from the same HEAD and index."""
     base = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=root, env=env, check=True, capture_output=True, text=True
@@ -93,7 +95,10 @@ def whole_commit(root: Path, env: dict[str, str], rounds: int) -> Paired:
 
     commit = ["git", "commit", "-q", "--no-gpg-sign", "-m", "one more entry"]
     hooked = Command(commit, cwd=root, env=env, before=reset)
-    bare = Command([*commit, "--no-verify"], cwd=root, env=env, before=reset)
+    empty = root.parent / "no-hooks"
+    empty.mkdir(exist_ok=True)
+    unhooked = ["git", "-c", f"core.hooksPath={empty}", *commit[1:]]
+    bare = Command(unhooked, cwd=root, env=env, before=reset)
     return compare(hooked, bare, rounds=rounds)
 
 
@@ -129,13 +134,15 @@ def main() -> None:
         start = Command(["sh", "-c", f'"{sys.executable}" -I -S -c pass'], cwd=plain, env=hook_env)
         bare_start = compare(hook, start, rounds=args.rounds)
         whole = whole_commit(Path(tmp) / "case0", env, args.rounds)
+        whole_plain = whole_commit(plain, env, args.rounds)
     print("The installed pre-commit hook (what git commit runs) against check-added-large-files, paired")
     print()
     print(HEADER)
     for label, result in results:
         print(result.row(f"installed pre-commit hook, {label}", "`check-added-large-files`"))
     print(bare_start.row("installed pre-commit hook, no memory file", "`sh` starting `python -I -S -c pass`"))
-    print(whole.row("`git commit` of the log append, squadmem's hooks", "`git commit --no-verify`"))
+    print(whole.row("`git commit` of the log append, squadmem's hooks", "`git commit`, no hook"))
+    print(whole_plain.row("`git commit` of the README append, squadmem's hooks", "`git commit`, no hook"))
     print()
     for label, result in results:
         verdict = "ok" if result.ratio <= TARGET else "over target"

@@ -379,9 +379,10 @@ def counted(repo: GitRepo, tmp_path: Path) -> tuple[GitRepo, dict[str, str], Pat
     return repo, dict(os.environ, SQUADMEM_PYTHON=str(wrapper)), starts
 
 
-def _prechecks(starts: Path) -> int:
+def _prechecks(starts: Path, event: str = "pre-commit") -> int:
+    """How many times the shims started squadmem's Python for ``event``."""
     lines = starts.read_text("utf-8").splitlines() if starts.exists() else []
-    return sum(" pre-commit" in line for line in lines)
+    return sum(f" {event}" in line for line in lines)
 
 
 def test_the_shim_answers_a_commit_without_memory_files_without_starting_python(
@@ -431,3 +432,33 @@ def test_the_shim_skips_python_in_a_linked_worktree_too(
     )
     assert done.returncode == 0, done.stderr
     assert _prechecks(starts) == 0
+
+
+def test_the_message_hooks_start_python_only_when_they_have_something_to_do(
+    counted: tuple[GitRepo, dict[str, str], Path],
+) -> None:
+    """No use pending, no amend, no trailer in the message: both message shims answer without Python;
+    a pending use, an amend or a Squad-Memory-Used line in the message each bring it back."""
+    repo, env, starts = counted
+    events = ("prepare-commit-msg", "commit-msg")
+    repo.write("README.md", "x\n")
+    repo.git("add", "README.md")
+    assert hooked_commit(repo, D2, "-m", "docs", env=env).returncode == 0
+    assert [_prechecks(starts, e) for e in events] == [0, 0]
+    done = hooked_commit(repo, D2, "-m", f"{TRAILER}: picard/x", "--allow-empty", env=env)
+    assert done.returncode == 1 and use_trailers.EMPTY in done.stderr  # refused, as before
+    assert [_prechecks(starts, e) for e in events] == [1, 0]
+    assert hooked_commit(repo, D2, "--amend", "-m", "docs, again", env=env).returncode == 0
+    assert [_prechecks(starts, e) for e in events] == [2, 1]
+    repo.write(HOT, repo.read(HOT) + "\n## Auth tokens\n\nRotate weekly.\n")
+    repo.git("add", "-A")
+    assert hooked_commit(repo, D2, "-m", "memory", env=env).returncode == 0
+    assert [_prechecks(starts, e) for e in events] == [2, 1]
+    touched = run_squadmem(repo.root, "touch", "picard/auth-tokens", "--now", D2)
+    assert touched.returncode == 0, touched.stderr
+    repo.write("README.md", "y\n")
+    repo.git("add", "README.md")
+    done = hooked_commit(repo, D2, "-m", "more docs", env=env)
+    assert done.returncode == 0, done.stderr
+    assert [_prechecks(starts, e) for e in events] == [3, 2]
+    assert TRAILER in repo.git("log", "-1", "--format=%B")

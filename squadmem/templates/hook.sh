@@ -43,6 +43,30 @@ if [ "{event}" = pre-commit ] && [ $# -eq 0 ] && [ -d "$squadmem_git_dir" ] &&
     git diff --cached --quiet --no-ext-diff --no-textconv -- ':(top).squad/memory/' 2>/dev/null; then
     exit 0
 fi
+# The message hooks: with no use pending, no amend under way (the git process's arguments, read
+# from /proc where there is one) and no Squad-Memory-Used line in the message, squadmem has
+# nothing to add or refuse: also answered here without starting Python.
+if {{ [ "{event}" = prepare-commit-msg ] || [ "{event}" = commit-msg ]; }} && [ -n "${{1:-}}" ] &&
+    [ -d "$squadmem_git_dir" ] && [ -r "/proc/$PPID/cmdline" ]; then
+    squadmem_state=$squadmem_git_dir
+    if [ -f "$squadmem_git_dir/commondir" ]; then
+        read -r squadmem_common < "$squadmem_git_dir/commondir"
+        case $squadmem_common in
+            /*) squadmem_state=$squadmem_common ;;
+            *) squadmem_state=$squadmem_git_dir/$squadmem_common ;;
+        esac
+    fi
+    case ${{GIT_REFLOG_ACTION:-}} in
+        *amend*) ;;
+        *)
+            if [ ! -e "$squadmem_state/squadmem/pending-uses.json" ] &&
+                ! tr '\0' '\n' < "/proc/$PPID/cmdline" | grep -qx -e --amend &&
+                ! grep -qi '^squad-memory-used' "$1"; then
+                exit 0
+            fi
+            ;;
+    esac
+fi
 if [ -n "$squadmem_root" ] && [ -f "$squadmem_root/squadmem/hooks/run.py" ]; then
     "$SQUADMEM_PYTHON" -I -S -c 'import sys; sys.path.append(sys.argv.pop(1)); from squadmem.hooks.run import main; raise SystemExit(main())' "$squadmem_root" {event} "$@" < "$stdin_copy" || exit $?
 else
