@@ -7,6 +7,7 @@ missing CLI fails these tests; elsewhere they are skipped with the reason.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 from pathlib import Path
@@ -150,6 +151,14 @@ def test_the_whole_path_on_a_real_squad_init(squad_cli: Path, repo: GitRepo, tmp
     for agent in AGENTS:
         payload = sm(repo, "context", "--agent", agent, "--now", noon).stdout
         assert "\n## Core Context\n" in payload and len(payload.encode("utf-8")) <= 4096
+    # the spawn the skill asks for: the coordinator's task brings that topic's entries, within 4 KB
+    topic = next(w.topic for w in reversed(team.written) if w.owner == "picard" and w.kind == "learning")
+    task = f"Work on the {topic} issue"
+    done = sm(repo, "context", "--agent", "picard", "--task", task, "--json", "--now", noon)
+    assert done.returncode == 0, done.stderr
+    spawn = json.loads(done.stdout)
+    assert "\n## Core Context\n" in spawn["text"] and spawn["bytes"] <= 4096
+    assert spawn["task"]["matched"] and spawn["used"] == []
 
     # every commit proves itself; the push hook lets it through to a real remote
     done = sm(repo, "verify", "HEAD", "--now", noon)
