@@ -165,6 +165,14 @@ def hooked_commit(
     )
 
 
+def bare_remote(repo: GitRepo, where: Path) -> Path:
+    """A bare repository ``where/remote.git``, added to ``repo`` as ``origin``."""
+    remote = where / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    repo.git("remote", "add", "origin", str(remote))
+    return remote
+
+
 def init_hooked(repo: GitRepo, date: str) -> GitRepo:
     """``squadmem init --agent picard`` (git hooks installed), committed through them at ``date``."""
     done = run_squadmem(repo.root, "init", "--agent", "picard")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, hooked_commit, init_hooked, run_squadmem
+from conftest import GitRepo, bare_remote, hooked_commit, init_hooked, run_squadmem
 
 from squadmem.commands import githooks
 from squadmem.hooks import journal_check, staged, use_trailers
@@ -316,9 +316,7 @@ def test_warn_mode_applies_at_commit_and_at_push_alike(repo: GitRepo, tmp_path: 
     done = hooked_commit(repo, D1, "-m", "big, warned")
     assert done.returncode == 0, done.stderr
     assert "hot.max_lines" in done.stderr and 'budget.mode = "warn"' in done.stderr
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    repo.git("remote", "add", "origin", str(remote))
+    bare_remote(repo, tmp_path)
     pushed = subprocess.run(
         ["git", "push", "-q", "origin", "main"], cwd=repo.root, text=True, capture_output=True
     )

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, init_hooked, run_squadmem
+from conftest import GitRepo, bare_remote, init_hooked, run_squadmem
 
 LOG = ".squad/memory/log/2026-03-01.md"
 OLD_LOG = ".squad/memory/log/2026-02-01.md"
@@ -220,9 +220,7 @@ def test_amend_of_yesterdays_append(hooked: GitRepo) -> None:
 
 
 def with_remote(repo: GitRepo, tmp_path: Path) -> Path:
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    repo.git("remote", "add", "origin", str(remote))
+    remote = bare_remote(repo, tmp_path)
     ok(git(repo, "push", "-q", "-u", "origin", "main"))
     return remote
 

@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, bench_module, run_squadmem
+from conftest import GitRepo, bare_remote, bench_module, run_squadmem
 
 from squadmem.model import sections, squad
 from squadmem.model.layout import MEMORY_DIR
@@ -163,9 +163,7 @@ def test_the_whole_path_on_a_real_squad_init(squad_cli: Path, repo: GitRepo, tmp
     # every commit proves itself; the push hook lets it through to a real remote
     done = sm(repo, "verify", "HEAD", "--now", noon)
     assert done.returncode == 0, done.stdout + done.stderr
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    repo.git("remote", "add", "origin", str(remote))
+    remote = bare_remote(repo, tmp_path)
     pushed = subprocess.run(
         ["git", "push", "-q", "origin", "main"], cwd=repo.root, text=True, capture_output=True
     )

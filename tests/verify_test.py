@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from conftest import GitRepo, run_squadmem, squadmem
+from conftest import GitRepo, bare_remote, run_squadmem, squadmem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -401,9 +401,7 @@ def test_verify_default_range_is_upstream_else_all(repo: GitRepo, tmp_path: Path
         f"{old[:7]} {LOG}: changed after its day ended 2026-03-02 00:00 UTC; "
         "a past day's log is frozen (add to today's log instead)"
     ]
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    repo.git("remote", "add", "origin", str(remote))
+    bare_remote(repo, tmp_path)
     repo.git("push", "-q", "--no-verify", "-u", "origin", "main")
     repo.commit("fine", {"a.txt": "a\n"}, date=D1)
     code, out, _ = verify(repo)
@@ -480,9 +478,7 @@ def push(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
 
 def test_verify_pre_push_hook_stops_a_bad_push(repo: GitRepo, tmp_path: Path) -> None:
     assert run_squadmem(repo.root, "init", "--agent", "picard", date=D0).returncode == 0
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    repo.git("remote", "add", "origin", str(remote))
+    bare_remote(repo, tmp_path)
     repo.git("add", "-A")
     repo.git("commit", "-q", "--no-verify", "-m", "init", date=D0)
     repo.commit("log", {LOG: "# log\n"}, date=D0)
