@@ -681,7 +681,8 @@ class _Planner:
                 rest = [e for e in chosen if e is not entry]
                 if self.fits_without(agent, cap, doc, rest):
                     chosen = rest
-        return chosen + [e for e in ordered if e not in chosen]
+        first = {e.id for e in chosen}
+        return chosen + [e for e in ordered if e.id not in first]
 
     def fits_without(self, agent: str, cap: int, doc: index.Doc, leaving: list[catalog.Entry]) -> bool:
         """Would the agent's hot file fit its budget with ``leaving`` sent out?"""
