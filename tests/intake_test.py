@@ -315,3 +315,110 @@ def test_recalling_one_learning_brings_back_that_entry_only(repo: GitRepo) -> No
     assert len(repo.read(HOT).encode()) <= 4096
     code, out, err = cli(repo, "verify", "--now", day(60), f"{start}..HEAD")
     assert code == 0, out + err
+
+
+def test_a_core_context_that_nearly_fills_hot_gets_a_shorter_index_and_verify_passes(repo: GitRepo) -> None:
+    """Regression (seen on real Squad teams): intake placed a 3.9 KB Core Context in hot, then
+    maintain's Index refresh put hot at 4.6 KB, a commit verify and the pre-push hook refuse."""
+    big = "Picard leads. " + "The team ships weekly and reviews every change. " * 75
+    history = HEAD.replace("Picard leads.", big) + "".join(learning(n, words=40) for n in range(12))
+    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
+    assert cli(repo, "init", "--no-hooks")[0] == 0
+    repo.git("add", "-A")
+    repo.commit("squadmem init", date=DAY0)
+    start = repo.head()
+    env = {"GIT_COMMITTER_DATE": day(20), "GIT_AUTHOR_DATE": day(20)}
+    code, out, err = cli(repo, "maintain", "--now", day(20), env=env)
+    assert code == 0, err
+    hot = repo.read(HOT)
+    assert 3700 < len(hot.encode()) <= 4096
+    assert "and " in hot and "more: squadmem list --agent picard" in hot  # the Index, shortened
+    code, out, err = cli(repo, "verify", "--now", day(20), f"{start}..HEAD")
+    assert code == 0, out + err
+    code, out, err = cli(repo, "maintain", "--now", day(20), env=env)
+    assert code == 0 and repo.head() == repo.git("rev-parse", "HEAD").strip(), err
+    assert "nothing to do" in out
+
+
+def test_an_entry_with_a_nul_byte_is_left_out_and_the_rest_taken_in(repo: GitRepo) -> None:
+    """Regression (a real team's decisions-archive.md held two NUL bytes from a shell escape): the
+    whole migration was refused; now that entry alone waits, with a warning, until it is fixed."""
+    team(repo)
+    broken = "### 2026-01-06: Refs\n**What:** main at \\\0fbd81c\n\n"
+    append(repo, DECISIONS, broken + "### 2026-01-06: Keep CI green\n**What:** always\n", day(1))
+    code, out, err = intake(repo, day(1))
+    assert code == 0, err
+    assert "'2026-01-06: Refs' holds a NUL byte; left out until it is fixed in Squad's file" in out
+    wiki = repo.read(WIKI)
+    assert "Keep CI green" in wiki and "Refs" not in wiki and "\0" not in wiki
+    code, out, _ = intake(repo, day(1))  # nothing new, and still said
+    assert "nothing new" in out and "NUL byte" in out
+    fixed = repo.read(DECISIONS).replace("\\\0fbd81c", "fbd81c")
+    repo.commit("fix the escape", {DECISIONS: fixed}, date=day(2))
+    code, out, err = intake(repo, day(2))
+    assert code == 0 and "took in 1 entry" in out, out + err
+    assert "**What:** main at fbd81c" in repo.read(WIKI)
+    assert cli(repo, "verify", "--now", day(2), "HEAD~3..HEAD")[0] == 0
+
+
+def test_a_file_cut_short_inside_a_code_fence_is_taken_in_closed(repo: GitRepo) -> None:
+    """Regression (a real decisions-archive.md ended inside a ```bash fence): the migration was
+    refused; the entry is taken in with the closing fence after its bytes, and verify proves it."""
+    team(repo)
+    append(repo, DECISIONS, "### 2026-01-06: Worktrees\n**Implementation:**\n```bash", day(1))
+    start = repo.head()
+    code, out, err = intake(repo, day(1))
+    assert code == 0, err
+    assert "**Implementation:**\n```bash\n```\n" in repo.read(WIKI)
+    code, out, err = cli(repo, "verify", "--now", day(1), f"{start}..HEAD")
+    assert code == 0, out + err
+    append(repo, DECISIONS, "\n```\n### 2026-01-07: Next\n**What:** more\n", day(2))  # Squad closes it later
+    assert intake(repo, day(2))[0] == 0
+    titles = [s.raw_heading.strip() for s in sections.split(repo.read(WIKI)).sections]
+    assert titles.count("2026-01-07: Next") == 1
+
+
+def test_a_core_context_too_large_for_hot_is_carried_by_the_spawn_from_cold(repo: GitRepo) -> None:
+    big = "Picard leads. " + "Architecture notes that the Scribe keeps summarizing here. " * 90
+    history = HEAD.replace("Picard leads.", big) + learning(1)
+    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
+    assert cli(repo, "init", "--no-hooks")[0] == 0
+    repo.git("add", "-A")
+    repo.commit("squadmem init", date=DAY0)
+    code, out, err = intake(repo, day(1))
+    assert code == 0 and "Core Context does not fit" in out, out + err
+    assert "Architecture notes" in repo.read(COLD) and "Architecture notes" not in repo.read(HOT)
+    code, out, err = cli(repo, "context", "--agent", "picard", "--include-cold")
+    assert code == 0
+    assert out.count("Architecture notes that the Scribe") == 90  # carried once, first
+    assert out.index("## Core Context") < out.index("## Topic 1")
+    assert "is pinned but too large for hot: the spawn carries it from cold" in err
+    code, out, err = cli(repo, "context", "--agent", "picard", "--task", "architecture", "--json")
+    assert code == 0 and "## Core Context" in json.loads(out)["text"]
+
+
+def test_a_setext_section_is_taken_in_and_an_earlier_intake_of_it_still_counts(repo: GitRepo) -> None:
+    """Regression (a real history-archive.md held a paragraph underlined with ---): intake refused
+    the whole migration. It is now taken in as a ## section; and an intake commit that squadmem
+    made before this, with the section as it stood in Squad's file, still verifies and is not
+    taken in twice."""
+    team(repo)
+    setext = "Research validated the plan.\n---\n"
+    append(repo, PICARD, "### Impact\n" + setext, day(1))
+    code, out, err = intake(repo, day(1))
+    assert code == 0, err
+    tiers = "".join(tier_sections(repo))
+    assert "## Research validated the plan.\n" in tiers and setext not in tiers
+
+    # the same intake as squadmem made it before: the section as it stood in Squad's file
+    hot = repo.read(HOT).replace("## Research validated the plan.\n", setext)
+    entry = next(e for e in squad.entries(PICARD, repo.read(PICARD)) if e.kind == "section")
+    ledger = repo.read(LEDGER).replace(entry.key.hex(), sections.content_key(setext).hex())
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    repo.commit(
+        "memory: intake 3 Squad entries\n\nSquad-Memory-Intake: 3", {HOT: hot, LEDGER: ledger}, date=day(1)
+    )
+    code, out, err = cli(repo, "verify", "--now", day(2), "HEAD~1..HEAD")
+    assert code == 0, out + err
+    code, out, err = intake(repo, day(2))
+    assert code == 0 and "nothing new" in out, out + err

@@ -248,6 +248,49 @@ def test_plan_budget_pass_sends_out_recently_used_sections_last_and_they_stay_ou
     assert any("stays in cold: promoting it" in w for w in again.warnings)
 
 
+def _pinned_core(size: int) -> str:
+    return "# Hot\n## Core Context\n<!-- squadmem: pin -->\n" + "c" * size + "\n"
+
+
+def _deeper(n: int) -> str:
+    return "".join(f"## Learning {k}\n{'l' * 80}\n" for k in range(n))
+
+
+def test_plan_index_shrinks_rather_than_put_a_pinned_core_context_over_budget() -> None:
+    """Regression (a real Squad team: a 3.9 KB Core Context taken in pinned, then maintain's Index
+    pushed hot to 4,617 B, a state verify refused): the Index shows fewer lines instead."""
+    files = {HOT: _pinned_core(3700), COLD: _deeper(30)}
+    ages = {f"picard/learning-{k}": days_ago(3 + k * 0.1) for k in range(30)}
+    plan = plan_of(files, ages)
+    assert plan.moves == ()
+    (refresh,) = plan.indexes
+    final = plan.files[HOT]
+    assert len(final.encode()) <= 4096
+    shown = index.listed_ids(refresh.text)
+    assert 0 < len(shown) < 10  # hot.index_max_entries: 10
+    assert refresh.text.rstrip().endswith(f"- and {30 - len(shown)} more: squadmem list --agent picard")
+    assert not any("stays over budget" in w for w in plan.warnings)
+    assert plan_of(dict(plan.files), ages).indexes == ()  # settled
+
+
+def test_plan_index_is_taken_out_when_not_even_its_last_line_fits() -> None:
+    files = {HOT: _pinned_core(4000) + f"## {INDEX_TITLE}\n- x\n", COLD: _deeper(3)}
+    plan = plan_of(files, {})
+    (refresh,) = plan.indexes
+    assert refresh.text == ""
+    assert plan.files[HOT] == _pinned_core(4000)
+    assert not any("stays over budget" in w for w in plan.warnings)
+    assert plan_of(dict(plan.files), {}).indexes == ()
+
+
+def test_plan_keeps_the_whole_index_when_hot_is_over_budget_without_it() -> None:
+    files = {HOT: _pinned_core(4200), COLD: _deeper(3)}
+    plan = plan_of(files, {})
+    (refresh,) = plan.indexes
+    assert len(index.listed_ids(refresh.text)) == 3
+    assert any("stays over budget" in w for w in plan.warnings)
+
+
 def test_plan_budget_pass_respects_hot_max_lines_override() -> None:
     conf = Settings().replace(hot={"max_lines": 10})
     plan = plan_of({HOT: "## A\n1\n2\n3\n## B\n1\n2\n3\n## C\n1\n2\n"}, {"picard/a": days_ago(2)}, conf)

@@ -144,7 +144,7 @@ def test_an_old_format_cache_is_rebuilt_with_the_use_before_the_last(repo: GitRe
     meta["digest"] = history_cache.hashlib.blake2b(old_payload, digest_size=16).hexdigest()
     path.write_bytes(json.dumps(meta).encode() + b"\n" + old_payload)
     assert moves(repo) == [("picard/runbook", "cold", "hot")]
-    assert json.loads(path.read_bytes().split(b"\n", 1)[0])["format"] == history_cache.FORMAT == 5
+    assert json.loads(path.read_bytes().split(b"\n", 1)[0])["format"] == history_cache.FORMAT == 6
 
 
 @given(st.lists(st.integers(0, 50), min_size=1, max_size=6))

@@ -192,7 +192,8 @@ def _body(entry: squad.Entry) -> str:
     if entry.kind == "learning":
         return "".join(sections.lines(entry.raw)[1:])
     if entry.kind in ("core", "section"):
-        return entry.raw.split("\n", 1)[1] if "\n" in entry.raw else ""
+        (section,) = sections.split(entry.raw).sections
+        return "".join(sections.lines(entry.raw)[section.heading_lines :])
     return entry.raw
 
 
@@ -231,3 +232,76 @@ def test_entries_partition_each_container(text: str) -> None:
     assert sum(len(squad.entries(HISTORY, doc.header + s.text)) for s in doc.sections) == len(
         squad.entries(HISTORY, text)
     )
+
+
+# -- blocks Squad's agents leave open --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("tail", "closer"),
+    [
+        ("```bash\necho hi\n", "```\n"),  # a file cut short inside its last fence
+        ("```bash", "\n```\n"),  # ... and without its last line ending
+        ("~~~~\ncode\n```\n", "~~~~\n"),  # the fence it opened, not the first that looks like one
+        ("<!-- note to self\nmore\n", "-->\n"),
+        ("<div>\nraw html\n", "\n"),  # a blank line ends it
+        ("text\r\n```\r\ncode\r\n", "```\r\n"),  # the file's line endings
+    ],
+)
+def test_an_entry_left_open_is_closed_after_its_bytes(tail: str, closer: str) -> None:
+    text = f"## Learnings\n\n### Open (2026-03-01)\n{tail}"
+    (entry,) = squad.entries(HISTORY, text)
+    assert entry.raw == f"### Open (2026-03-01)\n{tail}"
+    assert entry.text == f"## Open (2026-03-01)\n{tail}{closer}"
+    assert squad.stands_alone(entry.text)
+    found = sections.split(entry.text + "## Next\nx\n").sections
+    assert [s.raw_heading.strip() for s in found] == ["Open (2026-03-01)", "Next"]
+
+
+def test_an_entry_that_closes_its_blocks_gets_nothing_added() -> None:
+    for tail in ("```\ncode\n```\n", "<!-- c -->\n", "<div>\nx\n\n", "plain"):
+        assert squad.closing(f"## T\n{tail}") == ""
+
+
+@st.composite
+def _open_history(draw: st.DrawFn) -> str:
+    """A history whose entries may leave a fence or an HTML block open, as real ones do."""
+    text = draw(_history())
+    tail = draw(st.sampled_from(["", "```py\nx = 1\n", "~~~\n", "<!-- open\n", "<pre>\n", "```"]))
+    return text + (f"## Learnings\n\n### Cut short\n{tail}" if tail else "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=_open_history())
+def test_every_entry_stands_alone_and_keeps_its_bytes(text: str) -> None:
+    """Nothing lost, nothing duplicated: each entry is one section that another may follow, made of
+    its source bytes and at most one closing line after them."""
+    for entry in squad.entries(HISTORY, text):
+        assert squad.stands_alone(entry.text)
+        body = _body(entry)
+        assert body in entry.text
+        added = entry.text[entry.text.rindex(body) + len(body) :] if body else ""
+        assert len(sections.lines(added.lstrip("\r\n"))) <= 1
+        followed = sections.split(entry.text + "## Next\nx\n").sections
+        assert followed[-1].text == "## Next\nx\n"
+
+
+def test_a_setext_heading_is_written_as_an_atx_heading() -> None:
+    """Regression (a real history-archive.md: "### Impact" then a paragraph underlined with ---,
+    a setext heading): taken in as it was, the line joined the paragraph before it in the tier
+    file and intake refused the whole migration."""
+    text = "## Learnings\n\n### Impact\nResearch validated the plan.\n---\n## Next\nx\n"
+    found = squad.entries(HISTORY, text)
+    setext = next(e for e in found if e.kind == "section")
+    assert setext.raw == "Research validated the plan.\n---\n"
+    assert setext.text == "## Research validated the plan.\n"
+    assert setext.former == setext.raw and setext.keys[1] == sections.content_key(setext.raw)
+    placed = sections.split("## Before\nsome paragraph\n" + setext.text + "## After\ny\n").sections
+    assert [s.raw_heading.strip() for s in placed] == ["Before", "Research validated the plan.", "After"]
+    multi = squad.entries(HISTORY, "**Narration budget**\nprotocol\n- \nbody\n")
+    assert [e.text for e in multi] == ["## **Narration budget** protocol\nbody\n"]
+
+
+def test_an_ordinary_entry_has_one_key() -> None:
+    (entry,) = squad.entries(HISTORY, "## Learnings\n\n### A\nx\n")
+    assert entry.keys == (entry.key,)

@@ -1,6 +1,9 @@
 """``squadmem context``: the spawn prompt's ``## Memory Context``, hot by default.
 
-Hot memory is always in it; the agent's cold file only with ``--include-cold``,
+Hot memory is always in it, and so is any pinned section of the agent that
+stands in cold (a Squad Core Context larger than hot's room: intake keeps it
+there, and the spawn carries it first, with a warning that names the fix).
+The agent's cold file only with ``--include-cold``,
 a wiki page only when named (``--include-wiki TOPIC``), a single section of
 any tier when named (``--include ID``). Tier file headers (titles, comments
 for people) are left out: only sections reach the prompt.
@@ -93,6 +96,23 @@ def _body(entries: Sequence[catalog.Entry]) -> str:
     return "".join(e.text if e.text.endswith(("\n", "\r")) else e.text + "\n" for e in entries)
 
 
+def pinned_in_cold(memory: catalog.Memory, agent: str) -> list[catalog.Entry]:
+    """The agent's pinned sections standing in cold: a Core Context larger than hot's room (intake
+    keeps it there, within hot's budget). The spawn carries them all the same, first, and says so."""
+    found = [e for e in memory.in_file(tier_rel("cold", agent)) if e.pinned]
+    if found:
+        size = sum(e.bytes for e in found)
+        warnings.warn(
+            SquadmemWarning(
+                f"{agent}: {', '.join(e.id for e in found)} ({size} B) is pinned but too large for hot: "
+                "the spawn carries it from cold, over hot's budget",
+                hint="shorten the Core Context in Squad's history.md, or raise hot.max_bytes in tiers.toml",
+            ),
+            stacklevel=2,
+        )
+    return found
+
+
 def build(
     memory: catalog.Memory,
     agent: str,
@@ -104,13 +124,14 @@ def build(
     """The context text, its parts with their sizes, and the ids it counts as used (pure)."""
     memory.require(check_name(agent))
     known_agent(agent, memory.agents())
-    hot = memory.in_file(tier_rel("hot", agent))
+    hot = pinned_in_cold(memory, agent) + list(memory.in_file(tier_rel("hot", agent)))
     hot_text = _body(hot) or "(no hot memory yet)\n"
     parts = [("hot", len(hot_text.encode("utf-8")))]
     cold_text = wiki_text = picked_text = ""
     used: list[str] = []
     if include_cold:
-        body = _body(memory.in_file(tier_rel("cold", agent))) or "(no cold memory yet)\n"
+        body = _body([e for e in memory.in_file(tier_rel("cold", agent)) if not e.pinned])
+        body = body or "(no cold memory yet)\n"
         cold_text = f"\n### Cold (summarized history)\n\n{body}"
         parts.append(("cold", len(body.encode("utf-8"))))
     for topic in dict.fromkeys(wiki):
@@ -126,7 +147,8 @@ def build(
         parts.append((f"wiki:{topic}", len(body.encode("utf-8"))))
         used += [e.id for e in entries]
     picked = [memory.find(ref) for ref in dict.fromkeys(sections)]
-    picked = [e for e in picked if e.id not in used and e.file != tier_rel("hot", agent)]
+    carried = {e.id for e in hot}
+    picked = [e for e in picked if e.id not in used and e.id not in carried]
     if picked:
         body = _body(picked)
         picked_text = f"\n### Sections from deeper tiers\n\n{body}"
@@ -158,7 +180,7 @@ def build_for_task(
     memory.require(check_name(agent))
     known_agent(agent, memory.agents())
     task_words(task)
-    hot = memory.in_file(tier_rel("hot", agent))
+    hot = pinned_in_cold(memory, agent) + list(memory.in_file(tier_rel("hot", agent)))
     candidates = [e for e in memory.visible_to(agent) if not e.pinned]
     terms = ranking.task_terms(task, candidates)
     ranked = [e for e, _ in ranking.rank(candidates, terms, every=False)] if terms else []

@@ -205,6 +205,30 @@ def read_entries(repo: Repo, objects: Objects, tree: str, paths: Sequence[str]) 
     return found
 
 
+def usable(entries: Iterable[squad.Entry]) -> tuple[list[squad.Entry], list[str]]:
+    """The entries a tier file can hold, and a warning for each left out.
+
+    An entry holding a NUL byte is not text, and one whose open block no closing line
+    closes (:func:`squad.closing`) would swallow the sections after it. Either is left
+    out, not recorded as taken in, and taken in once fixed in Squad's file; the
+    rest of the intake goes on.
+    """
+    kept: list[squad.Entry] = []
+    warnings: list[str] = []
+    for entry in entries:
+        if "\0" in entry.text:
+            why = "holds a NUL byte"
+        elif not squad.stands_alone(entry.text):
+            why = "leaves a code fence or HTML block open"
+        else:
+            kept.append(entry)
+            continue
+        warnings.append(
+            f"{entry.source}: entry {entry.title!r} {why}; left out until it is fixed in Squad's file"
+        )
+    return kept, list(dict.fromkeys(warnings))
+
+
 def _agent_ok(name: str) -> bool:
     try:
         check_name(name)
@@ -322,7 +346,7 @@ def intake(
     refuse_backend(repo.root)
     tree = writer.tree
     paths = source_paths(repo, writer.head)
-    entries = read_entries(repo, writer.objects, tree, paths)
+    entries, left_out = usable(read_entries(repo, writer.objects, tree, paths))
     ledger_text = writer.text(LEDGER)
     rows = read_ledger(ledger_text)
     tier_texts = _tier_texts(repo, writer)
@@ -332,13 +356,15 @@ def intake(
     known = 0
     for entry in entries:
         mark = (entry.owner, entry.key)
-        if mark in taken or mark in seen:
-            known += mark not in seen
+        if mark in seen:
             continue
         seen.add(mark)
+        if any((entry.owner, key) in taken for key in entry.keys):
+            known += 1
+            continue
         new.append(entry)
     if not new:
-        return Result((), known, dry_run, recovered=writer.recovered)
+        return Result((), known, dry_run, warnings=tuple(left_out), recovered=writer.recovered)
     facts = history.read_facts(repo)
     first_seen = {
         e.key: (clock.from_epoch(facts.first[e.key][0]) if e.key in facts.first else None) for e in new
@@ -368,7 +394,7 @@ def intake(
         known,
         dry_run,
         retired=tuple(rel for rel, _ in retired),
-        warnings=tuple(warnings),
+        warnings=tuple([*left_out, *warnings]),
         recovered=writer.recovered,
     )
     if dry_run:
@@ -522,14 +548,15 @@ def pending_count(repo: Repo) -> int:
     paths = source_paths(repo, head)
     if not paths:
         return 0
-    entries = read_entries(repo, objects, tree, paths)
+    entries, _ = usable(read_entries(repo, objects, tree, paths))
 
     def text(rel: str) -> str | None:
         data = objects.content(tree, rel)
         return None if data is None else data.decode("utf-8", "replace")
 
     taken = _taken(read_ledger(text(LEDGER)), {rel: text(rel) for rel in _tier_paths(repo, head)})
-    return len({(e.owner, e.key) for e in entries} - taken)
+    waiting = {(e.owner, e.key) for e in entries if not any((e.owner, k) in taken for k in e.keys)}
+    return len(waiting)
 
 
 def _tier_paths(repo: Repo, head: str) -> list[str]:

@@ -73,6 +73,9 @@ def _plan_lines(plan: policy.Plan) -> Iterator[str]:
         rows = [(m.id, f"{m.source_label} → {m.target_label}", m.reason) for m in plan.moves]
         yield render.table(("section", "from → to", "reason"), rows)
     for refresh in plan.indexes:
+        if not refresh.text:
+            yield f"index: take the Index out of {refresh.file} (even one line would put it over its budget)"
+            continue
         yield f"index: rewrite the Index of {refresh.file} ({len(index.listed_ids(refresh.text))} line(s))"
     for warning in plan.warnings:
         yield f"warning: {warning}"

@@ -144,7 +144,7 @@ def _record_blobs(repo: Repo, read: _Read, facts: Facts, bases: dict[str, str]) 
         if before is not None and not earlier(before[1], holder):
             keys = set(done.keys).difference(before[0].keys)
         if squad.is_source(path):
-            keys = {*keys, *(e.key for e in squad.entries(path, done.text))}
+            keys = {*keys, *(k for e in squad.entries(path, done.text) for k in e.keys)}
         for key in keys:
             if earlier(first.get(key), holder):
                 first[key] = holder

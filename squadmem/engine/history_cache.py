@@ -20,8 +20,9 @@ from squadmem.model import sections, writes
 
 CACHE_FILE = "history-cache"
 # 2: Squad's history.md and decisions.md date migrated sections; 3: and their entries; 4: dated uses,
-# departures; 5: each id's use before its last (second-use promotion)
-FORMAT = 5
+# departures; 5: each id's use before its last (second-use promotion); 6: Squad entries also by their
+# former key (setext headings written ##, open blocks closed)
+FORMAT = 6
 
 
 def _record(width: int) -> struct.Struct:

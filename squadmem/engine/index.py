@@ -331,7 +331,8 @@ class Doc:
         return node
 
     def replace_index(self, index_text: str) -> None:
-        """``index_text`` as the Index section, always the last section (see :func:`replace`)."""
+        """``index_text`` as the Index section, always the last section (see :func:`replace`);
+        an empty ``index_text`` takes the Index out."""
         what = "the Index would not stay a section of its own"
         node = self.index_node()
         follower = None if node is None else node.next
@@ -339,6 +340,8 @@ class Doc:
             if follower is not None and not self._joins(node.prev, follower.text):
                 raise SpliceError(what)
             self._unlink(node)
+        if not index_text:
+            return
         try:
             self._append_index(index_text)
         except SpliceError:

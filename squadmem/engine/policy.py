@@ -644,6 +644,8 @@ class _Planner:
                     recent = iter(self.fewest_recent(agent, cap, doc, ordered))
                 victim = next((e for e in recent if self.evictable(e, recent=True)), None)
             if victim is None:
+                if budget.hot_over(*model.base(doc), hot) is None:
+                    return moved  # only the whole Index does not fit: it is written shorter (fitted_index)
                 self.warnings.append(
                     f"{rel} stays over budget ({over}): nothing left in it may move (pinned, the Session "
                     "block, the Index or of unknown age)"
@@ -741,6 +743,31 @@ class _Planner:
         doc = self.projection.doc(rel)
         return self.index_model(agent, cap, doc).text()
 
+    def fitted_index(self, agent: str, cap: int, doc: index.Doc) -> str | None:
+        """The agent's Index as :meth:`index_text` has it, shortened to keep hot within its budget.
+
+        The budget pass sends sections out to make room for the whole Index. What it
+        may not move (a pinned Core Context filling the room, the Session block) must
+        not be pushed over the budget by the Index itself: the Index then shows fewer
+        lines, down to its last ("and N more"), and is left out ("") when even that
+        does not fit. A file over its budget without any Index keeps the whole Index.
+        """
+        model = self.index_model(agent, cap, doc)
+        wanted = model.text()
+        if wanted is None:
+            return None
+        size, rows = model.base(doc)
+        hot = self.settings.hot
+        if budget.hot_over(size, rows, hot) is not None:
+            return wanted
+        if budget.hot_over(*model.total(size, rows), hot) is None:
+            return wanted
+        for shown in range(cap - 1, 0, -1):
+            model.cap = shown
+            if budget.hot_over(*model.total(size, rows), hot) is None:
+                return model.text()
+        return ""
+
     def with_index(self, agent: str, cap: int) -> str:
         text = self.projection.text(tier_rel("hot", agent))
         wanted = self.index_text(agent, cap)
@@ -767,10 +794,10 @@ class _Planner:
             rel = tier_rel("hot", agent)
             if rel not in rels:
                 continue
-            wanted = self.index_text(agent, cap)
-            if wanted is None:
-                continue
             doc = self.projection.doc(rel)
+            wanted = self.fitted_index(agent, cap, doc)
+            if wanted is None or (not wanted and doc.index_node() is None):
+                continue
             if doc.index_text() == wanted and doc.tail is not None and doc.tail.index and doc.indexes == 1:
                 continue
             before = doc.text()

@@ -764,7 +764,7 @@ class IntakeCheck:
         for rel, sha in self.squad_files(tree):
             text = self.store.read(sha).decode("utf-8", "replace")
             with contextlib.suppress(sections.FlagError):
-                found.update((e.owner, e.key) for e in squad.entries(rel, text))
+                found.update((e.owner, key) for e in squad.entries(rel, text) for key in e.keys)
         return found
 
     def squad_files(self, tree: str) -> Iterator[tuple[str, str]]:

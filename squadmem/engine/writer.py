@@ -784,7 +784,11 @@ class _Replay:
             for refresh in plan.indexes:
                 self.doc(refresh.file, "hot", refresh.agent).replace_index(refresh.text)
                 lines = len(index.listed_ids(refresh.text))
-                body = f"{lines} line(s) pointing into cold, archive and the wiki"
+                body = (
+                    f"{lines} line(s) pointing into cold, archive and the wiki"
+                    if refresh.text
+                    else "taken out: even its last line would put the file over its budget"
+                )
                 yield [refresh.file], refresh.subject, body, refresh.trailers(), ()
         except index.SpliceError as exc:
             raise SquadmemError(

@@ -18,6 +18,13 @@ Each entry becomes one ``##`` section of a tier file (its *tier text*):
   first ``: ``), then the paragraph byte for byte;
 - text between a container's heading and its first entry (its preamble),
   when not blank: ``## <container heading>`` and that text;
+- a container whose heading is setext (a paragraph underlined with ``---``,
+  which Squad's agents write by accident as often as on purpose): its heading
+  written ``## <heading text>`` on one line, its body byte for byte; left as
+  it was, the next section's heading could join the paragraph before it;
+- an entry that leaves a code fence or HTML block open (a file cut short
+  inside its last fence): after its bytes, the one line that closes it
+  (:func:`closing`), so the sections after it in a tier file stay sections;
 - ``## Core Context``: the whole section, flagged ``pin`` (it stays in hot);
 - any other container: the whole section as it is.
 
@@ -64,10 +71,19 @@ class Entry:
     title: str  # the heading text of its tier section
     raw: str  # its exact bytes in the source (for an ### entry: heading line included)
     text: str  # its tier text: one ``##`` section
+    former: str = ""  # its tier text as squadmem 0.x before setext headings and open blocks: see keys
 
     @property
     def key(self) -> bytes:
         return content_key(self.text)
+
+    @property
+    def keys(self) -> tuple[bytes, ...]:
+        """Its key, then the key of its former tier text when that differs: an entry taken in before
+        squadmem wrote setext headings as ``##`` and closed open blocks is known by either."""
+        if not self.former or self.former == self.text:
+            return (self.key,)
+        return (self.key, content_key(self.former))
 
     @property
     def decision(self) -> bool:
@@ -154,33 +170,37 @@ def _stem(path: str) -> str:
 
 def _container(path: str, owner: str, section: sections.Section, decision: bool) -> Iterator[Entry]:
     rows = sections.lines(section.text)
-    head = "".join(rows[: section.heading_lines])
+    old = "".join(rows[: section.heading_lines])
     body = "".join(rows[section.heading_lines :])
     name = section.raw_heading.strip()
+    head = old
+    if section.heading_lines > 1:  # a setext heading (text underlined with ---): written ## text
+        name = " ".join(name.split())
+        head = f"## {name}{_ending(rows[section.heading_lines - 1])}"
     if not decision and name == CORE:
-        yield _entry(path, owner, "core", name, section.text, head + _flag_line(PIN_FLAG, body, head) + body)
+        flag = _flag_line(PIN_FLAG, body, head)
+        yield _entry(path, owner, "core", name, section.text, head + flag + body, old + flag + body)
         return
     children = _level3(body)
     if children:
-        yield from _children(path, owner, name, head, body, children, decision)
+        yield from _children(path, owner, name, (head, old), body, children, decision)
         return
     pins = _pins(body)
     if pins:
-        yield from _updates(path, owner, name, head, body, pins)
+        yield from _updates(path, owner, name, (head, old), body, pins)
         return
     if is_inbox(path):
-        yield _entry(
-            path, owner, "decision", name, section.text, head + _flag_line(DECISION_FLAG, body, head) + body
-        )
+        flag = _flag_line(DECISION_FLAG, body, head)
+        yield _entry(path, owner, "decision", name, section.text, head + flag + body, old + flag + body)
         return
-    yield _entry(path, owner, "section", name, section.text, section.text)
+    yield _entry(path, owner, "section", name, section.text, head + body, section.text)
 
 
 def _children(
     path: str,
     owner: str,
     name: str,
-    head: str,
+    heads: tuple[str, str],
     body: str,
     children: list[tuple[int, str]],
     decision: bool,
@@ -188,7 +208,7 @@ def _children(
     rows = sections.lines(body)
     preamble = "".join(rows[: children[0][0]])
     if preamble.strip():
-        yield _entry(path, owner, "preamble", name, preamble, head + preamble)
+        yield _entry(path, owner, "preamble", name, preamble, heads[0] + preamble, heads[1] + preamble)
     ends = [line for line, _ in children[1:]] + [len(rows)]
     kind = "decision" if decision else "learning"
     for (line, title), end in zip(children, ends, strict=True):
@@ -199,11 +219,13 @@ def _children(
         yield _entry(path, owner, kind, title.strip(), heading + rest, promoted + flag + rest)
 
 
-def _updates(path: str, owner: str, name: str, head: str, body: str, pins: list[int]) -> Iterator[Entry]:
+def _updates(
+    path: str, owner: str, name: str, heads: tuple[str, str], body: str, pins: list[int]
+) -> Iterator[Entry]:
     rows = sections.lines(body)
     preamble = "".join(rows[: pins[0]])
     if preamble.strip():
-        yield _entry(path, owner, "preamble", name, preamble, head + preamble)
+        yield _entry(path, owner, "preamble", name, preamble, heads[0] + preamble, heads[1] + preamble)
     ends = [*pins[1:], len(rows)]
     for start, end in zip(pins, ends, strict=True):
         paragraph = "".join(rows[start:end])
@@ -255,8 +277,45 @@ def _is_flags(line: str) -> bool:
         return True
 
 
-def _entry(path: str, owner: str, kind: str, title: str, raw: str, tier: str) -> Entry:
-    return Entry(path, owner, kind, title, raw, tier)
+def _entry(path: str, owner: str, kind: str, title: str, raw: str, tier: str, former: str = "") -> Entry:
+    return Entry(path, owner, kind, title, raw, tier + closing(tier), former or tier)
+
+
+_PROBE_TITLE = "squadmem closing probe"
+_PROBE = f"## {_PROBE_TITLE}\n"
+_FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})", re.MULTILINE)
+_HTML_ENDS = ("", "-->", "]]>", "?>", ">", "</script>", "</pre>", "</style>", "</textarea>")
+
+
+def stands_alone(text: str) -> bool:
+    """Whether a section may be followed by another and stay a section of its own."""
+    ended = text if text.endswith(("\n", "\r")) else text + "\n"
+    found = sections.split(ended + _PROBE).sections
+    return bool(found) and found[-1].raw_heading.strip() == _PROBE_TITLE and found[-1].text == _PROBE
+
+
+def closing(text: str) -> str:
+    """What an entry's tier text needs after it so the next section stays one: "" almost always.
+
+    Squad's agents leave a code fence (or an HTML block) open now and then, often in
+    the last entry of a file cut short. In Squad's file the open block runs to its
+    end; in a tier file it would swallow the sections after it. Such an entry gets,
+    after its bytes, the line that closes the block: the fence it opened (same
+    character, same length), else the first HTML block ending that works (a
+    blank line ends most HTML blocks). An entry
+    no such line closes gets none; intake then leaves it out with a warning.
+    """
+    if "`" * 3 not in text and "~" * 3 not in text and "<" not in text:
+        return ""
+    if stands_alone(text):
+        return ""
+    lead = "" if text.endswith(("\n", "\r")) else _ending(text)
+    fences = [m.group(1) for m in _FENCE_OPEN.finditer(text)]
+    for line in [*dict.fromkeys(reversed(fences)), *_HTML_ENDS]:
+        candidate = lead + line + _ending(text)
+        if stands_alone(text + candidate):
+            return candidate
+    return ""
 
 
 def _level3(text: str) -> list[tuple[int, str]]:

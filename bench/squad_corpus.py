@@ -1,0 +1,309 @@
+"""squadmem's whole Squad path on real Squad repositories, as a new user would run it.
+
+Give it git repositories whose ``.squad/`` a real Squad team wrote (your own,
+or public ones you cloned). Each is cloned into a temporary folder and, at
+one hour after its last commit (so the ages are what the team would have seen
+that evening):
+
+1. ``squadmem init`` (hooks installed) and a commit of what it wrote;
+2. ``squadmem migrate squad`` (the first intake), then ``squadmem maintain``;
+3. ``squadmem intake`` again: it must find nothing new;
+4. ``squadmem verify`` over every commit squadmem made;
+5. ``squadmem context --agent A`` for every agent with a history.
+
+It checks what the issue asks of a Squad team's memory: every entry of
+Squad's files (as ``squadmem.model.squad`` cuts them) is a section of the
+tiers, none twice; Squad's own files are byte-identical; each spawn payload
+is within ``hot.max_bytes`` and carries the agent's Core Context. Squad's own
+load (``history.md`` + ``decisions.md``) is printed beside the payload.
+
+    python bench/squad_corpus.py REPO [REPO ...] [--json] [--keep DIR]
+
+Prints one row per repository and a summary. Asserts nothing; exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime as dt
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from squadmem.commands import intake
+from squadmem.model import sections, squad
+from squadmem.model.layout import MEMORY_DIR
+
+ROOT = Path(__file__).resolve().parent.parent
+INDEX_TITLE = "Index → Deeper Tiers"
+BUDGET = 4096
+
+
+def git(where: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
+    done = subprocess.run(
+        ["git", *args], cwd=where, env=env, text=True, capture_output=True, encoding="utf-8", errors="replace"
+    )
+    if done.returncode and check:
+        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.strip()}")
+    return done.stdout
+
+
+def squadmem(where: Path, env: dict[str, str], *args: str) -> tuple[int, str, str, float]:
+    start = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "squadmem", *args],
+        cwd=where,
+        env=env,
+        text=True,
+        capture_output=True,
+        encoding="utf-8",
+        errors="replace",
+        stdin=subprocess.DEVNULL,
+    )
+    return done.returncode, done.stdout, done.stderr, time.perf_counter() - start
+
+
+def squad_sources(root: Path) -> list[str]:
+    """Every Squad memory file in the work tree, as repository paths."""
+    found = []
+    for path in (root / ".squad").rglob("*.md"):
+        rel = path.relative_to(root).as_posix()
+        if squad.is_source(rel):
+            found.append(rel)
+    return sorted(found)
+
+
+def tier_sections(root: Path) -> list[tuple[str, bytes, str]]:
+    """(owner, content key, title) of every section of every tier file but the Indexes."""
+    found = []
+    for tier in ("hot", "cold", "archive", "wiki"):
+        for path in sorted((root / MEMORY_DIR / tier).glob("*.md")):
+            owner = "decisions" if tier == "wiki" else path.stem
+            for s in sections.split(path.read_bytes().decode("utf-8")).sections:
+                if not s.raw_heading.startswith(INDEX_TITLE):
+                    found.append((owner, sections.content_key(s.text), s.raw_heading.strip()))
+    return found
+
+
+def first_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1][:160] if lines else ""
+
+
+def run_one(source: Path, work: Path) -> dict[str, Any]:
+    name = source.name if source.name not in ("repo", ".git") else source.parent.name
+    row: dict[str, Any] = {"repo": name}
+    root = work / "clone"
+    # the history of .squad/ alone, dates and messages kept (squadmem reads no other path): a mirror
+    # that lacks large blobs elsewhere still works, and the clone is small
+    root.mkdir()
+    ref = git(source, "symbolic-ref", "-q", "HEAD").strip()  # refs/heads/<default branch>
+    git(root, "init", "-q", "-b", ref.removeprefix("refs/heads/"))
+    exported = subprocess.run(  # fast-export takes the first "--" as its own: a second one ends the revisions
+        [
+            "git",
+            "-C",
+            str(source),
+            "fast-export",
+            "--signed-tags=strip",
+            "--tag-of-filtered-object=drop",
+            ref,
+            "--",
+            "--",
+            ".squad",
+        ],
+        capture_output=True,
+        check=True,
+    ).stdout
+    subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=exported, check=True)
+    if not git(root, "rev-parse", "--verify", "-q", ref, check=False).strip():
+        row["failed"] = "skipped: .squad/ is in none of its default branch's commits"
+        return row
+    git(root, "reset", "-q", "--hard", ref)
+    if not (root / ".squad").is_dir():
+        row["failed"] = "skipped: no .squad/ at its last commit"
+        return row
+    head_date = dt.datetime.fromisoformat(git(root, "log", "-1", "--format=%cI").strip())
+    evening = (head_date + dt.timedelta(hours=1)).isoformat()
+    env = dict(
+        os.environ,
+        GIT_AUTHOR_NAME="squadmem corpus",
+        GIT_AUTHOR_EMAIL="corpus@squadmem.invalid",
+        GIT_COMMITTER_NAME="squadmem corpus",
+        GIT_COMMITTER_EMAIL="corpus@squadmem.invalid",
+        GIT_AUTHOR_DATE=evening,
+        GIT_COMMITTER_DATE=evening,
+        PYTHONPATH=str(ROOT),
+    )
+    row["commits"] = int(git(root, "rev-list", "--count", "HEAD").strip())
+    row["last_commit"] = head_date.date().isoformat()
+    sources = squad_sources(root)
+    texts = {rel: (root / rel).read_bytes().decode("utf-8", errors="replace") for rel in sources}
+    everything = [e for rel in sources for e in squad.entries(rel, texts[rel])]
+    entries, left_out = intake.usable(everything)  # the rest intake leaves out, with a warning each
+    row["squad_kb"] = round(sum(len(t.encode("utf-8")) for t in texts.values()) / 1024, 1)
+    row["entries"] = len(everything)
+    row["left_out"] = left_out
+    row["kinds"] = dict(collections.Counter(e.kind for e in entries))
+    agents = sorted(
+        p.parent.name
+        for p in (root / ".squad/agents").glob("*/history.md")
+        if squad.is_source(p.relative_to(root).as_posix())
+    )
+    row["agents"] = len(agents)
+    before = git(root, "rev-parse", "HEAD").strip()
+    squad_before = {rel: (root / rel).read_bytes() for rel in sources}
+
+    steps: list[tuple[str, tuple[str, ...]]] = [
+        ("init", ("init",)),
+        ("migrate", ("migrate", "squad", "--now", evening)),
+        ("maintain", ("maintain", "--now", evening)),
+    ]
+    row["seconds"] = {}
+    for label, args in steps:
+        code, out, err, took = squadmem(root, env, *args)
+        row["seconds"][label] = round(took, 2)
+        if code:
+            row["failed"] = f"{label} (exit {code}): {first_line(err or out)}"
+            return row
+        if label == "init":
+            git(root, "add", "-A", env=env)
+            git(root, "commit", "-q", "-m", "squadmem init", env=env)
+    made = int(git(root, "rev-list", "--count", f"{before}..HEAD").strip())
+    row["squadmem_commits"] = made
+
+    code, out, err, took = squadmem(root, env, "intake", "--now", evening)
+    again = int(git(root, "rev-list", "--count", f"{before}..HEAD").strip()) - made
+    row["rerun_new_commits"] = again if code == 0 else f"exit {code}: {first_line(err or out)}"
+
+    code, out, err, took = squadmem(root, env, "verify", f"{before}..HEAD", "--now", evening)
+    row["seconds"]["verify"] = round(took, 2)
+    row["verify"] = "ok" if code == 0 else f"exit {code}: {first_line(out + err)}"
+
+    tiers = tier_sections(root)
+    counts = collections.Counter((owner, key) for owner, key, _ in tiers)
+    wanted = {(e.owner, e.key): e for e in entries}
+    row["lost"] = sorted(f"{e.source}: {e.title}" for k, e in wanted.items() if counts[k] == 0)
+    row["twice"] = sorted(f"{o}: {t}" for o, k, t in tiers if counts[(o, k)] > 1)
+    row["squad_files_unchanged"] = all(
+        (root / rel).read_bytes() == data for rel, data in squad_before.items()
+    )
+
+    decisions = len(texts.get(squad.DECISIONS, "").encode("utf-8"))
+    payloads: list[dict[str, Any]] = []
+    for agent in agents:
+        code, out, err, _ = squadmem(root, env, "context", "--agent", agent, "--json", "--now", evening)
+        if code:
+            payloads.append({"agent": agent, "error": first_line(err or out)})
+            continue
+        spawn = json.loads(out)
+        core = [
+            e for e in entries if e.owner == agent and e.kind == "core" and e.source.endswith("/history.md")
+        ]
+        history = len(texts.get(f".squad/agents/{agent}/history.md", "").encode("utf-8"))
+        payloads.append(
+            {
+                "agent": agent,
+                "bytes": spawn["bytes"],
+                "squad_bytes": history + decisions,
+                "core_wanted": bool(core),
+                "core_in": all(sections.trimmed(e.text) in spawn["text"] for e in core),
+                "core_bytes": sum(len(e.text.encode("utf-8")) for e in core),
+            }
+        )
+    row["payloads"] = payloads
+    good = [p for p in payloads if "bytes" in p]
+    row["payload_max"] = max((p["bytes"] for p in good), default=0)
+    row["over_budget"] = sum(p["bytes"] > BUDGET for p in good)
+    # over only because the Core Context itself leaves no room: the spawn carries it all the same
+    row["over_by_core"] = sum(p["bytes"] > BUDGET and p["core_bytes"] > BUDGET - 512 for p in good)
+    row["core_missing"] = sum(p["core_wanted"] and not p["core_in"] for p in good)
+    row["context_errors"] = [p for p in payloads if "error" in p]
+    row["squad_load_max"] = max((p["squad_bytes"] for p in good), default=0)
+    return row
+
+
+def report(rows: Sequence[dict[str, Any]]) -> None:
+    head = (
+        "| repository | commits | Squad files | entries | agents | squadmem commits | re-run | verify "
+        "| left out (warned) | lost | twice | Squad files same | payload max | over 4 KB (by Core Context) "
+        "| Core missing | Squad's load max |"
+    )
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for r in rows:
+        if "failed" in r:
+            print(
+                f"| {r['repo']} | {r.get('commits', '')} | {r.get('squad_kb', '')} KB "
+                f"| {r.get('entries', '')} | {r.get('agents', '')} | **failed:** {r['failed']} ||||||||||"
+            )
+            continue
+        print(
+            f"| {r['repo']} | {r['commits']} | {r['squad_kb']} KB | {r['entries']} | {r['agents']} "
+            f"| {r['squadmem_commits']} | {r['rerun_new_commits']} | {r['verify']} | {len(r['left_out'])} "
+            f"| {len(r['lost'])} "
+            f"| {len(r['twice'])} | {'yes' if r['squad_files_unchanged'] else 'NO'} | {r['payload_max']} B "
+            f"| {r['over_budget']} ({r['over_by_core']}) | {r['core_missing']} | {r['squad_load_max']} B |"
+        )
+    ok = [r for r in rows if "failed" not in r]
+    print()
+    print(f"{len(rows)} repositories, {len(rows) - len(ok)} failed a step;", end=" ")
+    print(
+        f"of the rest: verify ok {sum(r['verify'] == 'ok' for r in ok)}, "
+        f"nothing lost {sum(not r['lost'] for r in ok)}, nothing twice {sum(not r['twice'] for r in ok)}, "
+        f"re-run adds nothing {sum(r['rerun_new_commits'] == 0 for r in ok)}, "
+        f"every payload within 4 KB {sum(r['over_budget'] == 0 for r in ok)} "
+        f"(or over only by a Core Context larger than that: "
+        f"{sum(r['over_budget'] == r['over_by_core'] for r in ok)}), "
+        f"Core Context in every payload {sum(r['core_missing'] == 0 for r in ok)}."
+    )
+    for r in rows:
+        details = (
+            r.get("left_out", [])[:2]
+            + r.get("lost", [])[:3]
+            + r.get("twice", [])[:3]
+            + [e["error"] for e in r.get("context_errors", [])][:3]
+        )
+        if details:
+            print(f"- {r['repo']}: " + "; ".join(details))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repos", nargs="+", type=Path, help="git repositories with a Squad team's .squad/")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--keep", type=Path, help="keep each worked clone under this folder")
+    args = parser.parse_args(argv)
+    rows = []
+    for source in args.repos:
+        work = Path(tempfile.mkdtemp(prefix="squad-corpus-"))
+        try:
+            rows.append(run_one(source.resolve(), work))
+        except Exception as exc:  # a bench reports and goes on
+            rows.append({"repo": source.name, "failed": f"{type(exc).__name__}: {exc}"[:200]})
+        finally:
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(work / "clone"), str(args.keep / rows[-1]["repo"])) if (
+                    work / "clone"
+                ).exists() else None
+            shutil.rmtree(work, ignore_errors=True)
+        print(f"{rows[-1]['repo']}: done", file=sys.stderr)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        report(rows)
+
+
+if __name__ == "__main__":
+    main()
