@@ -30,6 +30,7 @@ import datetime as dt
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -267,6 +268,16 @@ def report(rows: Sequence[dict[str, Any]]) -> None:
         f"{sum(r['over_budget'] == r['over_by_core'] for r in ok)}), "
         f"Core Context in every payload {sum(r['core_missing'] == 0 for r in ok)}."
     )
+    spawns = [p for r in ok for p in r["payloads"] if "bytes" in p]
+    if spawns:
+        ours = statistics.median(p["bytes"] for p in spawns)
+        theirs = statistics.median(p["squad_bytes"] for p in spawns)
+        print(
+            f"{len(spawns)} agents' spawns: squadmem's payload median {ours:,.0f} B, largest "
+            f"{max(p['bytes'] for p in spawns):,} B; what Squad loads for the same agent (history.md + "
+            f"decisions.md) median {theirs:,.0f} B, largest {max(p['squad_bytes'] for p in spawns):,} B; "
+            f"Squad's load is over 4 KB for {sum(p['squad_bytes'] > BUDGET for p in spawns)} of them."
+        )
     for r in rows:
         details = (
             r.get("left_out", [])[:2]

@@ -378,6 +378,10 @@ def context_command(
     record a use of each section they bring. Bytes and approximate tokens go
     to stderr, so stdout is exactly the prompt text.
 
+    A pinned section too large for hot (a Squad Core Context that intake
+    keeps in cold) is carried all the same, first; the hot sections that fit
+    within hot.max_bytes after it follow, and a warning names the fix.
+
     --task TEXT (the task the coordinator gives the agent) keeps the whole
     context within hot.max_bytes: pinned sections (Core Context) first, then
     the sections of any tier the agent sees that match the task (ranked as

@@ -388,11 +388,14 @@ def test_a_core_context_too_large_for_hot_is_carried_by_the_spawn_from_cold(repo
     code, out, err = intake(repo, day(1))
     assert code == 0 and "Core Context does not fit" in out, out + err
     assert "Architecture notes" in repo.read(COLD) and "Architecture notes" not in repo.read(HOT)
-    code, out, err = cli(repo, "context", "--agent", "picard", "--include-cold")
+    code, out, err = cli(repo, "context", "--agent", "picard")
     assert code == 0
-    assert out.count("Architecture notes that the Scribe") == 90  # carried once, first
-    assert out.index("## Core Context") < out.index("## Topic 1")
+    assert out.count("Architecture notes that the Scribe") == 90  # carried, whole
+    assert "## Topic 1" not in out  # no room left within hot.max_bytes: left out, and said
     assert "is pinned but too large for hot: the spawn carries it from cold" in err
+    assert "leaves out 1 hot section(s) to stay within hot.max_bytes" in err
+    code, out, err = cli(repo, "context", "--agent", "picard", "--include-cold")
+    assert code == 0 and out.count("Architecture notes that the Scribe") == 90  # not twice
     code, out, err = cli(repo, "context", "--agent", "picard", "--task", "architecture", "--json")
     assert code == 0 and "## Core Context" in json.loads(out)["text"]
 

@@ -2,7 +2,9 @@
 
 Hot memory is always in it, and so is any pinned section of the agent that
 stands in cold (a Squad Core Context larger than hot's room: intake keeps it
-there, and the spawn carries it first, with a warning that names the fix).
+there). The spawn carries it first, then the hot sections that keep the hot
+block within ``hot.max_bytes``, with a warning that names the fix: the
+payload is over the budget only when the Core Context alone is.
 The agent's cold file only with ``--include-cold``,
 a wiki page only when named (``--include-wiki TOPIC``), a single section of
 any tier when named (``--include ID``). Tier file headers (titles, comments
@@ -98,19 +100,43 @@ def _body(entries: Sequence[catalog.Entry]) -> str:
 
 def pinned_in_cold(memory: catalog.Memory, agent: str) -> list[catalog.Entry]:
     """The agent's pinned sections standing in cold: a Core Context larger than hot's room (intake
-    keeps it there, within hot's budget). The spawn carries them all the same, first, and says so."""
-    found = [e for e in memory.in_file(tier_rel("cold", agent)) if e.pinned]
-    if found:
-        size = sum(e.bytes for e in found)
-        warnings.warn(
-            SquadmemWarning(
-                f"{agent}: {', '.join(e.id for e in found)} ({size} B) is pinned but too large for hot: "
-                "the spawn carries it from cold, over hot's budget",
-                hint="shorten the Core Context in Squad's history.md, or raise hot.max_bytes in tiers.toml",
-            ),
-            stacklevel=2,
+    keeps it there, within hot's budget). The spawn carries them all the same, first."""
+    return [e for e in memory.in_file(tier_rel("cold", agent)) if e.pinned]
+
+
+def _with_carried(
+    agent: str, carried: list[catalog.Entry], hot: list[catalog.Entry], max_bytes: int | None
+) -> list[catalog.Entry]:
+    """Hot's sections after the pinned ones carried from cold, each that keeps the hot block within
+    ``max_bytes`` (frame included); a warning names what was carried and what was left out."""
+    if not carried:
+        return hot
+    template = templates.read("spawn.md")
+    kept: list[catalog.Entry] = []
+    left_out: list[str] = []
+    for entry in hot:
+        trial = template.format(
+            hot=_body([*carried, *kept, entry]).rstrip("\r\n"), cold="", wiki="", sections=""
         )
-    return found
+        if max_bytes is None or entry.pinned or len(trial.encode("utf-8")) <= max_bytes:
+            kept.append(entry)
+        else:
+            left_out.append(entry.id)
+    size = sum(e.bytes for e in carried)
+    message = (
+        f"{agent}: {', '.join(e.id for e in carried)} ({size} B) is pinned but too large for hot: "
+        "the spawn carries it from cold"
+    )
+    if left_out:
+        message += f", and leaves out {len(left_out)} hot section(s) to stay within hot.max_bytes"
+    warnings.warn(
+        SquadmemWarning(
+            message,
+            hint="shorten the Core Context in Squad's history.md, or raise hot.max_bytes in tiers.toml",
+        ),
+        stacklevel=3,
+    )
+    return [*carried, *kept]
 
 
 def build(
@@ -120,11 +146,16 @@ def build(
     include_cold: bool = False,
     wiki: Sequence[str] = (),
     sections: Sequence[str] = (),
+    max_bytes: int | None = None,
 ) -> tuple[str, list[tuple[str, int]], list[str]]:
-    """The context text, its parts with their sizes, and the ids it counts as used (pure)."""
+    """The context text, its parts with their sizes, and the ids it counts as used (pure).
+
+    ``max_bytes`` (hot.max_bytes) matters only when a pinned section stands in cold: the hot block
+    then keeps the hot sections that fit after it."""
     memory.require(check_name(agent))
     known_agent(agent, memory.agents())
-    hot = pinned_in_cold(memory, agent) + list(memory.in_file(tier_rel("hot", agent)))
+    hot_file = list(memory.in_file(tier_rel("hot", agent)))
+    hot = _with_carried(agent, pinned_in_cold(memory, agent), hot_file, max_bytes)
     hot_text = _body(hot) or "(no hot memory yet)\n"
     parts = [("hot", len(hot_text.encode("utf-8")))]
     cold_text = wiki_text = picked_text = ""
@@ -180,7 +211,7 @@ def build_for_task(
     memory.require(check_name(agent))
     known_agent(agent, memory.agents())
     task_words(task)
-    hot = pinned_in_cold(memory, agent) + list(memory.in_file(tier_rel("hot", agent)))
+    hot = pinned_in_cold(memory, agent) + list(memory.in_file(tier_rel("hot", agent)))  # fitted below
     candidates = [e for e in memory.visible_to(agent) if not e.pinned]
     terms = ranking.task_terms(task, candidates)
     ranked = [e for e, _ in ranking.rank(candidates, terms, every=False)] if terms else []
@@ -247,7 +278,14 @@ def context(
         text, parts, done = build_for_task(memory, agent, task, repo.layout.settings.hot.max_bytes)
         return Context(text, tuple(parts), (), done)
     memory = catalog.load(repo.layout)
-    text, parts, used = build(memory, agent, include_cold=include_cold, wiki=wiki, sections=sections)
+    text, parts, used = build(
+        memory,
+        agent,
+        include_cold=include_cold,
+        wiki=wiki,
+        sections=sections,
+        max_bytes=repo.layout.settings.hot.max_bytes,
+    )
     if record and used:
         uses.record(repo.state_dir, used, now)
     return Context(text, tuple(parts), tuple(used) if record else ())
