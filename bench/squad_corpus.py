@@ -101,51 +101,54 @@ def first_line(text: str) -> str:
     return lines[-1][:160] if lines else ""
 
 
-def run_one(source: Path, work: Path) -> dict[str, Any]:
-    name = source.name if source.name not in ("repo", ".git") else source.parent.name
-    row: dict[str, Any] = {"repo": name}
-    root = work / "clone"
-    # the history of .squad/ alone, dates and messages kept (squadmem reads no other path): a mirror
-    # that lacks large blobs elsewhere still works, and the clone is small
+def export_squad_history(source: Path, root: Path) -> str | None:
+    """``source``'s default branch with only ``.squad/``, into a new repository at ``root``; None, or
+    why it cannot be had. Dates and messages are kept (squadmem reads no other path), so a mirror
+    that lacks large blobs elsewhere still works, and the copy is small."""
     root.mkdir()
     ref = git(source, "symbolic-ref", "-q", "HEAD").strip()  # refs/heads/<default branch>
     git(root, "init", "-q", "-b", ref.removeprefix("refs/heads/"))
+    export = ["fast-export", "--signed-tags=strip", "--tag-of-filtered-object=drop", ref]
     exported = subprocess.run(  # fast-export takes the first "--" as its own: a second one ends the revisions
-        [
-            "git",
-            "-C",
-            str(source),
-            "fast-export",
-            "--signed-tags=strip",
-            "--tag-of-filtered-object=drop",
-            ref,
-            "--",
-            "--",
-            ".squad",
-        ],
-        capture_output=True,
-        check=True,
+        ["git", "-C", str(source), *export, "--", "--", ".squad"], capture_output=True, check=True
     ).stdout
     subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=exported, check=True)
     if not git(root, "rev-parse", "--verify", "-q", ref, check=False).strip():
-        row["failed"] = "skipped: .squad/ is in none of its default branch's commits"
-        return row
+        return "skipped: .squad/ is in none of its default branch's commits"
     git(root, "reset", "-q", "--hard", ref)
     if not (root / ".squad").is_dir():
-        row["failed"] = "skipped: no .squad/ at its last commit"
-        return row
-    head_date = dt.datetime.fromisoformat(git(root, "log", "-1", "--format=%cI").strip())
-    evening = (head_date + dt.timedelta(hours=1)).isoformat()
-    env = dict(
+        return "skipped: no .squad/ at its last commit"
+    return None
+
+
+def identity(when: str) -> dict[str, str]:
+    """The environment squadmem and git run in: an identity, the commit date, this checkout's squadmem."""
+    return dict(
         os.environ,
         GIT_AUTHOR_NAME="squadmem corpus",
         GIT_AUTHOR_EMAIL="corpus@squadmem.invalid",
         GIT_COMMITTER_NAME="squadmem corpus",
         GIT_COMMITTER_EMAIL="corpus@squadmem.invalid",
-        GIT_AUTHOR_DATE=evening,
-        GIT_COMMITTER_DATE=evening,
+        GIT_AUTHOR_DATE=when,
+        GIT_COMMITTER_DATE=when,
         PYTHONPATH=str(ROOT),
     )
+
+
+def repo_name(source: Path) -> str:
+    return source.name if source.name not in ("repo", ".git") else source.parent.name
+
+
+def run_one(source: Path, work: Path) -> dict[str, Any]:
+    row: dict[str, Any] = {"repo": repo_name(source)}
+    root = work / "clone"
+    why = export_squad_history(source, root)
+    if why is not None:
+        row["failed"] = why
+        return row
+    head_date = dt.datetime.fromisoformat(git(root, "log", "-1", "--format=%cI").strip())
+    evening = (head_date + dt.timedelta(hours=1)).isoformat()
+    env = identity(evening)
     row["commits"] = int(git(root, "rev-list", "--count", "HEAD").strip())
     row["last_commit"] = head_date.date().isoformat()
     sources = squad_sources(root)
@@ -301,7 +304,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         try:
             rows.append(run_one(source.resolve(), work))
         except Exception as exc:  # a bench reports and goes on
-            rows.append({"repo": source.name, "failed": f"{type(exc).__name__}: {exc}"[:200]})
+            rows.append({"repo": repo_name(source), "failed": f"{type(exc).__name__}: {exc}"[:200]})
         finally:
             if args.keep:
                 args.keep.mkdir(parents=True, exist_ok=True)

@@ -425,3 +425,28 @@ def test_a_setext_section_is_taken_in_and_an_earlier_intake_of_it_still_counts(r
     assert code == 0, out + err
     code, out, err = intake(repo, day(2))
     assert code == 0 and "nothing new" in out, out + err
+
+
+def test_a_dated_entry_taken_in_by_parts_before_is_not_taken_again(repo: GitRepo) -> None:
+    """An intake squadmem made before dated ``##`` entries were kept whole (each ``###`` part a
+    section) still verifies, and the whole entry is not taken in a second time."""
+    team(repo)
+    append(repo, PICARD, "## 2026-01-06 — Issue #7\n\n### Context\nwhy\n### Fix\nhow\n", day(1))
+    code, out, err = intake(repo, day(1))
+    assert code == 0, err
+    assert "## 2026-01-06 — Issue #7\n\n### Context\nwhy\n### Fix\nhow\n" in repo.read(HOT)
+    entry = next(e for e in squad.entries(PICARD, repo.read(PICARD)) if e.title.startswith("2026-01-06"))
+    parts = entry.formers[1:]
+    hot = repo.read(HOT).replace(entry.text, "".join(parts))
+    rows = repo.read(LEDGER).splitlines(keepends=True)
+    ledger = "".join(r for r in rows if not r.startswith(entry.key.hex())) + "".join(
+        f"{sections.content_key(t).hex()}\t{PICARD}\tlearning\t{t.split(chr(10))[0][3:]}\n" for t in parts
+    )
+    repo.git("reset", "-q", "--hard", "HEAD~1")
+    repo.commit(
+        "memory: intake 3 Squad entries\n\nSquad-Memory-Intake: 3", {HOT: hot, LEDGER: ledger}, date=day(1)
+    )
+    code, out, err = cli(repo, "verify", "--now", day(2), "HEAD~1..HEAD")
+    assert code == 0, out + err
+    code, out, err = intake(repo, day(2))
+    assert code == 0 and "nothing new" in out, out + err

@@ -167,7 +167,10 @@ _body_line = st.sampled_from(
 def _history(draw: st.DrawFn) -> str:
     out = ["# Project Context\n\n- **Project:** p\n\n"]
     for name in draw(
-        st.lists(st.sampled_from(["Core Context", "Recent Updates", "Learnings", "Notes"]), max_size=4)
+        st.lists(
+            st.sampled_from(["Core Context", "Recent Updates", "Learnings", "Notes", "2026-03-01 — Fix #9"]),
+            max_size=4,
+        )
     ):
         out.append(f"## {name}\n")
         out.append(draw(st.sampled_from(["", "\n", "intro\n\n"])))
@@ -295,7 +298,7 @@ def test_a_setext_heading_is_written_as_an_atx_heading() -> None:
     setext = next(e for e in found if e.kind == "section")
     assert setext.raw == "Research validated the plan.\n---\n"
     assert setext.text == "## Research validated the plan.\n"
-    assert setext.former == setext.raw and setext.keys[1] == sections.content_key(setext.raw)
+    assert setext.formers == (setext.raw,) and setext.keys[1] == sections.content_key(setext.raw)
     placed = sections.split("## Before\nsome paragraph\n" + setext.text + "## After\ny\n").sections
     assert [s.raw_heading.strip() for s in placed] == ["Before", "Research validated the plan.", "After"]
     multi = squad.entries(HISTORY, "**Narration budget**\nprotocol\n- \nbody\n")
@@ -305,3 +308,34 @@ def test_a_setext_heading_is_written_as_an_atx_heading() -> None:
 def test_an_ordinary_entry_has_one_key() -> None:
     (entry,) = squad.entries(HISTORY, "## Learnings\n\n### A\nx\n")
     assert entry.keys == (entry.key,)
+
+
+def test_a_dated_section_with_parts_is_one_entry() -> None:
+    """Regression (real teams write each learning as ``## 2026-08-19 — Issue #236`` with ``### Context``,
+    ``### Fix``, ``### Validation`` parts): each part was its own entry, cut from what it explains."""
+    text = (
+        "## Learnings\n\n### Kept apart (2026-08-01)\nx\n\n"
+        "## 2026-08-19 — Issue #236: overrides ignored\n\n### Context\nwhy\n### Fix\nhow\n"
+        "## Learnings (archived 2026-03-01)\n\n### Old one\ny\n"
+    )
+    found = squad.entries(HISTORY, text)
+    assert [(e.kind, e.title) for e in found] == [
+        ("learning", "Kept apart (2026-08-01)"),
+        ("section", "2026-08-19 — Issue #236: overrides ignored"),
+        ("learning", "Old one"),
+    ]
+    dated = found[1]
+    assert dated.text == "## 2026-08-19 — Issue #236: overrides ignored\n\n### Context\nwhy\n### Fix\nhow\n"
+    assert dated.formers[1:] == ("## Context\nwhy\n", "## Fix\nhow\n")  # as squadmem cut it before
+    assert dated.taken(lambda k: k in {sections.content_key(t) for t in dated.formers[1:]})
+    assert not dated.taken(lambda k: k == sections.content_key("## Context\nwhy\n"))
+
+
+def test_a_dated_section_in_the_decision_files_is_a_decision() -> None:
+    text = "# Decisions\n\n## 2026-03-27: Refs synchronized\n\n### Local\nmain\n\n## Governance\n\n- x\n"
+    found = squad.entries(".squad/decisions-archive.md", text)
+    assert [(e.kind, e.title) for e in found] == [
+        ("decision", "2026-03-27: Refs synchronized"),
+        ("section", "Governance"),
+    ]
+    assert found[0].text.startswith("## 2026-03-27: Refs synchronized\n<!-- squadmem: kind=decision -->\n")

@@ -359,7 +359,7 @@ def intake(
         if mark in seen:
             continue
         seen.add(mark)
-        if any((entry.owner, key) in taken for key in entry.keys):
+        if entry.taken(_known(taken, entry.owner)):
             known += 1
             continue
         new.append(entry)
@@ -404,6 +404,11 @@ def intake(
     body = "\n".join(f"{count} -> {target}" for target, count in _counts(placed).items())
     made = writer.commit_files(files, subject, body, grown=grown, trailers=[(TRAILER, str(len(placed)))])
     return dataclasses.replace(result, commit=made)
+
+
+def _known(taken: set[tuple[str, bytes]], owner: str) -> Callable[[bytes], bool]:
+    """Whether ``owner``'s entry with a key was taken in."""
+    return lambda key: (owner, key) in taken
 
 
 def _owner_of_tier(rel: str) -> str:
@@ -555,7 +560,7 @@ def pending_count(repo: Repo) -> int:
         return None if data is None else data.decode("utf-8", "replace")
 
     taken = _taken(read_ledger(text(LEDGER)), {rel: text(rel) for rel in _tier_paths(repo, head)})
-    waiting = {(e.owner, e.key) for e in entries if not any((e.owner, k) in taken for k in e.keys)}
+    waiting = {(e.owner, e.key) for e in entries if not e.taken(_known(taken, e.owner))}
     return len(waiting)
 
 

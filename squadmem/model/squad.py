@@ -22,6 +22,9 @@ Each entry becomes one ``##`` section of a tier file (its *tier text*):
   which Squad's agents write by accident as often as on purpose): its heading
   written ``## <heading text>`` on one line, its body byte for byte; left as
   it was, the next section's heading could join the paragraph before it;
+- a dated ``##`` section (``## 2026-08-19 — Issue #236``) whose ``###``
+  headings are its parts (``### Context``, ``### Fix``): one entry, whole
+  (:func:`is_entry_heading`);
 - an entry that leaves a code fence or HTML block open (a file cut short
   inside its last fence): after its bytes, the one line that closes it
   (:func:`closing`), so the sections after it in a tier file stay sections;
@@ -42,7 +45,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from squadmem.model import sections
 from squadmem.model.sections import content_key
@@ -71,19 +74,27 @@ class Entry:
     title: str  # the heading text of its tier section
     raw: str  # its exact bytes in the source (for an ### entry: heading line included)
     text: str  # its tier text: one ``##`` section
-    former: str = ""  # its tier text as squadmem 0.x before setext headings and open blocks: see keys
+    formers: tuple[str, ...] = ()  # the tier texts earlier squadmem cut it into: see :attr:`keys`
 
     @property
     def key(self) -> bytes:
         return content_key(self.text)
 
     @property
+    def former_keys(self) -> tuple[bytes, ...]:
+        return tuple(dict.fromkeys(content_key(t) for t in self.formers if t != self.text))
+
+    @property
     def keys(self) -> tuple[bytes, ...]:
-        """Its key, then the key of its former tier text when that differs: an entry taken in before
-        squadmem wrote setext headings as ``##`` and closed open blocks is known by either."""
-        if not self.former or self.former == self.text:
-            return (self.key,)
-        return (self.key, content_key(self.former))
+        """Its key, then the keys of the tier texts squadmem cut it into before it wrote setext
+        headings as ``##``, closed open blocks and kept a dated ``##`` entry whole: what an earlier
+        intake took in is known by these (verify, the history engine, intake's "taken")."""
+        return (self.key, *self.former_keys)
+
+    def taken(self, known: Callable[[bytes], bool]) -> bool:
+        """Whether an intake took it in: its own key, or every one of its former tier texts."""
+        formers = self.former_keys
+        return known(self.key) or (bool(formers) and all(known(k) for k in formers))
 
     @property
     def decision(self) -> bool:
@@ -183,17 +194,32 @@ def _container(path: str, owner: str, section: sections.Section, decision: bool)
         return
     children = _level3(body)
     if children:
-        yield from _children(path, owner, name, (head, old), body, children, decision)
+        cut = list(_children(path, owner, name, (head, old), body, children, decision))
+        if not is_entry_heading(name):
+            yield from cut
+            return
+        whole = _whole(path, owner, name, section, head, body, decision)
+        yield dataclasses.replace(whole, formers=whole.formers + tuple(e.text for e in cut))
         return
     pins = _pins(body)
-    if pins:
+    if pins and not is_entry_heading(name):
         yield from _updates(path, owner, name, (head, old), body, pins)
         return
     if is_inbox(path):
         flag = _flag_line(DECISION_FLAG, body, head)
         yield _entry(path, owner, "decision", name, section.text, head + flag + body, old + flag + body)
         return
-    yield _entry(path, owner, "section", name, section.text, head + body, section.text)
+    yield _whole(path, owner, name, section, head, body, decision and is_entry_heading(name))
+
+
+def _whole(
+    path: str, owner: str, name: str, section: sections.Section, head: str, body: str, decision: bool
+) -> Entry:
+    """A ``##`` section as one entry: a decision (flagged) in the decision files when dated."""
+    if decision:
+        flag = _flag_line(DECISION_FLAG, body, head)
+        return _entry(path, owner, "decision", name, section.text, head + flag + body, section.text)
+    return _entry(path, owner, "section", name, section.text, head + body, section.text)
 
 
 def _children(
@@ -278,7 +304,7 @@ def _is_flags(line: str) -> bool:
 
 
 def _entry(path: str, owner: str, kind: str, title: str, raw: str, tier: str, former: str = "") -> Entry:
-    return Entry(path, owner, kind, title, raw, tier + closing(tier), former or tier)
+    return Entry(path, owner, kind, title, raw, tier + closing(tier), (former or tier,))
 
 
 _PROBE_TITLE = "squadmem closing probe"
@@ -316,6 +342,43 @@ def closing(text: str) -> str:
         if stands_alone(text + candidate):
             return candidate
     return ""
+
+
+_DATED = re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b")
+_CONTAINER_WORDS = {
+    "active",
+    "archive",
+    "archived",
+    "context",
+    "core",
+    "decision",
+    "decisions",
+    "history",
+    "key",
+    "learnings",
+    "log",
+    "recent",
+    "summarized",
+    "summary",
+    "team",
+    "update",
+    "updates",
+}
+
+
+def is_entry_heading(name: str) -> bool:
+    """Whether a ``##`` heading names one entry (its ``###`` are its parts), not a container of entries.
+
+    Squad's template keeps entries under containers (``## Learnings``, ``## Active
+    Decisions``); many teams' agents write each entry as a dated ``##`` section with
+    ``### Context`` / ``### Fix`` / ``### Validation`` parts instead. A heading that
+    holds a date and is not a container's name with a date after it (``## Learnings
+    (archived 2026-03-01)``) is an entry, kept whole.
+    """
+    if not _DATED.search(name):
+        return False
+    words = re.findall(r"[a-z]+", _DATED.split(name, 1)[0].lower())
+    return not words or not set(words) <= _CONTAINER_WORDS
 
 
 def _level3(text: str) -> list[tuple[int, str]]:

@@ -1,0 +1,217 @@
+"""A real Squad team's history replayed with squadmem installed from its first day.
+
+``squad_corpus.py`` takes a repository in at its last commit. This replays it:
+a new repository gets, step by step (``--step-days``, 1 by default), the state
+of ``.squad/`` that the team's default branch had at the end of that step,
+committed at that time with squadmem's hooks installed (as Squad's agents and
+Scribe would commit it); after each commit ``squadmem maintain`` runs (intake
+first) and every agent is spawned with ``squadmem context``.
+
+What it checks, with real Squad evolution (the Scribe's summaries, ``squad
+nap`` moving entries to the archives, inbox drops merged, Core Context
+rewritten): every entry any step's Squad files held is in the tiers exactly
+once at the end, none twice; ``verify`` passes over every commit; a second
+``intake`` takes nothing; each day's payloads stay within ``hot.max_bytes``
+unless an agent's Core Context alone is larger, and carry the Core Context.
+
+    python bench/squad_replay.py REPO [REPO ...] [--step-days 1] [--max-steps N]
+
+Prints one row per repository and a summary. Asserts nothing; exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import datetime as dt
+import json
+import shutil
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from squad_corpus import (
+    BUDGET,
+    export_squad_history,
+    first_line,
+    git,
+    identity,
+    repo_name,
+    squadmem,
+    tier_sections,
+)
+
+from squadmem.commands import intake
+from squadmem.model import sections, squad
+from squadmem.model.layout import MEMORY_DIR
+
+
+def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
+    """The last first-parent commit of each step, with its commit time, oldest first."""
+    rows = git(root, "log", "--first-parent", "--reverse", "--format=%H %cI").split("\n")
+    picked: dict[int, tuple[str, dt.datetime]] = {}
+    start: dt.date | None = None
+    for row in filter(None, rows):
+        sha, when = row.split(" ", 1)
+        moment = dt.datetime.fromisoformat(when)
+        day = moment.astimezone(dt.UTC).date()
+        start = start or day
+        picked[(day - start).days // step_days] = (sha, moment)
+    ordered = [picked[k] for k in sorted(picked)]
+    # the committer clock of a rebased branch may step back: keep time moving forward
+    out: list[tuple[str, dt.datetime]] = []
+    for sha, moment in ordered:
+        if out and moment <= out[-1][1]:
+            moment = out[-1][1] + dt.timedelta(minutes=1)
+        out.append((sha, moment))
+    return out
+
+
+def squad_entries(root: Path) -> list[squad.Entry]:
+    found = []
+    for path in sorted((root / ".squad").rglob("*.md")):
+        rel = path.relative_to(root).as_posix()
+        if squad.is_source(rel):
+            found.extend(squad.entries(rel, path.read_bytes().decode("utf-8", "replace")))
+    return found
+
+
+def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) -> dict[str, Any]:
+    row: dict[str, Any] = {"repo": repo_name(source)}
+    history = work / "history"
+    why = export_squad_history(source, history)
+    if why is not None:
+        row["failed"] = why
+        return row
+    steps = snapshots(history, step_days)
+    if max_steps is not None:
+        steps = steps[-max_steps:]
+    root = work / "replay"
+    git(work, "init", "-q", "-b", "main", str(root))
+    git(root, "fetch", "-q", str(history), "HEAD")
+    ever: dict[tuple[str, bytes], squad.Entry] = {}
+    payload_max = over = over_by_core = core_missing = spawns = 0
+    first: str | None = None
+    started = time.perf_counter()
+    for number, (sha, moment) in enumerate(steps):
+        env = identity(moment.isoformat())
+        git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
+        if git(history, "ls-tree", sha, ".squad").strip():
+            git(root, "checkout", sha, "--", ".squad", env=env)
+        git(root, "commit", "-q", "--allow-empty", "-m", f"squad state of {moment.date()}", env=env)
+        if number == 0:
+            first = git(root, "rev-parse", "HEAD").strip()
+            code, out, err, _ = squadmem(root, env, "init")
+            if code:
+                row["failed"] = f"init (exit {code}): {first_line(err or out)}"
+                return row
+            git(root, "add", "-A", env=env)
+            git(root, "commit", "-q", "-m", "squadmem init", env=env)
+        entries, _ = intake.usable(squad_entries(root))
+        for e in entries:
+            ever.setdefault((e.owner, e.key), e)
+        night = (moment + dt.timedelta(minutes=30)).isoformat()
+        code, out, err, _ = squadmem(root, identity(night), "maintain", "--now", night)
+        if code:
+            row["failed"] = f"maintain on {moment.date()} (exit {code}): {first_line(err or out)}"
+            return row
+        cores = {e.owner: e for e in entries if e.kind == "core" and e.source.endswith("/history.md")}
+        for agent in sorted({e.owner for e in entries if e.owner != "decisions"}):
+            code, out, err, _ = squadmem(root, identity(night), "context", "--agent", agent, "--json")
+            if code:
+                continue  # an agent with no tier file yet (nothing of it taken in)
+            spawn = json.loads(out)
+            spawns += 1
+            payload_max = max(payload_max, spawn["bytes"])
+            core = cores.get(agent)
+            if spawn["bytes"] > BUDGET:
+                over += 1
+                over_by_core += core is not None and len(core.text.encode("utf-8")) > BUDGET - 512
+            if core is not None and sections.trimmed(core.text) not in spawn["text"]:
+                core_missing += 1
+        print(f"  {row['repo']}: step {number + 1}/{len(steps)} ({moment.date()})", file=sys.stderr)
+    row["steps"] = len(steps)
+    row["days"] = (steps[-1][1] - steps[0][1]).days + 1
+    row["seconds"] = round(time.perf_counter() - started, 1)
+    row["squadmem_commits"] = int(git(root, "rev-list", "--count", "HEAD", "--grep=^Squad-Memory-").strip())
+    end = (steps[-1][1] + dt.timedelta(hours=1)).isoformat()
+    code, out, err, _ = squadmem(root, identity(end), "verify", f"{first}..HEAD", "--now", end)
+    row["verify"] = "ok" if code == 0 else f"exit {code}: {first_line(out + err)}"
+    before = git(root, "rev-parse", "HEAD").strip()
+    squadmem(root, identity(end), "intake", "--now", end)
+    row["rerun_new_commits"] = int(git(root, "rev-list", "--count", f"{before}..HEAD").strip())
+    tiers = tier_sections(root)
+    counts = collections.Counter((owner, key) for owner, key, _ in tiers)
+    row["entries_ever"] = len(ever)
+    row["lost"] = sorted(
+        f"{e.source}: {e.title}" for e in ever.values() if not any(counts[(e.owner, k)] for k in e.keys)
+    )
+    row["twice"] = sorted({f"{o}: {t}" for o, k, t in tiers if counts[(o, k)] > 1})
+    row.update(spawns=spawns, payload_max=payload_max, over=over, over_by_core=over_by_core)
+    row["core_missing"] = core_missing
+    return row
+
+
+def report(rows: Sequence[dict[str, Any]]) -> None:
+    head = (
+        "| repository | days | steps | entries ever | squadmem commits | verify | re-run | lost | twice "
+        "| spawns | payload max | over 4 KB (by Core Context) | Core missing | seconds |"
+    )
+    print(head)
+    print("|" + "---|" * (head.count("|") - 1))
+    for r in rows:
+        if "failed" in r:
+            print(f"| {r['repo']} | **failed:** {r['failed']} ||||||||||||")
+            continue
+        print(
+            f"| {r['repo']} | {r['days']} | {r['steps']} | {r['entries_ever']} | {r['squadmem_commits']} "
+            f"| {r['verify']} | {r['rerun_new_commits']} | {len(r['lost'])} | {len(r['twice'])} "
+            f"| {r['spawns']} | {r['payload_max']} B | {r['over']} ({r['over_by_core']}) "
+            f"| {r['core_missing']} | {r['seconds']} |"
+        )
+    ok = [r for r in rows if "failed" not in r]
+    print()
+    print(
+        f"{len(rows)} repositories, {len(rows) - len(ok)} not replayed; of the rest: verify ok "
+        f"{sum(r['verify'] == 'ok' for r in ok)}, nothing lost {sum(not r['lost'] for r in ok)}, "
+        f"nothing twice {sum(not r['twice'] for r in ok)}, re-run adds nothing "
+        f"{sum(r['rerun_new_commits'] == 0 for r in ok)}; {sum(r['spawns'] for r in ok)} spawns, "
+        f"{sum(r['over'] for r in ok)} over 4 KB ({sum(r['over_by_core'] for r in ok)} by a Core Context "
+        f"larger than that), {sum(r['core_missing'] for r in ok)} without their Core Context."
+    )
+    for r in ok:
+        details = r["lost"][:3] + r["twice"][:3]
+        if details:
+            print(f"- {r['repo']}: " + "; ".join(details))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repos", nargs="+", type=Path, help="git repositories with a Squad team's .squad/")
+    parser.add_argument("--step-days", type=int, default=1, help="days between two replayed states (1)")
+    parser.add_argument("--max-steps", type=int, help="replay only the last N steps")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    args = parser.parse_args(argv)
+    rows = []
+    for source in args.repos:
+        work = Path(tempfile.mkdtemp(prefix="squad-replay-"))
+        try:
+            rows.append(replay_one(source.resolve(), work, args.step_days, args.max_steps))
+        except Exception as exc:  # a bench reports and goes on
+            rows.append({"repo": repo_name(source), "failed": f"{type(exc).__name__}: {exc}"[:200]})
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        report(rows)
+
+
+if __name__ == "__main__":
+    main()
