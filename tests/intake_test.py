@@ -450,3 +450,28 @@ def test_a_dated_entry_taken_in_by_parts_before_is_not_taken_again(repo: GitRepo
     assert code == 0, out + err
     code, out, err = intake(repo, day(2))
     assert code == 0 and "nothing new" in out, out + err
+
+
+def test_decisions_over_half_a_mebibyte_go_on_further_wiki_pages(repo: GitRepo) -> None:
+    """Regression (a real team's decisions.md was 1.5 MB): the one wiki page would have been over the
+    1 MiB a tier file may hold, and the whole migration was refused."""
+    body = "**What:** " + "a decision's reasoning, " * 40 + "\n\n"  # about 1 KB each
+    many = "".join(f"### 2026-01-05: Decision {n}\n{body}" for n in range(700))
+    text = DECISIONS_TEXT.replace("## Governance", many + "## Governance")
+    repo.commit("squad init", {PICARD: HEAD, DECISIONS: text}, date=DAY0)
+    assert cli(repo, "init", "--no-hooks")[0] == 0
+    repo.git("add", "-A")
+    repo.commit("squadmem init", date=DAY0)
+    start = repo.head()
+    code, out, err = intake(repo, day(1))
+    assert code == 0, err
+    second = f"{MEMORY_DIR}/wiki/decisions-2.md"
+    pages = [repo.read(WIKI), repo.read(second)]
+    assert all(len(p.encode()) <= 512 * 1024 for p in pages)
+    titles = [s.raw_heading.strip() for p in pages for s in sections.split(p).sections]
+    assert titles.count("2026-01-05: Decision 0") == 1 and titles.count("2026-01-05: Decision 699") == 1
+    assert titles.index("2026-01-05: Decision 0") < titles.index("2026-01-05: Decision 699")
+    assert cli(repo, "verify", "--now", day(1), f"{start}..HEAD")[0] == 0
+    append(repo, DECISIONS, "### 2026-01-07: One more\n**What:** x\n", day(2))
+    assert intake(repo, day(2))[0] == 0
+    assert "One more" in repo.read(second) and "One more" not in repo.read(WIKI)

@@ -15,7 +15,9 @@ and takes in each entry it has not taken before, wherever it is now:
   version sends the older one to the archive), an entry unused for at most
   ``hot.stale_days`` in hot while hot stays within its budget, then cold up to
   ``cold.ttl_days``, the archive after; decisions into the wiki topic
-  ``decisions``.
+  ``decisions`` (then ``decisions-2``, … once a page holds half a MiB);
+- an entry holding a NUL byte, or leaving a block open that no line closes,
+  is left out with a warning until Squad's file is fixed.
 
 Intake only adds sections (and moves an agent's replaced Core Context to its
 archive); ``verify`` proves that every section an intake commit added is an
@@ -40,7 +42,7 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import clock, render, sections, squad
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MEMORY_DIR, check_name, classify, tier_rel
+from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, check_name, classify, tier_rel
 from squadmem.model.settings import Settings
 
 LEDGER = f"{MEMORY_DIR}/intake.tsv"
@@ -371,6 +373,7 @@ def intake(
     }
     placed = place(new, first_seen, conf, now)
     placed, relocated, warnings = _fit(placed, tier_texts, rows, conf, _last_use(repo, tier_texts, now))
+    placed = _paged(placed, tier_texts)
     projection = Projection(tier_texts, _header)
     for rel, text, tier in relocated:
         projection.remove(rel, text)
@@ -409,6 +412,48 @@ def intake(
 def _known(taken: set[tuple[str, bytes]], owner: str) -> Callable[[bytes], bool]:
     """Whether ``owner``'s entry with a key was taken in."""
     return lambda key: (owner, key) in taken
+
+
+PAGE_BYTES = MAX_FILE_BYTES // 2  # a decisions page fills to this, then the next one starts
+
+
+def _paged(placed: list[Placed], texts: Mapping[str, str | None]) -> list[Placed]:
+    """Decisions onto the wiki pages ``decisions``, ``decisions-2``, …: each new one on the last page
+    while that stays within :data:`PAGE_BYTES`, else on a new page.
+
+    Some teams' ``decisions.md`` alone is over 1 MiB, the most a tier file may hold;
+    half of that per page leaves room for what moves back later.
+    """
+    pages: dict[int, int] = {}
+    for rel, text in texts.items():
+        tf = classify(rel)
+        if tf is not None and tf.tier == "wiki" and text is not None and (n := _page_number(tf.name)):
+            pages[n] = len(text.encode("utf-8"))
+    page = max(pages, default=1)
+    size = pages.get(page, len((_header("wiki", TOPIC) + "\n").encode("utf-8")))
+    out = []
+    for p in placed:
+        if p.tier != "wiki" or p.name != TOPIC:
+            out.append(p)
+            continue
+        grown = len(p.entry.text.encode("utf-8")) + 1
+        if size + grown > PAGE_BYTES and size > len(_header("wiki", _page_name(page)).encode("utf-8")) + 1:
+            page += 1
+            size = len((_header("wiki", _page_name(page)) + "\n").encode("utf-8"))
+        size += grown
+        out.append(dataclasses.replace(p, name=_page_name(page)))
+    return out
+
+
+def _page_name(number: int) -> str:
+    return TOPIC if number == 1 else f"{TOPIC}-{number}"
+
+
+def _page_number(topic: str) -> int | None:
+    if topic == TOPIC:
+        return 1
+    head, _, tail = topic.rpartition("-")
+    return int(tail) if head == TOPIC and tail.isdigit() and int(tail) > 1 else None
 
 
 def _owner_of_tier(rel: str) -> str:
