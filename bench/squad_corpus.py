@@ -35,7 +35,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -159,6 +159,9 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
     row["entries"] = len(everything)
     row["left_out"] = left_out
     row["kinds"] = dict(collections.Counter(e.kind for e in entries))
+    row["sizes"] = {
+        kind: [len(e.text.encode("utf-8")) for e in entries if e.kind == kind] for kind in row["kinds"]
+    }
     agents = sorted(
         p.parent.name
         for p in (root / ".squad/agents").glob("*/history.md")
@@ -281,6 +284,18 @@ def report(rows: Sequence[dict[str, Any]]) -> None:
             f"decisions.md) median {theirs:,.0f} B, largest {max(p['squad_bytes'] for p in spawns):,} B; "
             f"Squad's load is over 4 KB for {sum(p['squad_bytes'] > BUDGET for p in spawns)} of them."
         )
+    sizes: dict[str, list[int]] = collections.defaultdict(list)
+    for r in ok:
+        for kind, found in r.get("sizes", {}).items():
+            sizes[kind].extend(found)
+    if sizes:
+        print(
+            "entry sizes in the tiers (median / 90th percentile): "
+            + "; ".join(
+                f"{kind} {statistics.median(v):,.0f} / {sorted(v)[int(len(v) * 0.9)]:,} B ({len(v):,})"
+                for kind, v in sorted(sizes.items(), key=lambda kv: -len(kv[1]))
+            )
+        )
     for r in rows:
         details = (
             r.get("left_out", [])[:2]
@@ -298,25 +313,34 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--keep", type=Path, help="keep each worked clone under this folder")
     args = parser.parse_args(argv)
-    rows = []
-    for source in args.repos:
+    run_all(args.repos, lambda source, work: run_one(source, work), args.json, report, keep=args.keep)
+
+
+def run_all(
+    sources: Sequence[Path],
+    one: Callable[[Path, Path], dict[str, Any]],
+    as_json: bool,
+    table: Callable[[Sequence[dict[str, Any]]], None],
+    keep: Path | None = None,
+) -> None:
+    """``one(source, work folder)`` for each repository, a failure reported as its row, then the rows."""
+    rows: list[dict[str, Any]] = []
+    for source in sources:
         work = Path(tempfile.mkdtemp(prefix="squad-corpus-"))
         try:
-            rows.append(run_one(source.resolve(), work))
+            rows.append(one(source.resolve(), work))
         except Exception as exc:  # a bench reports and goes on
             rows.append({"repo": repo_name(source), "failed": f"{type(exc).__name__}: {exc}"[:200]})
         finally:
-            if args.keep:
-                args.keep.mkdir(parents=True, exist_ok=True)
-                shutil.move(str(work / "clone"), str(args.keep / rows[-1]["repo"])) if (
-                    work / "clone"
-                ).exists() else None
+            if keep is not None and (work / "clone").exists():
+                keep.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(work / "clone"), str(keep / rows[-1]["repo"]))
             shutil.rmtree(work, ignore_errors=True)
         print(f"{rows[-1]['repo']}: done", file=sys.stderr)
-    if args.json:
+    if as_json:
         print(json.dumps(rows, indent=2))
     else:
-        report(rows)
+        table(rows)
 
 
 if __name__ == "__main__":

@@ -25,9 +25,7 @@ import argparse
 import collections
 import datetime as dt
 import json
-import shutil
 import sys
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -43,6 +41,7 @@ from squad_corpus import (
     git,
     identity,
     repo_name,
+    run_all,
     squadmem,
     tier_sections,
 )
@@ -149,6 +148,8 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
     tiers = tier_sections(root)
     counts = collections.Counter((owner, key) for owner, key, _ in tiers)
     row["entries_ever"] = len(ever)
+    row["entries_last"] = len({(e.owner, e.key) for e in intake.usable(squad_entries(root))[0]})
+    row["sections_end"] = len(tiers)
     row["lost"] = sorted(
         f"{e.source}: {e.title}" for e in ever.values() if not any(counts[(e.owner, k)] for k in e.keys)
     )
@@ -160,8 +161,8 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
 
 def report(rows: Sequence[dict[str, Any]]) -> None:
     head = (
-        "| repository | days | steps | entries ever | squadmem commits | verify | re-run | lost | twice "
-        "| spawns | payload max | over 4 KB (by Core Context) | Core missing | seconds |"
+        "| repository | days | steps | entries ever (at the end) | squadmem commits | verify | re-run | lost "
+        "| twice | spawns | payload max | over 4 KB (by Core Context) | Core missing | seconds |"
     )
     print(head)
     print("|" + "---|" * (head.count("|") - 1))
@@ -170,7 +171,8 @@ def report(rows: Sequence[dict[str, Any]]) -> None:
             print(f"| {r['repo']} | **failed:** {r['failed']} ||||||||||||")
             continue
         print(
-            f"| {r['repo']} | {r['days']} | {r['steps']} | {r['entries_ever']} | {r['squadmem_commits']} "
+            f"| {r['repo']} | {r['days']} | {r['steps']} | {r['entries_ever']} ({r['entries_last']}) "
+            f"| {r['squadmem_commits']} "
             f"| {r['verify']} | {r['rerun_new_commits']} | {len(r['lost'])} | {len(r['twice'])} "
             f"| {r['spawns']} | {r['payload_max']} B | {r['over']} ({r['over_by_core']}) "
             f"| {r['core_missing']} | {r['seconds']} |"
@@ -198,19 +200,12 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-steps", type=int, help="replay only the last N steps")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     args = parser.parse_args(argv)
-    rows = []
-    for source in args.repos:
-        work = Path(tempfile.mkdtemp(prefix="squad-replay-"))
-        try:
-            rows.append(replay_one(source.resolve(), work, args.step_days, args.max_steps))
-        except Exception as exc:  # a bench reports and goes on
-            rows.append({"repo": repo_name(source), "failed": f"{type(exc).__name__}: {exc}"[:200]})
-        finally:
-            shutil.rmtree(work, ignore_errors=True)
-    if args.json:
-        print(json.dumps(rows, indent=2))
-    else:
-        report(rows)
+    run_all(
+        args.repos,
+        lambda source, work: replay_one(source, work, args.step_days, args.max_steps),
+        args.json,
+        report,
+    )
 
 
 if __name__ == "__main__":

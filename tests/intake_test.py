@@ -400,23 +400,9 @@ def test_a_core_context_too_large_for_hot_is_carried_by_the_spawn_from_cold(repo
     assert code == 0 and "## Core Context" in json.loads(out)["text"]
 
 
-def test_a_setext_section_is_taken_in_and_an_earlier_intake_of_it_still_counts(repo: GitRepo) -> None:
-    """Regression (a real history-archive.md held a paragraph underlined with ---): intake refused
-    the whole migration. It is now taken in as a ## section; and an intake commit that squadmem
-    made before this, with the section as it stood in Squad's file, still verifies and is not
-    taken in twice."""
-    team(repo)
-    setext = "Research validated the plan.\n---\n"
-    append(repo, PICARD, "### Impact\n" + setext, day(1))
-    code, out, err = intake(repo, day(1))
-    assert code == 0, err
-    tiers = "".join(tier_sections(repo))
-    assert "## Research validated the plan.\n" in tiers and setext not in tiers
-
-    # the same intake as squadmem made it before: the section as it stood in Squad's file
-    hot = repo.read(HOT).replace("## Research validated the plan.\n", setext)
-    entry = next(e for e in squad.entries(PICARD, repo.read(PICARD)) if e.kind == "section")
-    ledger = repo.read(LEDGER).replace(entry.key.hex(), sections.content_key(setext).hex())
+def as_made_before(repo: GitRepo, hot: str, ledger: str) -> None:
+    """The last intake commit made again with ``hot`` and ``ledger`` as an earlier squadmem wrote them:
+    it must verify, and a new intake must find nothing new."""
     repo.git("reset", "-q", "--hard", "HEAD~1")
     repo.commit(
         "memory: intake 3 Squad entries\n\nSquad-Memory-Intake: 3", {HOT: hot, LEDGER: ledger}, date=day(1)
@@ -427,12 +413,32 @@ def test_a_setext_section_is_taken_in_and_an_earlier_intake_of_it_still_counts(r
     assert code == 0 and "nothing new" in out, out + err
 
 
+def test_a_setext_section_is_taken_in_and_an_earlier_intake_of_it_still_counts(repo: GitRepo) -> None:
+    """Regression (a real history-archive.md held a paragraph underlined with ---): intake refused
+    the whole migration. It is now taken in as a ## section; and an intake commit that squadmem
+    made before this, with the section as it stood in Squad's file, still verifies and is not
+    taken in twice."""
+    team(repo)
+    setext = "Research validated the plan.\n---\n"
+    append(repo, PICARD, "### Impact\n" + setext, day(1))
+    code, _, err = intake(repo, day(1))
+    assert code == 0, err
+    tiers = "".join(tier_sections(repo))
+    assert "## Research validated the plan.\n" in tiers and setext not in tiers
+
+    # the same intake as squadmem made it before: the section as it stood in Squad's file
+    hot = repo.read(HOT).replace("## Research validated the plan.\n", setext)
+    entry = next(e for e in squad.entries(PICARD, repo.read(PICARD)) if e.kind == "section")
+    ledger = repo.read(LEDGER).replace(entry.key.hex(), sections.content_key(setext).hex())
+    as_made_before(repo, hot, ledger)
+
+
 def test_a_dated_entry_taken_in_by_parts_before_is_not_taken_again(repo: GitRepo) -> None:
     """An intake squadmem made before dated ``##`` entries were kept whole (each ``###`` part a
     section) still verifies, and the whole entry is not taken in a second time."""
     team(repo)
     append(repo, PICARD, "## 2026-01-06 — Issue #7\n\n### Context\nwhy\n### Fix\nhow\n", day(1))
-    code, out, err = intake(repo, day(1))
+    code, _, err = intake(repo, day(1))
     assert code == 0, err
     assert "## 2026-01-06 — Issue #7\n\n### Context\nwhy\n### Fix\nhow\n" in repo.read(HOT)
     entry = next(e for e in squad.entries(PICARD, repo.read(PICARD)) if e.title.startswith("2026-01-06"))
@@ -442,14 +448,7 @@ def test_a_dated_entry_taken_in_by_parts_before_is_not_taken_again(repo: GitRepo
     ledger = "".join(r for r in rows if not r.startswith(entry.key.hex())) + "".join(
         f"{sections.content_key(t).hex()}\t{PICARD}\tlearning\t{t.split(chr(10))[0][3:]}\n" for t in parts
     )
-    repo.git("reset", "-q", "--hard", "HEAD~1")
-    repo.commit(
-        "memory: intake 3 Squad entries\n\nSquad-Memory-Intake: 3", {HOT: hot, LEDGER: ledger}, date=day(1)
-    )
-    code, out, err = cli(repo, "verify", "--now", day(2), "HEAD~1..HEAD")
-    assert code == 0, out + err
-    code, out, err = intake(repo, day(2))
-    assert code == 0 and "nothing new" in out, out + err
+    as_made_before(repo, hot, ledger)
 
 
 def test_decisions_over_half_a_mebibyte_go_on_further_wiki_pages(repo: GitRepo) -> None:
@@ -463,7 +462,7 @@ def test_decisions_over_half_a_mebibyte_go_on_further_wiki_pages(repo: GitRepo) 
     repo.git("add", "-A")
     repo.commit("squadmem init", date=DAY0)
     start = repo.head()
-    code, out, err = intake(repo, day(1))
+    code, _, err = intake(repo, day(1))
     assert code == 0, err
     second = f"{MEMORY_DIR}/wiki/decisions-2.md"
     pages = [repo.read(WIKI), repo.read(second)]
