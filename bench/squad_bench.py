@@ -58,6 +58,7 @@ import tempfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -80,6 +81,7 @@ _FRAME = (
     .read_text("utf-8")
     .format(hot="", cold="", wiki="", sections="")
 )
+REAL_SIZES: dict[str, Any] = {"learning_lines": (11, 21), "decision_lines": 5}
 WEIGHT = {"learning": 1.0, "summary": 0.3, "update": 0.3, "decision": 0.15}
 
 
@@ -216,12 +218,18 @@ def configure(path: Path, overrides: Sequence[str]) -> None:
 
 
 def simulate(
-    days: int, agents: Sequence[str], root: Path, overrides: Sequence[str] = (), focus: float = 0.0
+    days: int,
+    agents: Sequence[str],
+    root: Path,
+    overrides: Sequence[str] = (),
+    focus: float = 0.0,
+    real_sizes: bool = False,
 ) -> tuple[list[Row], str, int]:
     os.environ["GIT_AUTHOR_NAME"] = os.environ["GIT_COMMITTER_NAME"] = "Scribe"
     os.environ["GIT_AUTHOR_EMAIL"] = os.environ["GIT_COMMITTER_EMAIL"] = "scribe@example.com"
     subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
-    team = SquadTeam(root, agents)
+    # real teams' entries (bench/squad_corpus.py): learnings about 1.1 KB, decisions about 535 B
+    team = SquadTeam(root, agents, **(REAL_SIZES if real_sizes else {}))
     team.found()
     rng = random.Random(180)
     pop = Popularity(rng)
@@ -450,6 +458,11 @@ def main() -> None:
         metavar="F",
         help="share (0..1) of uses drawn from the spawn's task topic; several values: one run each",
     )
+    parser.add_argument(
+        "--real-sizes",
+        action="store_true",
+        help="entries as large as real teams' (learnings about 1.1 KB, decisions about 535 B)",
+    )
     args = parser.parse_args()
     if any(not 0 <= f <= 1 for f in args.task_focus):
         parser.error("--task-focus: each value must be from 0 to 1")
@@ -457,9 +470,12 @@ def main() -> None:
     results = []
     for focus in args.task_focus:
         print(f"a Squad team of {len(agents)} agents over {args.days} days, squadmem maintain every evening")
-        print(f"settings: {', '.join(args.set) or 'the defaults'}; task focus {focus:g}\n")
+        sizes = "; entries sized like real teams'" if args.real_sizes else ""
+        print(f"settings: {', '.join(args.set) or 'the defaults'}; task focus {focus:g}{sizes}\n")
         with tempfile.TemporaryDirectory(prefix="squadmem-squad-") as tmp:
-            rows, verdict, budget = simulate(args.days, agents, Path(tmp) / "team", args.set, focus)
+            rows, verdict, budget = simulate(
+                args.days, agents, Path(tmp) / "team", args.set, focus, args.real_sizes
+            )
         report(rows, args.every, verdict, budget)
         results.append((focus, rows))
         print()

@@ -75,13 +75,20 @@ def squadmem(where: Path, env: dict[str, str], *args: str) -> tuple[int, str, st
 
 
 def squad_sources(root: Path) -> list[str]:
-    """Every Squad memory file in the work tree, as repository paths."""
-    found = []
-    for path in (root / ".squad").rglob("*.md"):
-        rel = path.relative_to(root).as_posix()
-        if squad.is_source(rel):
-            found.append(rel)
-    return sorted(found)
+    """Every Squad memory file committed at HEAD, as repository paths."""
+    listed = git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ".squad").split("\0")
+    return sorted(rel for rel in listed if rel and squad.is_source(rel))
+
+
+def committed(root: Path, rel: str) -> str:
+    """A file as HEAD has it (what squadmem reads: a work tree may hold it with other line endings)."""
+    done = subprocess.run(["git", "-C", str(root), "show", f"HEAD:{rel}"], capture_output=True, check=True)
+    return done.stdout.decode("utf-8", errors="replace")
+
+
+def squad_entries(root: Path) -> list[squad.Entry]:
+    """Every entry of the Squad files committed at HEAD."""
+    return [e for rel in squad_sources(root) for e in squad.entries(rel, committed(root, rel))]
 
 
 def tier_sections(root: Path) -> list[tuple[str, bytes, str]]:
@@ -94,6 +101,12 @@ def tier_sections(root: Path) -> list[tuple[str, bytes, str]]:
                 if not s.raw_heading.startswith(INDEX_TITLE):
                     found.append((owner, sections.content_key(s.text), s.raw_heading.strip()))
     return found
+
+
+def carries(payload: str, entry: squad.Entry) -> bool:
+    """Whether a spawn payload holds ``entry``, compared as squadmem compares content (line endings
+    normalized: a Squad file rewritten with CRLF holds the entry squadmem took in with LF)."""
+    return sections.normalize(entry.text) in sections.normalize(payload)
 
 
 def first_line(text: str) -> str:
@@ -152,7 +165,7 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
     row["commits"] = int(git(root, "rev-list", "--count", "HEAD").strip())
     row["last_commit"] = head_date.date().isoformat()
     sources = squad_sources(root)
-    texts = {rel: (root / rel).read_bytes().decode("utf-8", errors="replace") for rel in sources}
+    texts = {rel: committed(root, rel) for rel in sources}
     everything = [e for rel in sources for e in squad.entries(rel, texts[rel])]
     entries, left_out = intake.usable(everything)  # the rest intake leaves out, with a warning each
     row["squad_kb"] = round(sum(len(t.encode("utf-8")) for t in texts.values()) / 1024, 1)
@@ -224,7 +237,7 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
                 "bytes": spawn["bytes"],
                 "squad_bytes": history + decisions,
                 "core_wanted": bool(core),
-                "core_in": all(sections.trimmed(e.text) in spawn["text"] for e in core),
+                "core_in": all(carries(spawn["text"], e) for e in core),
                 "core_bytes": sum(len(e.text.encode("utf-8")) for e in core),
             }
         )

@@ -36,18 +36,20 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from squad_corpus import (
     BUDGET,
+    carries,
     export_squad_history,
     first_line,
     git,
     identity,
     repo_name,
     run_all,
+    squad_entries,
     squadmem,
     tier_sections,
 )
 
 from squadmem.commands import intake
-from squadmem.model import sections, squad
+from squadmem.model import squad
 from squadmem.model.layout import MEMORY_DIR
 
 
@@ -72,15 +74,6 @@ def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
     return out
 
 
-def squad_entries(root: Path) -> list[squad.Entry]:
-    found = []
-    for path in sorted((root / ".squad").rglob("*.md")):
-        rel = path.relative_to(root).as_posix()
-        if squad.is_source(rel):
-            found.extend(squad.entries(rel, path.read_bytes().decode("utf-8", "replace")))
-    return found
-
-
 def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) -> dict[str, Any]:
     row: dict[str, Any] = {"repo": repo_name(source)}
     history = work / "history"
@@ -91,12 +84,13 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
     steps = snapshots(history, step_days)
     if max_steps is not None:
         steps = steps[-max_steps:]
-    root = work / "replay"
+    root = work / "clone"
     git(work, "init", "-q", "-b", "main", str(root))
     git(root, "fetch", "-q", str(history), "HEAD")
     ever: dict[tuple[str, bytes], squad.Entry] = {}
     payload_max = over = over_by_core = core_missing = spawns = 0
     first: str | None = None
+    odd: list[str] = []
     started = time.perf_counter()
     for number, (sha, moment) in enumerate(steps):
         env = identity(moment.isoformat())
@@ -129,11 +123,14 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
             spawns += 1
             payload_max = max(payload_max, spawn["bytes"])
             core = cores.get(agent)
+            missing = core is not None and not carries(spawn["text"], core)
+            by_core = core is not None and len(core.text.encode("utf-8")) > BUDGET - 512
             if spawn["bytes"] > BUDGET:
                 over += 1
-                over_by_core += core is not None and len(core.text.encode("utf-8")) > BUDGET - 512
-            if core is not None and sections.trimmed(core.text) not in spawn["text"]:
-                core_missing += 1
+                over_by_core += by_core
+            core_missing += missing
+            if missing or (spawn["bytes"] > BUDGET and not by_core):
+                odd.append(f"{moment.date()} {agent}: {spawn['bytes']} B, Core Context missing: {missing}")
         print(f"  {row['repo']}: step {number + 1}/{len(steps)} ({moment.date()})", file=sys.stderr)
     row["steps"] = len(steps)
     row["days"] = (steps[-1][1] - steps[0][1]).days + 1
@@ -156,6 +153,7 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
     row["twice"] = sorted({f"{o}: {t}" for o, k, t in tiers if counts[(o, k)] > 1})
     row.update(spawns=spawns, payload_max=payload_max, over=over, over_by_core=over_by_core)
     row["core_missing"] = core_missing
+    row["odd"] = odd
     return row
 
 
@@ -188,7 +186,7 @@ def report(rows: Sequence[dict[str, Any]]) -> None:
         f"larger than that), {sum(r['core_missing'] for r in ok)} without their Core Context."
     )
     for r in ok:
-        details = r["lost"][:3] + r["twice"][:3]
+        details = r["lost"][:3] + r["twice"][:3] + r["odd"][:3]
         if details:
             print(f"- {r['repo']}: " + "; ".join(details))
 
@@ -199,12 +197,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--step-days", type=int, default=1, help="days between two replayed states (1)")
     parser.add_argument("--max-steps", type=int, help="replay only the last N steps")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--keep", type=Path, help="keep each replayed repository under this folder")
     args = parser.parse_args(argv)
     run_all(
         args.repos,
         lambda source, work: replay_one(source, work, args.step_days, args.max_steps),
         args.json,
         report,
+        keep=args.keep,
     )
 
 

@@ -132,6 +132,8 @@ class SquadTeam:
         start: dt.date = START,
         project: str = "demo",
         decision_rate: float = 0.5,
+        learning_lines: tuple[int, int] = (3, 6),
+        decision_lines: int = 0,
     ) -> None:
         self.root = root
         self.agents = tuple(agents)
@@ -139,6 +141,8 @@ class SquadTeam:
         self.start = start
         self.project = project
         self.decision_rate = decision_rate
+        self.learning_lines = learning_lines  # bullets per learning (real teams': about 1.1 KB, 11-21)
+        self.decision_lines = decision_lines  # extra lines of reasoning per decision (real: about 4)
         self.written: list[Written] = []
         self.inbox: list[tuple[int, str, Written]] = []  # (day dropped, path, decision)
         self.serial = 0
@@ -221,7 +225,8 @@ class SquadTeam:
         topic = rng.choice(TOPICS)
         title = f"{topic.capitalize()} #{self.serial} ({self.date(day).isoformat()})"
         body = "".join(
-            f"- {rng.choice(VERBS)} {topic}: {rng.choice(DETAILS)}\n" for _ in range(rng.randint(3, 6))
+            f"- {rng.choice(VERBS)} {topic}: {rng.choice(DETAILS)}\n"
+            for _ in range(rng.randint(*self.learning_lines))
         )
         rel = self.history(agent)
         self.write(rel, _append_to(self.read(rel), LEARNINGS, f"### {title}\n{body}"))
@@ -236,6 +241,8 @@ class SquadTeam:
         text = (
             f"### {title}\n**By:** {agent.title()}\n**What:** {what}\n"
             f"**Why:** {rng.choice(DETAILS)}; {rng.choice(VERBS)} in review\n"
+        ) + "".join(
+            f"- {rng.choice(VERBS)} {topic}: {rng.choice(DETAILS)}\n" for _ in range(self.decision_lines)
         )
         rel = f".squad/decisions/inbox/{agent}-{self.serial}.md"
         self.write(rel, text)

@@ -474,3 +474,30 @@ def test_decisions_over_half_a_mebibyte_go_on_further_wiki_pages(repo: GitRepo) 
     append(repo, DECISIONS, "### 2026-01-07: One more\n**What:** x\n", day(2))
     assert intake(repo, day(2))[0] == 0
     assert "One more" in repo.read(second) and "One more" not in repo.read(WIKI)
+
+
+def test_a_new_core_context_retires_the_one_waiting_in_cold_and_the_archives(repo: GitRepo) -> None:
+    """Regression (replaying a real team's history): each rewrite of a Core Context too large for hot
+    stayed pinned in cold beside the older ones, and the spawn carried all three (15 KB)."""
+    big = "Architecture notes that the Scribe keeps summarizing here. " * 90
+    history = HEAD.replace("Picard leads.", "Version one. " + big)
+    archived = HEAD.replace("Picard leads.", "Version zero, from squad nap.")
+    repo.commit(
+        "squad init",
+        {PICARD: history, PICARD_ARCHIVE: archived, DECISIONS: DECISIONS_TEXT},
+        date=DAY0,
+    )
+    assert cli(repo, "init", "--no-hooks")[0] == 0
+    repo.git("add", "-A")
+    repo.commit("squadmem init", date=DAY0)
+    assert intake(repo, day(1))[0] == 0
+    assert "Version zero" in repo.read(ARCHIVE) and "Version one" in repo.read(COLD)
+    repo.commit("core rewritten", {PICARD: history.replace("Version one.", "Version two.")}, date=day(2))
+    start = repo.head()
+    assert intake(repo, day(2))[0] == 0
+    cold = [s for s in sections.split(repo.read(COLD)).sections if s.flags.pin]
+    assert [s.text.count("Version two.") for s in cold] == [1]
+    assert "Version one." in repo.read(ARCHIVE)
+    code, out, _ = cli(repo, "context", "--agent", "picard")
+    assert code == 0 and out.count("## Core Context") == 1 and "Version two." in out
+    assert cli(repo, "verify", "--now", day(2), f"{start}..HEAD")[0] == 0

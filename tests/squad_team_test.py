@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import statistics
 from pathlib import Path
 
 from conftest import GitRepo, bench_module
@@ -84,3 +85,19 @@ def test_the_same_seed_grows_the_same_team(repo: GitRepo, tmp_path: Path) -> Non
             team.grow(day)
         trees.append(GitRepo(root).git("rev-parse", "HEAD^{tree}", "HEAD").split())
     assert trees[0] == trees[1]
+
+
+def test_entries_can_be_sized_like_real_teams(repo: GitRepo) -> None:
+    """``--real-sizes``: learnings of about 1.1 KB and decisions of about 535 B, as on real teams'."""
+    bench = bench_module("squad_bench")
+    team = gen.SquadTeam(repo.root, ("picard",), seed=5, decision_rate=1.0, **bench.REAL_SIZES)
+    team.found()
+    for day in range(1, 15):
+        team.grow(day)
+    sizes: dict[str, list[int]] = {}
+    for path in sorted((repo.root / ".squad").rglob("*.md")):
+        rel = path.relative_to(repo.root).as_posix()
+        for e in squad.entries(rel, path.read_text("utf-8")):
+            sizes.setdefault(e.kind, []).append(len(e.text.encode()))
+    assert 800 < statistics.median(sizes["learning"]) < 1400
+    assert 400 < statistics.median(sizes["decision"]) < 700

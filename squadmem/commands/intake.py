@@ -525,7 +525,7 @@ def _fit(
 ) -> tuple[list[Placed], list[tuple[str, str, str]], list[str]]:
     """Hot within its budget: Core Context first, then the newest entries; the rest go to cold.
 
-    A newer Core Context retires the one in hot (to the archive), and when it
+    A newer Core Context retires the older ones in hot and cold (to the archive), and when it
     does not fit, hot's least recently used sections make room for it (to
     cold): the spawn always carries Core Context. Returns the placements, the
     (hot file, section text, tier it goes to) relocations, and warnings.
@@ -542,11 +542,21 @@ def _fit(
         rel = tier_rel("hot", agent)
         text = texts.get(rel)
         text = text if text is not None else _header("hot", agent) + "\n"
-        if any(p.entry.kind == "core" for p in candidates):
+        cores = [p for p in candidates if p.entry.kind == "core"]
+        if cores:
+            current = max(cores, key=_currency)
+            for p in cores:  # an older version taken in with it (history-archive.md's) goes to the archive
+                if p is not current:
+                    moved[id(p)] = dataclasses.replace(p, tier="archive")
+            candidates = [p for p in candidates if p is current or p.entry.kind != "core"]
             for section in index.split(text).sections:
                 if sections.content_key(section.text).hex() in old_cores:
                     relocated.append((rel, section.text, "archive"))
                     text, _ = index.remove(text, section.text)
+            cold = tier_rel("cold", agent)  # one too large for hot waited there
+            for section in index.split(texts.get(cold) or "").sections:
+                if sections.content_key(section.text).hex() in old_cores:
+                    relocated.append((cold, section.text, "archive"))
         ordered = sorted(
             candidates,
             key=lambda p: (
@@ -573,6 +583,12 @@ def _fit(
                 )
             moved[id(p)] = dataclasses.replace(p, tier="cold")
     return [moved.get(id(p), p) for p in placed], relocated, warnings
+
+
+def _currency(p: Placed) -> tuple[bool, float]:
+    """Which of an agent's Core Context versions is its current one: history.md's, then the newest."""
+    when = p.when.timestamp() if p.when is not None else float("inf")
+    return (p.entry.source.endswith("/history.md"), when)
 
 
 def _untouched_templates(repo: Repo, writer: moves.Writer, files: Mapping[str, str]) -> list[str]:
