@@ -398,6 +398,9 @@ def test_a_core_context_too_large_for_hot_is_carried_by_the_spawn_from_cold(repo
     assert code == 0 and out.count("Architecture notes that the Scribe") == 90  # not twice
     code, out, err = cli(repo, "context", "--agent", "picard", "--task", "architecture", "--json")
     assert code == 0 and "## Core Context" in json.loads(out)["text"]
+    code, out, _ = cli(repo, "report", "--now", day(1))
+    assert code == 0 and "squadmem history picard/core-context" in out
+    assert "is pinned but too large for hot: every spawn carries it from cold" in out
 
 
 def as_made_before(repo: GitRepo, hot: str, ledger: str) -> None:

@@ -244,6 +244,14 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
             ids = _some(fix["ids"])
             why = f"{over}; {len(fix['ids'])} section(s) leave it ({ids}): {fix['bytes']} B after"
             out.append(_rec(fix["command"], why))
+    for r in rows:
+        if r["pinned"] and r["tier"] == "cold":
+            why = (
+                f"{r['id']} ({r['bytes']} B) is pinned but too large for hot: every spawn carries it from "
+                f"cold, over hot.max_bytes {_num(budgets['hot']['max_bytes'])} B; shorten it (a Squad Core "
+                "Context: in history.md) or raise hot.max_bytes in tiers.toml"
+            )
+            out.append(_rec(f"squadmem history {r['id']}", why))
     if data["unknown_ages"]:
         why = (
             f"{data['unknown_ages']} section(s) reach this shallow clone's boundary: "
