@@ -504,3 +504,15 @@ def test_a_new_core_context_retires_the_one_waiting_in_cold_and_the_archives(rep
     code, out, _ = cli(repo, "context", "--agent", "picard")
     assert code == 0 and out.count("## Core Context") == 1 and "Version two." in out
     assert cli(repo, "verify", "--now", day(2), f"{start}..HEAD")[0] == 0
+
+
+def test_two_core_contexts_in_history_md_both_stay_pinned(repo: GitRepo) -> None:
+    """Some agents keep two ``## Core Context`` sections in history.md; Squad loads both, so does the spawn."""
+    history = HEAD + "## Core Context\n\nAlso owns the release train.\n\n"
+    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
+    assert cli(repo, "init", "--no-hooks")[0] == 0
+    repo.git("add", "-A")
+    repo.commit("squadmem init", date=DAY0)
+    assert intake(repo, day(1))[0] == 0
+    code, out, _ = cli(repo, "context", "--agent", "picard")
+    assert code == 0 and "Picard leads." in out and "Also owns the release train." in out

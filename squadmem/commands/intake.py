@@ -544,11 +544,11 @@ def _fit(
         text = text if text is not None else _header("hot", agent) + "\n"
         cores = [p for p in candidates if p.entry.kind == "core"]
         if cores:
-            current = max(cores, key=_currency)
+            current = _current(cores)
             for p in cores:  # an older version taken in with it (history-archive.md's) goes to the archive
-                if p is not current:
+                if p not in current:
                     moved[id(p)] = dataclasses.replace(p, tier="archive")
-            candidates = [p for p in candidates if p is current or p.entry.kind != "core"]
+            candidates = [p for p in candidates if p in current or p.entry.kind != "core"]
             for section in index.split(text).sections:
                 if sections.content_key(section.text).hex() in old_cores:
                     relocated.append((rel, section.text, "archive"))
@@ -585,10 +585,14 @@ def _fit(
     return [moved.get(id(p), p) for p in placed], relocated, warnings
 
 
-def _currency(p: Placed) -> tuple[bool, float]:
-    """Which of an agent's Core Context versions is its current one: history.md's, then the newest."""
-    when = p.when.timestamp() if p.when is not None else float("inf")
-    return (p.entry.source.endswith("/history.md"), when)
+def _current(cores: list[Placed]) -> list[Placed]:
+    """An agent's current Core Context sections among new ones: every one in history.md (some agents
+    keep two, and Squad loads both), else the newest of its archive's."""
+    live = [p for p in cores if p.entry.source.endswith("/history.md")]
+    if live:
+        return live
+    newest = max(cores, key=lambda p: p.when.timestamp() if p.when is not None else float("inf"))
+    return [newest]
 
 
 def _untouched_templates(repo: Repo, writer: moves.Writer, files: Mapping[str, str]) -> list[str]:
