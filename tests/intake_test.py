@@ -507,7 +507,7 @@ def test_a_new_core_context_retires_the_one_waiting_in_cold_and_the_archives(rep
 
 
 def test_two_core_contexts_in_history_md_both_stay_pinned(repo: GitRepo) -> None:
-    """Some agents keep two ``## Core Context`` sections in history.md; Squad loads both, so does the spawn."""
+    """Some agents keep two ``## Core Context`` sections in history.md; Squad loads both, so does a spawn."""
     history = HEAD + "## Core Context\n\nAlso owns the release train.\n\n"
     repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
     assert cli(repo, "init", "--no-hooks")[0] == 0
