@@ -141,14 +141,52 @@ def entries(path: str, text: str) -> list[Entry]:
     decision = owner == "decisions"
     doc = sections.split(text)
     if is_inbox(path) and not doc.sections:
-        return _whole_file(path, text)
+        return _closed_at_end(_whole_file(path, text))
     found: list[Entry] = []
     if is_inbox(path) and doc.header.strip():
         title = _stem(path)
         tier = f"## {title}\n" + _flag_line(DECISION_FLAG, doc.header, "\n") + doc.header
         found.append(Entry(path, owner, "decision", title, doc.header, tier))
     for section in doc.sections:
-        found.extend(_container(path, owner, section, decision))
+        found.extend(_cut(path, owner, section, decision))
+    return _closed_at_end(found)
+
+
+_CACHED_BYTES = 64 * 1024  # containers up to this size are remembered: most are unchanged from the
+_cut_cache: dict[tuple[str, str, str, int, bool], tuple[Entry, ...]] = {}  # last version of their file
+
+
+def _cut(path: str, owner: str, section: sections.Section, decision: bool) -> tuple[Entry, ...]:
+    """:func:`_container`'s entries, remembered for the next version of the same file.
+
+    The history engine cuts every committed version of every Squad file: a growing
+    file repeats all but its last containers, and a real team's decisions file has
+    hundreds of versions of a megabyte or more.
+    """
+    if len(section.text) > _CACHED_BYTES:
+        return tuple(_container(path, owner, section, decision))
+    key = (path, owner, section.text, section.heading_lines, decision)
+    found = _cut_cache.get(key)
+    if found is None:
+        if len(_cut_cache) >= 8192:
+            _cut_cache.clear()
+        found = _cut_cache[key] = tuple(_container(path, owner, section, decision))
+    return found
+
+
+def _closed_at_end(found: list[Entry]) -> list[Entry]:
+    """``found`` with the file's last entry closed (:func:`closing`).
+
+    Only the last can leave a block open: every other entry ends where the scanner
+    saw the next heading, which an open fence or HTML block would have swallowed.
+    """
+    if found:
+        last = found[-1]
+        added = closing(last.text)
+        if added:
+            found[-1] = dataclasses.replace(
+                last, text=last.text + added, formers=last.formers or (last.text,)
+            )
     return found
 
 
@@ -304,7 +342,7 @@ def _is_flags(line: str) -> bool:
 
 
 def _entry(path: str, owner: str, kind: str, title: str, raw: str, tier: str, former: str = "") -> Entry:
-    return Entry(path, owner, kind, title, raw, tier + closing(tier), (former or tier,))
+    return Entry(path, owner, kind, title, raw, tier, (former or tier,))
 
 
 _PROBE_TITLE = "squadmem closing probe"
