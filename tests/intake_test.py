@@ -516,3 +516,21 @@ def test_two_core_contexts_in_history_md_both_stay_pinned(repo: GitRepo) -> None
     assert intake(repo, day(1))[0] == 0
     code, out, _ = cli(repo, "context", "--agent", "picard")
     assert code == 0 and "Picard leads." in out and "Also owns the release train." in out
+
+
+def test_rewriting_one_of_two_core_contexts_keeps_the_other(repo: GitRepo) -> None:
+    """Regression (replaying a real team): with two ``## Core Context`` sections in history.md, a
+    rewrite of one retired both, and the spawn lost the one Squad still loads."""
+    history = HEAD + "## Core Context\n\nAlso owns the release train.\n\n"
+    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
+    assert cli(repo, "init", "--no-hooks")[0] == 0
+    repo.git("add", "-A")
+    repo.commit("squadmem init", date=DAY0)
+    assert intake(repo, day(1))[0] == 0
+    repo.commit(
+        "rewritten", {PICARD: history.replace("Picard leads.", "Picard leads the away team.")}, date=day(2)
+    )
+    assert intake(repo, day(2))[0] == 0
+    code, out, _ = cli(repo, "context", "--agent", "picard")
+    assert code == 0 and "Picard leads the away team." in out and "Also owns the release train." in out
+    assert "Picard leads.\n" in repo.read(ARCHIVE)

@@ -372,7 +372,8 @@ def intake(
         e.key: (clock.from_epoch(facts.first[e.key][0]) if e.key in facts.first else None) for e in new
     }
     placed = place(new, first_seen, conf, now)
-    placed, relocated, warnings = _fit(placed, tier_texts, rows, conf, _last_use(repo, tier_texts, now))
+    live = {k.hex() for e in entries if e.kind == "core" and e.source.endswith("/history.md") for k in e.keys}
+    placed, relocated, warnings = _fit(placed, tier_texts, rows, live, conf, _last_use(repo, tier_texts, now))
     placed = _paged(placed, tier_texts)
     projection = Projection(tier_texts, _header)
     for rel, text, tier in relocated:
@@ -520,19 +521,21 @@ def _fit(
     placed: list[Placed],
     texts: Mapping[str, str | None],
     rows: Sequence[Row],
+    live: set[str],
     conf: Settings,
     last_use: Callable[[str], float],
 ) -> tuple[list[Placed], list[tuple[str, str, str]], list[str]]:
     """Hot within its budget: Core Context first, then the newest entries; the rest go to cold.
 
-    A newer Core Context retires the older ones in hot and cold (to the archive), and when it
+    A newer Core Context retires the older ones in hot and cold (to the archive; not one that a
+    history.md still holds: some agents keep two), and when it
     does not fit, hot's least recently used sections make room for it (to
     cold): the spawn always carries Core Context. Returns the placements, the
     (hot file, section text, tier it goes to) relocations, and warnings.
     """
     warnings: list[str] = []
     relocated: list[tuple[str, str, str]] = []
-    old_cores = {r.key for r in rows if r.kind == "core"}  # hex
+    old_cores = {r.key for r in rows if r.kind == "core"} - live  # hex; ``live``: still in a history.md
     by_agent: dict[str, list[Placed]] = {}
     for p in placed:
         if p.tier == "hot":
