@@ -114,7 +114,10 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
         if code:
             row["failed"] = f"maintain on {moment.date()} (exit {code}): {first_line(err or out)}"
             return row
-        cores = {e.owner: e for e in entries if e.kind == "core" and e.source.endswith("/history.md")}
+        cores: dict[str, list[squad.Entry]] = collections.defaultdict(list)  # some agents keep two
+        for e in entries:
+            if e.kind == "core" and e.source.endswith("/history.md"):
+                cores[e.owner].append(e)
         for agent in sorted({e.owner for e in entries if e.owner != "decisions"}):
             code, out, err, _ = squadmem(root, identity(night), "context", "--agent", agent, "--json")
             if code:
@@ -122,9 +125,9 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
             spawn = json.loads(out)
             spawns += 1
             payload_max = max(payload_max, spawn["bytes"])
-            core = cores.get(agent)
-            missing = core is not None and not carries(spawn["text"], core)
-            by_core = core is not None and len(core.text.encode("utf-8")) > BUDGET - 512
+            core = cores.get(agent, [])
+            missing = not all(carries(spawn["text"], e) for e in core)
+            by_core = sum(len(e.text.encode("utf-8")) for e in core) > BUDGET - 512
             if spawn["bytes"] > BUDGET:
                 over += 1
                 over_by_core += by_core
