@@ -339,3 +339,15 @@ def test_a_dated_section_in_the_decision_files_is_a_decision() -> None:
         ("section", "Governance"),
     ]
     assert found[0].text.startswith("## 2026-03-27: Refs synchronized\n<!-- squadmem: kind=decision -->\n")
+
+
+def test_the_scribes_core_context_variants_are_core_context() -> None:
+    """Regression (replaying a real team): the Scribe renamed it ``## Core Context (Summarized)``
+    and later ``(Essential)``; those were plain sections, and the older versions stayed pinned."""
+    text = "## Core Context (Summarized)\n\n### Architecture\nx\n\n## Learnings\n\n### A\ny\n"
+    core, learning = squad.entries(HISTORY, text)
+    assert (core.kind, core.title) == ("core", "Core Context (Summarized)")
+    assert core.text == "## Core Context (Summarized)\n<!-- squadmem: pin -->\n\n### Architecture\nx\n\n"
+    assert core.formers[1:] == ("## Architecture\nx\n\n",)  # as earlier squadmem cut it
+    assert learning.kind == "learning"
+    assert not squad.is_core_heading("Core Contextual")

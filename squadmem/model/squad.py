@@ -28,7 +28,8 @@ Each entry becomes one ``##`` section of a tier file (its *tier text*):
 - an entry that leaves a code fence or HTML block open (a file cut short
   inside its last fence): after its bytes, the one line that closes it
   (:func:`closing`), so the sections after it in a tier file stay sections;
-- ``## Core Context``: the whole section, flagged ``pin`` (it stays in hot);
+- ``## Core Context`` (or a Scribe's ``## Core Context (Summarized)``): the
+  whole section, flagged ``pin`` (it stays in hot);
 - any other container: the whole section as it is.
 
 Decisions (entries of the decision files and inbox files, not the preamble,
@@ -217,7 +218,17 @@ def _stem(path: str) -> str:
     return path.rsplit("/", 1)[-1].removesuffix(".md")
 
 
-def _container(path: str, owner: str, section: sections.Section, decision: bool) -> Iterator[Entry]:
+_CORE_VARIANT = re.compile(r"Core Context\s*[(\[:—–-].*", re.IGNORECASE)
+
+
+def is_core_heading(name: str) -> bool:
+    """``Core Context``, or the Scribe's variants of it (``Core Context (Summarized)``, ``(Essential)``)."""
+    return name == CORE or bool(_CORE_VARIANT.fullmatch(name))
+
+
+def _container(
+    path: str, owner: str, section: sections.Section, decision: bool, variants: bool = True
+) -> Iterator[Entry]:
     rows = sections.lines(section.text)
     old = "".join(rows[: section.heading_lines])
     body = "".join(rows[section.heading_lines :])
@@ -226,9 +237,13 @@ def _container(path: str, owner: str, section: sections.Section, decision: bool)
     if section.heading_lines > 1:  # a setext heading (text underlined with ---): written ## text
         name = " ".join(name.split())
         head = f"## {name}{_ending(rows[section.heading_lines - 1])}"
-    if not decision and name == CORE:
+    if not decision and (name == CORE or (variants and is_core_heading(name))):
         flag = _flag_line(PIN_FLAG, body, head)
-        yield _entry(path, owner, "core", name, section.text, head + flag + body, old + flag + body)
+        core = _entry(path, owner, "core", name, section.text, head + flag + body, old + flag + body)
+        if name != CORE:  # earlier squadmem did not know the variants: what it cut them into
+            former = tuple(e.text for e in _container(path, owner, section, decision, variants=False))
+            core = dataclasses.replace(core, formers=core.formers + former)
+        yield core
         return
     children = _level3(body)
     if children:
