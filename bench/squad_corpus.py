@@ -253,14 +253,18 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
     return row
 
 
+def table_head(*columns: str) -> None:
+    """A Markdown table's heading and rule."""
+    print("| " + " | ".join(columns) + " |")
+    print("|" + "---|" * len(columns))
+
+
 def report(rows: Sequence[dict[str, Any]]) -> None:
-    head = (
-        "| repository | commits | Squad files | entries | agents | squadmem commits | re-run | verify "
-        "| left out (warned) | lost | twice | Squad files same | payload max | over 4 KB (by Core Context) "
-        "| Core missing | Squad's load max |"
+    table_head(
+        *("repository", "commits", "Squad files", "entries", "agents", "squadmem commits", "re-run"),
+        *("verify", "left out (warned)", "lost", "twice", "Squad files same", "payload max"),
+        *("over 4 KB (by Core Context)", "Core missing", "Squad's load max"),
     )
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
     for r in rows:
         if "failed" in r:
             print(

@@ -45,6 +45,7 @@ from squad_corpus import (
     run_all,
     squad_entries,
     squadmem,
+    table_head,
     tier_sections,
 )
 
@@ -161,12 +162,11 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
 
 
 def report(rows: Sequence[dict[str, Any]]) -> None:
-    head = (
-        "| repository | days | steps | entries ever (at the end) | squadmem commits | verify | re-run | lost "
-        "| twice | spawns | payload max | over 4 KB (by Core Context) | Core missing | seconds |"
+    table_head(
+        *("repository", "days", "steps", "entries ever (at the end)", "squadmem commits", "verify"),
+        *("re-run", "lost", "twice", "spawns", "payload max", "over 4 KB (by Core Context)"),
+        *("Core missing", "seconds"),
     )
-    print(head)
-    print("|" + "---|" * (head.count("|") - 1))
     for r in rows:
         if "failed" in r:
             print(f"| {r['repo']} | **failed:** {r['failed']} ||||||||||||")

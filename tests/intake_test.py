@@ -42,10 +42,13 @@ def learning(n: int, words: int = 3) -> str:
     return f"### Topic {n} ({day(n)[:10]})\n" + " ".join(["fact"] * words) + f" {n}\n\n"
 
 
-def team(repo: GitRepo, learnings: int = 0) -> None:
-    """A Squad team as `squad init` leaves it, committed, then squadmem's init, committed."""
-    history = HEAD + "".join(learning(n) for n in range(learnings))
-    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
+def team(
+    repo: GitRepo, learnings: int = 0, history: str | None = None, files: dict[str, str] | None = None
+) -> None:
+    """A Squad team as `squad init` leaves it (``history`` as picard's, ``files`` besides), committed,
+    then squadmem's init, committed."""
+    history = (HEAD if history is None else history) + "".join(learning(n) for n in range(learnings))
+    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT, **(files or {})}, date=DAY0)
     code, _, err = cli(repo, "init", "--no-hooks")
     assert code == 0, err
     repo.git("add", "-A")
@@ -322,10 +325,7 @@ def test_a_core_context_that_nearly_fills_hot_gets_a_shorter_index_and_verify_pa
     maintain's Index refresh put hot at 4.6 KB, a commit verify and the pre-push hook refuse."""
     big = "Picard leads. " + "The team ships weekly and reviews every change. " * 75
     history = HEAD.replace("Picard leads.", big) + "".join(learning(n, words=40) for n in range(12))
-    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
-    assert cli(repo, "init", "--no-hooks")[0] == 0
-    repo.git("add", "-A")
-    repo.commit("squadmem init", date=DAY0)
+    team(repo, history=history)
     start = repo.head()
     env = {"GIT_COMMITTER_DATE": day(20), "GIT_AUTHOR_DATE": day(20)}
     code, out, err = cli(repo, "maintain", "--now", day(20), env=env)
@@ -381,10 +381,7 @@ def test_a_file_cut_short_inside_a_code_fence_is_taken_in_closed(repo: GitRepo) 
 def test_a_core_context_too_large_for_hot_is_carried_by_the_spawn_from_cold(repo: GitRepo) -> None:
     big = "Picard leads. " + "Architecture notes that the Scribe keeps summarizing here. " * 90
     history = HEAD.replace("Picard leads.", big) + learning(1)
-    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
-    assert cli(repo, "init", "--no-hooks")[0] == 0
-    repo.git("add", "-A")
-    repo.commit("squadmem init", date=DAY0)
+    team(repo, history=history)
     code, out, err = intake(repo, day(1))
     assert code == 0 and "Core Context does not fit" in out, out + err
     assert "Architecture notes" in repo.read(COLD) and "Architecture notes" not in repo.read(HOT)
@@ -485,14 +482,7 @@ def test_a_new_core_context_retires_the_one_waiting_in_cold_and_the_archives(rep
     big = "Architecture notes that the Scribe keeps summarizing here. " * 90
     history = HEAD.replace("Picard leads.", "Version one. " + big)
     archived = HEAD.replace("Picard leads.", "Version zero, from squad nap.")
-    repo.commit(
-        "squad init",
-        {PICARD: history, PICARD_ARCHIVE: archived, DECISIONS: DECISIONS_TEXT},
-        date=DAY0,
-    )
-    assert cli(repo, "init", "--no-hooks")[0] == 0
-    repo.git("add", "-A")
-    repo.commit("squadmem init", date=DAY0)
+    team(repo, history=history, files={PICARD_ARCHIVE: archived})
     assert intake(repo, day(1))[0] == 0
     assert "Version zero" in repo.read(ARCHIVE) and "Version one" in repo.read(COLD)
     repo.commit("core rewritten", {PICARD: history.replace("Version one.", "Version two.")}, date=day(2))
@@ -509,10 +499,7 @@ def test_a_new_core_context_retires_the_one_waiting_in_cold_and_the_archives(rep
 def test_two_core_contexts_in_history_md_both_stay_pinned(repo: GitRepo) -> None:
     """Some agents keep two ``## Core Context`` sections in history.md; Squad loads both, so does a spawn."""
     history = HEAD + "## Core Context\n\nAlso owns the release train.\n\n"
-    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
-    assert cli(repo, "init", "--no-hooks")[0] == 0
-    repo.git("add", "-A")
-    repo.commit("squadmem init", date=DAY0)
+    team(repo, history=history)
     assert intake(repo, day(1))[0] == 0
     code, out, _ = cli(repo, "context", "--agent", "picard")
     assert code == 0 and "Picard leads." in out and "Also owns the release train." in out
@@ -522,10 +509,7 @@ def test_rewriting_one_of_two_core_contexts_keeps_the_other(repo: GitRepo) -> No
     """Regression (replaying a real team): with two ``## Core Context`` sections in history.md, a
     rewrite of one retired both, and the spawn lost the one Squad still loads."""
     history = HEAD + "## Core Context\n\nAlso owns the release train.\n\n"
-    repo.commit("squad init", {PICARD: history, DECISIONS: DECISIONS_TEXT}, date=DAY0)
-    assert cli(repo, "init", "--no-hooks")[0] == 0
-    repo.git("add", "-A")
-    repo.commit("squadmem init", date=DAY0)
+    team(repo, history=history)
     assert intake(repo, day(1))[0] == 0
     repo.commit(
         "rewritten", {PICARD: history.replace("Picard leads.", "Picard leads the away team.")}, date=day(2)
