@@ -154,7 +154,9 @@ def entries(path: str, text: str) -> list[Entry]:
 
 
 _CACHED_BYTES = 64 * 1024  # containers up to this size are remembered: most are unchanged from the
-_cut_cache: dict[tuple[str, str, str, int, bool], tuple[Entry, ...]] = {}  # last version of their file
+_CACHE_LIMIT = 32 * 1024 * 1024  # last version of their file; all are forgotten past this many bytes
+_cut_cache: dict[tuple[str, str, str, int, bool], tuple[Entry, ...]] = {}
+_cut_cache_bytes = [0]
 
 
 def _cut(path: str, owner: str, section: sections.Section, decision: bool) -> tuple[Entry, ...]:
@@ -169,9 +171,11 @@ def _cut(path: str, owner: str, section: sections.Section, decision: bool) -> tu
     key = (path, owner, section.text, section.heading_lines, decision)
     found = _cut_cache.get(key)
     if found is None:
-        if len(_cut_cache) >= 8192:
+        if _cut_cache_bytes[0] > _CACHE_LIMIT:
             _cut_cache.clear()
+            _cut_cache_bytes[0] = 0
         found = _cut_cache[key] = tuple(_container(path, owner, section, decision))
+        _cut_cache_bytes[0] += 3 * len(section.text)  # the key, and the raw and tier texts it keeps
     return found
 
 
