@@ -88,6 +88,19 @@ def test_doctor_fails_on_a_section_in_two_places(repo: GitRepo) -> None:
     assert repo.git("status", "--porcelain") == ""
 
 
+def test_doctor_leaves_the_same_text_in_two_agents_tiers(repo: GitRepo) -> None:
+    """Regression (a real Squad team: the Scribe wrote one session note into two agents' histories,
+    and intake took in each agent's entry): doctor called them one section in two places, and
+    ``--fix`` would have removed one agent's entry for good."""
+    note = "## Session update (2026-04-12)\nScribe orchestration done.\n"
+    data = f"{MEMORY_DIR}/cold/data.md"
+    repo.commit("memory", {COLD: note, data: note}, date=DATE)
+    _, checks = doctor(repo.root)
+    assert checks["duplicates"][0] == "ok"
+    doctor(repo.root, "--fix")
+    assert repo.read(COLD) == note and repo.read(data) == note
+
+
 def test_doctor_warns_about_orphans(repo: GitRepo) -> None:
     repo.commit(
         "memory",

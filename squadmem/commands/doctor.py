@@ -21,7 +21,7 @@ from squadmem.commands import githooks, intake, mergedriver, settle
 from squadmem.engine import catalog, index
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, sections, settings, uses
+from squadmem.model import render, settings, uses
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import MEMORY_DIR, TIERS, classify
 
@@ -98,11 +98,12 @@ def tiers_toml(repo: Repo) -> Check:
 
 
 def duplicates(memory: catalog.Memory) -> Check:
-    seen: dict[str, list[catalog.Entry]] = {}
+    """A section twice in one agent's tiers, or twice in the wiki (:func:`settle.repeat_key`)."""
+    seen: dict[tuple[str, str], list[catalog.Entry]] = {}
     for entry in memory.entries:
         if entry.is_index or entry.is_session:
             continue
-        seen.setdefault(sections.trimmed(entry.text), []).append(entry)
+        seen.setdefault(settle.repeat_key(entry), []).append(entry)
     twice = [group for group in seen.values() if len(group) > 1]
     if not twice:
         return Check("duplicates", OK, f"{len(memory.entries)} sections, none in two places")

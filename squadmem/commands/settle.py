@@ -23,7 +23,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from squadmem.engine import index
+from squadmem.engine import catalog, index
 from squadmem.engine import writer as moves
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
@@ -100,20 +100,30 @@ def swapped(target: str, item: Relocation) -> str:
     return doc.header + "".join(texts)
 
 
+def repeat_key(entry: catalog.Entry) -> tuple[str, str]:
+    """What makes two sections one repeated: the same text in the same agent's tiers, or in the wiki.
+
+    Two agents may hold the same text: Squad writes each team update into every
+    agent's history, and the Scribe copies a session note to several; each is
+    that agent's entry, and removing one would lose it.
+    """
+    return ("wiki" if entry.tier == "wiki" else entry.name, sections.trimmed(entry.text))
+
+
 def without_repeats(texts: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
     """The tier files (path -> text) whose sections repeat an earlier one, without the repeats.
 
     Earlier is tier order (hot, cold, archive, wiki), then file name, then file
-    order; hot Session and Index sections are not compared. Only changed files
+    order; hot Session and Index sections are not compared, nor two agents' sections. Only changed files
     are returned, with one note per removed section.
     """
     changed: dict[str, str] = {}
     notes = []
-    seen: dict[str, str] = {}
+    seen: dict[tuple[str, str], str] = {}
     for entry in index.memory(texts).entries:
         if entry.is_index or entry.is_session:
             continue
-        key = sections.trimmed(entry.text)
+        key = repeat_key(entry)
         if key not in seen:
             seen[key] = entry.file
             continue
