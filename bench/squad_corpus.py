@@ -8,7 +8,7 @@ that evening):
 1. ``squadmem init`` (hooks installed) and a commit of what it wrote;
 2. ``squadmem migrate squad`` (the first intake), then ``squadmem maintain``;
 3. ``squadmem intake`` again: it must find nothing new;
-4. ``squadmem verify`` over every commit squadmem made;
+4. ``squadmem doctor``, and ``squadmem verify`` over every commit squadmem made;
 5. ``squadmem context --agent A`` for every agent with a history.
 
 It checks what the issue asks of a Squad team's memory: every entry of
@@ -206,6 +206,10 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
     again = int(git(root, "rev-list", "--count", f"{before}..HEAD").strip()) - made
     row["rerun_new_commits"] = again if code == 0 else f"exit {code}: {first_line(err or out)}"
 
+    code, out, err, _ = squadmem(root, env, "doctor", "--json")
+    failed = [c for c in json.loads(out)["checks"] if c["status"] == "fail"] if out.startswith("{") else []
+    row["doctor"] = "ok" if code == 0 else "; ".join(f"{c['name']}: {c['detail']}" for c in failed)[:200]
+
     code, out, err, took = squadmem(root, env, "verify", f"{before}..HEAD", "--now", evening)
     row["seconds"]["verify"] = round(took, 2)
     row["verify"] = "ok" if code == 0 else f"exit {code}: {first_line(out + err)}"
@@ -286,6 +290,7 @@ def report(rows: Sequence[dict[str, Any]]) -> None:
         f"of the rest: verify ok {sum(r['verify'] == 'ok' for r in ok)}, "
         f"nothing lost {sum(not r['lost'] for r in ok)}, nothing twice {sum(not r['twice'] for r in ok)}, "
         f"re-run adds nothing {sum(r['rerun_new_commits'] == 0 for r in ok)}, "
+        f"doctor ok {sum(r['doctor'] == 'ok' for r in ok)}, "
         f"every payload within 4 KB {sum(r['over_budget'] == 0 for r in ok)} "
         f"(or over only by a Core Context larger than that: "
         f"{sum(r['over_budget'] == r['over_by_core'] for r in ok)}), "
@@ -319,6 +324,7 @@ def report(rows: Sequence[dict[str, Any]]) -> None:
             + r.get("lost", [])[:3]
             + r.get("twice", [])[:3]
             + [e["error"] for e in r.get("context_errors", [])][:3]
+            + ([f"doctor: {r['doctor']}"] if r.get("doctor", "ok") != "ok" else [])
         )
         if details:
             print(f"- {r['repo']}: " + "; ".join(details))
