@@ -518,3 +518,16 @@ def test_rewriting_one_of_two_core_contexts_keeps_the_other(repo: GitRepo) -> No
     code, out, _ = cli(repo, "context", "--agent", "picard")
     assert code == 0 and "Picard leads the away team." in out and "Also owns the release train." in out
     assert "Picard leads.\n" in repo.read(ARCHIVE)
+
+
+def test_an_entry_no_line_closes_is_left_out_with_a_warning() -> None:
+    from squadmem.commands import intake as taking
+
+    fine = squad.Entry(PICARD, "picard", "learning", "Fine", "### Fine\nx\n", "## Fine\nx\n")
+    stuck = squad.Entry(PICARD, "picard", "learning", "Stuck", "### Stuck\n", "## Stuck\n", left_open=True)
+    kept, warnings = taking.usable([fine, stuck])
+    assert kept == [fine]
+    assert warnings == [
+        f"{PICARD}: entry 'Stuck' leaves a code fence or HTML block open; left out until it is fixed in "
+        "Squad's file"
+    ]

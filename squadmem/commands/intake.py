@@ -211,7 +211,7 @@ def usable(entries: Iterable[squad.Entry]) -> tuple[list[squad.Entry], list[str]
     """The entries a tier file can hold, and a warning for each left out.
 
     An entry holding a NUL byte is not text, and one whose open block no closing line
-    closes (:func:`squad.closing`) would swallow the sections after it. Either is left
+    closes (:attr:`squad.Entry.left_open`) would swallow the sections after it. Either is left
     out, not recorded as taken in, and taken in once fixed in Squad's file; the
     rest of the intake goes on.
     """
@@ -220,7 +220,7 @@ def usable(entries: Iterable[squad.Entry]) -> tuple[list[squad.Entry], list[str]
     for entry in entries:
         if "\0" in entry.text:
             why = "holds a NUL byte"
-        elif not squad.stands_alone(entry.text):
+        elif entry.left_open:
             why = "leaves a code fence or HTML block open"
         else:
             kept.append(entry)

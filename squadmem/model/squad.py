@@ -76,6 +76,7 @@ class Entry:
     raw: str  # its exact bytes in the source (for an ### entry: heading line included)
     text: str  # its tier text: one ``##`` section
     formers: tuple[str, ...] = ()  # the tier texts earlier squadmem cut it into: see :attr:`keys`
+    left_open: bool = False  # it leaves a block open that no closing line closes (:func:`closing`)
 
     @property
     def key(self) -> bytes:
@@ -188,7 +189,9 @@ def _closed_at_end(found: list[Entry]) -> list[Entry]:
     if found:
         last = found[-1]
         added = closing(last.text)
-        if added:
+        if added is None:
+            found[-1] = dataclasses.replace(last, left_open=True)
+        elif added:
             found[-1] = dataclasses.replace(
                 last, text=last.text + added, formers=last.formers or (last.text,)
             )
@@ -377,7 +380,7 @@ def stands_alone(text: str) -> bool:
     return bool(found) and found[-1].raw_heading.strip() == _PROBE_TITLE and found[-1].text == _PROBE
 
 
-def closing(text: str) -> str:
+def closing(text: str) -> str | None:
     """What an entry's tier text needs after it so the next section stays one: "" almost always.
 
     Squad's agents leave a code fence (or an HTML block) open now and then, often in
@@ -385,8 +388,8 @@ def closing(text: str) -> str:
     end; in a tier file it would swallow the sections after it. Such an entry gets,
     after its bytes, the line that closes the block: the fence it opened (same
     character, same length), else the first HTML block ending that works (a
-    blank line ends most HTML blocks). An entry
-    no such line closes gets none; intake then leaves it out with a warning.
+    blank line ends most HTML blocks). None when no such line closes it: intake
+    then leaves the entry out with a warning.
     """
     if "`" * 3 not in text and "~" * 3 not in text and "<" not in text:
         return ""
@@ -398,7 +401,7 @@ def closing(text: str) -> str:
         candidate = lead + line + _ending(text)
         if stands_alone(text + candidate):
             return candidate
-    return ""
+    return None
 
 
 _DATED = re.compile(r"\b(?:19|20)\d\d-[01]\d-[0-3]\d\b")
