@@ -26,7 +26,25 @@ Core Context come first, as in ``squadmem context``. Rules:
   agent whose title has the same words (numbers and dates left out) was
   used: the topic, as far as titles tell it.
 
+With a spawn's task (``--task-focus F``: a share F of each agent's uses is
+drawn from its task's topic, as in ``squad_bench.py``; ``--real-sizes``:
+entries as large as real teams'), rules that read the task, each filling the
+room with the sections matching its words in their order, then with the
+agent's own by ``lru``:
+
+- ``task: informed``: the draw's exact odds, the task's focus included, per
+  byte: the ceiling for a rule that knows the task;
+- ``task: squadmem (densest first)``: ``context --task``'s order
+  (:func:`squadmem.engine.ranking.rank`): more of the task's words first,
+  then more occurrences per character;
+- ``task: most occurrences first (before)``: the order squadmem used before;
+- ``task: newest first``, ``task: densest x freshness`` (density times
+  1 + 2·e^(-age/14), the draw's own recency bonus), ``task: bm25`` (Okapi
+  BM25), and ``task: densest, 1/4 kept for hot`` (a quarter of the room kept
+  from the matches for the agent's recently used entries).
+
     python bench/squad_ceiling.py [--days 180] [--agents 8] [--budgets 4096 6144 ...]
+    python bench/squad_ceiling.py --real-sizes --task-focus 0.5 --budgets 4096
 
 Prints one table (hit rate per rule and budget, Squad's own rule beside), then
 each rule's hit rate per kind at the first budget. Asserts nothing.
@@ -35,7 +53,9 @@ each rule's hit rate per kind at the first budget. Asserts nothing.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
+import math
 import os
 import random
 import re
@@ -51,24 +71,32 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import squad_bench as bench
 from squad_team import AGENTS, SquadTeam, Written
 
+from squadmem.engine import ranking
 from squadmem.model import squad
 
 DEFAULT_BUDGETS = (4096, 5120, 6144, 8192, 12288)
 SHARES = (512, 1024)
 Rule = Callable[[str, int], set[str]]  # (agent, room in bytes) -> marks loaded
+TaskRule = Callable[[str, int, "bench.Task"], set[str]]  # the same, knowing the spawn's task
+Order = Callable[[Sequence["_Doc"], Sequence[str]], list["_Doc"]]  # the matches, best first
 
 
 class Replay:
     """The team as squad_bench grows it, with each entry's size and every use so far."""
 
-    def __init__(self, root: Path, agents: Sequence[str]) -> None:
+    def __init__(
+        self, root: Path, agents: Sequence[str], *, real_sizes: bool = False, focus: float = 0.0
+    ) -> None:
         subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
-        self.team = SquadTeam(root, agents)
+        self.team = SquadTeam(root, agents, **(bench.REAL_SIZES if real_sizes else {}))
         self.team.found()
         self.agents = tuple(agents)
         self.rng = random.Random(180)  # squad_bench's seed: the same walk, the same draws
         self.pop = bench.Popularity(self.rng)
+        self.coin = random.Random(8180)  # squad_bench's task stream
+        self.focus = focus
         self.size: dict[str, int] = {}
+        self.text: dict[str, str] = {}  # mark -> the tier section's text
         self.core: dict[str, int] = {}
         self.used: dict[tuple[str, str], int] = {}  # (agent or "team", mark) -> day of its last use
         self.day = 0
@@ -88,6 +116,7 @@ class Replay:
                 found = next((t for t in texts if written.mark in t), None)
                 if found is not None:
                     self.size[written.mark] = len(found.encode("utf-8"))
+                    self.text[written.mark] = found
 
     def pool(self, agent: str) -> list[Written]:
         return [
@@ -154,6 +183,76 @@ class Replay:
 
         return _fill(sorted(own, key=key, reverse=True), self.size, room)
 
+    # -- rules that read the spawn's task (``--task-focus``) ----------------------------------------
+    def task_informed(self, agent: str, room: int, task: bench.Task) -> set[str]:
+        """The exact odds of the day's draw, the task's focus included, per byte."""
+        pool = self.pool(agent)
+        weight = {e.mark: self.pop.weight(e, self.day) for e in pool}
+        total = sum(weight.values()) or 1.0
+        on_topic = sum(weight[e.mark] for e in pool if e.topic == task.topic)
+        focus = task.focus if on_topic else 0.0
+
+        def odds(e: Written) -> float:
+            p = (1 - focus) * weight[e.mark] / total
+            if e.topic == task.topic and on_topic:
+                p += focus * weight[e.mark] / on_topic
+            return p / self.size[e.mark]
+
+        return _best(pool, odds, self.size, room)
+
+    def task_matches(
+        self, agent: str, room: int, task: bench.Task, order: Order, reserve: float = 0.0
+    ) -> set[str]:
+        """The sections matching the task's words in ``order``, each while it fits (``reserve``: a share
+        of the room kept from them); then the agent's own by ``lru`` in what is left (hot's sections,
+        as ``context --task`` adds them; it follows hot's order, which ``lru`` stands for here)."""
+        pool = self.pool(agent)
+        docs = [_Doc(self.text[e.mark], e.title, e, self.recency(agent, e)) for e in pool]
+        terms = ranking.task_terms(task.text, docs) if docs else []
+        chosen: set[str] = set()
+        kept = int(room * reserve)
+        room -= kept
+        for doc in order(docs, terms) if terms else []:
+            if self.size[doc.entry.mark] <= room:
+                chosen.add(doc.entry.mark)
+                room -= self.size[doc.entry.mark]
+        room += kept
+        own = [e for e in pool if e.owner == agent and e.mark not in chosen]
+        for entry in sorted(own, key=lambda e: self.recency(agent, e), reverse=True):
+            if self.size[entry.mark] <= room:
+                chosen.add(entry.mark)
+                room -= self.size[entry.mark]
+        return chosen
+
+    def task_rules(self) -> dict[str, TaskRule]:
+        def squadmem(docs: Sequence[_Doc], terms: Sequence[str]) -> list[_Doc]:
+            return [d for d, _ in ranking.rank(docs, terms, every=False)]
+
+        def by(key: Callable[[_Doc, int, int], float]) -> Order:
+            def order(docs: Sequence[_Doc], terms: Sequence[str]) -> list[_Doc]:
+                held = {id(d): ranking.match(d, terms) for d in docs}
+                found = [d for d in docs if held[id(d)][1]]
+                return sorted(found, key=lambda d: (-held[id(d)][0], -key(d, *held[id(d)])))
+
+            return order
+
+        def fresh(d: _Doc, held: int, points: int) -> float:
+            return points / len(d.text) * (1 + 2 * math.exp(-(self.day - d.recency) / 14))
+
+        return {
+            "task: informed": self.task_informed,
+            "task: squadmem (densest first)": lambda a, r, t: self.task_matches(a, r, t, squadmem),
+            "task: most occurrences first (before)": lambda a, r, t: self.task_matches(
+                a, r, t, by(lambda d, held, points: points)
+            ),
+            "task: newest first": lambda a, r, t: self.task_matches(
+                a, r, t, by(lambda d, held, points: d.recency)
+            ),
+            "task: densest x freshness": lambda a, r, t: self.task_matches(a, r, t, by(fresh)),
+            "task: bm25": lambda a, r, t: self.task_matches(a, r, t, _bm25_order),
+            "task: densest, 1/4 kept for hot": lambda a, r, t: self.task_matches(a, r, t, squadmem, 0.25),
+        }
+
     # -- one day ---------------------------------------------------------------------------------
     def step(self, budgets: Sequence[int], tally: Callable[[str, int, str, bool], None]) -> None:
         self.day += 1
@@ -166,17 +265,24 @@ class Replay:
             for a in self.agents
         }
         self.pop.step()
+        tasks = {a: bench.Task.draw(self.coin, self.pop, self.focus) for a in self.agents}
+        task_rules = self.task_rules()
+        loaded.update(
+            ((name, budget, a), rule(a, self.room(a, budget), tasks[a]))
+            for name, rule in task_rules.items()
+            for budget in budgets
+            for a in self.agents
+        )
         for agent in self.agents:
             pool = [
                 e
                 for e in self.team.written
                 if e.day < self.day and (e.owner == agent or e.kind == "decision")
             ]
-            for entry in bench.pick(
-                self.rng, pool, self.pop, self.day, self.rng.randint(*bench.USES_PER_SPAWN)
-            ):
+            count = self.rng.randint(*bench.USES_PER_SPAWN)
+            for entry in bench.pick(self.rng, pool, self.pop, self.day, count, tasks[agent]):
                 tally("Squad (its own load)", 0, entry.kind, entry.mark in loads[agent])
-                for name in rules:
+                for name in [*rules, *task_rules]:
                     for budget in budgets:
                         tally(name, budget, entry.kind, entry.mark in loaded[(name, budget, agent)])
                 self.used[(agent, entry.mark)] = self.day
@@ -185,6 +291,32 @@ class Replay:
                     self.used[("team", entry.mark)] = self.day
         self.team.grow(self.day)
         self.measure()
+
+
+@dataclasses.dataclass(frozen=True)
+class _Doc:
+    """An entry as a tier section (what ``squadmem.engine.ranking`` ranks), with its last use or write."""
+
+    text: str
+    title: str
+    entry: Written
+    recency: int
+
+
+def _bm25_order(docs: Sequence[_Doc], terms: Sequence[str], k1: float = 1.2, b: float = 0.75) -> list[_Doc]:
+    """Okapi BM25 over the agent's sections (the usual k1 and b), the newest first among equals."""
+    folded = [d.text.casefold() for d in docs]
+    df = {t: sum(1 for f in folded if t in f) for t in terms}
+    avg = sum(len(d.text) for d in docs) / len(docs)
+    scored = []
+    for doc in docs:
+        total = 0.0
+        for term, tf in zip(terms, ranking.counts(doc, terms), strict=True):
+            idf = math.log((len(docs) - df[term] + 0.5) / (df[term] + 0.5) + 1)
+            total += idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len(doc.text) / avg))
+        if total:
+            scored.append((total, doc))
+    return [d for _, d in sorted(scored, key=lambda item: (-item[0], -item[1].recency))]
 
 
 def _words(title: str) -> str:
@@ -226,6 +358,10 @@ def main() -> None:
     parser.add_argument("--days", type=int, default=180)
     parser.add_argument("--agents", type=int, default=8)
     parser.add_argument("--budgets", type=int, nargs="+", default=list(DEFAULT_BUDGETS))
+    parser.add_argument(
+        "--task-focus", type=float, default=0.0, metavar="F", help="share of uses drawn from the task's topic"
+    )
+    parser.add_argument("--real-sizes", action="store_true", help="entries as large as real teams'")
     args = parser.parse_args()
     for name in ("NAME", "EMAIL"):
         os.environ[f"GIT_AUTHOR_{name}"] = os.environ[f"GIT_COMMITTER_{name}"] = (
@@ -240,7 +376,9 @@ def main() -> None:
             acc[1] += hit
 
     with tempfile.TemporaryDirectory(prefix="squadmem-ceiling-") as tmp:
-        replay = Replay(Path(tmp) / "team", AGENTS[: args.agents])
+        replay = Replay(
+            Path(tmp) / "team", AGENTS[: args.agents], real_sizes=args.real_sizes, focus=args.task_focus
+        )
         for _ in range(args.days):
             replay.step(args.budgets, tally)
     squad_rate = counts[("Squad (its own load)", 0)]["all"]

@@ -9,7 +9,11 @@ three characters or more (punctuation around them dropped), not one of a few
 English function words ("the", "and", "with", ...), that at most half of the
 sections it ranks hold (a word most sections hold says nothing about which
 one the task needs), and a section ranks by how many of those words it holds,
-then by its score over them. With a query, both orders are the same.
+then by its score over them per character of the section: a task fills a
+payload of fixed bytes, so of two sections that match alike the denser one
+comes first (``bench/squad_ceiling.py``: 40% → 43% of a Squad team's uses
+with entries of real sizes and half the uses on the task, 50% → 55% with
+three quarters; unchanged at 61% with the generator's small entries).
 """
 
 from __future__ import annotations
@@ -130,13 +134,14 @@ def task_terms(task: str, entries: Sequence[Titled]) -> list[str]:
 def rank(entries: Iterable[T], terms: Sequence[str], *, every: bool = True) -> list[tuple[T, int]]:
     """The sections that match, each with its score, best first; ties keep the given order.
 
-    ``every``: a section must hold every term (a query); else any (a task's words), and the
-    sections holding more of them come first.
+    ``every``: a section must hold every term, and a higher score comes first (a query); else any
+    (a task's words): the sections holding more of them first, then the denser (score per character).
     """
     found = []
     for entry in entries:
         held, points = match(entry, terms)
         if points and (held == len(terms) or not every):
-            found.append((entry, held, points))
+            order = points if every else points / max(1, len(entry.text))
+            found.append((entry, held, order, points))
     found.sort(key=lambda item: (-item[1], -item[2]))
-    return [(entry, points) for entry, _, points in found]
+    return [(entry, points) for entry, _, _, points in found]
