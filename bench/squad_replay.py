@@ -23,10 +23,13 @@ from __future__ import annotations
 
 import argparse
 import collections
+import dataclasses
 import datetime as dt
 import json
+import statistics
 import sys
 import time
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -34,9 +37,11 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import squad_spawns
 from squad_corpus import (
     BUDGET,
     carries,
+    committed,
     export_squad_history,
     first_line,
     git,
@@ -49,7 +54,9 @@ from squad_corpus import (
     tier_sections,
 )
 
-from squadmem.commands import intake
+from squadmem.commands import context, intake
+from squadmem.engine import catalog
+from squadmem.gitio.repo import Repo
 from squadmem.model import squad
 from squadmem.model.layout import MEMORY_DIR
 
@@ -75,7 +82,9 @@ def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
     return out
 
 
-def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) -> dict[str, Any]:
+def replay_one(
+    source: Path, work: Path, step_days: int, max_steps: int | None, budgets: Sequence[int] = (BUDGET,)
+) -> dict[str, Any]:
     row: dict[str, Any] = {"repo": repo_name(source)}
     history = work / "history"
     why = export_squad_history(source, history)
@@ -92,9 +101,16 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
     payload_max = over = over_by_core = core_missing = spawns = 0
     first: str | None = None
     odd: list[str] = []
+    spawned = squad_spawns.Score()  # the orchestration logs' spawns (squad_spawns.py)
+    entries: list[squad.Entry] = []
+    plain: dict[str, str] = {}  # each agent's last spawn without a task
     started = time.perf_counter()
     for number, (sha, moment) in enumerate(steps):
         env = identity(moment.isoformat())
+        if number:
+            before, then = steps[number - 1]
+            that_night = identity((then + dt.timedelta(minutes=30)).isoformat())
+            spawned.add(score_logs(history, before, sha, root, that_night, entries, plain, budgets))
         git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
         if git(history, "ls-tree", sha, ".squad").strip():
             git(root, "checkout", sha, "--", ".squad", env=env)
@@ -124,6 +140,7 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
             if code:
                 continue  # an agent with no tier file yet (nothing of it taken in)
             spawn = json.loads(out)
+            plain[agent] = spawn["text"]
             spawns += 1
             payload_max = max(payload_max, spawn["bytes"])
             core = cores.get(agent, [])
@@ -158,7 +175,43 @@ def replay_one(source: Path, work: Path, step_days: int, max_steps: int | None) 
     row.update(spawns=spawns, payload_max=payload_max, over=over, over_by_core=over_by_core)
     row["core_missing"] = core_missing
     row["odd"] = odd
+    row["logs"] = dataclasses.asdict(spawned)
     return row
+
+
+def score_logs(
+    history: Path,
+    before: str,
+    sha: str,
+    root: Path,
+    env: dict[str, str],
+    entries: Sequence[squad.Entry],
+    plain: dict[str, str],
+    budgets: Sequence[int],
+) -> squad_spawns.Score:
+    """The spawns whose orchestration logs ``sha`` adds, scored on the state before them (``before``'s)."""
+    total = squad_spawns.Score()
+    with Repo(root) as repo:
+        memory = catalog.load(repo.layout)
+    added = git(history, "diff", "--name-only", "--diff-filter=A", before, sha, "--", squad_spawns.LOG_DIR)
+    agents = {e.owner for e in entries if not e.decision}
+    for rel in filter(None, added.split("\n")):
+        text = git(history, "show", f"{sha}:{rel}")
+        log = squad_spawns.parse(rel, text, agents)
+        if log is None or log.agent not in plain:
+            continue
+        if log.agent not in memory.agents():
+            continue
+        with warnings.catch_warnings():  # a Core Context over the budget: counted by the replay already
+            warnings.simplefilter("ignore")
+            tasked = {b: context.build_for_task(memory, log.agent, log.task, b)[0] for b in budgets}
+        load = "".join(
+            committed(root, rel)
+            for rel in (f".squad/agents/{log.agent}/history.md", ".squad/decisions.md")
+            if git(root, "ls-files", "--", rel).strip()
+        )
+        total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent]))
+    return total
 
 
 def report(rows: Sequence[dict[str, Any]]) -> None:
@@ -192,6 +245,51 @@ def report(rows: Sequence[dict[str, Any]]) -> None:
         details = r["lost"][:3] + r["twice"][:3] + r["odd"][:3]
         if details:
             print(f"- {r['repo']}: " + "; ".join(details))
+    logged = [r for r in ok if r["logs"]["spawns"]]
+    if logged:
+        report_logs(logged)
+
+
+def _share(hits: int, uses: int) -> str:
+    return f"{100 * hits / uses:.0f}%" if uses else "-"
+
+
+def _median(values: Sequence[int]) -> str:
+    return f"{statistics.median(values):,.0f} B" if values else "-"
+
+
+def report_logs(rows: Sequence[dict[str, Any]]) -> None:
+    """The orchestration logs' spawns (squad_spawns.py): relevant entries each spawn's memory held."""
+    budgets = sorted(rows[0]["logs"]["task"], key=int)
+    print(
+        "\nspawns from the orchestration logs: of the earlier entries the logged work names (relevant), "
+        "the share each spawn's memory held; in brackets, of those only references the task does not "
+        "name make relevant\n"
+    )
+    table_head(
+        *("repository", "spawns", "relevant (beyond the task)", "Squad", "squadmem"),
+        *(f"squadmem --task in {int(b):,} B" for b in budgets),
+        *("bytes: Squad", "squadmem --task"),
+    )
+    total = squad_spawns.Score()
+    for r in rows:
+        total.add(squad_spawns.Score(**r["logs"]))
+        _log_row(r["repo"], squad_spawns.Score(**r["logs"]), budgets)
+    _log_row("**all**", total, budgets)
+
+
+def _log_row(name: str, s: squad_spawns.Score, budgets: Sequence[Any]) -> None:
+    def both(hits: int, beyond: int) -> str:
+        return f"{_share(hits, s.uses)} ({_share(beyond, s.unnamed)})"
+
+    tasks = [both(s.task[b], s.unnamed_task[b]) for b in budgets]
+    first = s.task_bytes[budgets[0]]
+    print(
+        f"| {name} | {s.spawns} | {s.uses} ({s.unnamed}) | {both(s.squad, s.unnamed_squad)} "
+        f"| {both(s.plain, s.unnamed_plain)} | "
+        + " | ".join(tasks)
+        + f" | {_median(s.squad_bytes)} | {_median(first)} |"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -201,10 +299,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-steps", type=int, help="replay only the last N steps")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--keep", type=Path, help="keep each replayed repository under this folder")
+    parser.add_argument(
+        "--task-budgets",
+        type=int,
+        nargs="+",
+        default=[BUDGET, 2 * BUDGET, 4 * BUDGET],
+        metavar="BYTES",
+        help="budgets of the logged spawns' context --task (4096 8192 16384)",
+    )
     args = parser.parse_args(argv)
     run_all(
         args.repos,
-        lambda source, work: replay_one(source, work, args.step_days, args.max_steps),
+        lambda source, work: replay_one(source, work, args.step_days, args.max_steps, args.task_budgets),
         args.json,
         report,
         keep=args.keep,

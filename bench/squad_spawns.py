@@ -1,0 +1,176 @@
+"""Real spawns, read from a Squad team's orchestration logs: what each spawn's memory held of what
+its work turned out to touch.
+
+Squad's coordinator writes a log per spawn under ``.squad/orchestration-log/``:
+the agent, the task it was given (``**Task:**``, or the log's title) and what
+the agent did (files, issues, pull requests, decisions it names). Nobody logs
+which memory entries an agent read, so this takes a proxy for them, fixed
+before any spawn is looked at: an earlier entry is **relevant** to a spawn
+when it names something specific that the log's account of the work names too
+(an issue or pull request number, a code span, a file path, a CamelCase name,
+an ID such as ``FR-022``), and at most :data:`MAX_HOLDERS` of the agent's
+entries (its own and the team's decisions; Core Context left out: both
+spawns carry it) name that thing. A relevant entry is a *hit* for a spawn
+when the spawn's memory holds it whole:
+
+- Squad's own: ``history.md`` and ``decisions.md`` as they stood (its gates
+  applied by the team's real Scribe);
+- squadmem's: ``squadmem context --agent A --task "<the logged task>"``, the
+  line the Squad skill puts in the spawn template, within ``hot.max_bytes``;
+- squadmem's without the task: ``squadmem context --agent A``.
+
+The references the log's task names itself are counted apart
+(``named``): an entry found through them is found because the task says so;
+the others are what the work touched beyond its task.
+
+``squad_replay.py`` calls :func:`score` at each step for the logs the
+next step adds, on the state just before them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable, Sequence
+
+from squadmem.model import sections, squad
+
+LOG_DIR = ".squad/orchestration-log/"
+MAX_HOLDERS = 3  # a reference more entries than this name says little about which one the work needed
+_REFS = re.compile(
+    r"(?<![\w#])#\d+\b"  # issue or pull request
+    r"|`[^`\n]{4,80}`"  # code span
+    r"|\b[\w.-]+/[\w./-]*\w"  # a path
+    r"|\b[\w-]+\.(?:py|ts|tsx|js|jsx|cs|csproj|razor|md|json|ya?ml|toml|go|rs|java|kt|sql|sh|ps1|css|html)\b"
+    r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+\b"  # CamelCase
+    r"|\b[A-Z]{1,5}-?\d{2,}\b"  # an ID: FR-022, F148
+)
+_FIELD = re.compile(r"^[-* \t]*\*\*(agent(?: id)?|task):?\*\*:?[ \t]*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+@dataclasses.dataclass(frozen=True)
+class Log:
+    path: str
+    agent: str
+    task: str
+    work: str  # the log without its title and task lines: what the agent did
+
+
+def parse(path: str, text: str, agents: Iterable[str]) -> Log | None:
+    """The spawn a log records, or None when it names no single known agent or no task."""
+    known = {a.casefold() for a in agents}
+    fields: dict[str, str] = {}
+    for match in _FIELD.finditer(text):
+        fields.setdefault(match.group(1).casefold().split()[0], match.group(2).strip())
+    lines = text.splitlines()
+    title = next((line.lstrip("#").strip() for line in lines if line.startswith("# ")), "")
+
+    def named(source: str) -> list[str]:
+        words = {w.casefold() for w in re.findall(r"[A-Za-z][\w-]*", source)}
+        return sorted(known & words)
+
+    candidates = [named(source) for source in (fields.get("agent", ""), path.rsplit("/", 1)[-1], title)]
+    found = next((names for names in candidates if names), [])
+    if len(found) != 1:  # no known agent, or a log of several spawns
+        return None
+    agent = found[0]
+    task = fields.get("task") or _task_of(title, agent)
+    if not task:
+        return None
+    work = "\n".join(line for line in lines if not line.startswith("# ") and not _FIELD.fullmatch(line))
+    return Log(path, agent, task, work)
+
+
+def _task_of(title: str, agent: str) -> str:
+    """A title as the task: without "Orchestration Log", the agent's name, role and time stamps."""
+    text = re.sub(r"orchestration( log)?(:| —| -)?", " ", title, flags=re.IGNORECASE)
+    text = re.sub(rf"\b{re.escape(agent)}\b(\s*\([^)]*\))?", " ", text, flags=re.IGNORECASE)
+    text = re.sub(r"\d{4}-?\d{2}-?\d{2}[T\d:.\-Z]*", " ", text)
+    text = re.sub(r"^[\s—:\-–|]+|[\s—:\-–|]+$", "", re.sub(r"\s+", " ", text))
+    return text if len(re.findall(r"[A-Za-z]{3,}", text)) >= 2 else ""
+
+
+def references(text: str) -> set[str]:
+    """The specific things a text names (see the module's docstring), code spans without backticks;
+    not Squad's own files (a log names the history it appended to)."""
+    found = {ref.strip("`") for ref in _REFS.findall(text)}
+    return {ref for ref in found if "squad/" not in ref}
+
+
+def _names(text: str, ref: str) -> bool:
+    if ref.startswith("#"):
+        return re.search(rf"(?<![\w#]){re.escape(ref)}\b", text) is not None
+    return ref in text
+
+
+@dataclasses.dataclass
+class Score:
+    spawns: int = 0
+    uses: int = 0  # (spawn, relevant entry) pairs
+    squad: int = 0
+    plain: int = 0
+    task: dict[int, int] = dataclasses.field(default_factory=dict)  # budget -> hits of context --task
+    unnamed: int = 0  # uses found through references the task does not name
+    unnamed_squad: int = 0
+    unnamed_plain: int = 0
+    unnamed_task: dict[int, int] = dataclasses.field(default_factory=dict)
+    squad_bytes: list[int] = dataclasses.field(default_factory=list)
+    task_bytes: dict[int, list[int]] = dataclasses.field(default_factory=dict)
+
+    def add(self, other: Score) -> None:
+        for field in dataclasses.fields(self):
+            mine, theirs = getattr(self, field.name), getattr(other, field.name)
+            if isinstance(mine, dict):
+                for budget, value in theirs.items():
+                    mine[int(budget)] = mine.get(int(budget), 0 if isinstance(value, int) else []) + value
+            else:
+                setattr(self, field.name, mine + theirs)
+
+
+def relevant(log: Log, entries: Sequence[squad.Entry]) -> list[tuple[squad.Entry, bool]]:
+    """The entries relevant to ``log`` among those its agent sees, each with whether a reference the task
+    does not name makes it relevant."""
+    seen = [e for e in entries if (e.owner == log.agent or e.decision) and e.kind != "core"]
+    named_by_task = references(log.task)
+    found: dict[bytes, tuple[squad.Entry, bool]] = {}
+    for ref in references(log.work):
+        holders = [e for e in seen if _names(e.raw, ref)]
+        if not 0 < len(holders) <= MAX_HOLDERS:
+            continue
+        beyond = ref not in named_by_task
+        for entry in holders:
+            earlier = found.get(entry.key)
+            found[entry.key] = (entry, beyond or (earlier is not None and earlier[1]))
+    return list(found.values())
+
+
+def holds(payload: str, text: str) -> bool:
+    """Whether a spawn's text holds an entry's bytes (line endings normalized)."""
+    return sections.normalize(text) in sections.normalize(payload)
+
+
+def score(
+    log: Log, entries: Sequence[squad.Entry], squad_load: str, with_task: dict[int, str], without_task: str
+) -> Score:
+    """One spawn: its relevant entries, and which of them each spawn's memory held (``with_task``: the
+    ``context --task`` text at each budget)."""
+    out = Score(
+        spawns=1,
+        squad_bytes=[len(squad_load.encode())],
+        task_bytes={b: [len(t.encode())] for b, t in with_task.items()},
+        task=dict.fromkeys(with_task, 0),
+        unnamed_task=dict.fromkeys(with_task, 0),
+    )
+    for entry, beyond in relevant(log, entries):
+        squad_hit, plain_hit = holds(squad_load, entry.raw), holds(without_task, entry.text)
+        task_hits = {b: holds(t, entry.text) for b, t in with_task.items()}
+        out.uses += 1
+        out.squad += squad_hit
+        out.plain += plain_hit
+        out.unnamed += beyond
+        out.unnamed_squad += beyond and squad_hit
+        out.unnamed_plain += beyond and plain_hit
+        for budget, hit in task_hits.items():
+            out.task[budget] += hit
+            out.unnamed_task[budget] += beyond and hit
+    return out
