@@ -12,11 +12,19 @@ nap`` moving entries to the archives, inbox drops merged, Core Context
 rewritten): every entry any step's Squad files held is in the tiers exactly
 once at the end, none twice; ``verify`` passes over every commit; a second
 ``intake`` takes nothing; each day's payloads stay within ``hot.max_bytes``
-unless an agent's Core Context alone is larger, and carry the Core Context.
+unless the Core Context squadmem pins for the agent (every one its
+``history.md`` held last: some agents keep two) leaves no room, and carry the
+Core Context.
 
-    python bench/squad_replay.py REPO [REPO ...] [--step-days 1] [--max-steps N]
+With orchestration logs (``.squad/orchestration-log/``), each spawn a log
+records is scored on the state just before it (``squad_spawns.py``): of the
+earlier entries its work names, the share Squad's own load held, and
+squadmem's spawn without and with the logged task (``--task-budgets``).
 
-Prints one row per repository and a summary. Asserts nothing; exit 0.
+    python bench/squad_replay.py REPO [REPO ...] [--step-days 1] [--max-steps N] [--task-budgets B ...]
+
+Prints one row per repository and a summary, then the logged spawns' table.
+Asserts nothing; exit 0.
 """
 
 from __future__ import annotations
@@ -58,7 +66,7 @@ from squadmem.commands import context, intake
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad
-from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.layout import MEMORY_DIR, tier_rel
 
 
 def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
@@ -135,6 +143,8 @@ def replay_one(
         for e in entries:
             if e.kind == "core" and e.source.endswith("/history.md"):
                 cores[e.owner].append(e)
+        with Repo(root) as repo:
+            memory = catalog.load(repo.layout)
         for agent in sorted({e.owner for e in entries if e.owner != "decisions"}):
             code, out, err, _ = squadmem(root, identity(night), "context", "--agent", agent, "--json")
             if code:
@@ -145,13 +155,20 @@ def replay_one(
             payload_max = max(payload_max, spawn["bytes"])
             core = cores.get(agent, [])
             missing = not all(carries(spawn["text"], e) for e in core)
-            by_core = sum(len(e.text.encode("utf-8")) for e in core) > BUDGET - 512
+            # what squadmem pins for the agent: every Core Context its history.md held last (some hold
+            # two), or its archive's newest; together larger than the room, they make the spawn larger
+            files = (tier_rel("hot", agent), tier_rel("cold", agent))
+            pinned = [e.bytes for rel in files for e in memory.in_file(rel) if e.pinned]
+            by_core = sum(pinned) > BUDGET - 512
             if spawn["bytes"] > BUDGET:
                 over += 1
                 over_by_core += by_core
             core_missing += missing
             if missing or (spawn["bytes"] > BUDGET and not by_core):
-                odd.append(f"{moment.date()} {agent}: {spawn['bytes']} B, Core Context missing: {missing}")
+                odd.append(
+                    f"{moment.date()} {agent}: {spawn['bytes']} B, Core Context missing: {missing}, "
+                    f"pinned {pinned} B"
+                )
         print(f"  {row['repo']}: step {number + 1}/{len(steps)} ({moment.date()})", file=sys.stderr)
     row["steps"] = len(steps)
     row["days"] = (steps[-1][1] - steps[0][1]).days + 1
@@ -238,8 +255,8 @@ def report(rows: Sequence[dict[str, Any]]) -> None:
         f"{sum(r['verify'] == 'ok' for r in ok)}, nothing lost {sum(not r['lost'] for r in ok)}, "
         f"nothing twice {sum(not r['twice'] for r in ok)}, re-run adds nothing "
         f"{sum(r['rerun_new_commits'] == 0 for r in ok)}; {sum(r['spawns'] for r in ok)} spawns, "
-        f"{sum(r['over'] for r in ok)} over 4 KB ({sum(r['over_by_core'] for r in ok)} by a Core Context "
-        f"larger than that), {sum(r['core_missing'] for r in ok)} without their Core Context."
+        f"{sum(r['over'] for r in ok)} over 4 KB ({sum(r['over_by_core'] for r in ok)} by the pinned Core "
+        f"Context leaving no room), {sum(r['core_missing'] for r in ok)} without their Core Context."
     )
     for r in ok:
         details = r["lost"][:3] + r["twice"][:3] + r["odd"][:3]
