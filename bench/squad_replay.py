@@ -63,7 +63,7 @@ from squad_corpus import (
 )
 
 from squadmem.commands import context, intake
-from squadmem.engine import catalog
+from squadmem.engine import catalog, ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad
 from squadmem.model.layout import MEMORY_DIR, tier_rel
@@ -91,7 +91,12 @@ def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
 
 
 def replay_one(
-    source: Path, work: Path, step_days: int, max_steps: int | None, budgets: Sequence[int] = (BUDGET,)
+    source: Path,
+    work: Path,
+    step_days: int,
+    max_steps: int | None,
+    budgets: Sequence[int] = (BUDGET,),
+    show: bool = False,
 ) -> dict[str, Any]:
     row: dict[str, Any] = {"repo": repo_name(source)}
     history = work / "history"
@@ -118,7 +123,7 @@ def replay_one(
         if number:
             before, then = steps[number - 1]
             that_night = identity((then + dt.timedelta(minutes=30)).isoformat())
-            spawned.add(score_logs(history, before, sha, root, that_night, entries, plain, budgets))
+            spawned.add(score_logs(history, before, sha, root, that_night, entries, plain, budgets, show))
         git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
         if git(history, "ls-tree", sha, ".squad").strip():
             git(root, "checkout", sha, "--", ".squad", env=env)
@@ -205,6 +210,7 @@ def score_logs(
     entries: Sequence[squad.Entry],
     plain: dict[str, str],
     budgets: Sequence[int],
+    show: bool = False,
 ) -> squad_spawns.Score:
     """The spawns whose orchestration logs ``sha`` adds, scored on the state before them (``before``'s)."""
     total = squad_spawns.Score()
@@ -228,7 +234,26 @@ def score_logs(
             if git(root, "ls-files", "--", rel).strip()
         )
         total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent]))
+        if show:
+            _show(log, entries, load, tasked, memory)
     return total
+
+
+def _show(
+    log: squad_spawns.Log,
+    entries: Sequence[squad.Entry],
+    load: str,
+    tasked: dict[int, str],
+    memory: catalog.Memory,
+) -> None:
+    """One logged spawn on standard error: its task, the words it ranked by, each relevant entry and
+    which spawns held it (S: Squad's load; then each budget of --task)."""
+    terms = ranking.task_terms(log.task, [e for e in memory.visible_to(log.agent) if not e.pinned])
+    print(f"\n{log.path}\n  {log.agent}: {log.task!r} words {terms}", file=sys.stderr)
+    for entry, beyond in squad_spawns.relevant(log, entries):
+        held = "S" if squad_spawns.holds(load, entry.raw) else "-"
+        held += "".join("T" if squad_spawns.holds(t, entry.text) else "-" for t in tasked.values())
+        print(f"  {held} {'' if beyond else '(named) '}{entry.title[:90]}", file=sys.stderr)
 
 
 def report(rows: Sequence[dict[str, Any]]) -> None:
@@ -324,10 +349,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="BYTES",
         help="budgets of the logged spawns' context --task (4096 8192 16384)",
     )
+    parser.add_argument(
+        "--show-logs", action="store_true", help="each logged spawn's task and relevant entries, on stderr"
+    )
     args = parser.parse_args(argv)
     run_all(
         args.repos,
-        lambda source, work: replay_one(source, work, args.step_days, args.max_steps, args.task_budgets),
+        lambda source, work: replay_one(
+            source, work, args.step_days, args.max_steps, args.task_budgets, args.show_logs
+        ),
         args.json,
         report,
         keep=args.keep,
