@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import warnings
 
 import pytest
@@ -150,6 +151,24 @@ def test_rank_of_a_task_puts_more_words_first_and_of_a_query_needs_every_word() 
     a, b, _ = mem.entries
     assert ranking.rank(mem.entries, ["auth", "tokens"], every=False) == [(b, 2), (a, 3)]
     assert ranking.rank(mem.entries, ["auth", "tokens"]) == [(b, 2)]
+
+
+def test_task_words_add_the_parts_of_joined_words_and_keep_issue_numbers() -> None:
+    words = ranking.task_terms("Fix document-indexer logging (Issue #302) in src/auth.py", [])
+    joined = ["document-indexer", "document", "indexer"]
+    assert words == ["fix", *joined, "logging", "issue", "#302", "src/auth.py", "src", "auth"]  # "py": short
+
+
+def test_rank_of_a_task_puts_the_rarer_word_first() -> None:
+    mem = catalog.from_texts(
+        {HOT: "## A\nfix it\n## B\nfix that\n## C\nsaw #302 once\n## D\nx\n## E\ny\n## F\nz\n"}
+    )
+    a, b, c, *_ = mem.entries
+    # "fix": 2 of 6 sections hold it, weight log(7/3); "#302": 1, weight log(7/2)
+    assert ranking.weights(mem.entries, ["fix", "#302"]) == pytest.approx(
+        {"fix": math.log(7 / 3), "#302": math.log(7 / 2)}
+    )
+    assert ranking.rank(mem.entries, ["fix", "#302"], every=False) == [(c, 1), (a, 1), (b, 1)]
 
 
 def test_rank_of_a_task_puts_the_denser_of_equal_matches_first() -> None:

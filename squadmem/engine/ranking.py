@@ -2,26 +2,37 @@
 
 A section's score is how often the words occur in it, case folded, its
 title's occurrences counting again (titles count double). ``recall`` is given
-a query and wants every word: a section missing one scores 0. ``context
---task`` is given a sentence a coordinator wrote ("Work on the auth tokens
-issue reported today"), which no section holds whole: its words are those of
-three characters or more (punctuation around them dropped), not one of a few
-English function words ("the", "and", "with", ...), that at most half of the
-sections it ranks hold (a word most sections hold says nothing about which
-one the task needs), and a section ranks by how many of those words it holds,
-then by its score over them per character of the section: a task fills a
-payload of fixed bytes, so of two sections that match alike the denser one
-comes first (``bench/squad_ceiling.py``: 40% → 43% of a Squad team's uses
-with entries of real sizes and half the uses on the task, 50% → 55% with
-three quarters; unchanged at 61% with the generator's small entries).
+a query and wants every word: a section missing one scores 0.
+
+``context --task`` is given a sentence a coordinator wrote ("Fix the
+document-indexer logging (Issue #302)"), which no section holds whole. Its
+words are those of three characters or more (punctuation around them
+dropped), each with its parts when it joins several (``document-indexer``
+also gives ``document`` and ``indexer``; ``#302`` stays whole), not one of a
+few English function words ("the", "and", "with", ...), and that at most half
+of the sections it ranks hold (a word most sections hold says nothing about
+which one the task needs). A section ranks by the words it holds, each
+weighing more the fewer sections hold it (``log((n + 1) / (1 + holders))``:
+an issue number outweighs "fix"), then by its score per character: a task
+fills a payload of fixed bytes, so of two sections that match alike the
+denser one comes first.
+
+Measured (``bench/squad_ceiling.py`` on the generator's team, with entries
+of real sizes; ``bench/squad_replay.py`` on the spawns real teams' logs
+record): the density order took the generator's task-focused uses from 40%
+to 43% at a focus of 0.5; the words' parts and weights took the real spawns'
+relevant entries held in 4 KB from 12% to 15% (see docs/performance.md).
 """
 
 from __future__ import annotations
 
+import math
+import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
 MIN_TASK_WORD = 3  # shorter words of a task ("on", "a", "to") are left out
+_JOINS = re.compile(r"[^\w#]+")  # what joins the parts of a word (document-indexer, src/auth.py)
 COMMON_SHARE = 0.5  # a task word more than this share of the ranked sections hold is left out
 FUNCTION_WORDS = frozenset(
     {
@@ -112,7 +123,7 @@ def score(entry: Titled, terms: Sequence[str]) -> int:
 
 
 def match(entry: Titled, terms: Sequence[str]) -> tuple[int, int]:
-    """(how many of the terms the section holds, how often they occur): the order of a task's matches."""
+    """(how many of the terms the section holds, how often they occur)."""
     found = counts(entry, terms)
     return sum(1 for n in found if n), sum(found)
 
@@ -122,8 +133,9 @@ def task_terms(task: str, entries: Sequence[Titled]) -> list[str]:
     candidates = []
     for word in words(task):
         word = word.strip("\"'`.,;:!?()[]{}<>")
-        if len(word) >= MIN_TASK_WORD and word not in FUNCTION_WORDS and word not in candidates:
-            candidates.append(word)
+        for part in (word, *(p for p in _JOINS.split(word) if p != word)):
+            if len(part) >= MIN_TASK_WORD and part not in FUNCTION_WORDS and part not in candidates:
+                candidates.append(part)
     if not entries:
         return candidates
     folded = [(e.text.casefold(), e.title.casefold()) for e in entries]
@@ -135,13 +147,26 @@ def rank(entries: Iterable[T], terms: Sequence[str], *, every: bool = True) -> l
     """The sections that match, each with its score, best first; ties keep the given order.
 
     ``every``: a section must hold every term, and a higher score comes first (a query); else any
-    (a task's words): the sections holding more of them first, then the denser (score per character).
+    (a task's words): the sections holding the rarer of them first (:func:`weights`), then the
+    denser (score per character).
     """
+    entries = list(entries)
+    weight = weights(entries, terms) if not every else {}
     found = []
     for entry in entries:
-        held, points = match(entry, terms)
-        if points and (held == len(terms) or not every):
+        found_counts = counts(entry, terms)
+        points = sum(found_counts)
+        held = [t for t, n in zip(terms, found_counts, strict=True) if n]
+        if points and (len(held) == len(terms) or not every):
+            first = sum(weight[t] for t in held) if not every else 0.0
             order = points if every else points / max(1, len(entry.text))
-            found.append((entry, held, order, points))
+            found.append((entry, first, order, points))
     found.sort(key=lambda item: (-item[1], -item[2]))
     return [(entry, points) for entry, _, _, points in found]
+
+
+def weights(entries: Sequence[Titled], terms: Sequence[str]) -> dict[str, float]:
+    """Each term's weight among ``entries``: ``log((n + 1) / (1 + holders))``, the fewer sections hold
+    it the more (an inverse document frequency, smoothed so a term no section holds stays finite)."""
+    folded = [e.text.casefold() + "\n" + e.title.casefold() for e in entries]
+    return {t: math.log((len(entries) + 1) / (1 + sum(1 for f in folded if t in f))) for t in terms}
