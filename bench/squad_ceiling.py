@@ -34,10 +34,11 @@ agent's own by ``lru``:
 
 - ``task: informed``: the draw's exact odds, the task's focus included, per
   byte: the ceiling for a rule that knows the task;
-- ``task: squadmem (densest first)``: ``context --task``'s order
-  (:func:`squadmem.engine.ranking.rank`): more of the task's words first,
-  then more occurrences per character;
-- ``task: most occurrences first (before)``: the order squadmem used before;
+- ``task: squadmem``: ``context --task``'s order
+  (:func:`squadmem.engine.ranking.rank`): the task's rarer words first, then
+  more occurrences per character;
+- ``task: most occurrences first (before)``: more of the task's words first,
+  then more occurrences: the order squadmem used before;
 - ``task: newest first``, ``task: densest x freshness`` (density times
   1 + 2·e^(-age/14), the draw's own recency bonus), ``task: bm25`` (Okapi
   BM25), and ``task: densest, 1/4 kept for hot`` (a quarter of the room kept
@@ -241,7 +242,7 @@ class Replay:
 
         return {
             "task: informed": self.task_informed,
-            "task: squadmem (densest first)": lambda a, r, t: self.task_matches(a, r, t, squadmem),
+            "task: squadmem": lambda a, r, t: self.task_matches(a, r, t, squadmem),
             "task: most occurrences first (before)": lambda a, r, t: self.task_matches(
                 a, r, t, by(lambda d, held, points: points)
             ),

@@ -385,8 +385,9 @@ def context_command(
     --task TEXT (the task the coordinator gives the agent) keeps the whole
     context within hot.max_bytes: pinned sections (Core Context) first, then
     the sections of any tier the agent sees that match the task (those that
-    hold more of its words first, then the denser), then the rest of hot,
-    each whole while it fits. Matches are not recorded as uses: the agent
+    hold its rarer words first: a word weighs more the fewer sections hold
+    it, and document-indexer also counts as document and indexer; then the
+    denser), then the rest of hot, each whole while it fits. Matches are not recorded as uses: the agent
     confirms one with squadmem touch.
 
     Example: squadmem context --agent picard --include-wiki security
