@@ -152,12 +152,19 @@ def repo_name(source: Path) -> str:
     return source.name if source.name not in ("repo", ".git") else source.parent.name
 
 
-def run_one(source: Path, work: Path) -> dict[str, Any]:
+def exported(source: Path, root: Path) -> dict[str, Any]:
+    """A run's row, its ``.squad/`` history exported to ``root`` first (``failed`` says why not)."""
     row: dict[str, Any] = {"repo": repo_name(source)}
-    root = work / "clone"
     why = export_squad_history(source, root)
     if why is not None:
         row["failed"] = why
+    return row
+
+
+def run_one(source: Path, work: Path) -> dict[str, Any]:
+    root = work / "clone"
+    row = exported(source, root)
+    if "failed" in row:
         return row
     head_date = dt.datetime.fromisoformat(git(root, "log", "-1", "--format=%cI").strip())
     evening = (head_date + dt.timedelta(hours=1)).isoformat()

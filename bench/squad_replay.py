@@ -50,11 +50,10 @@ from squad_corpus import (
     BUDGET,
     carries,
     committed,
-    export_squad_history,
+    exported,
     first_line,
     git,
     identity,
-    repo_name,
     run_all,
     squad_entries,
     squadmem,
@@ -98,11 +97,9 @@ def replay_one(
     budgets: Sequence[int] = (BUDGET,),
     show: bool = False,
 ) -> dict[str, Any]:
-    row: dict[str, Any] = {"repo": repo_name(source)}
     history = work / "history"
-    why = export_squad_history(source, history)
-    if why is not None:
-        row["failed"] = why
+    row = exported(source, history)
+    if "failed" in row:
         return row
     steps = snapshots(history, step_days)
     if max_steps is not None:
@@ -117,13 +114,13 @@ def replay_one(
     spawned = squad_spawns.Score()  # the orchestration logs' spawns (squad_spawns.py)
     entries: list[squad.Entry] = []
     plain: dict[str, str] = {}  # each agent's last spawn without a task
+    memory: catalog.Memory | None = None
     started = time.perf_counter()
     for number, (sha, moment) in enumerate(steps):
         env = identity(moment.isoformat())
-        if number:
-            before, then = steps[number - 1]
-            that_night = identity((then + dt.timedelta(minutes=30)).isoformat())
-            spawned.add(score_logs(history, before, sha, root, that_night, entries, plain, budgets, show))
+        if memory is not None:  # the tiers as the last step's maintain left them
+            before = steps[number - 1][0]
+            spawned.add(score_logs(history, before, sha, root, memory, entries, plain, budgets, show))
         git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
         if git(history, "ls-tree", sha, ".squad").strip():
             git(root, "checkout", sha, "--", ".squad", env=env)
@@ -206,16 +203,15 @@ def score_logs(
     before: str,
     sha: str,
     root: Path,
-    env: dict[str, str],
+    memory: catalog.Memory,
     entries: Sequence[squad.Entry],
     plain: dict[str, str],
     budgets: Sequence[int],
     show: bool = False,
 ) -> squad_spawns.Score:
-    """The spawns whose orchestration logs ``sha`` adds, scored on the state before them (``before``'s)."""
+    """The spawns whose orchestration logs ``sha`` adds, scored on the state before them (``before``'s
+    Squad files, ``entries``, and the tiers squadmem made of them, ``memory``)."""
     total = squad_spawns.Score()
-    with Repo(root) as repo:
-        memory = catalog.load(repo.layout)
     added = git(history, "diff", "--name-only", "--diff-filter=A", before, sha, "--", squad_spawns.LOG_DIR)
     agents = {e.owner for e in entries if not e.decision}
     for rel in filter(None, added.split("\n")):
