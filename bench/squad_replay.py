@@ -120,7 +120,9 @@ def replay_one(
         env = identity(moment.isoformat())
         if memory is not None:  # the tiers as the last step's maintain left them
             before = steps[number - 1][0]
-            spawned.add(score_logs(history, before, sha, root, memory, entries, plain, budgets, show))
+            spawned.add(
+                score_logs(history, before, sha, moment.date(), root, memory, entries, plain, budgets, show)
+            )
         git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
         if git(history, "ls-tree", sha, ".squad").strip():
             git(root, "checkout", sha, "--", ".squad", env=env)
@@ -202,6 +204,7 @@ def score_logs(
     history: Path,
     before: str,
     sha: str,
+    today: dt.date,
     root: Path,
     memory: catalog.Memory,
     entries: Sequence[squad.Entry],
@@ -224,12 +227,12 @@ def score_logs(
         with warnings.catch_warnings():  # a Core Context over the budget: counted by the replay already
             warnings.simplefilter("ignore")
             tasked = {b: context.build_for_task(memory, log.agent, log.task, b)[0] for b in budgets}
-        load = "".join(
-            committed(root, rel)
+        files = [
+            committed(root, rel) if git(root, "ls-files", "--", rel).strip() else ""
             for rel in (f".squad/agents/{log.agent}/history.md", ".squad/decisions.md")
-            if git(root, "ls-files", "--", rel).strip()
-        )
-        total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent]))
+        ]
+        load, rule = "".join(files), squad_spawns.squad_rule(*files, today)
+        total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule))
         if show:
             _show(log, entries, load, tasked, memory)
     return total
@@ -305,9 +308,9 @@ def report_logs(rows: Sequence[dict[str, Any]]) -> None:
         "name make relevant\n"
     )
     table_head(
-        *("repository", "spawns", "relevant (beyond the task)", "Squad", "squadmem"),
+        *("repository", "spawns", "relevant (beyond the task)", "Squad", "Squad's rule", "squadmem"),
         *(f"squadmem --task in {int(b):,} B" for b in budgets),
-        *("bytes: Squad", "squadmem --task"),
+        *("bytes: Squad", "Squad's rule", "squadmem --task"),
     )
     total = squad_spawns.Score()
     for r in rows:
@@ -324,9 +327,9 @@ def _log_row(name: str, s: squad_spawns.Score, budgets: Sequence[Any]) -> None:
     first = s.task_bytes[budgets[0]]
     print(
         f"| {name} | {s.spawns} | {s.uses} ({s.unnamed}) | {both(s.squad, s.unnamed_squad)} "
-        f"| {both(s.plain, s.unnamed_plain)} | "
+        f"| {both(s.rule, s.unnamed_rule)} | {both(s.plain, s.unnamed_plain)} | "
         + " | ".join(tasks)
-        + f" | {_median(s.squad_bytes)} | {_median(first)} |"
+        + f" | {_median(s.squad_bytes)} | {_median(s.rule_bytes)} | {_median(first)} |"
     )
 
 

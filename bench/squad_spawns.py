@@ -14,7 +14,12 @@ spawns carry it) name that thing. A relevant entry is a *hit* for a spawn
 when the spawn's memory holds it whole:
 
 - Squad's own: ``history.md`` and ``decisions.md`` as they stood (its gates
-  applied by the team's real Scribe);
+  applied, or not, by the team's real Scribe);
+- Squad's own rule: the same two files with the limits Squad 0.10.0 sets
+  applied that day (:func:`squad_rule`): a ``history.md`` of 15 KB or more
+  keeps its Core Context, its other sections and the newest five learnings and
+  five updates; a ``decisions.md`` of 20 KB or more drops the decisions dated
+  more than 30 days back (at 50 KB, more than 7);
 - squadmem's: ``squadmem context --agent A --task "<the logged task>"``, the
   line the Squad skill puts in the spawn template, within ``hot.max_bytes``;
 - squadmem's without the task: ``squadmem context --agent A``.
@@ -30,6 +35,7 @@ next step adds, on the state just before them.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import re
 from collections.abc import Iterable, Sequence
 
@@ -37,6 +43,11 @@ from squadmem.model import sections, squad
 
 LOG_DIR = ".squad/orchestration-log/"
 MAX_HOLDERS = 3  # a reference more entries than this name says little about which one the work needed
+HISTORY_GATE = 15 * 1024  # the Scribe's summarization gate, and squad nap's (bytes)
+DECISIONS_GATE = 20 * 1024  # decisions.md archival: entries older than 30 days
+DECISIONS_HARD = 50 * 1024  # then older than 7 days
+KEEP = 5  # the newest learnings and updates summarization and nap keep
+_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 _REFS = re.compile(
     r"(?<![\w#])#\d+\b"  # issue or pull request
     r"|`[^`\n]{4,80}`"  # code span
@@ -108,13 +119,16 @@ class Score:
     spawns: int = 0
     uses: int = 0  # (spawn, relevant entry) pairs
     squad: int = 0
+    rule: int = 0  # held by Squad's load with its own limits applied (squad_rule)
     plain: int = 0
     task: dict[int, int] = dataclasses.field(default_factory=dict)  # budget -> hits of context --task
     unnamed: int = 0  # uses found through references the task does not name
     unnamed_squad: int = 0
+    unnamed_rule: int = 0
     unnamed_plain: int = 0
     unnamed_task: dict[int, int] = dataclasses.field(default_factory=dict)
     squad_bytes: list[int] = dataclasses.field(default_factory=list)
+    rule_bytes: list[int] = dataclasses.field(default_factory=list)
     task_bytes: dict[int, list[int]] = dataclasses.field(default_factory=dict)
 
     def add(self, other: Score) -> None:
@@ -144,31 +158,80 @@ def relevant(log: Log, entries: Sequence[squad.Entry]) -> list[tuple[squad.Entry
     return list(found.values())
 
 
+def squad_rule(history: str, decisions: str, today: dt.date) -> str:
+    """What Squad loads from ``history.md`` and ``decisions.md`` once its own limits are applied on
+    ``today`` (see the module's docstring): the entries it keeps, each as its exact bytes.
+
+    Generous to Squad where its rule is loose: sections that are neither learnings nor updates stay, and
+    an undated decision never leaves."""
+    kept = _history_rule(history) if len(history.encode()) >= HISTORY_GATE else history
+    return kept + _decisions_rule(decisions, today)
+
+
+def _history_rule(text: str) -> str:
+    found = squad.entries(".squad/agents/rule/history.md", text)
+    last: dict[str, list[int]] = {}
+    for n, entry in enumerate(found):
+        if entry.kind in ("learning", "update"):
+            last.setdefault(entry.kind, []).append(n)
+    dropped = {n for ns in last.values() for n in ns[:-KEEP]}
+    return "".join(e.raw for n, e in enumerate(found) if n not in dropped)
+
+
+def _decisions_rule(text: str, today: dt.date) -> str:
+    size = len(text.encode())
+    if size < DECISIONS_GATE:
+        return text
+    found = squad.entries(squad.DECISIONS, text)
+
+    def age(entry: squad.Entry) -> int:
+        m = _DATE.search(entry.raw.split("\n", 1)[0])
+        try:
+            return 0 if m is None else (today - dt.date(*map(int, m.groups()))).days
+        except ValueError:
+            return 0
+
+    ages = [age(e) if e.kind == "decision" else 0 for e in found]
+    gone = {n for n, a in enumerate(ages) if a > 30}
+    if size - sum(len(found[n].raw.encode()) for n in gone) >= DECISIONS_HARD:
+        gone = {n for n, a in enumerate(ages) if a > 7}
+    return "".join(e.raw for n, e in enumerate(found) if n not in gone)
+
+
 def holds(payload: str, text: str) -> bool:
     """Whether a spawn's text holds an entry's bytes (line endings normalized)."""
     return sections.normalize(text) in sections.normalize(payload)
 
 
 def score(
-    log: Log, entries: Sequence[squad.Entry], squad_load: str, with_task: dict[int, str], without_task: str
+    log: Log,
+    entries: Sequence[squad.Entry],
+    squad_load: str,
+    with_task: dict[int, str],
+    without_task: str,
+    rule_load: str = "",
 ) -> Score:
     """One spawn: its relevant entries, and which of them each spawn's memory held (``with_task``: the
-    ``context --task`` text at each budget)."""
+    ``context --task`` text at each budget; ``rule_load``: Squad's load under its own limits)."""
     out = Score(
         spawns=1,
         squad_bytes=[len(squad_load.encode())],
+        rule_bytes=[len(rule_load.encode())],
         task_bytes={b: [len(t.encode())] for b, t in with_task.items()},
         task=dict.fromkeys(with_task, 0),
         unnamed_task=dict.fromkeys(with_task, 0),
     )
     for entry, beyond in relevant(log, entries):
         squad_hit, plain_hit = holds(squad_load, entry.raw), holds(without_task, entry.text)
+        rule_hit = holds(rule_load, entry.raw)
         task_hits = {b: holds(t, entry.text) for b, t in with_task.items()}
         out.uses += 1
         out.squad += squad_hit
+        out.rule += rule_hit
         out.plain += plain_hit
         out.unnamed += beyond
         out.unnamed_squad += beyond and squad_hit
+        out.unnamed_rule += beyond and rule_hit
         out.unnamed_plain += beyond and plain_hit
         for budget, hit in task_hits.items():
             out.task[budget] += hit

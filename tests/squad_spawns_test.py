@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 from conftest import bench_module
 
 from squadmem.model import squad
@@ -86,3 +88,38 @@ def test_score_counts_what_each_spawn_held() -> None:
     total.add(score)
     total.add(score)
     assert (total.uses, total.task, total.squad_bytes) == (6, {4096: 2, 8192: 4}, [len(squad_load)] * 2)
+
+
+def test_squads_rule_keeps_core_and_the_newest_five_of_a_history_over_its_gate() -> None:
+    learnings = "".join(f"### L{n} (2026-03-{n + 1:02d})\n{'x' * 2000}\n\n" for n in range(9))
+    updates = "".join(f"📌 Team update (2026-03-{n + 1:02d}): U{n} decided.\n\n" for n in range(7))
+    history = f"# P\n\n## Core Context\n\nOwns it.\n\n## Recent Updates\n\n{updates}"
+    history += f"## Learnings\n\n{learnings}"
+    assert len(history.encode()) >= spawns.HISTORY_GATE
+    kept = spawns.squad_rule(history, "", dt.date(2026, 4, 1))
+    entries = squad.entries(HISTORY, history)
+    held = [e.raw.split("\n")[0] for e in entries if e.kind != "preamble" and e.raw in kept]
+    assert held == [
+        "## Core Context",
+        *(f"📌 Team update (2026-03-{n + 1:02d}): U{n} decided." for n in range(2, 7)),
+        *(f"### L{n} (2026-03-{n + 1:02d})" for n in range(4, 9)),
+    ]
+    small = history.replace("x" * 2000, "x")
+    assert spawns.squad_rule(small, "", dt.date(2026, 4, 1)) == small  # under the gate: all of it
+
+
+def test_squads_rule_drops_old_decisions_from_a_large_decisions_file() -> None:
+    def decision(day: dt.date) -> str:
+        return f"### {day}: D {day}\n**By:** P\n**What:** {'w' * 1500}\n\n"
+
+    today = dt.date(2026, 4, 30)
+    days = [today - dt.timedelta(days=n) for n in (60, 45, 20, 10, 3, 1)]
+    undated = "### Undated rule\n" + "u" * 3000 + "\n\n"
+    text = "# Decisions\n\n## Active Decisions\n\n" + undated + "".join(decision(d) for d in days) * 2
+    assert spawns.DECISIONS_GATE <= len(text.encode()) < spawns.DECISIONS_HARD
+    kept = spawns.squad_rule("", text, today)
+    assert undated in kept and decision(days[2]) in kept and decision(days[1]) not in kept
+    huge = text + "".join(decision(today - dt.timedelta(days=9)) for _ in range(30))
+    assert len(huge.encode()) >= spawns.DECISIONS_HARD
+    kept = spawns.squad_rule("", huge, today)
+    assert decision(days[3]) not in kept and decision(days[4]) in kept and undated in kept
