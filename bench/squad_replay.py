@@ -231,7 +231,7 @@ def score_logs(
             committed(root, rel) if git(root, "ls-files", "--", rel).strip() else ""
             for rel in (f".squad/agents/{log.agent}/history.md", ".squad/decisions.md")
         ]
-        load, rule = "".join(files), squad_spawns.squad_rule(*files, today)
+        load, rule = "".join(files), squad_spawns.squad_rule(files[0], files[1], today)
         total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule))
         if show:
             _show(log, entries, load, tasked, memory)
