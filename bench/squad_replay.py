@@ -64,7 +64,7 @@ from squad_corpus import (
 from squadmem.commands import context, intake
 from squadmem.engine import catalog, ranking
 from squadmem.gitio.repo import Repo
-from squadmem.model import squad
+from squadmem.model import sections, squad
 from squadmem.model.layout import MEMORY_DIR, tier_rel
 
 
@@ -120,8 +120,11 @@ def replay_one(
         env = identity(moment.isoformat())
         if memory is not None:  # the tiers as the last step's maintain left them
             before = steps[number - 1][0]
+            born = {k: n for n, (_, k) in enumerate(ever)}  # content key -> order first seen
             spawned.add(
-                score_logs(history, before, sha, moment.date(), root, memory, entries, plain, budgets, show)
+                score_logs(
+                    history, before, sha, moment.date(), root, memory, entries, plain, budgets, show, born
+                )
             )
         git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
         if git(history, "ls-tree", sha, ".squad").strip():
@@ -211,6 +214,7 @@ def score_logs(
     plain: dict[str, str],
     budgets: Sequence[int],
     show: bool = False,
+    born: dict[bytes, int] | None = None,
 ) -> squad_spawns.Score:
     """The spawns whose orchestration logs ``sha`` adds, scored on the state before them (``before``'s
     Squad files, ``entries``, and the tiers squadmem made of them, ``memory``)."""
@@ -232,10 +236,46 @@ def score_logs(
             for rel in (f".squad/agents/{log.agent}/history.md", ".squad/decisions.md")
         ]
         load, rule = "".join(files), squad_spawns.squad_rule(files[0], files[1], today)
-        total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule))
+        others = fill_orders(memory, log, BUDGET, born or {})
+        total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule, others))
         if show:
             _show(log, entries, load, tasked, memory)
     return total
+
+
+def fill_orders(
+    memory: catalog.Memory, log: squad_spawns.Log, budget: int, born: dict[bytes, int]
+) -> dict[str, str]:
+    """Other ways to fill a spawn of ``budget`` bytes after its pinned sections (a study, not squadmem's
+    rule): the newest entries first; the task's matches then the newest; the matches in at most half the
+    room then the newest."""
+    agent = log.agent
+    pinned = [e for e in memory.visible_to(agent) if e.pinned and e.name == agent]
+    candidates = [e for e in memory.visible_to(agent) if not e.pinned]
+    newest = sorted(candidates, key=lambda e: -born.get(sections.content_key(e.text), -1))
+    terms = ranking.task_terms(log.task, candidates)
+    ranked = [e for e, _ in ranking.rank(candidates, terms, every=False)] if terms else []
+    frame = 400  # the spawn template's lines around the sections
+    room = budget - frame - sum(e.bytes for e in pinned)
+
+    def fill(*orders: tuple[list[catalog.Entry], int]) -> str:
+        chosen: dict[str, catalog.Entry] = {}
+        used = 0
+        for order, cap in orders:
+            spent = 0
+            for e in order:
+                if e.id not in chosen and used + e.bytes <= room and spent + e.bytes <= cap:
+                    chosen[e.id] = e
+                    used += e.bytes
+                    spent += e.bytes
+        return "".join(e.text for e in chosen.values())
+
+    return {
+        "newest": fill((newest, room)),
+        "task, newest": fill((ranked, room), (newest, room)),
+        "task in half, newest": fill((ranked, room // 2), (newest, room)),
+        "task in a quarter, newest": fill((ranked, room // 4), (newest, room)),
+    }
 
 
 def _show(
@@ -317,6 +357,10 @@ def report_logs(rows: Sequence[dict[str, Any]]) -> None:
         total.add(squad_spawns.Score(**r["logs"]))
         _log_row(r["repo"], squad_spawns.Score(**r["logs"]), budgets)
     _log_row("**all**", total, budgets)
+    if total.other:
+        print(f"\nother fills of {BUDGET:,} B after the pinned sections (a study), of {total.uses} relevant:")
+        for name, hits in total.other.items():
+            print(f"  {name}: {_share(hits, total.uses)}")
 
 
 def _log_row(name: str, s: squad_spawns.Score, budgets: Sequence[Any]) -> None:
