@@ -236,7 +236,7 @@ def score_logs(
             for rel in (f".squad/agents/{log.agent}/history.md", ".squad/decisions.md")
         ]
         load, rule = "".join(files), squad_spawns.squad_rule(files[0], files[1], today)
-        others = fill_orders(memory, log, BUDGET, born or {})
+        others = fill_orders(memory, log, BUDGET, born or {}, entries)
         total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule, others))
         if show:
             _show(log, entries, load, tasked, memory)
@@ -244,11 +244,15 @@ def score_logs(
 
 
 def fill_orders(
-    memory: catalog.Memory, log: squad_spawns.Log, budget: int, born: dict[bytes, int]
+    memory: catalog.Memory,
+    log: squad_spawns.Log,
+    budget: int,
+    born: dict[bytes, int],
+    entries: Sequence[squad.Entry],
 ) -> dict[str, str]:
     """Other ways to fill a spawn of ``budget`` bytes after its pinned sections (a study, not squadmem's
     rule): the newest entries first; the task's matches then the newest; the matches in at most half the
-    room then the newest."""
+    room then the newest; and the bound no rule passes, the relevant entries themselves, smallest first."""
     agent = log.agent
     pinned = [e for e in memory.visible_to(agent) if e.pinned and e.name == agent]
     candidates = [e for e in memory.visible_to(agent) if not e.pinned]
@@ -270,7 +274,12 @@ def fill_orders(
                     spent += e.bytes
         return "".join(e.text for e in chosen.values())
 
+    relevant = {sections.content_key(e.text) for e, _ in squad_spawns.relevant(log, entries)}
+    oracle = sorted(
+        (e for e in candidates if sections.content_key(e.text) in relevant), key=lambda e: e.bytes
+    )
     return {
+        "the relevant ones, smallest first (no rule does better)": fill((oracle, room)),
         "newest": fill((newest, room)),
         "task, newest": fill((ranked, room), (newest, room)),
         "task in half, newest": fill((ranked, room // 2), (newest, room)),
