@@ -96,6 +96,7 @@ def replay_one(
     max_steps: int | None,
     budgets: Sequence[int] = (BUDGET,),
     show: bool = False,
+    dump: Path | None = None,
 ) -> dict[str, Any]:
     history = work / "history"
     row = exported(source, history)
@@ -123,7 +124,18 @@ def replay_one(
             born = {k: n for n, (_, k) in enumerate(ever)}  # content key -> order first seen
             spawned.add(
                 score_logs(
-                    history, before, sha, moment.date(), root, memory, entries, plain, budgets, show, born
+                    history,
+                    before,
+                    sha,
+                    moment.date(),
+                    root,
+                    memory,
+                    entries,
+                    plain,
+                    budgets,
+                    show,
+                    born,
+                    dump and dump / f"{row['repo']}.jsonl",
                 )
             )
         git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
@@ -215,6 +227,7 @@ def score_logs(
     budgets: Sequence[int],
     show: bool = False,
     born: dict[bytes, int] | None = None,
+    dump: Path | None = None,
 ) -> squad_spawns.Score:
     """The spawns whose orchestration logs ``sha`` adds, scored on the state before them (``before``'s
     Squad files, ``entries``, and the tiers squadmem made of them, ``memory``)."""
@@ -237,10 +250,41 @@ def score_logs(
         ]
         load, rule = "".join(files), squad_spawns.squad_rule(files[0], files[1], today)
         others = fill_orders(memory, log, BUDGET, born or {}, entries)
+        if dump is not None:
+            dump_spawn(dump, log, memory, entries, born or {})
         total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule, others))
         if show:
             _show(log, entries, load, tasked, memory)
     return total
+
+
+def dump_spawn(
+    path: Path,
+    log: squad_spawns.Log,
+    memory: catalog.Memory,
+    entries: Sequence[squad.Entry],
+    born: dict[bytes, int],
+) -> None:
+    """One JSON line for ``log``'s spawn: what the agent's tiers held (each section's text, file, whether
+    pinned, when first seen) and which entries are relevant, to study fill orders without a replay."""
+    relevant = {
+        sections.content_key(e.text).hex(): beyond for e, beyond in squad_spawns.relevant(log, entries)
+    }
+    seen = [
+        {
+            "key": sections.content_key(e.text).hex(),
+            "title": e.title,
+            "text": e.text,
+            "file": e.file,
+            "pinned": e.pinned,
+            "born": born.get(sections.content_key(e.text), -1),
+        }
+        for e in memory.visible_to(log.agent)
+        if e.name == log.agent or not e.pinned
+    ]
+    record = {"agent": log.agent, "task": log.task, "relevant": relevant, "sections": seen}
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(record) + "\n")
 
 
 def fill_orders(
@@ -404,11 +448,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument(
         "--show-logs", action="store_true", help="each logged spawn's task and relevant entries, on stderr"
     )
+    parser.add_argument(
+        "--dump", type=Path, metavar="DIR", help="write each logged spawn's sections to DIR/<repo>.jsonl"
+    )
     args = parser.parse_args(argv)
+    if args.dump:
+        args.dump.mkdir(parents=True, exist_ok=True)
     run_all(
         args.repos,
         lambda source, work: replay_one(
-            source, work, args.step_days, args.max_steps, args.task_budgets, args.show_logs
+            source, work, args.step_days, args.max_steps, args.task_budgets, args.show_logs, args.dump
         ),
         args.json,
         report,
