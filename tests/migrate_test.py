@@ -149,7 +149,18 @@ def test_no_squad_tree(repo: GitRepo) -> None:
     repo.commit("app", {"src/app.py": "print(1)\n"}, date=BASE)
     code, _, err = cli(repo, "migrate", "squad")
     assert code == 2
-    assert "no .squad/agents/" in err
+    assert "no .squad/agents/ or .squad/decisions.md here" in err
+
+
+def test_a_team_with_decisions_and_no_agent_folder_is_taken_in(repo: GitRepo) -> None:
+    repo.commit("squad", {".squad/decisions.md": DECISIONS_H3}, date=OLD)
+    repo.commit("app", {"src/app.py": "print(1)\n"}, date=BASE)
+    code, _, err = cli(repo, "migrate", "squad", "--now", NOW)
+    assert code == 0, err
+    wiki = repo.read(WIKI)
+    assert "### not an entry" in wiki and "keys in vault" in wiki
+    code, out, err = cli(repo, "verify")
+    assert code == 0, out + err
 
 
 def test_an_old_entry_keeps_its_date(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:

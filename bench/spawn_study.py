@@ -1,0 +1,191 @@
+"""Fill orders for a spawn of fixed bytes, scored offline on real teams' logged spawns.
+
+``squad_replay.py --dump DIR`` writes, for every spawn a team's orchestration
+logs record, what the agent's tiers held just before it (each section's text,
+its file, whether pinned, when it was first seen) and which entries the
+logged work turned out to name (``squad_spawns.py``'s relevant entries). This
+scores ways to fill the room the pinned sections leave in ``--budget`` bytes
+on those records in seconds, without a replay, so an order can be tried and
+kept or dropped on the evidence; ``squad_replay.py`` then measures the one
+squadmem ships with the real command.
+
+Every order is given the same room: the budget less the spawn's frame and
+its pinned sections. A section goes in whole or not at all, in the order's
+turn, while it fits. The bound no order passes is the relevant sections
+themselves, smallest first (the most of them that fit).
+
+    python bench/squad_replay.py REPO... --dump DIR
+    python bench/spawn_study.py DIR [--budget 4096 ...]
+
+Prints one row per order: the share of relevant entries held, at each
+budget, over every repository, and over each half of them (the repositories
+in name order, alternately), so an order chosen on one half can be checked
+on the other. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import math
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from squadmem.commands.context import TASK_HEADING
+from squadmem.engine import ranking
+from squadmem.model import templates
+
+
+@dataclasses.dataclass(frozen=True)
+class Section:
+    key: str
+    title: str
+    text: str
+    file: str
+    pinned: bool
+    born: int  # the order the replay first saw its entry in; -1 when it never did (a wiki page)
+
+    @property
+    def bytes(self) -> int:
+        return len(self.text.encode("utf-8"))
+
+
+@dataclasses.dataclass(frozen=True)
+class Spawn:
+    repo: str
+    agent: str
+    task: str
+    relevant: frozenset[str]
+    sections: tuple[Section, ...]
+
+    @property
+    def candidates(self) -> list[Section]:
+        return [s for s in self.sections if not s.pinned]
+
+    @property
+    def hot(self) -> list[Section]:
+        return [s for s in self.candidates if s.file.startswith(".squad/memory/hot/")]
+
+    def room(self, budget: int) -> int:
+        frame = templates.read("spawn.md").format(hot="", cold="", wiki="", sections=f"\n{TASK_HEADING}\n\n")
+        return budget - len(frame.encode()) - sum(s.bytes for s in self.sections if s.pinned)
+
+
+Order = Callable[[Spawn], list[Section]]
+
+
+def spawns(folder: Path) -> Iterator[Spawn]:
+    for path in sorted(folder.glob("*.jsonl")):
+        with path.open(encoding="utf-8") as lines:
+            for line in lines:
+                record = json.loads(line)
+                yield Spawn(
+                    path.stem,
+                    record["agent"],
+                    record["task"],
+                    frozenset(record["relevant"]),
+                    tuple(Section(**s) for s in record["sections"]),
+                )
+
+
+def fill(order: Sequence[Section], room: int) -> set[str]:
+    """The keys of the sections taken whole, in ``order``, while they fit in ``room`` bytes."""
+    taken: set[str] = set()
+    used = 0
+    for section in order:
+        if section.key not in taken and used + section.bytes <= room:
+            taken.add(section.key)
+            used += section.bytes
+    return taken
+
+
+def ranked(spawn: Spawn) -> list[Section]:
+    """``context --task``'s matches, best first (squadmem's ranking)."""
+    candidates = spawn.candidates
+    terms = ranking.task_terms(spawn.task, candidates)
+    return [s for s, _ in ranking.rank(candidates, terms, every=False)] if terms else []
+
+
+def newest(spawn: Spawn) -> list[Section]:
+    return sorted(spawn.candidates, key=lambda s: -s.born)
+
+
+def own_first(order: Order) -> Order:
+    def ordered(spawn: Spawn) -> list[Section]:
+        found = order(spawn)
+        return [s for s in found if "/wiki/" not in s.file] + [s for s in found if "/wiki/" in s.file]
+
+    return ordered
+
+
+def then(*orders: Order) -> Order:
+    def ordered(spawn: Spawn) -> list[Section]:
+        return [s for order in orders for s in order(spawn)]
+
+    return ordered
+
+
+def oracle(spawn: Spawn) -> list[Section]:
+    return sorted((s for s in spawn.candidates if s.key in spawn.relevant), key=lambda s: s.bytes)
+
+
+def per_byte(spawn: Spawn) -> list[Section]:
+    """The matches by the weight of the task words they hold per square root of their bytes."""
+    candidates = spawn.candidates
+    terms = ranking.task_terms(spawn.task, candidates)
+    if not terms:
+        return []
+    weight = ranking.weights(candidates, terms)
+    scored = []
+    for s in candidates:
+        held = [t for t, n in zip(terms, ranking.counts(s, terms), strict=True) if n]
+        if held:
+            scored.append((sum(weight[t] for t in held) / math.sqrt(s.bytes), s))
+    scored.sort(key=lambda pair: -pair[0])
+    return [s for _, s in scored]
+
+
+ORDERS: dict[str, Order] = {
+    "the relevant ones, smallest first (the bound)": oracle,
+    "squadmem: the task's matches, then hot": then(ranked, lambda s: s.hot),
+    "the task's matches, then the newest": then(ranked, newest),
+    "the agent's own matches first, then hot": then(own_first(ranked), lambda s: s.hot),
+    "matches by weight per root of bytes, then hot": then(per_byte, lambda s: s.hot),
+    "the newest": newest,
+    "hot": lambda s: s.hot,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dump", type=Path, help="the folder squad_replay.py --dump wrote")
+    parser.add_argument("--budget", type=int, nargs="+", default=[4096], help="payload budgets (4096)")
+    args = parser.parse_args(argv)
+    found = list(spawns(args.dump))
+    repos = sorted({s.repo for s in found})
+    halves = [set(repos[0::2]), set(repos[1::2])]
+    uses = [sum(len(s.relevant) for s in found if s.repo in half) for half in halves]
+    total = sum(uses)
+    print(f"{len(found)} spawns of {len(repos)} repositories, {total} relevant entries ({uses[0]} / {uses[1]})\n")
+    head = ["order", *(f"{b:,} B (half A / half B)" for b in args.budget)]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * len(head))
+    for name, order in ORDERS.items():
+        cells = []
+        for budget in args.budget:
+            hits = [0, 0]
+            for spawn in found:
+                taken = fill(order(spawn), spawn.room(budget))
+                hits[spawn.repo in halves[1]] += len(spawn.relevant & taken)
+            cells.append(
+                f"{sum(hits) / max(1, total):.1%} ({hits[0] / max(1, uses[0]):.1%} / {hits[1] / max(1, uses[1]):.1%})"
+            )
+        print(f"| {name} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
