@@ -170,7 +170,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     halves = [set(repos[0::2]), set(repos[1::2])]
     uses = [sum(len(s.relevant) for s in found if s.repo in half) for half in halves]
     total = sum(uses)
-    print(f"{len(found)} spawns of {len(repos)} repositories, {total} relevant entries ({uses[0]} / {uses[1]})\n")
+    print(f"{len(found)} spawns of {len(repos)} repositories, {total} relevant entries", end=" ")
+    print(f"({uses[0]} / {uses[1]})\n")
     head = ["order", *(f"{b:,} B (half A / half B)" for b in args.budget)]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -181,9 +182,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             for spawn in found:
                 taken = fill(order(spawn), spawn.room(budget))
                 hits[spawn.repo in halves[1]] += len(spawn.relevant & taken)
-            cells.append(
-                f"{sum(hits) / max(1, total):.1%} ({hits[0] / max(1, uses[0]):.1%} / {hits[1] / max(1, uses[1]):.1%})"
-            )
+            a, b = (hits[n] / max(1, uses[n]) for n in (0, 1))
+            cells.append(f"{sum(hits) / max(1, total):.1%} ({a:.1%} / {b:.1%})")
         print(f"| {name} | " + " | ".join(cells) + " |")
 
 
