@@ -18,10 +18,15 @@ Core Context.
 
 With orchestration logs (``.squad/orchestration-log/``), each spawn a log
 records is scored on the state just before it (``squad_spawns.py``): of the
-earlier entries its work names, the share Squad's own load held, and
-squadmem's spawn without and with the logged task (``--task-budgets``).
+earlier entries its work names, the share Squad's own load held, the share
+its load would hold with Squad's own limits applied that day
+(``squad_spawns.squad_rule``), and squadmem's spawn without and with the
+logged task (``--task-budgets``); a few other fills of the 4 KB spawn are
+scored beside them (:func:`fill_orders`, a study). ``--dump DIR`` writes each
+logged spawn's sections and relevant entries for ``spawn_study.py``.
 
     python bench/squad_replay.py REPO [REPO ...] [--step-days 1] [--max-steps N] [--task-budgets B ...]
+        [--dump DIR]
 
 Prints one row per repository and a summary, then the logged spawns' table.
 Asserts nothing; exit 0.
@@ -394,7 +399,7 @@ def _median(values: Sequence[int]) -> str:
 
 def report_logs(rows: Sequence[dict[str, Any]]) -> None:
     """The orchestration logs' spawns (squad_spawns.py): relevant entries each spawn's memory held."""
-    budgets = sorted(rows[0]["logs"]["task"], key=int)
+    budgets = sorted(int(b) for b in rows[0]["logs"]["task"])  # JSON keys are strings
     print(
         "\nspawns from the orchestration logs: of the earlier entries the logged work names (relevant), "
         "the share each spawn's memory held; in brackets, of those only references the task does not "
@@ -407,8 +412,10 @@ def report_logs(rows: Sequence[dict[str, Any]]) -> None:
     )
     total = squad_spawns.Score()
     for r in rows:
-        total.add(squad_spawns.Score(**r["logs"]))
-        _log_row(r["repo"], squad_spawns.Score(**r["logs"]), budgets)
+        one = squad_spawns.Score()
+        one.add(squad_spawns.Score(**r["logs"]))  # keys as numbers again
+        total.add(one)
+        _log_row(r["repo"], one, budgets)
     _log_row("**all**", total, budgets)
     if total.other:
         print(f"\nother fills of {BUDGET:,} B after the pinned sections (a study), of {total.uses} relevant:")
@@ -420,8 +427,8 @@ def _log_row(name: str, s: squad_spawns.Score, budgets: Sequence[Any]) -> None:
     def both(hits: int, beyond: int) -> str:
         return f"{_share(hits, s.uses)} ({_share(beyond, s.unnamed)})"
 
-    tasks = [both(s.task[b], s.unnamed_task[b]) for b in budgets]
-    first = s.task_bytes[budgets[0]]
+    tasks = [both(s.task.get(b, 0), s.unnamed_task.get(b, 0)) for b in budgets]  # none: no spawn scored
+    first = s.task_bytes.get(budgets[0], [])
     print(
         f"| {name} | {s.spawns} | {s.uses} ({s.unnamed}) | {both(s.squad, s.unnamed_squad)} "
         f"| {both(s.rule, s.unnamed_rule)} | {both(s.plain, s.unnamed_plain)} | "
