@@ -21,9 +21,9 @@ records is scored on the state just before it (``squad_spawns.py``): of the
 earlier entries its work names, the share Squad's own load held, the share
 its load would hold with Squad's own limits applied that day
 (``squad_spawns.squad_rule``), and squadmem's spawn without and with the
-logged task (``--task-budgets``); a few other fills of the 4 KB spawn are
-scored beside them (:func:`fill_orders`, a study). ``--dump DIR`` writes each
-logged spawn's sections and relevant entries for ``spawn_study.py``.
+logged task (``--task-budgets``). ``--dump DIR`` writes each logged spawn's
+sections and relevant entries for ``spawn_study.py``, which scores other
+fills of the spawn on them.
 
     python bench/squad_replay.py REPO [REPO ...] [--step-days 1] [--max-steps N] [--task-budgets B ...]
         [--dump DIR]
@@ -126,7 +126,7 @@ def replay_one(
         env = identity(moment.isoformat())
         if memory is not None:  # the tiers as the last step's maintain left them
             before = steps[number - 1][0]
-            born = {k: n for n, (_, k) in enumerate(ever)}  # content key -> order first seen
+            born = {k: n for n, (_, k) in enumerate(ever)} if dump else {}  # content key -> first seen
             spawned.add(
                 score_logs(
                     history,
@@ -254,10 +254,9 @@ def score_logs(
             for rel in (f".squad/agents/{log.agent}/history.md", ".squad/decisions.md")
         ]
         load, rule = "".join(files), squad_spawns.squad_rule(files[0], files[1], today)
-        others = fill_orders(memory, log, BUDGET, born or {}, entries)
         if dump is not None:
             dump_spawn(dump, log, memory, entries, born or {})
-        total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule, others))
+        total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule))
         if show:
             _show(log, entries, load, tasked, memory)
     return total
@@ -290,50 +289,6 @@ def dump_spawn(
     record = {"agent": log.agent, "task": log.task, "relevant": relevant, "sections": seen}
     with path.open("a", encoding="utf-8") as out:
         out.write(json.dumps(record) + "\n")
-
-
-def fill_orders(
-    memory: catalog.Memory,
-    log: squad_spawns.Log,
-    budget: int,
-    born: dict[bytes, int],
-    entries: Sequence[squad.Entry],
-) -> dict[str, str]:
-    """Other ways to fill a spawn of ``budget`` bytes after its pinned sections (a study, not squadmem's
-    rule): the newest entries first; the task's matches then the newest; the matches in at most half the
-    room then the newest; and the bound no rule passes, the relevant entries themselves, smallest first."""
-    agent = log.agent
-    pinned = [e for e in memory.visible_to(agent) if e.pinned and e.name == agent]
-    candidates = [e for e in memory.visible_to(agent) if not e.pinned]
-    newest = sorted(candidates, key=lambda e: -born.get(sections.content_key(e.text), -1))
-    terms = ranking.task_terms(log.task, candidates)
-    ranked = [e for e, _ in ranking.rank(candidates, terms, every=False)] if terms else []
-    frame = 400  # the spawn template's lines around the sections
-    room = budget - frame - sum(e.bytes for e in pinned)
-
-    def fill(*orders: tuple[list[catalog.Entry], int]) -> str:
-        chosen: dict[str, catalog.Entry] = {}
-        used = 0
-        for order, cap in orders:
-            spent = 0
-            for e in order:
-                if e.id not in chosen and used + e.bytes <= room and spent + e.bytes <= cap:
-                    chosen[e.id] = e
-                    used += e.bytes
-                    spent += e.bytes
-        return "".join(e.text for e in chosen.values())
-
-    relevant = {sections.content_key(e.text) for e, _ in squad_spawns.relevant(log, entries)}
-    oracle = sorted(
-        (e for e in candidates if sections.content_key(e.text) in relevant), key=lambda e: e.bytes
-    )
-    return {
-        "the relevant ones, smallest first (no rule does better)": fill((oracle, room)),
-        "newest": fill((newest, room)),
-        "task, newest": fill((ranked, room), (newest, room)),
-        "task in half, newest": fill((ranked, room // 2), (newest, room)),
-        "task in a quarter, newest": fill((ranked, room // 4), (newest, room)),
-    }
 
 
 def _show(
@@ -417,10 +372,6 @@ def report_logs(rows: Sequence[dict[str, Any]]) -> None:
         total.add(one)
         _log_row(r["repo"], one, budgets)
     _log_row("**all**", total, budgets)
-    if total.other:
-        print(f"\nother fills of {BUDGET:,} B after the pinned sections (a study), of {total.uses} relevant:")
-        for name, hits in total.other.items():
-            print(f"  {name}: {_share(hits, total.uses)}")
 
 
 def _log_row(name: str, s: squad_spawns.Score, budgets: Sequence[Any]) -> None:

@@ -130,15 +130,13 @@ class Score:
     squad_bytes: list[int] = dataclasses.field(default_factory=list)
     rule_bytes: list[int] = dataclasses.field(default_factory=list)
     task_bytes: dict[int, list[int]] = dataclasses.field(default_factory=dict)
-    other: dict[str, int] = dataclasses.field(default_factory=dict)  # hits of other fill orders (a study)
 
     def add(self, other: Score) -> None:
         for field in dataclasses.fields(self):
             mine, theirs = getattr(self, field.name), getattr(other, field.name)
             if isinstance(mine, dict):
-                for name, value in theirs.items():
-                    key = int(name) if str(name).isdigit() else name
-                    mine[key] = mine.get(key, 0 if isinstance(value, int) else []) + value
+                for budget, value in theirs.items():
+                    mine[int(budget)] = mine.get(int(budget), 0 if isinstance(value, int) else []) + value
             else:
                 setattr(self, field.name, mine + theirs)
 
@@ -212,7 +210,6 @@ def score(
     with_task: dict[int, str],
     without_task: str,
     rule_load: str = "",
-    others: dict[str, str] | None = None,
 ) -> Score:
     """One spawn: its relevant entries, and which of them each spawn's memory held (``with_task``: the
     ``context --task`` text at each budget; ``rule_load``: Squad's load under its own limits)."""
@@ -223,7 +220,6 @@ def score(
         task_bytes={b: [len(t.encode())] for b, t in with_task.items()},
         task=dict.fromkeys(with_task, 0),
         unnamed_task=dict.fromkeys(with_task, 0),
-        other=dict.fromkeys(others or {}, 0),
     )
     for entry, beyond in relevant(log, entries):
         squad_hit, plain_hit = holds(squad_load, entry.raw), holds(without_task, entry.text)
@@ -237,8 +233,6 @@ def score(
         out.unnamed_squad += beyond and squad_hit
         out.unnamed_rule += beyond and rule_hit
         out.unnamed_plain += beyond and plain_hit
-        for name, text in (others or {}).items():
-            out.other[name] += holds(text, entry.text)
         for budget, hit in task_hits.items():
             out.task[budget] += hit
             out.unnamed_task[budget] += beyond and hit
