@@ -1,8 +1,10 @@
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import pytest
 from conftest import GitRepo
 
 from squadmem.commands import timeline
@@ -41,10 +43,17 @@ def cache(root: Path) -> Path:
     return root / ".git" / "squadmem" / timeline.CACHE_FILE
 
 
+def walks(root: Path) -> Path:
+    return root / ".git" / "squadmem" / timeline.WALKS_FILE
+
+
 def fresh(root: Path) -> list[dict[str, Any]]:
-    cache(root).unlink(missing_ok=True)
+    """The timelines walked from scratch (no cache before, none left after)."""
+    for path in (cache(root), walks(root)):
+        path.unlink(missing_ok=True)
     found = timelines(root)
-    cache(root).unlink()
+    for path in (cache(root), walks(root)):
+        path.unlink()
     return found
 
 
@@ -70,3 +79,72 @@ def test_cache_follows_new_commits_and_rewritten_history(repo: GitRepo) -> None:
     assert timelines(repo.root) == fresh(repo.root)
     cache(repo.root).write_bytes(b"{not json")
     assert timelines(repo.root) == fresh(repo.root)
+
+
+def test_a_kept_walk_gives_the_same_timelines_and_walks_no_commit(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    story(repo)
+    expected = fresh(repo.root)
+    assert timelines(repo.root) == expected  # walks, and keeps the walks
+    assert walks(repo.root).exists()
+
+    def no_step(*args: object) -> None:
+        raise AssertionError("walked a commit")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(timeline, "_step", no_step)
+        assert timelines(repo.root) == expected  # every walk taken from the record
+
+
+def test_after_new_commits_only_they_are_walked(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    story(repo)
+    timelines(repo.root)
+    repo.commit("edit", {HOT: hot("## Session\n- task y\n", AUTH)}, date="2026-03-05T11:00:00+00:00")
+    repo.commit("edit 2", {HOT: hot("## Session\n- task z\n", AUTH)}, date="2026-03-06T11:00:00+00:00")
+    stepped: list[str] = []
+    real_step = timeline._step
+
+    def counting(past: Any, commit: Any, *rest: Any) -> Any:
+        stepped.append(commit.sha)
+        return real_step(past, commit, *rest)
+
+    with monkeypatch.context() as patched:
+        patched.setattr(timeline, "_step", counting)
+        incremental = timelines(repo.root)
+    assert len(stepped) == 2 * 2  # the two new commits, for each of the two sections
+    assert incremental == fresh(repo.root)
+    assert [e["event"] for e in incremental[0]["events"]] == ["created", "edited", "edited", "edited"]
+
+
+def test_a_stale_or_broken_record_is_walked_again(repo: GitRepo) -> None:
+    story(repo)
+    timelines(repo.root)
+    expected = fresh(repo.root)
+    timelines(repo.root)
+    record = json.loads(walks(repo.root).read_bytes())
+    record["key"] = "made by another squadmem"
+    walks(repo.root).write_text(json.dumps(record))
+    assert timelines(repo.root) == expected
+    assert json.loads(walks(repo.root).read_bytes())["key"] != "made by another squadmem"
+    walks(repo.root).write_bytes(b"{not json")
+    assert timelines(repo.root) == expected
+    repo.git("reset", "-q", "--hard", "HEAD~2")  # history rewritten: the records' commits are gone
+    assert timelines(repo.root) == fresh(repo.root)
+
+
+def test_each_section_keeps_one_walk_and_at_most_walks_kept(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    story(repo)
+    timelines(repo.root)
+    repo.commit("edit", {HOT: hot("## Session\n- task y\n", AUTH)}, date="2026-03-05T11:00:00+00:00")
+    timelines(repo.root)
+    kept = json.loads(walks(repo.root).read_bytes())["walks"]
+    assert sorted(state[3] for state, _, _ in kept) == ["picard/auth-tokens", "picard/session"]
+    monkeypatch.setattr(timeline, "WALKS_KEPT", 1)
+    repo.commit("edit 2", {HOT: hot("## Session\n- task z\n", AUTH)}, date="2026-03-06T11:00:00+00:00")
+    with Repo(repo.root) as opened:
+        timeline.timeline(opened, "picard/session")
+    kept = json.loads(walks(repo.root).read_bytes())["walks"]
+    assert [state[3] for state, _, _ in kept] == ["picard/session"]

@@ -10,6 +10,13 @@ neither (created there). At a merge the walk follows the parent that holds
 the section, so an edit made on a branch is dated by the branch's commit.
 Uses are the commits whose ``Squad-Memory-Used`` trailer names any id the
 section had.
+
+A walk is kept too (``.git/squadmem/timeline-walks``, the last
+:data:`WALKS_KEPT` sections walked): what happened before a commit, to a
+section with a given file, content and id there, never changes, so a later
+walk that reaches that commit in that state takes the rest from the record
+instead of walking on. Asked again with no new commit, ``history`` walks no
+commit at all; after new ones, only those.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
+import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -337,6 +345,61 @@ def _save(path: Path, key: str, found: Graph) -> None:
     writes.atomic_text(path, json.dumps(body, separators=(",", ":")))
 
 
+# -- the walks, cached beside them ---------------------------------------------------------------
+WALKS_FILE = "timeline-walks"
+WALKS_FORMAT = 1
+WALKS_KEPT = 32  # sections whose last walk is kept, the most recently walked first
+State = tuple[str, str, str, str]  # a walk's place: commit, file, content key (hex), id
+Walk = tuple[list[Event], set[str]]
+
+
+def walks_key(repo: Repo) -> str:
+    """The history cache's key and this walk's own code: a record made by other code is not used."""
+    digest = hashlib.blake2b(history_cache.cache_key(repo).encode(), digest_size=12)
+    with contextlib.suppress(OSError):
+        digest.update(Path(__file__).read_bytes() + Path(cutter.__file__).read_bytes())
+    return digest.hexdigest()
+
+
+def load_walks(path: Path, key: str) -> dict[State, Walk]:
+    """The kept walks by the state each began in, most recent first; none when unreadable or stale."""
+    try:
+        data = json.loads(path.read_bytes())
+        if data["format"] != WALKS_FORMAT or data["key"] != key:
+            return {}
+        found: dict[State, Walk] = {}
+        for state, rows, ids in data["walks"]:
+            events = [
+                dataclasses.replace(
+                    Event(*row[:-1]), when=dt.datetime.fromisoformat(row[-1]) if row[-1] else None
+                )
+                for row in rows
+            ]
+            found[(str(state[0]), str(state[1]), str(state[2]), str(state[3]))] = (events, set(ids))
+        return found
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return {}
+
+
+def save_walks(path: Path, key: str, walks: dict[State, Walk]) -> None:
+    """``walks`` (most recent first), one per section id, the first :data:`WALKS_KEPT` of them."""
+    kept: dict[str, list[Any]] = {}
+    for state, (events, ids) in walks.items():
+        if state[3] not in kept and len(kept) < WALKS_KEPT:
+            rows = [
+                (e.event, e.commit, None, e.author, e.subject, e.file, e.source, e.id, _iso(e.when))
+                for e in events
+            ]
+            kept[state[3]] = [list(state), rows, sorted(ids)]
+    body = {"format": WALKS_FORMAT, "key": key, "walks": list(kept.values())}
+    with contextlib.suppress(OSError):
+        writes.atomic_text(path, json.dumps(body, separators=(",", ":")))
+
+
+def _iso(when: dt.datetime | None) -> str:
+    return when.isoformat() if when else ""
+
+
 def _owner(path: str) -> str | None:
     tf = classify(path)
     return None if tf is None else tf.owner
@@ -372,7 +435,11 @@ def timeline(repo: Repo, ref: str) -> dict[str, Any]:
     past = _History(repo)
     head = past.read(head) if head is not None else None
     if head:
-        events, ids = _walk(past, head, entry)
+        path, key = repo.state_dir / WALKS_FILE, walks_key(repo)
+        known = load_walks(path, key)
+        events, ids, began = _walk(past, head, entry, known)
+        if began is not None and began not in known:
+            save_walks(path, key, {began: (list(events), set(ids)), **known})
         start = min((e.when for e in events if e.when is not None and e.event == "created"), default=None)
         events += [e for e in _uses(past, ids) if start is None or (e.when is not None and e.when >= start)]
         tree = past.trees[head]
@@ -416,10 +483,16 @@ def timeline(repo: Repo, ref: str) -> dict[str, Any]:
     }
 
 
-def _walk(past: _History, head: str, entry: Entry) -> tuple[list[Event], set[str]]:
-    """Back from HEAD along the commits that hold the section; its created/edited/moved events."""
+def _walk(
+    past: _History, head: str, entry: Entry, known: Mapping[State, Walk] | None = None
+) -> tuple[list[Event], set[str], State | None]:
+    """Back from HEAD along the commits that hold the section; its created/edited/moved events, its
+    ids, and the state the walk began in (None: no commit holds it). A state ``known`` holds ends the
+    walk: the rest of its events are the record's."""
+    known = known or {}
     events: list[Event] = []
     ids = {entry.id}
+    start: State | None = None
     sha = head
     key = past.learn(sections.content_key(entry.text), entry.text)
     tree = past.trees[sha]
@@ -428,19 +501,24 @@ def _walk(past: _History, head: str, entry: Entry) -> tuple[list[Event], set[str
     if where is None:  # the committed version differs from the work tree: start from the id
         found = _find_by_id(past, tree, ident)
         if found is None:
-            return events, ids
+            return events, ids, None
         where, key = found.file, past.learn(sections.content_key(found.text), found.text)
     while True:
+        state = (sha, where, key.hex(), ident)
+        start = start or state
+        record = known.get(state)
+        if record is not None:
+            return events + record[0], ids | record[1], start
         commit = past.commits[sha]
         tree = past.trees[sha]
         if not commit.parents:
             kind = "boundary" if sha in past.boundary else "created"
             events.append(_event(kind, commit, file=where, id=ident))
-            return events, ids
+            return events, ids, start
         step = _step(past, commit, tree, key, where, ident)
         if step is None:
             events.append(_event("created", commit, file=where, id=ident))
-            return events, ids
+            return events, ids, start
         parent, parent_where, parent_key, parent_ident, happened = step
         for kind, source in happened:
             events.append(_event(kind, commit, file=where, source=source, id=ident))
