@@ -519,7 +519,9 @@ def history_command(ctx: click.Context, ref: str, as_json: bool) -> None:
     Each event names its commit, date and author. A move is found by content,
     whoever made it (squadmem or a hand cut-and-paste); an edit made on a
     branch is dated by the branch's commit; uses are commits whose
-    Squad-Memory-Used trailer names the section, plus pending uses.
+    Squad-Memory-Used trailer names the section, plus pending uses. The walk
+    is kept in .git/squadmem/timeline-walks: asked again, only commits made
+    since are walked.
 
     Example: squadmem history picard/auth-tokens
     """
