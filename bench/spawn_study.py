@@ -14,13 +14,19 @@ its pinned sections. A section goes in whole or not at all, in the order's
 turn, while it fits. The bound no order passes is the relevant sections
 themselves, smallest first (the most of them that fit).
 
+``--pointers R ...`` scores a spawn that also *names* what did not fit:
+squadmem's order fills the room less ``R`` bytes with whole sections, then
+the rest of the room with one line per further match, as hot's Index names a
+section (``- id (tier, date): title``), for the agent to ``recall``. A
+relevant entry is then held, named, or neither.
+
     python bench/squad_replay.py REPO... --dump DIR
-    python bench/spawn_study.py DIR [--budget 4096 ...]
+    python bench/spawn_study.py DIR [--budget 4096 ...] [--pointers 0 512 ...]
 
 Prints one row per order: the share of relevant entries held, at each
 budget, over every repository, and over each half of them (the repositories
 in name order, alternately), so an order chosen on one half can be checked
-on the other. Asserts nothing.
+on the other; with ``--pointers``, a row per reserve. Asserts nothing.
 """
 
 from __future__ import annotations
@@ -37,7 +43,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from squadmem.commands.context import TASK_HEADING
 from squadmem.engine import ranking
-from squadmem.model import templates
+from squadmem.model import sections, templates
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,10 +166,43 @@ ORDERS: dict[str, Order] = {
 }
 
 
+def pointer_bytes(section: Section) -> int:
+    """What naming ``section`` costs: a line as hot's Index writes one."""
+    tier, name = section.file.split("/")[-2], section.file.rsplit("/", 1)[-1].removesuffix(".md")
+    line = f"- {name}/{sections.slugify(section.title)} ({tier}, 2026-01-01): {section.title}\n"
+    return len(line.encode("utf-8"))
+
+
+def pointed(spawn: Spawn, budget: int, reserve: int) -> tuple[set[str], set[str]]:
+    """(held, named): squadmem's order in the room less ``reserve``, then a line for each further match
+    while the room lasts."""
+    order = ranked(spawn)
+    room = spawn.room(budget)
+    held = fill([*order, *spawn.hot], room - reserve)
+    left = room - sum(s.bytes for s in spawn.candidates if s.key in held)
+    named: set[str] = set()
+    for section in order:
+        if section.key in held or section.key in named:
+            continue
+        cost = pointer_bytes(section)
+        if cost > left:
+            break
+        named.add(section.key)
+        left -= cost
+    return held, named
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dump", type=Path, help="the folder squad_replay.py --dump wrote")
     parser.add_argument("--budget", type=int, nargs="+", default=[4096], help="payload budgets (4096)")
+    parser.add_argument(
+        "--pointers",
+        type=int,
+        nargs="+",
+        metavar="R",
+        help="also score naming what did not fit, reserving R B",
+    )
     args = parser.parse_args(argv)
     found = list(spawns(args.dump))
     repos = sorted({s.repo for s in found})
@@ -185,6 +224,21 @@ def main(argv: Sequence[str] | None = None) -> None:
             a, b = (hits[n] / max(1, uses[n]) for n in (0, 1))
             cells.append(f"{sum(hits) / max(1, total):.1%} ({a:.1%} / {b:.1%})")
         print(f"| {name} | " + " | ".join(cells) + " |")
+    if args.pointers:
+        print("\nsquadmem's order, then a line naming each further match: held + named = either\n")
+        print("| reserved for lines | " + " | ".join(f"{b:,} B" for b in args.budget) + " |")
+        print("|" + "---|" * (1 + len(args.budget)))
+        for reserve in args.pointers:
+            cells = []
+            for budget in args.budget:
+                held = named = 0
+                for spawn in found:
+                    kept, lines = pointed(spawn, budget, reserve)
+                    held += len(spawn.relevant & kept)
+                    named += len(spawn.relevant & lines)
+                n = max(1, total)
+                cells.append(f"{held / n:.1%} + {named / n:.1%} = {(held + named) / n:.1%}")
+            print(f"| {reserve:,} B | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

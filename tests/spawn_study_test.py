@@ -57,3 +57,22 @@ def test_the_table_has_a_row_per_order(tmp_path: Path, capsys: pytest.CaptureFix
     rows = [line for line in out.splitlines() if line.startswith("| ") and "%" in line]
     assert len(rows) == len(study.ORDERS)
     assert "| the relevant ones, smallest first (the bound) | 50.0% (50.0% / 0.0%) | 100.0%" in out
+
+
+def test_pointers_name_the_further_matches_in_the_room_left(tmp_path: Path) -> None:
+    (spawn,) = study.spawns(_dump(tmp_path / "d"))
+    room = spawn.room(4096)
+    assert study.pointed(spawn, 4096, 0) == ({"a", "b", "h"}, set())  # everything fits whole
+    big = spawn.sections[1].bytes
+    held, named = study.pointed(spawn, 4096, room - big + 1)  # the indexer learning no longer fits
+    assert "a" not in held and named == {"a"}
+    assert study.pointer_bytes(spawn.sections[1]) == len(
+        "- parker/indexer-logging (cold, 2026-01-01): Indexer logging\n"
+    )
+
+
+def test_the_pointer_table(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    study.main([str(_dump(tmp_path / "d")), "--budget", "700", "--pointers", "0", "1000"])
+    out = capsys.readouterr().out
+    assert "| 0 B | 50.0% + 50.0% = 100.0% |" in out  # the small one held, the large one named
+    assert "| 1,000 B | 0.0% + 100.0% = 100.0% |" in out  # no room for any whole section: both named
