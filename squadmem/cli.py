@@ -387,7 +387,9 @@ def context_command(
     the sections of any tier the agent sees that match the task (those that
     hold its rarer words first: a word weighs more the fewer sections hold
     it, and document-indexer also counts as document and indexer; then the
-    denser), then the rest of hot, each whole while it fits. Matches are not recorded as uses: the agent
+    denser), then the rest of hot, each whole while it fits; the room left
+    names further matches, a line each ("- ID (tier): title"), for the agent
+    to bring with --include ID. Matches are not recorded as uses: the agent
     confirms one with squadmem touch.
 
     Example: squadmem context --agent picard --include-wiki security

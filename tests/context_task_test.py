@@ -192,7 +192,12 @@ SECTION = st.builds(
     hot=st.lists(SECTION, max_size=8),
     cold=st.lists(SECTION, max_size=8),
     wiki=st.lists(SECTION, max_size=6),
-    task=st.text(alphabet="abcdefghiknorstuy ", min_size=1, max_size=40).filter(str.strip),
+    task=st.one_of(
+        st.text(alphabet="abcdefghiknorstuy ", min_size=1, max_size=40).filter(str.strip),
+        st.lists(st.sampled_from(["auth", "tokens", "cache", "keys", "ünï", "fix"]), min_size=1).map(
+            " ".join
+        ),
+    ),
     budget=st.integers(min_value=120, max_value=1500),
 )
 def test_task_context_stays_in_budget_with_whole_sections_once(
@@ -217,6 +222,56 @@ def test_task_context_stays_in_budget_with_whole_sections_once(
         rebuilt = (
             rebuilt.rstrip("\n") + "\n\n### Sections matching the task\n\n" + "".join(e.text for e in deeper)
         )
+    if done.named:  # further matches, a line each: never a section the payload holds
+        lines = "".join(f"- {i} ({by_id[i].tier}): {by_id[i].title}\n" for i in done.named)
+        note = context.MORE_NOTE.format(agent="picard")
+        rebuilt = rebuilt.rstrip("\n") + f"\n\n{context.MORE_HEADING}\n\n{note}\n\n{lines}"
+        assert not set(done.named) & {e.id for e in shown}
+        terms = ranking.task_terms(task, [e for e in mem.visible_to("picard") if not e.pinned])
+        assert all(ranking.counts(by_id[i], terms) != [0] * len(terms) for i in done.named)
     assert body == rebuilt.rstrip("\n") + "\n"
-    assert len(set(done.matched)) == len(done.matched)
+    assert len(set(done.matched)) == len(done.matched) and len(set(done.named)) == len(done.named)
     assert dict(parts)["hot"] == len("".join(e.text for e in shown if e.file == HOT).encode())
+
+
+def _many_matches() -> tuple[dict[str, str], int]:
+    """Four long sections match the task and five others do not; a budget with room for one whole
+    matching section and some lines."""
+    long = "- " + "auth tokens detail " * 12 + "\n"
+    texts = {
+        HOT: "# Hot\n\n" + CORE,
+        COLD: "# Cold\n\n"
+        + "".join(f"## Auth tokens {n}\n{long}" for n in range(4))
+        + "".join(f"## Cache keys {n}\n- tenant first\n" for n in range(5)),  # the task's words say something
+    }
+    mem = catalog.from_texts(texts)
+    alone = len(context.build_for_task(mem, "picard", "auth tokens", 10_000)[0].encode())
+    return texts, alone - 3 * len(f"## Auth tokens 0\n{long}".encode()) + 200
+
+
+def test_the_room_left_names_further_matches_a_line_each() -> None:
+    texts, budget = _many_matches()
+    mem = catalog.from_texts(texts)
+    text, parts, done = context.build_for_task(mem, "picard", "auth tokens", budget)
+    assert len(text.encode()) <= budget
+    assert len(done.matched) == 1 and len(done.named) >= 2
+    note = context.MORE_NOTE.format(agent="picard")
+    more = "".join(f"- {i} (cold): {i.split('/')[1].replace('-', ' ').capitalize()}\n" for i in done.named)
+    assert text.endswith(f"\n{context.MORE_HEADING}\n\n{note}\n\n" + more)
+    assert not set(done.named) & set(done.matched)
+    assert dict(parts)["named"] == len(more.encode())
+    tight = context.build_for_task(mem, "picard", "auth tokens", len(text.encode()) - len(more.encode()))
+    assert tight[2].matched == done.matched  # the lines take only room no section could use
+
+
+def test_task_json_and_summary_count_the_named(repo: GitRepo) -> None:
+    texts, budget = _many_matches()
+    repo.commit("memory", texts, date="2026-03-01T12:00:00+00:00")
+    _budget(repo, budget)
+    code, out, err = squadmem(repo, "context", "--agent", "picard", "--task", "auth tokens", "--json")
+    assert code == 0, err
+    data = json.loads(out)
+    assert len(data["task"]["named"]) >= 2 and data["bytes"] <= budget
+    assert all(f"- {i} (cold): " in data["text"] for i in data["task"]["named"])
+    code, out, err = squadmem(repo, "context", "--agent", "picard", "--task", "auth tokens")
+    assert code == 0 and f"{len(data['task']['named'])} more named" in err

@@ -24,7 +24,11 @@ can see (its hot, cold and archive, the wiki) ranked by how well they match
 the task (:mod:`squadmem.engine.ranking`, recall's ranking), whole, best first,
 each one that fits; then the rest of hot in hot's order, each one that fits.
 Matches from hot stay in the hot block; the others follow it under
-``### Sections matching the task``. A match is not recorded as a use: it is a
+``### Sections matching the task``. What room is left then names further
+matches, best first, one line each (``- ID (tier): title``, as hot's Index
+names a section) under ``### More matching the task``, for the agent to bring
+with ``--include ID``: the sections held are the same with or without these
+lines. A match is not recorded as a use: it is a
 candidate, not a confirmed use (recording it would bring every match back to
 hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
 """
@@ -61,6 +65,8 @@ class Context:
             line += f"; recorded {len(self.used)} use(s)"
         if self.task is not None:
             line += f"; {len(self.task.matched)} section(s) matching the task"
+            if self.task.named:
+                line += f", {len(self.task.named)} more named"
             if self.task.left_out:
                 line += f", {len(self.task.left_out)} hot section(s) left out"
         return line
@@ -83,6 +89,7 @@ class Task:
     words: tuple[str, ...]
     matched: tuple[str, ...]  # ids of the sections in the payload because they match, best first
     left_out: tuple[str, ...]  # ids of hot sections that did not fit
+    named: tuple[str, ...] = ()  # ids of further matches the payload names in a line each, best first
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -90,6 +97,7 @@ class Task:
             "words": list(self.words),
             "matched": list(self.matched),
             "left_out": list(self.left_out),
+            "named": list(self.named),
         }
 
 
@@ -191,6 +199,13 @@ def build(
 
 
 TASK_HEADING = "### Sections matching the task"
+MORE_HEADING = "### More matching the task"
+MORE_NOTE = "Not loaded; bring one with `squadmem context --agent {agent} --include ID`."
+
+
+def _lines(named: Sequence[catalog.Entry]) -> str:
+    """A line naming each section, as hot's Index does (without its date)."""
+    return "".join(f"- {e.id} ({e.tier}): {e.title}\n" for e in named)
 
 
 def task_words(task: str) -> str:
@@ -217,18 +232,23 @@ def build_for_task(
     ranked = [e for e, _ in ranking.rank(candidates, terms, every=False)] if terms else []
     chosen = {e.id for e in hot if e.pinned}
     matched: list[catalog.Entry] = []
+    named: list[catalog.Entry] = []  # further matches, a line each in the room left
     template = templates.read("spawn.md")
 
-    def render_with(ids: set[str], found: list[catalog.Entry]) -> tuple[str, str, str]:
+    def render_with(
+        ids: set[str], found: list[catalog.Entry], more: Sequence[catalog.Entry] = ()
+    ) -> tuple[str, str, str]:
         hot_body = _body([e for e in hot if e.id in ids]) or "(no hot memory yet)\n"
         deeper = [e for e in found if e.file != tier_rel("hot", agent)]
         task_body = _body(deeper)
         extra = f"\n{TASK_HEADING}\n\n{task_body}" if deeper else ""
+        if more:
+            extra += f"\n{MORE_HEADING}\n\n{MORE_NOTE.format(agent=agent)}\n\n{_lines(more)}"
         text = template.format(hot=hot_body.rstrip("\r\n"), cold="", wiki="", sections=extra)
         return text.rstrip("\n") + "\n", hot_body, task_body
 
-    def fits(ids: set[str], found: list[catalog.Entry]) -> bool:
-        return len(render_with(ids, found)[0].encode("utf-8")) <= max_bytes
+    def fits(ids: set[str], found: list[catalog.Entry], more: Sequence[catalog.Entry] = ()) -> bool:
+        return len(render_with(ids, found, more)[0].encode("utf-8")) <= max_bytes
 
     if not fits(chosen, matched):
         size = len(render_with(chosen, matched)[0].encode("utf-8"))
@@ -247,12 +267,18 @@ def build_for_task(
         for entry in hot:
             if entry.id not in chosen and fits(chosen | {entry.id}, matched):
                 chosen.add(entry.id)
-    text, hot_body, task_body = render_with(chosen, matched)
+        for entry in ranked:
+            if entry.id not in chosen and fits(chosen, matched, [*named, entry]):
+                named.append(entry)
+    text, hot_body, task_body = render_with(chosen, matched, named)
     parts = [("hot", len(hot_body.encode("utf-8")))]
     if task_body:
         parts.append(("task", len(task_body.encode("utf-8"))))
+    if named:
+        parts.append(("named", len(_lines(named).encode("utf-8"))))
     left_out = tuple(e.id for e in hot if e.id not in chosen)
-    return text, parts, Task(task, tuple(terms), tuple(e.id for e in matched), left_out)
+    more = tuple(e.id for e in named)
+    return text, parts, Task(task, tuple(terms), tuple(e.id for e in matched), left_out, more)
 
 
 def context(
