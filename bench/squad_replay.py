@@ -248,7 +248,10 @@ def score_logs(
             continue
         with warnings.catch_warnings():  # a Core Context over the budget: counted by the replay already
             warnings.simplefilter("ignore")
-            tasked = {b: context.build_for_task(memory, log.agent, log.task, b)[0] for b in budgets}
+            built = {b: context.build_for_task(memory, log.agent, log.task, b) for b in budgets}
+        tasked = {b: text for b, (text, _, _) in built.items()}
+        by_id = memory.by_id()
+        named = {b: "".join(by_id[i].text for i in done.named) for b, (_, _, done) in built.items()}
         files = [
             committed(root, rel) if git(root, "ls-files", "--", rel).strip() else ""
             for rel in (f".squad/agents/{log.agent}/history.md", ".squad/decisions.md")
@@ -256,7 +259,7 @@ def score_logs(
         load, rule = "".join(files), squad_spawns.squad_rule(files[0], files[1], today)
         if dump is not None:
             dump_spawn(dump, log, memory, entries, born or {})
-        total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule))
+        total.add(squad_spawns.score(log, entries, load, tasked, plain[log.agent], rule, named))
         if show:
             _show(log, entries, load, tasked, memory)
     return total
@@ -354,11 +357,12 @@ def _median(values: Sequence[int]) -> str:
 
 def report_logs(rows: Sequence[dict[str, Any]]) -> None:
     """The orchestration logs' spawns (squad_spawns.py): relevant entries each spawn's memory held."""
-    budgets = sorted(int(b) for b in rows[0]["logs"]["task"])  # JSON keys are strings
+    budgets = sorted({int(b) for r in rows for b in r["logs"]["task"]})  # JSON keys are strings
     print(
         "\nspawns from the orchestration logs: of the earlier entries the logged work names (relevant), "
         "the share each spawn's memory held; in brackets, of those only references the task does not "
-        "name make relevant\n"
+        "name make relevant; + named: not held, but named in a line under the spawn's "
+        '"More matching the task"\n'
     )
     table_head(
         *("repository", "spawns", "relevant (beyond the task)", "Squad", "Squad's rule", "squadmem"),
@@ -378,7 +382,10 @@ def _log_row(name: str, s: squad_spawns.Score, budgets: Sequence[Any]) -> None:
     def both(hits: int, beyond: int) -> str:
         return f"{_share(hits, s.uses)} ({_share(beyond, s.unnamed)})"
 
-    tasks = [both(s.task.get(b, 0), s.unnamed_task.get(b, 0)) for b in budgets]  # none: no spawn scored
+    tasks = [  # none: no spawn scored
+        f"{both(s.task.get(b, 0), s.unnamed_task.get(b, 0))} + {_share(s.named.get(b, 0), s.uses)} named"
+        for b in budgets
+    ]
     first = s.task_bytes.get(budgets[0], [])
     print(
         f"| {name} | {s.spawns} | {s.uses} ({s.unnamed}) | {both(s.squad, s.unnamed_squad)} "

@@ -122,6 +122,7 @@ class Score:
     rule: int = 0  # held by Squad's load with its own limits applied (squad_rule)
     plain: int = 0
     task: dict[int, int] = dataclasses.field(default_factory=dict)  # budget -> hits of context --task
+    named: dict[int, int] = dataclasses.field(default_factory=dict)  # budget -> not held, named in a line
     unnamed: int = 0  # uses found through references the task does not name
     unnamed_squad: int = 0
     unnamed_rule: int = 0
@@ -210,15 +211,19 @@ def score(
     with_task: dict[int, str],
     without_task: str,
     rule_load: str = "",
+    named: dict[int, str] | None = None,
 ) -> Score:
     """One spawn: its relevant entries, and which of them each spawn's memory held (``with_task``: the
-    ``context --task`` text at each budget; ``rule_load``: Squad's load under its own limits)."""
+    ``context --task`` text at each budget; ``rule_load``: Squad's load under its own limits;
+    ``named``: at each budget, the sections ``context --task`` named in a line each, their texts)."""
+    named = named or {}
     out = Score(
         spawns=1,
         squad_bytes=[len(squad_load.encode())],
         rule_bytes=[len(rule_load.encode())],
         task_bytes={b: [len(t.encode())] for b, t in with_task.items()},
         task=dict.fromkeys(with_task, 0),
+        named=dict.fromkeys(named, 0),
         unnamed_task=dict.fromkeys(with_task, 0),
     )
     for entry, beyond in relevant(log, entries):
@@ -233,6 +238,8 @@ def score(
         out.unnamed_squad += beyond and squad_hit
         out.unnamed_rule += beyond and rule_hit
         out.unnamed_plain += beyond and plain_hit
+        for budget, text in named.items():
+            out.named[budget] += not task_hits.get(budget, False) and holds(text, entry.text)
         for budget, hit in task_hits.items():
             out.task[budget] += hit
             out.unnamed_task[budget] += beyond and hit

@@ -39,7 +39,7 @@ def test_a_logged_spawn_is_scored_on_each_load_and_dumped(repo: GitRepo, tmp_pat
     assert (row["verify"], row["lost"], row["twice"], row["rerun_new_commits"]) == ("ok", [], [], 0)
     logs = row["logs"]
     assert (logs["spawns"], logs["uses"]) == (1, 1)  # the indexer learning: `logger.exception`, #302
-    assert (logs["squad"], logs["rule"], logs["task"]) == (1, 1, {4096: 1})
+    assert (logs["squad"], logs["rule"], logs["task"], logs["named"]) == (1, 1, {4096: 1}, {4096: 0})
     assert logs["rule_bytes"] == logs["squad_bytes"]  # under Squad's gates: its rule keeps it all
     (record,) = (json.loads(line) for line in (dump / f"{row['repo']}.jsonl").read_text().splitlines())
     assert (record["agent"], record["task"]) == ("parker", "Fix the indexer logging (Issue #302)")
