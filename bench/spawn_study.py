@@ -16,8 +16,10 @@ themselves, smallest first (the most of them that fit).
 
 ``--pointers R ...`` scores a spawn that also *names* what did not fit:
 squadmem's order fills the room less ``R`` bytes with whole sections, then
-the rest of the room with one line per further match, as hot's Index names a
-section (``- id (tier, date): title``), for the agent to ``recall``. A
+the rest of the room with one line per further match under the heading and
+note ``context --task`` writes, as hot's Index names a section (``- id (tier,
+date): title``; squadmem's own lines leave the date out), for the agent to
+bring. A
 relevant entry is then held, named, or neither.
 
     python bench/squad_replay.py REPO... --dump DIR
@@ -41,7 +43,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from squadmem.commands.context import TASK_HEADING
+from squadmem.commands.context import MORE_HEADING, MORE_NOTE, TASK_HEADING
 from squadmem.engine import ranking
 from squadmem.model import sections, templates
 
@@ -180,6 +182,8 @@ def pointed(spawn: Spawn, budget: int, reserve: int) -> tuple[set[str], set[str]
     room = spawn.room(budget)
     held = fill([*order, *spawn.hot], room - reserve)
     left = room - sum(s.bytes for s in spawn.candidates if s.key in held)
+    head = f"\n{MORE_HEADING}\n\n{MORE_NOTE.format(agent=spawn.agent)}\n\n"
+    left -= len(head.encode("utf-8"))  # paid once, with the first line
     named: set[str] = set()
     for section in order:
         if section.key in held or section.key in named:
