@@ -260,6 +260,8 @@ def test_the_room_left_names_further_matches_a_line_each() -> None:
     assert text.endswith(f"\n{context.MORE_HEADING}\n\n{note}\n\n" + more)
     assert not set(done.named) & set(done.matched)
     assert dict(parts)["named"] == len(more.encode())
+    rest = [e for e in mem.entries if e.title.startswith("Auth") and e.id not in {*done.matched, *done.named}]
+    assert all(len(f"- {e.id} (cold): {e.title}\n".encode()) > budget - len(text.encode()) for e in rest)
     tight = context.build_for_task(mem, "picard", "auth tokens", len(text.encode()) - len(more.encode()))
     assert tight[2].matched == done.matched  # the lines take only room no section could use
 

@@ -267,9 +267,13 @@ def build_for_task(
         for entry in hot:
             if entry.id not in chosen and fits(chosen | {entry.id}, matched):
                 chosen.add(entry.id)
-        for entry in ranked:
-            if entry.id not in chosen and fits(chosen, matched, [*named, entry]):
+        left = max_bytes - len(render_with(chosen, matched)[0].encode("utf-8"))
+        left -= len(f"\n{MORE_HEADING}\n\n{MORE_NOTE.format(agent=agent)}\n\n".encode())
+        for entry in ranked:  # the lines add up: count them instead of rendering again
+            cost = len(_lines([entry]).encode("utf-8"))
+            if entry.id not in chosen and cost <= left:
                 named.append(entry)
+                left -= cost
     text, hot_body, task_body = render_with(chosen, matched, named)
     parts = [("hot", len(hot_body.encode("utf-8")))]
     if task_body:
