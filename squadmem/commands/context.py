@@ -234,6 +234,7 @@ def build_for_task(
     matched: list[catalog.Entry] = []
     named: list[catalog.Entry] = []  # further matches, a line each in the room left
     template = templates.read("spawn.md")
+    more_head = f"\n{MORE_HEADING}\n\n{MORE_NOTE.format(agent=agent)}\n\n"
 
     def render_with(
         ids: set[str], found: list[catalog.Entry], more: Sequence[catalog.Entry] = ()
@@ -243,12 +244,12 @@ def build_for_task(
         task_body = _body(deeper)
         extra = f"\n{TASK_HEADING}\n\n{task_body}" if deeper else ""
         if more:
-            extra += f"\n{MORE_HEADING}\n\n{MORE_NOTE.format(agent=agent)}\n\n{_lines(more)}"
+            extra += more_head + _lines(more)
         text = template.format(hot=hot_body.rstrip("\r\n"), cold="", wiki="", sections=extra)
         return text.rstrip("\n") + "\n", hot_body, task_body
 
-    def fits(ids: set[str], found: list[catalog.Entry], more: Sequence[catalog.Entry] = ()) -> bool:
-        return len(render_with(ids, found, more)[0].encode("utf-8")) <= max_bytes
+    def fits(ids: set[str], found: list[catalog.Entry]) -> bool:
+        return len(render_with(ids, found)[0].encode("utf-8")) <= max_bytes
 
     if not fits(chosen, matched):
         size = len(render_with(chosen, matched)[0].encode("utf-8"))
@@ -268,7 +269,7 @@ def build_for_task(
             if entry.id not in chosen and fits(chosen | {entry.id}, matched):
                 chosen.add(entry.id)
         left = max_bytes - len(render_with(chosen, matched)[0].encode("utf-8"))
-        left -= len(f"\n{MORE_HEADING}\n\n{MORE_NOTE.format(agent=agent)}\n\n".encode())
+        left -= len(more_head.encode("utf-8"))
         for entry in ranked:  # the lines add up: count them instead of rendering again
             cost = len(_lines([entry]).encode("utf-8"))
             if entry.id not in chosen and cost <= left:

@@ -370,10 +370,8 @@ def load_walks(path: Path, key: str) -> dict[State, Walk]:
         found: dict[State, Walk] = {}
         for state, rows, ids in data["walks"]:
             events = [
-                dataclasses.replace(
-                    Event(*row[:-1]), when=dt.datetime.fromisoformat(row[-1]) if row[-1] else None
-                )
-                for row in rows
+                Event(kind, commit, dt.datetime.fromisoformat(when) if when else None, *rest)
+                for kind, commit, when, *rest in rows
             ]
             found[(str(state[0]), str(state[1]), str(state[2]), str(state[3]))] = (events, set(ids))
         return found
@@ -386,18 +384,17 @@ def save_walks(path: Path, key: str, walks: dict[State, Walk]) -> None:
     kept: dict[str, list[Any]] = {}
     for state, (events, ids) in walks.items():
         if state[3] not in kept and len(kept) < WALKS_KEPT:
-            rows = [
-                (e.event, e.commit, None, e.author, e.subject, e.file, e.source, e.id, _iso(e.when))
-                for e in events
-            ]
+            rows = [_row(e) for e in events]
             kept[state[3]] = [list(state), rows, sorted(ids)]
     body = {"format": WALKS_FORMAT, "key": key, "walks": list(kept.values())}
     with contextlib.suppress(OSError):
         writes.atomic_text(path, json.dumps(body, separators=(",", ":")))
 
 
-def _iso(when: dt.datetime | None) -> str:
-    return when.isoformat() if when else ""
+def _row(e: Event) -> tuple[str | None, ...]:
+    """An event as the record keeps it: its fields in order, the date as ISO text ("" for none)."""
+    when = e.when.isoformat() if e.when else ""
+    return (e.event, e.commit, when, e.author, e.subject, e.file, e.source, e.id)
 
 
 def _owner(path: str) -> str | None:
