@@ -270,9 +270,15 @@ def open_repo(ctx: click.Context) -> Repo:
 )
 @option("--hooks/--no-hooks", default=True, help="Install the git hooks (chaining any hook already there).")
 @option(
+    "--spawn/--no-spawn",
+    "spawn_blocks",
+    default=True,
+    help="In a Squad team, make its spawn template read squadmem's memory (see: squadmem spawn).",
+)
+@option(
     "--squad-skill/--no-squad-skill",
     default=True,
-    help="In a Squad team, write .github/skills/squadmem-memory/SKILL.md for spawns.",
+    help="With --no-spawn in a Squad team, write .github/skills/squadmem-memory/SKILL.md instead.",
 )
 @option(
     "--workflows",
@@ -290,6 +296,7 @@ def init(
     ctx: click.Context,
     agent: list[str] | None,
     hooks: bool,
+    spawn_blocks: bool,
     squad_skill: bool,
     with_workflows: bool,
     requirement: str | None,
@@ -298,8 +305,9 @@ def init(
 
     Safe to re-run: existing files are never overwritten, Squad's own files in
     .squad/memory/ are never touched, and a second run changes nothing. In a
-    Squad team it also writes the squadmem-memory skill for Squad's coordinator
-    and says how many of Squad's entries wait to be taken in.
+    Squad team it also puts squadmem's marked blocks in Squad's spawn template
+    (see: squadmem spawn on) and says how many of Squad's entries wait to be
+    taken in. Commit what it wrote.
     """
     from squadmem.commands import scaffold
 
@@ -309,6 +317,7 @@ def init(
             agent or [],
             hooks=hooks,
             squad_skill=squad_skill,
+            spawn_blocks=spawn_blocks,
             with_workflows=with_workflows,
             requirement=requirement,
         )
@@ -1062,6 +1071,79 @@ def session_end(
             click.echo(tracked.text().splitlines()[-1], err=True)
         result = sessions.end(repo, agent, moment, summary)
     click.echo(render.to_json(result.as_dict()) if as_json else result.text())
+
+
+# --- spawn commands ---
+
+
+@app.group(
+    "spawn",
+    no_args_is_help=True,
+    help="What Squad's spawn tells each agent to read: squadmem's memory, or Squad's whole files.",
+)
+def spawn_app() -> None:
+    """A group: its commands do the work."""
+
+
+@spawn_app.command("on")
+@option("--dry-run", "-n", is_flag=True, help="Say which files would change; change nothing.")
+@JSON
+@guarded
+def spawn_on(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
+    """Make Squad's spawn read squadmem's memory, as one commit.
+
+    Where .squad/templates/spawn-reference.md tells every agent to read its
+    whole history.md and decisions.md (and where .github/agents/squad.agent.md
+    and Squad's tiered-memory skill repeat it), a marked block
+    (<!-- squadmem:KEY --> ... <!-- /squadmem:KEY -->) tells it to run
+    `squadmem context --agent {name} --task "<its task>"` instead. Lines are
+    found by what they say, not by line number; a spawn template without them
+    is refused. The lines replaced are kept in .squad/memory/squad-spawn.json;
+    `squad upgrade` drops the blocks and `squadmem maintain` puts them back.
+    `squadmem init` does this in the work tree.
+
+    Example: squadmem spawn on --dry-run
+    """
+    from squadmem.commands import spawn
+
+    with open_repo(ctx) as repo:
+        turned = spawn.turn(repo, on=True, dry_run=dry_run)
+    click.echo(render.to_json(turned.as_dict()) if as_json else turned.text())
+
+
+@spawn_app.command("off")
+@option("--dry-run", "-n", is_flag=True, help="Say which files would change; change nothing.")
+@JSON
+@guarded
+def spawn_off(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
+    """Give Squad's files back their own spawn lines, byte for byte, as one commit.
+
+    Each squadmem block is replaced by the line it stood for; spawns read the
+    whole history.md and decisions.md again and maintain no longer puts the
+    blocks back. The tiers and the intake are untouched.
+
+    Example: squadmem spawn off
+    """
+    from squadmem.commands import spawn
+
+    with open_repo(ctx) as repo:
+        turned = spawn.turn(repo, on=False, dry_run=dry_run)
+    click.echo(render.to_json(turned.as_dict()) if as_json else turned.text())
+
+
+@spawn_app.command("status")
+@JSON
+@guarded
+def spawn_status(ctx: click.Context, as_json: bool) -> None:
+    """Where squadmem's blocks stand in Squad's files, and Squad's lines left without one.
+
+    Example: squadmem spawn status --json
+    """
+    from squadmem.commands import spawn
+
+    with open_repo(ctx) as repo:
+        state = spawn.status(repo)
+    click.echo(render.to_json(state.as_dict()) if as_json else state.text())
 
 
 # --- wiki commands ---

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import githooks, intake, mergedriver, settle
+from squadmem.commands import githooks, intake, mergedriver, settle, spawn
 from squadmem.engine import catalog, index
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
@@ -213,6 +213,30 @@ def squad_intake(repo: Repo) -> Check:
     return Check("intake", OK, "every committed Squad entry is taken in")
 
 
+def spawn_blocks(repo: Repo) -> Check:
+    """Does Squad's spawn template tell agents to read squadmem's memory (``squadmem spawn``)?"""
+    if not spawn.squad_team(repo):
+        return Check("spawn", OK, "not a Squad team: no spawn template to answer for")
+    try:
+        state = spawn.status(repo)
+    except SquadmemError as exc:
+        return Check("spawn", WARN, exc.message)
+    if not state.on:
+        return Check(
+            "spawn", WARN, f"spawns read Squad's whole history.md and decisions.md (run: {spawn.TURN_ON})"
+        )
+    waiting = [rel for rel, keys in state.waiting.items() if keys]
+    if waiting:
+        return Check(
+            "spawn",
+            WARN,
+            f"{waiting[0]}: Squad's lines are back without squadmem's block (squad upgrade?);"
+            f" maintain puts it back, or run: {spawn.TURN_ON}",
+        )
+    count = sum(len(keys) for keys in state.blocks.values())
+    return Check("spawn", OK, f"spawns read squadmem's memory ({count} blocks in Squad's files)")
+
+
 def run(repo: Repo, fix: bool = False) -> list[Check]:
     checks: list[Check] = [journal(repo, fix), merges(repo, fix), lock(repo), hooks(repo)]
     checks += [merge_driver(repo), tiers_toml(repo)]
@@ -232,7 +256,7 @@ def run(repo: Repo, fix: bool = False) -> list[Check]:
             checks.append(Check("tier files", OK, f"{len(memory.files)} tier files read"))
         rest: list[Callable[[], Check]] = [lambda: duplicates(memory), lambda: orphans(repo, memory)]
         checks.extend(check() for check in rest)
-    checks += [shallow(repo), pending_uses(repo), squad_intake(repo)]
+    checks += [shallow(repo), pending_uses(repo), squad_intake(repo), spawn_blocks(repo)]
     return checks
 
 

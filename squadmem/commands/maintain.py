@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from squadmem.commands import intake, scaffold
+from squadmem.commands import intake, scaffold, spawn
 from squadmem.engine import catalog, index, lastuse, policy
 from squadmem.engine import writer as moves
 from squadmem.gitio import formats
@@ -42,6 +42,7 @@ class Outcome:
     recovered: str | None = None
     note: str | None = None  # "nothing to do" and why
     intake: intake.Result | None = None  # what maintain took in from Squad's files first
+    spawn_note: str | None = None  # Squad's spawn lines lost their block and could not get it back
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"dry_run": self.dry_run}
@@ -54,6 +55,8 @@ class Outcome:
             data["recovered"] = self.recovered
         if self.note:
             data["note"] = self.note
+        if self.spawn_note:
+            data["spawn_note"] = self.spawn_note
         return data
 
     def text(self) -> str:
@@ -65,6 +68,8 @@ class Outcome:
         if self.plan is not None:
             out.extend(_plan_lines(self.plan))
             out.extend(_result_lines(self))
+        if self.spawn_note:
+            out.append(f"warning: {self.spawn_note}")
         return "\n".join(out)
 
 
@@ -197,8 +202,10 @@ def maintain(
         taken = intake.intake(repo, conf, now, writer=writer) if take_in else None
         plan = make_plan(repo, conf, now, agent)
         made = writer.execute(plan, header)
+        kept, warning = spawn.upkeep(repo, writer) if agent is None else (None, None)
     first = () if taken is None or taken.commit is None else (taken.commit,)
-    return Outcome(plan, (*first, *made), recovered=writer.recovered, intake=taken)
+    last = () if kept is None else (kept,)
+    return Outcome(plan, (*first, *made, *last), recovered=writer.recovered, intake=taken, spawn_note=warning)
 
 
 def _squad_team(repo: Repo) -> bool:

@@ -35,6 +35,7 @@ class InitResult:
     skipped_agents: list[str] = dataclasses.field(default_factory=list)
     hooks: githooks.HookResult = dataclasses.field(default_factory=githooks.HookResult)
     squad_entries: int = 0  # entries of Squad's files not taken in yet
+    spawn: list[str] = dataclasses.field(default_factory=list)  # files given squadmem's spawn blocks
     workflows: workflows.Written | None = None
 
     @property
@@ -130,6 +131,7 @@ def init(
     agents: Sequence[str] = (),
     hooks: bool = True,
     squad_skill: bool = True,
+    spawn_blocks: bool = True,
     with_workflows: bool = False,
     requirement: str | None = None,
 ) -> InitResult:
@@ -161,7 +163,13 @@ def init(
     for path in keep:
         _create(layout, path, "", result)
     _attributes(repo.root, result)
-    if squad_skill and (repo.root / ".squad" / "agents").is_dir():
+    if spawn_blocks:
+        from squadmem.commands import spawn  # spawn -> intake -> scaffold: imported when used
+
+        result.spawn = spawn.apply_worktree(repo)
+        result.created += [rel for rel in result.spawn if rel == spawn.spawnblock.RECORD]
+        result.updated += [rel for rel in result.spawn if rel != spawn.spawnblock.RECORD]
+    if squad_skill and not result.spawn and (repo.root / ".squad" / "agents").is_dir():
         _create_outside(repo.root, SKILL, template("squad-skill.md"), result)
     result.squad_entries = _squad_entries(repo.root)
     if pinned is not None:
@@ -194,6 +202,12 @@ def describe(result: InitResult) -> str:
     if result.workflows is not None:
         lines += [f"kept {rel} (already there)" for rel in result.workflows.kept]
         lines.append(f"the workflows install {result.workflows.requirement}")
+    if result.spawn:
+        lines.append(
+            "Squad's spawn template now tells each agent to run "
+            "`squadmem context --agent <name> --task '<its task>'` instead of reading its whole history.md"
+            " and decisions.md (squadmem spawn off puts Squad's lines back)"
+        )
     if SKILL in result.created:
         lines.append(
             f"Squad's coordinator finds {SKILL}: spawns load "

@@ -340,7 +340,7 @@ def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) 
                 data = conversion.to_worktree(rel, found.sha, objects.read(found.sha))
                 target = repo.root / rel
                 if not target.exists() or target.read_bytes() != data:
-                    _replace(repo.layout.inside(target), data, like=target)
+                    _replace(repo.layout.writable(target), data, like=target)
             lock.write(next_index(repo, paths))
             lock.commit()
     if journal.consume:
@@ -566,7 +566,7 @@ class Writer:
         encoded = {rel: encode_tier(content, rel) for rel, content in files.items()}
         paths = list(files)
         for rel in paths:
-            self.repo.layout.inside(self.repo.root / rel)
+            self.repo.layout.writable(self.repo.root / rel)
         self.refuse_sparse(paths)
         with index_locked(self.repo) as lock:
             fault("index-locked")

@@ -36,6 +36,14 @@ SQUAD_OWNED = (
     "audit.jsonl",
 )
 
+# Squad's files squadmem writes its spawn blocks into (squadmem.model.spawnblock): the only paths
+# outside .squad/memory/ a squadmem commit may write, and only through no symlink.
+SPAWN_FILES = (
+    ".squad/templates/spawn-reference.md",
+    ".github/agents/squad.agent.md",
+    ".github/skills/tiered-memory/SKILL.md",
+)
+
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _LOG_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
 
@@ -145,6 +153,19 @@ class Layout:
                     f"{self.rel(candidate)}: leads outside {MEMORY_DIR}/ (symlink to {resolved})",
                     hint="replace the symlink with a regular file or folder inside .squad/memory/",
                 )
+        return path
+
+    def writable(self, path: Path) -> Path:
+        """``path`` if squadmem may write it: inside .squad/memory/, or one of Squad's spawn files
+        reached through no symlink."""
+        rel = self.rel(path)
+        if rel not in SPAWN_FILES:
+            return self.inside(path)
+        if path.resolve() != self.root.resolve() / rel:
+            raise SquadmemError(
+                f"{rel}: a symlink; squadmem writes Squad's spawn files only as regular files",
+                hint="replace the symlink with the file itself",
+            )
         return path
 
     def tier_path(self, tier: str, name: str) -> Path:

@@ -1,0 +1,267 @@
+"""``squadmem spawn on|off|status``: what Squad's spawn tells an agent to read.
+
+``on`` puts squadmem's marked blocks where Squad's spawn template and
+coordinator tell each agent to read its whole ``history.md`` and
+``decisions.md`` (:mod:`squadmem.model.spawnblock`), and keeps the lines they
+replaced in ``.squad/memory/squad-spawn.json``; ``off`` puts those lines back,
+byte for byte. Both are one commit. ``squad upgrade`` rewrites Squad's files
+and drops the blocks: :func:`upkeep` (run by ``maintain``) puts them back in a
+commit of its own, and ``doctor`` says when they are missing.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from squadmem.commands import intake
+from squadmem.engine import writer as moves
+from squadmem.gitio.repo import Repo
+from squadmem.model import spawnblock
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import decode_tier
+
+ON_SUBJECT = "memory: spawns read squadmem's memory (Squad's spawn lines in marked blocks)"
+OFF_SUBJECT = "memory: spawns read Squad's history.md and decisions.md again"
+UPKEEP_SUBJECT = "memory: spawns read squadmem's memory again (Squad's files were rewritten)"
+TURN_ON = "squadmem spawn on"
+
+
+@dataclasses.dataclass
+class State:
+    """Where the blocks stand: per file, the blocks there and the Squad lines still without one."""
+
+    on: bool
+    blocks: dict[str, list[str]]
+    waiting: dict[str, list[str]]
+    missing: dict[str, list[str]]  # required Squad lines a file does not have
+    absent: list[str]  # files of Squad's that are not there
+
+    @property
+    def complete(self) -> bool:
+        return (
+            self.on and not any(self.waiting.values()) and not self.absent and not any(self.missing.values())
+        )
+
+    def as_dict(self) -> dict[str, Any]:
+        files = {
+            rel: {"blocks": self.blocks.get(rel, []), "waiting": self.waiting.get(rel, [])}
+            for rel in spawnblock.FILES
+            if rel not in self.absent
+        }
+        return {"on": self.on, "files": files, "absent": self.absent, "missing": self.missing}
+
+    def text(self) -> str:
+        lines = [f"spawn blocks: {'on' if self.on else 'off'}"]
+        for rel in spawnblock.FILES:
+            if rel in self.absent:
+                lines.append(f"{rel}: not there")
+                continue
+            blocks, waiting = self.blocks.get(rel, []), self.waiting.get(rel, [])
+            shown = ", ".join(blocks) if blocks else "no block"
+            lines.append(
+                f"{rel}: {shown}"
+                + (f"; Squad's lines without a block: {', '.join(waiting)}" if waiting else "")
+            )
+        if self.on and not self.complete:
+            lines.append(f"some of Squad's spawn lines have no block (squad upgrade?): run {TURN_ON}")
+        if not self.on:
+            lines.append(f"spawns read what Squad's files say; {TURN_ON} makes them read squadmem's memory")
+        return "\n".join(lines)
+
+
+def _read(repo: Repo, rel: str) -> str | None:
+    path = repo.root / rel
+    if path.is_symlink() or not path.is_file():
+        return None
+    return decode_tier(path.read_bytes(), rel)
+
+
+def load_record(repo: Repo) -> spawnblock.Record:
+    text = _read(repo, spawnblock.RECORD)
+    if text is None:
+        return spawnblock.Record()
+    try:
+        return spawnblock.Record.parse(text)
+    except ValueError as exc:
+        raise SquadmemError(
+            f"{spawnblock.RECORD}: not squadmem's spawn record ({exc})",
+            hint="restore it from git (git checkout -- " + spawnblock.RECORD + ")",
+        ) from None
+
+
+def _blocks(rel: str, text: str) -> list[str]:
+    try:
+        return spawnblock.keys(text)
+    except ValueError as exc:
+        raise SquadmemError(
+            f"{rel}: {exc}", hint="put the missing end marker back, or git checkout the file"
+        ) from None
+
+
+def status(repo: Repo) -> State:
+    record = load_record(repo)
+    state = State(record.on, {}, {}, {}, [])
+    for rel in spawnblock.FILES:
+        text = _read(repo, rel)
+        if text is None:
+            state.absent.append(rel)
+            continue
+        state.blocks[rel] = _blocks(rel, text)
+        applied = spawnblock.apply(rel, text)
+        state.waiting[rel] = sorted(applied.originals)
+        if applied.missing:
+            state.missing[rel] = applied.missing
+    return state
+
+
+def squad_team(repo: Repo) -> bool:
+    return (repo.root / spawnblock.SPAWN_TEMPLATE).is_file()
+
+
+def refuse_unsupported(repo: Repo) -> None:
+    if not squad_team(repo):
+        raise SquadmemError(
+            f"{spawnblock.SPAWN_TEMPLATE}: not there: this is not a Squad team (or Squad keeps its spawn"
+            " template elsewhere)",
+            hint="run `squad init` first; squadmem changed nothing",
+        )
+    intake.refuse_backend(repo.root)
+
+
+@dataclasses.dataclass
+class Changed:
+    files: dict[str, str]  # rel -> new text (the record included)
+    keys: dict[str, list[str]]  # rel -> blocks made or removed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"files": sorted(self.files), "blocks": self.keys}
+
+
+def plan_on(repo: Repo) -> Changed:
+    """The texts that carry every block Squad's files have a line for, and the record of those lines."""
+    record = load_record(repo)
+    files: dict[str, str] = {}
+    made: dict[str, list[str]] = {}
+    for rel in spawnblock.FILES:
+        text = _read(repo, rel)
+        if text is None:
+            continue
+        _blocks(rel, text)
+        applied = spawnblock.apply(rel, text)
+        if applied.missing and rel == spawnblock.SPAWN_TEMPLATE:
+            raise SquadmemError(
+                f"{rel}: no line tells the agent to read its {' or '.join(applied.missing)}"
+                " (this Squad version's spawn template is not one squadmem knows)",
+                hint="squadmem changed nothing; spawns read what Squad's template says",
+            )
+        if applied.originals:
+            files[rel] = applied.text
+            made[rel] = sorted(applied.originals)
+            record.originals.setdefault(rel, {}).update(applied.originals)
+    if files or not record.on:
+        record.on = True
+        files[spawnblock.RECORD] = record.to_text()
+    return Changed(files, made)
+
+
+def plan_off(repo: Repo) -> Changed:
+    """The texts with each block replaced by Squad's line it stands for, and the record turned off."""
+    record = load_record(repo)
+    files: dict[str, str] = {}
+    removed: dict[str, list[str]] = {}
+    for rel in spawnblock.FILES:
+        text = _read(repo, rel)
+        if text is None:
+            continue
+        keys = _blocks(rel, text)
+        if not keys:
+            continue
+        unknown = [k for k in keys if k not in record.originals.get(rel, {})]
+        if unknown:
+            raise SquadmemError(
+                f"{rel}: squadmem:{unknown[0]} has no recorded Squad line in {spawnblock.RECORD}",
+                hint="squad upgrade writes Squad's own text back; squadmem changed nothing",
+            )
+        files[rel] = spawnblock.restore(text, record.originals[rel])
+        removed[rel] = keys
+    if files or record.on or record.originals:
+        files[spawnblock.RECORD] = spawnblock.Record().to_text()
+    return Changed(files, removed)
+
+
+@dataclasses.dataclass
+class Turned:
+    on: bool
+    changed: Changed
+    made: moves.Made | None
+    dry_run: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        data = {"on": self.on, "dry_run": self.dry_run, **self.changed.as_dict()}
+        data["commit"] = self.made.as_dict() if self.made else None
+        return data
+
+    def text(self) -> str:
+        what = "squadmem's memory" if self.on else "Squad's whole history.md and decisions.md"
+        if not self.changed.files:
+            return f"nothing to do: spawns already read {what}"
+        verb = "would put" if self.dry_run else "put"
+        lines = [
+            f"{rel}: {verb} {'blocks' if self.on else 'Squad lines back'}: {', '.join(keys)}"
+            for rel, keys in self.changed.keys.items()
+        ]
+        if self.made is not None:
+            lines.append(f"{self.made.sha[:12]} {self.made.subject}")
+        elif self.dry_run:
+            lines.append("dry run: nothing changed")
+        return "\n".join(lines)
+
+
+def turn(repo: Repo, on: bool, dry_run: bool = False) -> Turned:
+    """``spawn on`` / ``spawn off``: one commit, or none when nothing changes."""
+    if on:
+        refuse_unsupported(repo)
+    with moves.session(repo) as writer:
+        changed = plan_on(repo) if on else plan_off(repo)
+        made = (
+            None
+            if dry_run or not changed.files
+            else writer.commit_files(changed.files, ON_SUBJECT if on else OFF_SUBJECT)
+        )
+    return Turned(on, changed, made, dry_run)
+
+
+def apply_worktree(repo: Repo) -> list[str]:
+    """``init``: write the blocks into the work tree (the user commits them with init's files)."""
+    if not squad_team(repo) or intake.backend(repo.root) in intake.UNSUPPORTED_BACKENDS:
+        return []
+    try:
+        changed = plan_on(repo)
+    except SquadmemError:
+        return []
+    for rel, text in changed.files.items():
+        path = repo.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(text.encode("utf-8"))
+    return sorted(changed.files)
+
+
+def upkeep(repo: Repo, writer: moves.Writer) -> tuple[moves.Made | None, str | None]:
+    """``maintain``: with the record on, put back the blocks a rewrite of Squad's files dropped."""
+    if not squad_team(repo) or not load_record(repo).on:
+        return None, None
+    try:
+        changed = plan_on(repo)
+    except SquadmemError as exc:
+        return None, f"{exc.message}: Squad's spawn reads its own files until this is solved"
+    squad_files = [rel for rel in changed.files if rel != spawnblock.RECORD]
+    if not squad_files:
+        return None, None
+    dirty = repo.dirty(list(changed.files))
+    if dirty:
+        return None, (
+            f"{dirty[0]}: squadmem's spawn block is missing and the file has uncommitted changes:"
+            f" commit them (squad upgrade?), then run {TURN_ON}"
+        )
+    return writer.commit_files(changed.files, UPKEEP_SUBJECT), None

@@ -1,0 +1,268 @@
+"""squadmem's blocks in the files Squad's spawn reads: found by what the lines say, put back byte for byte.
+
+Squad's coordinator builds each spawn prompt from ``.squad/templates/spawn-reference.md``,
+whose template tells every agent to read its whole ``history.md`` and the whole
+``decisions.md``. squadmem replaces those lines, and the few lines of
+``.github/agents/squad.agent.md`` that repeat them, with a marked block::
+
+    <!-- squadmem:history (squadmem spawn off puts Squad's line back) -->
+    MEMORY: run `squadmem context --agent {name} --task "..."` ...
+    <!-- /squadmem:history -->
+
+Each edit finds its line by what it says (a pattern), never by line number, so
+a Squad version that moves the line still gets its block; one whose spawn
+template no longer says it is refused with the file named. The line a block
+replaced is kept (:class:`Record`), so :func:`restore` gives back Squad's text
+byte for byte. Pure: text in, text out.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from collections.abc import Callable, Mapping
+
+from squadmem.model.layout import MEMORY_DIR, SPAWN_FILES
+
+FILES = SPAWN_FILES
+SPAWN_TEMPLATE, COORDINATOR, TIERED_SKILL = SPAWN_FILES
+RECORD = f"{MEMORY_DIR}/squad-spawn.json"
+
+_BEGIN = re.compile(r"^(?P<indent>[ \t]*)<!-- squadmem:(?P<key>[a-z0-9-]+)(?: [^\r\n]*)? -->(?:\r?\n)?$")
+_END = re.compile(r"^[ \t]*<!-- /squadmem:(?P<key>[a-z0-9-]+) -->(?:\r?\n)?$")
+
+MEMORY_LINES = (
+    'MEMORY: run `squadmem context --agent {name} --task "<your task, in one line>"` and read what it'
+    " prints: your Core Context, the entries of your memory and the team's decisions that match the task,"
+    " your recent entries and an Index of what waits deeper (at most 4 KB). Without squadmem on PATH, read"
+    " `.squad/memory/hot/{name}.md` instead. Do not read `.squad/agents/{name}/history.md` whole: squadmem"
+    " takes in what you append to it.",
+    'An entry named in the Index or under "More matching the task": `squadmem context --agent {name}'
+    ' --include <id>`. Anything older: `squadmem recall "<a file name, #123, a name or words>"`. When an'
+    " entry helped: `squadmem touch <id>`.",
+)
+DECISION_LINES = (
+    "Team decisions: those your task touches are in the MEMORY output above, and `squadmem recall"
+    ' "<words>"` finds any other. Do not read `.squad/decisions.md` whole.',
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Edit:
+    """One of Squad's lines squadmem answers for: where, how it is found, and what replaces it."""
+
+    key: str
+    file: str
+    pattern: re.Pattern[str]
+    required: bool
+    rewrite: Callable[[str], tuple[str, ...]]  # Squad's line (no newline) -> the block's lines
+
+
+def _lines(*lines: str) -> Callable[[str], tuple[str, ...]]:
+    def rewrite(line: str) -> tuple[str, ...]:
+        indent = line[: len(line) - len(line.lstrip(" \t"))]
+        return tuple(indent + text for text in lines)
+
+    return rewrite
+
+
+def _sentence(old: str, new: str) -> Callable[[str], tuple[str, ...]]:
+    return lambda line: (line.replace(old, new),)
+
+
+def _after(*lines: str) -> Callable[[str], tuple[str, ...]]:
+    return lambda line: (line, *lines)
+
+
+STILL_READS = "The agent still reads its own `history.md` and `decisions.md`."
+EDITS = (
+    Edit(
+        "history",
+        SPAWN_TEMPLATE,
+        re.compile(r"^\s*Read `[^`]*agents/\{name\}/history\.md`"),
+        True,
+        _lines(*MEMORY_LINES),
+    ),
+    Edit(
+        "decisions",
+        SPAWN_TEMPLATE,
+        re.compile(r"^\s*Read `[^`]*decisions\.md`"),
+        True,
+        _lines(*DECISION_LINES),
+    ),
+    Edit(
+        "inline",
+        SPAWN_TEMPLATE,
+        re.compile(re.escape(STILL_READS)),
+        False,
+        _sentence(
+            STILL_READS,
+            "The agent reads its memory with `squadmem context` (the MEMORY line of the template below),"
+            " not its whole `history.md` and `decisions.md`.",
+        ),
+    ),
+    Edit(
+        "template",
+        COORDINATOR,
+        re.compile(r"^\*\*Full Spawn Template\*\* \(inline charter/history/decisions"),
+        False,
+        _sentence(
+            "(inline charter/history/decisions as needed)",
+            "(inline the charter; the agent's memory comes from `squadmem context`, the MEMORY line of"
+            " `.squad/templates/spawn-reference.md`, never the whole history or decisions)",
+        ),
+    ),
+    Edit(
+        "at-spawn",
+        COORDINATOR,
+        re.compile(r"^\s*- All agents READ from `\.squad/decisions\.md` at spawn time"),
+        False,
+        _lines(
+            "- All agents get the decisions their task touches from `squadmem context` at spawn time"
+            " (squadmem takes each merged decision into its wiki); `squadmem recall` finds the rest",
+        ),
+    ),
+    Edit(
+        "status",
+        TIERED_SKILL,
+        re.compile(r"^> \*\*Status \(v[^)]*\):\*\*"),
+        False,
+        _after(
+            "",
+            "> **In this repository** squadmem runs these tiers: every spawn reads `squadmem context --agent"
+            ' {name} --task "..."` (Core Context, the task\'s matches, hot, an Index of what waits deeper)'
+            " instead of the whole `history.md` and `decisions.md`:"
+            " see `.squad/templates/spawn-reference.md`.",
+        ),
+    ),
+)
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    key: str
+    start: int  # index of the begin marker line
+    end: int  # index of the end marker line
+
+
+def _split(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+def _eol(line: str) -> str:
+    return line[len(line.rstrip("\r\n")) :]
+
+
+def blocks(text: str) -> list[Block]:
+    """squadmem's marked blocks in a file, in order; an unclosed or unknown one raises ValueError."""
+    found: list[Block] = []
+    lines = _split(text)
+    open_at: tuple[str, int] | None = None
+    for i, line in enumerate(lines):
+        begin, end = _BEGIN.match(line), _END.match(line)
+        if begin and open_at is None:
+            open_at = (begin["key"], i)
+        elif end and open_at is not None and end["key"] == open_at[0]:
+            found.append(Block(open_at[0], open_at[1], i))
+            open_at = None
+    if open_at is not None:
+        raise ValueError(f"squadmem:{open_at[0]} opened on line {open_at[1] + 1} is never closed")
+    return found
+
+
+def _marked(edit: Edit, key: str, line: str) -> list[str]:
+    """The block that stands for Squad's ``line``: begin marker, squadmem's lines, end marker."""
+    body, last = line.rstrip("\r\n"), _eol(line)
+    eol = last or "\n"
+    indent = body[: len(body) - len(body.lstrip(" \t"))]
+    note = " (squadmem spawn off puts Squad's line back)" if edit.required else ""
+    inner = [text + eol for text in edit.rewrite(body)]
+    return [f"{indent}<!-- squadmem:{key}{note} -->{eol}", *inner, f"{indent}<!-- /squadmem:{key} -->{last}"]
+
+
+def _base(key: str) -> str:
+    return re.sub(r"-\d+$", "", key)
+
+
+@dataclasses.dataclass
+class Applied:
+    text: str
+    originals: dict[str, str]  # block key -> Squad's line it replaced (with its line ending)
+    missing: list[str]  # keys of required edits whose line this file does not have
+
+
+def apply(rel: str, text: str) -> Applied:
+    """``text`` with each edit of ``rel`` made where its line stands and no block does yet."""
+    lines = _split(text)
+    standing = blocks(text)
+    inside = {i for b in standing for i in range(b.start, b.end + 1)}
+    taken = {b.key for b in standing}
+    out: list[str] = []
+    originals: dict[str, str] = {}
+    for i, line in enumerate(lines):
+        edit = None if i in inside else _edit_for(rel, line)
+        if edit is None:
+            out.append(line)
+            continue
+        key, n = edit.key, 1
+        while key in taken:
+            n += 1
+            key = f"{edit.key}-{n}"
+        taken.add(key)
+        originals[key] = line
+        out += _marked(edit, key, line)
+    done = {_base(k) for k in taken}
+    missing = [e.key for e in EDITS if e.file == rel and e.required and e.key not in done]
+    return Applied("".join(out), originals, missing)
+
+
+def _edit_for(rel: str, line: str) -> Edit | None:
+    return next((e for e in EDITS if e.file == rel and e.pattern.search(line)), None)
+
+
+def restore(text: str, originals: Mapping[str, str]) -> str:
+    """``text`` with each block replaced by the line it replaced; a block with no record raises KeyError."""
+    lines = _split(text)
+    out: list[str] = []
+    at = 0
+    for block in blocks(text):
+        out += lines[at : block.start]
+        out.append(originals[block.key])
+        at = block.end + 1
+    out += lines[at:]
+    return "".join(out)
+
+
+def keys(text: str) -> list[str]:
+    return [b.key for b in blocks(text)]
+
+
+def pending(rel: str, text: str) -> list[str]:
+    """Keys of the edits whose Squad line stands in ``text`` without squadmem's block (after an upgrade)."""
+    return sorted(apply(rel, text).originals)
+
+
+# -- the record: Squad's lines, kept so that `spawn off` gives them back ---------------------------
+
+
+@dataclasses.dataclass
+class Record:
+    on: bool = False
+    originals: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)  # file -> key -> line
+
+    def to_text(self) -> str:
+        data = {"version": 1, "on": self.on, "originals": self.originals}
+        return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+
+    @classmethod
+    def parse(cls, text: str) -> Record:
+        data = json.loads(text)
+        if not isinstance(data, dict) or data.get("version") != 1:
+            raise ValueError("not a version 1 record")
+        originals = data.get("originals", {})
+        if not isinstance(originals, dict) or not all(
+            isinstance(v, dict) and all(isinstance(x, str) for x in v.values()) for v in originals.values()
+        ):
+            raise ValueError('"originals" is not a map of files to lines')
+        return cls(bool(data.get("on")), {str(k): dict(v) for k, v in originals.items()})
