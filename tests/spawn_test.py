@@ -288,3 +288,20 @@ def test_a_broken_record_is_refused(repo: GitRepo) -> None:
         message="squadmem: .squad/memory/squad-spawn.json: not squadmem's spawn record"
         " (not a version 1 record)",
     )
+
+
+def test_maintain_leaves_the_lines_alone_once_squad_moves_to_a_state_branch(repo: GitRepo) -> None:
+    """`squad upgrade --state-backend orphan` after the blocks: history is read through Squad's state
+    tools, which squadmem cannot take in, so maintain says so and does not put the blocks back."""
+    squad_repo(repo)
+    init(repo)
+    repo.commit(
+        "squad upgrade",
+        {spawnblock.SPAWN_TEMPLATE: TEMPLATE, ".squad/config.json": '{"stateBackend": "orphan"}\n'},
+        date=DATE,
+    )
+    done = run_squadmem(repo.root, "maintain", "--now", DATE)
+    assert done.returncode == 0, done.stderr
+    assert "warning: Squad's state backend is 'orphan'" in done.stdout
+    assert repo.read(spawnblock.SPAWN_TEMPLATE) == TEMPLATE
+    assert "state backend is 'orphan'" in run_squadmem(repo.root, "doctor").stdout
