@@ -213,7 +213,8 @@ def test_a_template_that_no_longer_says_it_is_refused(repo: GitRepo) -> None:
     files = dict(SQUAD)
     files[spawnblock.SPAWN_TEMPLATE] = TEMPLATE.replace(HISTORY, "Load your memory.")
     squad_repo(repo, files)
-    init(repo)  # init leaves such a template alone
+    out = init(repo)  # init leaves such a template alone, and says why
+    assert "left Squad's spawn lines as they are: .squad/templates/spawn-reference.md: no line tells" in out
     assert repo.read(spawnblock.SPAWN_TEMPLATE) == files[spawnblock.SPAWN_TEMPLATE]
     assert_refused(
         repo,
@@ -238,7 +239,7 @@ def test_not_a_squad_team_is_refused(repo: GitRepo) -> None:
 
 def test_a_state_backend_squadmem_cannot_read_is_refused(repo: GitRepo) -> None:
     squad_repo(repo, {**SQUAD, ".squad/config.json": '{"stateBackend": "orphan"}\n'})
-    init(repo)
+    assert "left Squad's spawn lines as they are: Squad's state backend is 'orphan'" in init(repo)
     assert repo.read(spawnblock.SPAWN_TEMPLATE) == TEMPLATE  # init leaves it too
     done = run_squadmem(repo.root, "spawn", "on")
     assert done.returncode == 2

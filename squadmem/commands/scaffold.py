@@ -36,6 +36,7 @@ class InitResult:
     hooks: githooks.HookResult = dataclasses.field(default_factory=githooks.HookResult)
     squad_entries: int = 0  # entries of Squad's files not taken in yet
     spawn: list[str] = dataclasses.field(default_factory=list)  # files given squadmem's spawn blocks
+    spawn_left: str | None = None  # why Squad's spawn lines were left as they are
     workflows: workflows.Written | None = None
 
     @property
@@ -166,7 +167,7 @@ def init(
     if spawn_blocks:
         from squadmem.commands import spawn  # spawn -> intake -> scaffold: imported when used
 
-        result.spawn = spawn.apply_worktree(repo)
+        result.spawn, result.spawn_left = spawn.apply_worktree(repo)
         result.created += [rel for rel in result.spawn if rel == spawn.spawnblock.RECORD]
         result.updated += [rel for rel in result.spawn if rel != spawn.spawnblock.RECORD]
     if squad_skill and not result.spawn and (repo.root / ".squad" / "agents").is_dir():
@@ -208,6 +209,8 @@ def describe(result: InitResult) -> str:
             "`squadmem context --agent <name> --task '<its task>'` instead of reading its whole history.md"
             " and decisions.md (squadmem spawn off puts Squad's lines back)"
         )
+    if result.spawn_left:
+        lines.append(f"left Squad's spawn lines as they are: {result.spawn_left}")
     if SKILL in result.created:
         lines.append(
             f"Squad's coordinator finds {SKILL}: spawns load "

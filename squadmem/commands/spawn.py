@@ -235,19 +235,25 @@ def turn(repo: Repo, on: bool, dry_run: bool = False) -> Turned:
     return Turned(on, changed, made, dry_run)
 
 
-def apply_worktree(repo: Repo) -> list[str]:
-    """``init``: write the blocks into the work tree (the user commits them with init's files)."""
-    if not squad_team(repo) or intake.backend(repo.root) in intake.UNSUPPORTED_BACKENDS:
-        return []
+def apply_worktree(repo: Repo) -> tuple[list[str], str | None]:
+    """``init``: write the blocks into the work tree (the user commits them with init's files).
+
+    Returns the files written, or why none were: ``init`` reports it and goes on.
+    """
+    if not squad_team(repo):
+        return [], None
+    kind = intake.backend(repo.root)
+    if kind in intake.UNSUPPORTED_BACKENDS:
+        return [], f"Squad's state backend is {kind!r}: spawns keep reading through Squad's state tools"
     try:
         changed = plan_on(repo)
-    except SquadmemError:
-        return []
+    except SquadmemError as exc:
+        return [], f"{exc.message}; {exc.hint}" if exc.hint else exc.message
     for rel, text in changed.files.items():
         path = repo.root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(text.encode("utf-8"))
-    return sorted(changed.files)
+    return sorted(changed.files), None
 
 
 def upkeep(repo: Repo, writer: moves.Writer) -> tuple[moves.Made | None, str | None]:
