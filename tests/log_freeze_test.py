@@ -426,3 +426,55 @@ def test_a_log_named_in_other_digits_is_refused(hooked: GitRepo) -> None:
     assert "log/" not in done.stdout, done.stdout
     ok(commit(hooked, {WIDE_LOG: None}, LATER))  # taking it out again passes
     assert violations(hooked, "HEAD~1..HEAD") == []
+
+
+# -- orphan branches -------------------------------------------------------------------------------------
+FORGED = B0 + "- 09:30 slipped in\n- 10:00 second\n"
+
+
+def orphan_with_forged_log(repo: GitRepo, *flags: str) -> subprocess.CompletedProcess[str]:
+    """An orphan branch `forged` whose root commit, on 5 March, holds the pushed 1 March log with a line
+    inserted in the middle."""
+    repo.git("switch", "-q", "--orphan", "forged")
+    repo.git("clean", "-qfdx", "-e", ".git")
+    return commit(repo, {LOG: FORGED}, LATER, *flags)
+
+
+def test_an_orphan_root_commit_cannot_forge_a_pushed_log(hooked: GitRepo, tmp_path: Path) -> None:
+    """Failure: merging an orphan branch whose root commit holds a frozen log with a line inserted in the
+    middle (`-X theirs`) passed the hooks, `verify origin/main..HEAD` and pre-push: a root commit's log
+    was a "backfill" whatever it said. A root commit's log is judged against what the branches and the
+    range's base hold."""
+    ok(commit(hooked, {LOG: B0 + "- 10:00 second\n"}, DAY))
+    remote = with_remote(hooked, tmp_path)
+    pushed = hooked.head()
+    why = "re-created after its day ended 2026-03-02 00:00 UTC with other text than it had"
+    done = orphan_with_forged_log(hooked)
+    assert done.returncode == 1 and f"{LOG}: {why}" in done.stderr, done.stderr
+    assert hooked.git("rev-parse", "-q", "--verify", "HEAD", check=False) == ""
+    ok(git(hooked, "commit", "-q", "--no-verify", "-m", "forged root", date=LATER))
+    root = hooked.head()
+    hooked.git("switch", "-q", "main")
+    ok(
+        git(
+            hooked,
+            "merge",
+            "-q",
+            "--no-edit",
+            "--no-verify",
+            "--allow-unrelated-histories",
+            "-X",
+            "theirs",
+            "forged",
+            date=LATER,
+        )
+    )
+    assert hooked.read(LOG) == FORGED
+    assert violations(hooked, "origin/main..HEAD") == [f"{root[:7]} {LOG}: {why}; a past day's log is frozen"]
+    done = git(hooked, "push", "-q", "origin", "main", date=LATER)
+    assert done.returncode != 0
+    assert f"{root[:7]} {LOG}: {why}" in done.stdout + done.stderr
+    remote_tip = subprocess.run(
+        ["git", "-C", str(remote), "rev-parse", "main"], capture_output=True, text=True
+    )
+    assert remote_tip.stdout.strip() == pushed

@@ -456,7 +456,7 @@ class Verifier:
             if id(change) not in counted:
                 counted.add(id(change))
                 result.log_changes += 1
-            if commit.parents and logs.needs_history(log_change, now, rules):
+            if (commit.parents or self.bases) and logs.needs_history(log_change, now, rules):
                 log_change.history = tuple(self.history(commit, log_change.path))
             self.count_append(log_change, result)
             found_why = logs.judge(log_change, now, rules, authored)
@@ -503,7 +503,8 @@ class Verifier:
 
     def history(self, commit: Commit, path: str) -> list[bytes]:
         """Every version ``path`` had in the commit's ancestry and the range's bases' (what was pushed
-        before: a rebase that dropped a log's creation cannot pass a forged one as a backfill)."""
+        before: a rebase that dropped a log's creation cannot pass a forged one as a backfill, nor can
+        a root commit of an orphan branch merged into the range)."""
         args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format="]
         out = self.repo.run_bytes(*args, *commit.parents, *self.bases, "--", path)
         return [self.store.read(sha) for sha in formats.raw_blobs(out)]

@@ -116,13 +116,21 @@ def effective_now(blobs: dict[str, bytes | None], merging: str | None) -> dt.dat
     return logs.effective(logs.commit_now(), parents)
 
 
-def history(path: str, env: dict[str, str], merging: str | None) -> list[bytes]:
+def history(path: str, env: dict[str, str], merging: str | None, born: bool = True) -> list[bytes]:
     """Every version ``path`` had in the history of HEAD (and MERGE_HEAD) and of the remote-tracking
-    branches (what was pushed: a log whose creation a rebase dropped is still known there)."""
-    revs = ["HEAD", merging, "--remotes"] if merging else ["HEAD", "--remotes"]
-    out = runner.git(
-        ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", *revs, "--", path], env
-    )
+    branches (what was pushed: a log whose creation a rebase dropped is still known there). A root
+    commit (HEAD not ``born``: an orphan branch) is judged against every branch's history, so that
+    it cannot bring in, as a backfill, another text of a log that a branch it may be merged into has."""
+    if not born:
+        revs = ["--branches", "--remotes"]
+    else:
+        revs = ["HEAD", merging, "--remotes"] if merging else ["HEAD", "--remotes"]
+    try:
+        out = runner.git(
+            ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", *revs, "--", path], env
+        )
+    except SquadmemError:
+        return []  # the first commit of a repository: no branch has any history yet
     shas = formats.raw_blobs(out)
     return [b for b in formats.cat_files(shas, env).values() if b is not None]
 
@@ -156,8 +164,8 @@ def check(env: dict[str, str], names: Sequence[str] = ()) -> list[str]:
     now = effective_now(blobs, merging)
     offences = []
     for change in changes(entries, paths, blobs, merging):
-        if blobs.get("HEAD") and logs.needs_history(change, now, rules):
-            change.history = tuple(history(change.path, env, merging))
+        if logs.needs_history(change, now, rules):
+            change.history = tuple(history(change.path, env, merging, born=bool(blobs.get("HEAD"))))
         found = logs.judge(change, now, rules)
         if found and blobs.get("HEAD") and _published_append(change, env):
             found = []  # a squash or cherry-pick of lines a pushed branch holds
