@@ -64,6 +64,25 @@ _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _MOVE_VALUE = re.compile(r"(\S+)\s+(\S+)\s+->\s+(\S+)")
 
 
+READABLE_WALK = 256  # how far back verify looks for a readable state across unreadable tier files
+_DELETE_LINE = re.compile(rb"^squad-memory-delete:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+class Unreadable(Exception):
+    """No readable state to judge a commit's conservation from."""
+
+    def __init__(self, file: str, why: str) -> None:
+        super().__init__(why)
+        self.file = file
+        self.why = why
+
+
+def _delete_values(raw: bytes) -> list[str]:
+    """The Squad-Memory-Delete values of a raw commit object's message."""
+    message = raw.split(b"\n\n", 1)[1] if b"\n\n" in raw else b""
+    return [m.decode("utf-8", "replace").strip() for m in _DELETE_LINE.findall(message)]
+
+
 # -- what the log pass gives ---------------------------------------------------------------------
 FileChange = formats.Change  # one path a commit changed; a merge's change lists one old blob per parent
 
@@ -352,17 +371,42 @@ class Verifier:
         paths = [p for c in commit.changes for p in (c.path, c.source) if p]
         if len(commit.parents) == 1 and not conservation.touches_memory(paths):
             return
+        deleted = conservation.deleted_ids(commit.trailers)
         try:
             after = self.snapshots.of(commit.tree)
-            parents = [self.snapshots.of(self.store.tree_of(p)) for p in commit.parents]
+            if after is None:
+                return  # judged by the next readable commit, from the last readable state (or at the tip)
+            parents = [self.readable(p, deleted) for p in commit.parents]
             base = self.merge_base(commit.parents) if len(commit.parents) > 1 else None
         except SquadmemError:
             return  # a parent outside a shallow clone: nothing to compare with
-        if after is None or any(p is None for p in parents):
-            return  # an unreadable tier file is reported by the checks that read it
-        judged = [p for p in parents if p is not None]
-        for file, why in conservation.judge(after, judged, base, conservation.deleted_ids(commit.trailers)):
+        except Unreadable as exc:
+            result.violations.append(Violation(commit.short, exc.file, exc.why))
+            return
+        for file, why in conservation.judge(after, parents, base, deleted):
             result.violations.append(Violation(commit.short, file, why))
+
+    def readable(self, sha: str, deleted: set[str]) -> conservation.Snapshot:
+        """The snapshot of ``sha``, or, when one of its tier files cannot be read, of its nearest
+        first-parent ancestor that can (a loss is never let through by an unreadable commit between);
+        the ids deleted by trailer on the way are added to ``deleted``."""
+        tree = self.store.tree_of(sha)
+        found = self.snapshots.of(tree)
+        if found is not None:
+            return found
+        chain = self.repo.run("rev-list", "--first-parent", f"--max-count={READABLE_WALK}", sha).split()
+        for ancestor in chain:
+            found = self.snapshots.of(self.store.tree_of(ancestor))
+            if found is not None:
+                return found
+            values = _delete_values(self.store.read(ancestor))
+            deleted |= conservation.deleted_ids({conservation.DELETE: values})
+        file = self.snapshots.unreadable.get(tree, "-")
+        raise Unreadable(
+            file,
+            f"cannot be read in {sha[:7]} nor in the {len(chain) - 1} commits before it, so what this "
+            "commit lost cannot be told: make the file readable again (UTF-8, no NUL byte) and commit",
+        )
 
     def merge_base(self, parents: Sequence[str]) -> conservation.Snapshot | None:
         try:
