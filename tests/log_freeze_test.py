@@ -478,3 +478,44 @@ def test_an_orphan_root_commit_cannot_forge_a_pushed_log(hooked: GitRepo, tmp_pa
         ["git", "-C", str(remote), "rev-parse", "main"], capture_output=True, text=True
     )
     assert remote_tip.stdout.strip() == pushed
+
+
+# -- what a remote-tracking branch proves ----------------------------------------------------------------
+LATE = "- 23:00 late\n"
+
+
+def test_a_remote_branch_pushed_without_checks_is_no_proof(hooked: GitRepo, tmp_path: Path) -> None:
+    """Failure: the "squash of a pushed range" rule took any remote-tracking branch holding a late
+    append's lines as proof: push a branch with `--no-verify` that appends the line to a frozen log,
+    append the same line on a PR branch, and `verify origin/main..origin/pr` in a fresh clone (the CI
+    check) passed. A branch now proves lines only when its own commits kept the log rules."""
+    ok(commit(hooked, {LOG: B0}, DAY))
+    remote = with_remote(hooked, tmp_path)
+    hooked.git("switch", "-q", "-c", "x")
+    ok(commit(hooked, {LOG: B0 + LATE}, LATER, "--no-verify"))
+    ok(git(hooked, "push", "-q", "--no-verify", "origin", "x"))
+    hooked.git("switch", "-q", "-c", "pr", "main")
+    refused_commit(hooked, {LOG: B0 + LATE}, LATER, f"{LOG}: changed after its day ended")
+    ok(git(hooked, "commit", "-q", "--no-verify", "-m", "pr", date=LATER))
+    ok(git(hooked, "push", "-q", "--no-verify", "origin", "pr"))
+    ci = clone(remote, tmp_path / "ci")
+    ci.git("fetch", "-q", "origin")
+    done = run_squadmem(ci.root, "verify", "origin/main..origin/pr")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"{LOG}: changed after its day ended" in done.stdout
+
+
+def test_a_hand_made_remote_tracking_ref_is_no_proof(hooked: GitRepo) -> None:
+    """Failure: `git update-ref refs/remotes/origin/x <commit>` made any local commit's lines "pushed",
+    so a late append of them passed the hook and `verify`."""
+    ok(commit(hooked, {LOG: B0}, DAY))
+    hooked.git("switch", "-q", "-c", "x")
+    ok(commit(hooked, {LOG: B0 + LATE}, LATER, "--no-verify"))
+    hooked.git("update-ref", "refs/remotes/origin/x", "HEAD")
+    hooked.git("switch", "-q", "main")
+    refused_commit(hooked, {LOG: B0 + LATE}, LATER, f"{LOG}: changed after its day ended")
+    ok(git(hooked, "commit", "-q", "--no-verify", "-m", "late", date=LATER))
+    assert [v.split(" ", 1)[1] for v in violations(hooked, "HEAD~1..HEAD")] == [
+        f"{LOG}: changed after its day ended 2026-03-02 00:00 UTC; a past day's log is frozen "
+        "(add to today's log instead)"
+    ]

@@ -77,6 +77,10 @@ class Unreadable(Exception):
         self.why = why
 
 
+def _stamp(epoch: str) -> dt.datetime:
+    return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
+
+
 def _delete_values(raw: bytes) -> list[str]:
     """The Squad-Memory-Delete values of a raw commit object's message."""
     message = raw.split(b"\n\n", 1)[1] if b"\n\n" in raw else b""
@@ -528,22 +532,26 @@ class Verifier:
 
     def published_append(self, commit: Commit, change: logs.Change) -> bool:
         """Whether a late append only brings lines that a remote-tracking branch holds, in a commit that
-        is neither this one nor after it (a squash merge of a pushed branch, a cherry-pick of it)."""
+        is neither this one nor after it (a squash merge of a pushed branch, a cherry-pick of it), and
+        every commit of that branch that changed the log kept the log rules by its own dates."""
         if change.others or change.old is None or change.new is None:
             return False
         if not change.new.startswith(change.old):
             return False
-        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", formats.log_format("%H")]
+        fields = formats.log_format("%H", "%ct", "%at")
+        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", fields]
         out = self.repo.run_bytes(*args, "--remotes", f"^{commit.sha}", "--", change.path)
         if not out.strip():
             return False
         later = set(self.repo.run("rev-list", "--ancestry-path", "--remotes", f"^{commit.sha}").split())
-        shas: list[str] = []
-        for entry in formats.parse_log([out], 1):
-            if entry.fields[0].decode("ascii") not in later:
-                shas += (sha for c in entry.changes for sha in (*c.olds, c.new) if sha is not None)
-        versions = [self.store.read(sha) for sha in dict.fromkeys(shas)]
-        return logs.appended_elsewhere(change.old, change.new, versions)
+        steps = []
+        for entry in formats.parse_log([out], 3):
+            sha, committed, authored = (f.decode("ascii") for f in entry.fields)
+            if sha in later:
+                continue
+            dates = (_stamp(committed), _stamp(authored))
+            steps += [(c, *dates) for raw in entry.changes for c in self.log_changes(raw)]
+        return logs.published_append(change.old, change.new, steps, self.parent_rules(commit))
 
     def history(self, commit: Commit, path: str) -> list[bytes]:
         """Every version ``path`` had in the commit's ancestry and the range's bases' (what was pushed

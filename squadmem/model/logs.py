@@ -290,6 +290,23 @@ def appended_elsewhere(old: bytes, new: bytes, versions: Sequence[bytes]) -> boo
     return any(_embed(added, _lines(version)) is not None for version in versions)
 
 
+def published_append(
+    old: bytes, new: bytes, steps: Sequence[tuple[Change, dt.datetime, dt.datetime]], rules: Rules
+) -> bool:
+    """Whether a late append of ``new`` to ``old`` only brings lines that a branch already holds (a
+    squash or cherry-pick of it), and that branch is proof of them: ``steps`` are its commits'
+    changes of the log, each with its committer and author date, and every one of them must keep
+    the log rules itself. A remote-tracking ref says where lines are, not that they were judged:
+    one pushed with ``--no-verify``, or made with ``git update-ref``, proves nothing."""
+    versions = []
+    for change, committed, authored in steps:
+        if judge(change, committed, rules, authored):
+            return False
+        if change.new is not None:
+            versions.append(change.new)
+    return appended_elsewhere(old, new, versions)
+
+
 def unpublished(old: bytes, new: bytes, published: Sequence[bytes]) -> list[bytes]:
     """The lines ``new`` has beyond ``old`` that no ``published`` version holds (a forced push that
     adds to a frozen log may bring only lines already pushed elsewhere, as a rebase onto them does)."""
