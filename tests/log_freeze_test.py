@@ -231,9 +231,17 @@ def clone(remote: Path, where: Path) -> GitRepo:
     return GitRepo(where)
 
 
-def test_an_append_rebased_the_next_day_passes(hooked: GitRepo, tmp_path: Path) -> None:
-    """Failure: a branch's append made yesterday and rebased today (`git pull --rebase`) failed verify
-    and the push. A replayed append keeps its author date, within its day: it passes."""
+PUSH_REFUSED = (
+    "the remote holds this log and its day has ended: a push may not add to it, whatever its "
+    "commits' dates (add the lines to today's log instead)"
+)
+
+
+def test_an_append_rebased_the_next_day_passes_verify_not_the_push(hooked: GitRepo, tmp_path: Path) -> None:
+    """Failure: a branch's append made yesterday and rebased today (`git pull --rebase`) failed verify.
+    A replayed append keeps its author date, within its day: verify passes. The push does not: the
+    remote holds that log and its day has ended, and a push adds nothing to such a log (dates can be
+    set at will); the hook says to put the line in today's log, and the remote is unchanged."""
     ok(commit(hooked, {LOG: B0}, DAY))
     remote = with_remote(hooked, tmp_path)
     other = clone(remote, tmp_path / "other")
@@ -245,8 +253,14 @@ def test_an_append_rebased_the_next_day_passes(hooked: GitRepo, tmp_path: Path) 
     assert hooked.read(LOG) == B0 + "- 21:00 theirs\n- 22:00 mine\n"
     assert hooked.git("log", "-1", "--format=%aI %cI").split() == ["2026-03-01T22:00:00+00:00", today]
     assert violations(hooked) == []
+    pushed = hooked.git("rev-parse", "origin/main").strip()
+    done = git(hooked, "push", "-q", date=today)
+    assert done.returncode == 1
+    assert f"{LOG}: {PUSH_REFUSED} (refs/heads/main at {pushed[:7]})" in done.stderr.splitlines()
+    assert hooked.git("ls-remote", "origin", "main").split()[0] == pushed
+    hooked.git("reset", "-q", "--hard", "origin/main")  # the line goes to today's log: the push passes
+    ok(commit(hooked, {".squad/memory/log/2026-03-02.md": "# Daily log 2026-03-02\n\n- 09:00 mine\n"}, today))
     ok(git(hooked, "push", "-q", date=today))
-    assert hooked.git("rev-parse", "origin/main").strip() == hooked.head()
 
 
 def test_a_cherry_picked_append_passes_within_the_replay_window(hooked: GitRepo) -> None:
@@ -351,9 +365,7 @@ def test_an_amend_of_a_pushed_append_is_caught_at_push(hooked: GitRepo, tmp_path
     assert amended.returncode == 0
     done = git(hooked, "push", "-q", "-f", "origin", "main", date="2026-03-02T09:00:00+00:00")
     assert done.returncode != 0
-    assert f"{LOG}: lines were added after its day ended, by rewriting history that was already pushed" in (
-        done.stderr
-    )
+    assert f"{LOG}: {PUSH_REFUSED}" in done.stderr
 
 
 def test_a_forced_push_over_a_tip_this_clone_lacks_is_refused(hooked: GitRepo, tmp_path: Path) -> None:
@@ -519,3 +531,27 @@ def test_a_hand_made_remote_tracking_ref_is_no_proof(hooked: GitRepo) -> None:
         f"{LOG}: changed after its day ended 2026-03-02 00:00 UTC; a past day's log is frozen "
         "(add to today's log instead)"
     ]
+
+
+def test_a_backdated_fork_cannot_add_to_a_pushed_frozen_log(hooked: GitRepo, tmp_path: Path) -> None:
+    """Failure: a branch forked from the commit that made a pushed log, with a commit dated within that
+    day appending a line, merged on 5 March: the hooks, verify and pre-push all passed (each commit is
+    judged by its dates), though the threat model promises that nothing recorded in a log changes after
+    its day. The push now refuses any addition to a frozen log the remote holds, whatever the dates."""
+    ok(commit(hooked, {LOG: B0}, DAY))
+    made = hooked.head()
+    ok(commit(hooked, {"notes.txt": "n\n"}, "2026-03-02T09:00:00+00:00"))
+    remote = with_remote(hooked, tmp_path)
+    pushed = hooked.head()
+    hooked.git("switch", "-q", "-c", "fork", made)
+    ok(commit(hooked, {LOG: B0 + "- 10:00 backdated\n"}, "2026-03-01T10:00:00+00:00"))
+    hooked.git("switch", "-q", "main")
+    ok(git(hooked, "merge", "-q", "--no-edit", "fork", date=LATER))
+    assert violations(hooked, "origin/main..HEAD") == []  # verify judges by dates: the fork's are forged
+    done = git(hooked, "push", "-q", "origin", "main", date=LATER)
+    assert done.returncode == 1
+    assert f"{LOG}: {PUSH_REFUSED} (refs/heads/main at {pushed[:7]})" in done.stderr.splitlines()
+    remote_tip = subprocess.run(
+        ["git", "-C", str(remote), "rev-parse", "main"], capture_output=True, text=True
+    )
+    assert remote_tip.stdout.strip() == pushed
