@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import random
+import subprocess
+from pathlib import Path
 
 import pytest
-from conftest import GitRepo
+from conftest import GitRepo, bare_remote, init_hooked
 from conftest import squadmem as cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -161,3 +163,42 @@ def test_judge_passes_conserving_edits_and_catches_every_drop(
     lost = {why.split("'")[1] for _, why in problems if "in no tier" in why}
     assert lost == expected_lost, problems
     assert not [why for _, why in problems if "times after" in why or "tiers (" in why]
+
+
+def test_an_unreadable_tier_file_never_lets_a_loss_through(repo: GitRepo, tmp_path: Path) -> None:
+    """Failure: commit 1 (`--no-verify`) deleted a section and added a non-UTF-8 tier file, commit 2
+    removed that file; `verify` and the pre-push hook said "no violations" (conservation was skipped
+    whenever a tier file could not be read). Commit 2 is now judged from the last readable state."""
+    init_hooked(repo, D)
+    bare_remote(repo, tmp_path)
+    repo.commit("memory", {HOT: f"# Hot memory: picard\n\n{A}\n{B}"}, date=D)
+    repo.git("push", "-q", "-u", "origin", "main")
+    bad = f"{MEMORY_DIR}/cold/riker.md"
+    repo.write(HOT, f"# Hot memory: picard\n\n{A}")
+    repo.write(bad, b"# Cold\n\n\xff\xfe broken\n")
+    repo.git("add", HOT, bad)
+    repo.git("commit", "-q", "--no-verify", "-m", "tidy", date=D)
+    sha = repo.commit("remove the broken file", {bad: None}, date=D)
+    lost = (
+        f"{sha[:7]} {HOT}: section picard/beta ('Beta') is in no tier after this commit: "
+        "not moved, archived or deleted with a Squad-Memory-Delete: picard/beta trailer"
+    )
+    assert violations(repo, "origin/main..HEAD") == [lost]
+    before = repo.git("rev-parse", "origin/main")
+    done = subprocess.run(
+        ["git", "push", "-q", "origin", "main"], cwd=repo.root, capture_output=True, text=True
+    )
+    assert done.returncode == 1
+    assert lost in done.stdout
+    assert repo.git("ls-remote", "origin", "main").split()[0] == before.strip()
+
+
+def test_an_unreadable_tier_file_with_a_delete_trailer_passes(repo: GitRepo) -> None:
+    """Legitimate: a section deleted on purpose (its trailer) in the commit that left a file unreadable
+    is not reported when a later commit makes the memory readable again."""
+    seed(repo)
+    bad = f"{MEMORY_DIR}/cold/riker.md"
+    files = {HOT: f"# Hot\n\n{A}", bad: b"\xff\n"}
+    repo.commit("drop beta\n\nSquad-Memory-Delete: picard/beta", files, date=D)  # type: ignore[arg-type]
+    repo.commit("fix", {bad: "# Cold\n"}, date=D)
+    assert violations(repo) == []

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from squadmem.model import sections, squad
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.sections import trimmed
 
 DAY0 = "2026-01-05T09:00:00+00:00"
 PICARD = ".squad/agents/picard/history.md"
@@ -531,3 +532,29 @@ def test_an_entry_no_line_closes_is_left_out_with_a_warning() -> None:
         f"{PICARD}: entry 'Stuck' leaves a code fence or HTML block open; left out until it is fixed in "
         "Squad's file"
     ]
+
+
+def test_maintain_takes_in_the_decisions_of_a_squad_without_agents(repo: GitRepo) -> None:
+    """Failure: a team that committed `.squad/decisions.md` before any `.squad/agents/` had `maintain`
+    skip the intake; a decision's text of that time (before Scribe appended a `---` and the next
+    decision below it) was never taken in, though `migrate squad` takes such a `.squad/` in."""
+    first = "# Decisions\n\n## 1. Storage\n\nKeep the ledger in SQLite.\n"
+    repo.commit("squad decisions", {DECISIONS: first}, date=DAY0)
+    code, _, err = cli(repo, "init", "--no-hooks")
+    assert code == 0, err
+    repo.git("add", "-A")
+    repo.commit("squadmem init", date=DAY0)
+    code, _, err = cli(repo, "maintain", "--now", day(0, 18))
+    assert code == 0, err
+    assert "## 1. Storage\n\nKeep the ledger in SQLite.\n" in repo.read(WIKI)
+    grown = first + "\n---\n\n## 2. Exports\n\nCSV only.\n"
+    repo.commit("squad decisions", {DECISIONS: grown, PICARD: HEAD}, date=day(1))
+    code, _, err = cli(repo, "maintain", "--now", day(1, 18))
+    assert code == 0, err
+    texts = {trimmed(s.text) for s in sections.split(repo.read(WIKI)).sections}
+    for entry in [*squad.entries(DECISIONS, first), *squad.entries(DECISIONS, grown)]:
+        assert trimmed(entry.text) in texts, entry.title
+    code, out, _ = cli(repo, "doctor")
+    assert "not a Squad team" not in out
+    code, out, err = cli(repo, "verify", "HEAD")
+    assert code == 0, out + err

@@ -167,9 +167,14 @@ def test_log_check_bad_names_refused(hooked: GitRepo, rel: str, message: str) ->
     assert err.startswith(f"{rel}: ")
 
 
-def test_log_check_other_files_in_log_folder_allowed(hooked: GitRepo) -> None:
+def test_log_check_dot_files_in_log_folder_allowed_and_other_files_refused(hooked: GitRepo) -> None:
+    """Only a log's name (and dot files such as .gitkeep) may be added to log/: a README.md there could
+    pass for a record of the memory as well as a look-alike log name."""
     stage(hooked, {f"{LOG_DIR}/.gitkeep": None, f"{LOG_DIR}/README.md": "about logs\n"})
-    done = attempt(hooked, "-m", "other files", date="2026-03-05T12:00:00+00:00")
+    err = refused(hooked, "README.md: not a daily log's name", date="2026-03-05T12:00:00+00:00")
+    assert len(err.strip().splitlines()) == 1
+    hooked.git("rm", "-q", "--cached", f"{LOG_DIR}/README.md")
+    done = attempt(hooked, "-m", "no .gitkeep", date="2026-03-05T12:00:00+00:00")
     assert done.returncode == 0, done.stderr
 
 

@@ -231,9 +231,17 @@ def clone(remote: Path, where: Path) -> GitRepo:
     return GitRepo(where)
 
 
-def test_an_append_rebased_the_next_day_passes(hooked: GitRepo, tmp_path: Path) -> None:
-    """Failure: a branch's append made yesterday and rebased today (`git pull --rebase`) failed verify
-    and the push. A replayed append keeps its author date, within its day: it passes."""
+PUSH_REFUSED = (
+    "the remote holds this log and its day has ended: a push may not add to it, whatever its "
+    "commits' dates (add the lines to today's log instead)"
+)
+
+
+def test_an_append_rebased_the_next_day_passes_verify_not_the_push(hooked: GitRepo, tmp_path: Path) -> None:
+    """Failure: a branch's append made yesterday and rebased today (`git pull --rebase`) failed verify.
+    A replayed append keeps its author date, within its day: verify passes. The push does not: the
+    remote holds that log and its day has ended, and a push adds nothing to such a log (dates can be
+    set at will); the hook says to put the line in today's log, and the remote is unchanged."""
     ok(commit(hooked, {LOG: B0}, DAY))
     remote = with_remote(hooked, tmp_path)
     other = clone(remote, tmp_path / "other")
@@ -245,8 +253,14 @@ def test_an_append_rebased_the_next_day_passes(hooked: GitRepo, tmp_path: Path) 
     assert hooked.read(LOG) == B0 + "- 21:00 theirs\n- 22:00 mine\n"
     assert hooked.git("log", "-1", "--format=%aI %cI").split() == ["2026-03-01T22:00:00+00:00", today]
     assert violations(hooked) == []
+    pushed = hooked.git("rev-parse", "origin/main").strip()
+    done = git(hooked, "push", "-q", date=today)
+    assert done.returncode == 1
+    assert f"{LOG}: {PUSH_REFUSED} (refs/heads/main at {pushed[:7]})" in done.stderr.splitlines()
+    assert hooked.git("ls-remote", "origin", "main").split()[0] == pushed
+    hooked.git("reset", "-q", "--hard", "origin/main")  # the line goes to today's log: the push passes
+    ok(commit(hooked, {".squad/memory/log/2026-03-02.md": "# Daily log 2026-03-02\n\n- 09:00 mine\n"}, today))
     ok(git(hooked, "push", "-q", date=today))
-    assert hooked.git("rev-parse", "origin/main").strip() == hooked.head()
 
 
 def test_a_cherry_picked_append_passes_within_the_replay_window(hooked: GitRepo) -> None:
@@ -351,9 +365,7 @@ def test_an_amend_of_a_pushed_append_is_caught_at_push(hooked: GitRepo, tmp_path
     assert amended.returncode == 0
     done = git(hooked, "push", "-q", "-f", "origin", "main", date="2026-03-02T09:00:00+00:00")
     assert done.returncode != 0
-    assert f"{LOG}: lines were added after its day ended, by rewriting history that was already pushed" in (
-        done.stderr
-    )
+    assert f"{LOG}: {PUSH_REFUSED}" in done.stderr
 
 
 def test_a_forced_push_over_a_tip_this_clone_lacks_is_refused(hooked: GitRepo, tmp_path: Path) -> None:
@@ -404,3 +416,142 @@ def test_session_end_never_makes_a_commit_verify_refuses(hooked: GitRepo) -> Non
     )
     assert done.returncode == 0, done.stderr
     assert violations(hooked) == []
+
+
+# -- names ---------------------------------------------------------------------------------------------
+WIDE_LOG = ".squad/memory/log/\uff12\uff10\uff12\uff16-03-01.md"  # 2026-03-01 in full-width digits
+
+
+def test_a_log_named_in_other_digits_is_refused(hooked: GitRepo) -> None:
+    """Failure: `log/２０２６-03-01.md` (full-width digits) was read as a second log of a frozen day:
+    accepted as a backfill by the hook and verify, and served by `recall` as that day's record. Only
+    ASCII `YYYY-MM-DD.md` is a log's name; anything else in `log/` is refused."""
+    ok(commit(hooked, {LOG: B0}, DAY))
+    why = "not a daily log's name: only log/YYYY-MM-DD.md (ASCII digits) belongs in log/"
+    refused_commit(hooked, {WIDE_LOG: "# Daily log\n\n- 09:00 forged\n"}, LATER, f"{WIDE_LOG}: {why}")
+    refused_commit(hooked, {".squad/memory/log/notes.md": "x\n"}, LATER, f".squad/memory/log/notes.md: {why}")
+    hooked.git("reset", "-q", "--hard")
+    hooked.git("clean", "-q", "-fd")
+    ok(commit(hooked, {WIDE_LOG: "# Daily log\n\n- 09:00 forged\n"}, LATER, "--no-verify"))
+    assert violations(hooked, "HEAD~1..HEAD") == [f"{hooked.head()[:7]} {WIDE_LOG}: {why}"]
+    done = run_squadmem(hooked.root, "recall", "forged", "--no-record")
+    assert "log/" not in done.stdout, done.stdout
+    ok(commit(hooked, {WIDE_LOG: None}, LATER))  # taking it out again passes
+    assert violations(hooked, "HEAD~1..HEAD") == []
+
+
+# -- orphan branches -------------------------------------------------------------------------------------
+FORGED = B0 + "- 09:30 slipped in\n- 10:00 second\n"
+
+
+def orphan_with_forged_log(repo: GitRepo, *flags: str) -> subprocess.CompletedProcess[str]:
+    """An orphan branch `forged` whose root commit, on 5 March, holds the pushed 1 March log with a line
+    inserted in the middle."""
+    repo.git("switch", "-q", "--orphan", "forged")
+    repo.git("clean", "-qfdx", "-e", ".git")
+    return commit(repo, {LOG: FORGED}, LATER, *flags)
+
+
+def test_an_orphan_root_commit_cannot_forge_a_pushed_log(hooked: GitRepo, tmp_path: Path) -> None:
+    """Failure: merging an orphan branch whose root commit holds a frozen log with a line inserted in the
+    middle (`-X theirs`) passed the hooks, `verify origin/main..HEAD` and pre-push: a root commit's log
+    was a "backfill" whatever it said. A root commit's log is judged against what the branches and the
+    range's base hold."""
+    ok(commit(hooked, {LOG: B0 + "- 10:00 second\n"}, DAY))
+    remote = with_remote(hooked, tmp_path)
+    pushed = hooked.head()
+    why = "re-created after its day ended 2026-03-02 00:00 UTC with other text than it had"
+    done = orphan_with_forged_log(hooked)
+    assert done.returncode == 1 and f"{LOG}: {why}" in done.stderr, done.stderr
+    assert hooked.git("rev-parse", "-q", "--verify", "HEAD", check=False) == ""
+    ok(git(hooked, "commit", "-q", "--no-verify", "-m", "forged root", date=LATER))
+    root = hooked.head()
+    hooked.git("switch", "-q", "main")
+    ok(
+        git(
+            hooked,
+            "merge",
+            "-q",
+            "--no-edit",
+            "--no-verify",
+            "--allow-unrelated-histories",
+            "-X",
+            "theirs",
+            "forged",
+            date=LATER,
+        )
+    )
+    assert hooked.read(LOG) == FORGED
+    assert violations(hooked, "origin/main..HEAD") == [f"{root[:7]} {LOG}: {why}; a past day's log is frozen"]
+    done = git(hooked, "push", "-q", "origin", "main", date=LATER)
+    assert done.returncode != 0
+    assert f"{root[:7]} {LOG}: {why}" in done.stdout + done.stderr
+    remote_tip = subprocess.run(
+        ["git", "-C", str(remote), "rev-parse", "main"], capture_output=True, text=True
+    )
+    assert remote_tip.stdout.strip() == pushed
+
+
+# -- what a remote-tracking branch proves ----------------------------------------------------------------
+LATE = "- 23:00 late\n"
+
+
+def test_a_remote_branch_pushed_without_checks_is_no_proof(hooked: GitRepo, tmp_path: Path) -> None:
+    """Failure: the "squash of a pushed range" rule took any remote-tracking branch holding a late
+    append's lines as proof: push a branch with `--no-verify` that appends the line to a frozen log,
+    append the same line on a PR branch, and `verify origin/main..origin/pr` in a fresh clone (the CI
+    check) passed. A branch now proves lines only when its own commits kept the log rules."""
+    ok(commit(hooked, {LOG: B0}, DAY))
+    remote = with_remote(hooked, tmp_path)
+    hooked.git("switch", "-q", "-c", "x")
+    ok(commit(hooked, {LOG: B0 + LATE}, LATER, "--no-verify"))
+    ok(git(hooked, "push", "-q", "--no-verify", "origin", "x"))
+    hooked.git("switch", "-q", "-c", "pr", "main")
+    refused_commit(hooked, {LOG: B0 + LATE}, LATER, f"{LOG}: changed after its day ended")
+    ok(git(hooked, "commit", "-q", "--no-verify", "-m", "pr", date=LATER))
+    ok(git(hooked, "push", "-q", "--no-verify", "origin", "pr"))
+    ci = clone(remote, tmp_path / "ci")
+    ci.git("fetch", "-q", "origin")
+    done = run_squadmem(ci.root, "verify", "origin/main..origin/pr")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert f"{LOG}: changed after its day ended" in done.stdout
+
+
+def test_a_hand_made_remote_tracking_ref_is_no_proof(hooked: GitRepo) -> None:
+    """Failure: `git update-ref refs/remotes/origin/x <commit>` made any local commit's lines "pushed",
+    so a late append of them passed the hook and `verify`."""
+    ok(commit(hooked, {LOG: B0}, DAY))
+    hooked.git("switch", "-q", "-c", "x")
+    ok(commit(hooked, {LOG: B0 + LATE}, LATER, "--no-verify"))
+    hooked.git("update-ref", "refs/remotes/origin/x", "HEAD")
+    hooked.git("switch", "-q", "main")
+    refused_commit(hooked, {LOG: B0 + LATE}, LATER, f"{LOG}: changed after its day ended")
+    ok(git(hooked, "commit", "-q", "--no-verify", "-m", "late", date=LATER))
+    assert [v.split(" ", 1)[1] for v in violations(hooked, "HEAD~1..HEAD")] == [
+        f"{LOG}: changed after its day ended 2026-03-02 00:00 UTC; a past day's log is frozen "
+        "(add to today's log instead)"
+    ]
+
+
+def test_a_backdated_fork_cannot_add_to_a_pushed_frozen_log(hooked: GitRepo, tmp_path: Path) -> None:
+    """Failure: a branch forked from the commit that made a pushed log, with a commit dated within that
+    day appending a line, merged on 5 March: the hooks, verify and pre-push all passed (each commit is
+    judged by its dates), though the threat model promises that nothing recorded in a log changes after
+    its day. The push now refuses any addition to a frozen log the remote holds, whatever the dates."""
+    ok(commit(hooked, {LOG: B0}, DAY))
+    made = hooked.head()
+    ok(commit(hooked, {"notes.txt": "n\n"}, "2026-03-02T09:00:00+00:00"))
+    remote = with_remote(hooked, tmp_path)
+    pushed = hooked.head()
+    hooked.git("switch", "-q", "-c", "fork", made)
+    ok(commit(hooked, {LOG: B0 + "- 10:00 backdated\n"}, "2026-03-01T10:00:00+00:00"))
+    hooked.git("switch", "-q", "main")
+    ok(git(hooked, "merge", "-q", "--no-edit", "fork", date=LATER))
+    assert violations(hooked, "origin/main..HEAD") == []  # verify judges by dates: the fork's are forged
+    done = git(hooked, "push", "-q", "origin", "main", date=LATER)
+    assert done.returncode == 1
+    assert f"{LOG}: {PUSH_REFUSED} (refs/heads/main at {pushed[:7]})" in done.stderr.splitlines()
+    remote_tip = subprocess.run(
+        ["git", "-C", str(remote), "rev-parse", "main"], capture_output=True, text=True
+    )
+    assert remote_tip.stdout.strip() == pushed

@@ -32,9 +32,11 @@ def at(text: str) -> dt.datetime:
         (".squad/memory/log/2026-02-30.md", "bad"),
         (".squad/memory/log/2026-13-01.md", "bad"),
         (".squad/memory/log/.gitkeep", None),
-        (".squad/memory/log/notes.md", None),
-        (".squad/memory/log/2026-03-01.txt", None),
-        (".squad/memory/log/sub/2026-03-01.md", None),
+        (".squad/memory/log/notes.md", "misnamed"),
+        (".squad/memory/log/2026-03-01.txt", "misnamed"),
+        (".squad/memory/log/sub/2026-03-01.md", "misnamed"),
+        (".squad/memory/log/\uff12\uff10\uff12\uff16-03-01.md", "misnamed"),  # full-width digits
+        (".squad/memory/log/2026-03-\u0661\u0662.md", "misnamed"),  # Arabic-Indic digits
         (".squad/memory/hot/2026-03-01.md", None),
     ],
 )

@@ -202,7 +202,7 @@ def pending_uses(repo: Repo) -> Check:
 
 
 def squad_intake(repo: Repo) -> Check:
-    if not (repo.root / ".squad" / "agents").is_dir():
+    if not intake.has_squad_memory(repo.root):
         return Check("intake", OK, "not a Squad team: nothing to take in")
     kind = intake.backend(repo.root)
     if kind in intake.UNSUPPORTED_BACKENDS:

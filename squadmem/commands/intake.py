@@ -160,6 +160,17 @@ def backend(root: Path) -> str:
     return value if isinstance(value, str) and value else "local"
 
 
+def has_squad_memory(root: Path) -> bool:
+    """Whether ``root`` holds Squad memory intake reads: ``.squad/agents/``, a decision file or the
+    inbox (a ``.squad/`` with decisions and no ``agents/`` is a team too: its decisions are taken in)."""
+    return any((root / rel).exists() for rel in (squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR))
+
+
+def is_squad_team(root: Path) -> bool:
+    """A Squad team whose memory intake can read: Squad memory and a backend squadmem reads."""
+    return has_squad_memory(root) and backend(root) not in UNSUPPORTED_BACKENDS
+
+
 def refuse_backend(root: Path) -> None:
     kind = backend(root)
     if kind in UNSUPPORTED_BACKENDS:

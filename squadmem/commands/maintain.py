@@ -186,7 +186,7 @@ def maintain(
     if agent is not None:
         repo.layout.require_agent(agent)
     conf = load_settings(repo, overrides)
-    take_in = take_in and agent is None and _squad_team(repo)
+    take_in = take_in and agent is None and intake.is_squad_team(repo.root)
     if dry_run:
         waiting = moves.pending(repo)
         note = (
@@ -206,12 +206,6 @@ def maintain(
     first = () if taken is None or taken.commit is None else (taken.commit,)
     last = () if kept is None else (kept,)
     return Outcome(plan, (*first, *made, *last), recovered=writer.recovered, intake=taken, spawn_note=warning)
-
-
-def _squad_team(repo: Repo) -> bool:
-    """A Squad team whose memory intake can read: ``.squad/agents/`` and the local state backend."""
-    root = repo.root
-    return (root / ".squad" / "agents").is_dir() and intake.backend(root) not in intake.UNSUPPORTED_BACKENDS
 
 
 # -- promote / demote ----------------------------------------------------------------------------

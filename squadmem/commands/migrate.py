@@ -57,8 +57,7 @@ def squad_team(
 ) -> Result:
     """Take in every Squad entry not yet taken; optionally cut the histories down in the work tree."""
     root = repo.root
-    squad_memory = (squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR)
-    if not any((root / rel).exists() for rel in squad_memory):
+    if not intake.has_squad_memory(root):
         raise SquadmemError(
             f"no {squad.AGENTS_DIR}/ or {squad.DECISIONS} here: this does not look like a Squad team",
             hint="run squadmem migrate squad at the top of a repository where `squad init` ran",

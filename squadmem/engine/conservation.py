@@ -164,6 +164,7 @@ class Snapshots:
         self.read = read
         self._docs: dict[tuple[str, str], catalog.TierDoc] = {}
         self._trees: dict[str, Snapshot | None] = {}
+        self.unreadable: dict[str, str] = {}  # tree -> the tier file that kept it from being read
 
     def of(self, tree: str) -> Snapshot | None:
         """The tree's snapshot; None when one of its tier files does not parse (judged elsewhere)."""
@@ -175,6 +176,7 @@ class Snapshots:
 
     def _build(self, tree: str) -> Snapshot | None:
         docs = []
+        rel = "-"
         try:
             for rel, sha in self.tier_files(tree).items():
                 key = (rel, sha)
@@ -187,4 +189,5 @@ class Snapshots:
                 docs.append(self._docs[key])
             return snapshot(catalog.build(docs))
         except SquadmemError:
+            self.unreadable[tree] = rel
             return None

@@ -64,6 +64,29 @@ _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _MOVE_VALUE = re.compile(r"(\S+)\s+(\S+)\s+->\s+(\S+)")
 
 
+READABLE_WALK = 256  # how far back verify looks for a readable state across unreadable tier files
+_DELETE_LINE = re.compile(rb"^squad-memory-delete:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+
+
+class Unreadable(Exception):
+    """No readable state to judge a commit's conservation from."""
+
+    def __init__(self, file: str, why: str) -> None:
+        super().__init__(why)
+        self.file = file
+        self.why = why
+
+
+def _stamp(epoch: str) -> dt.datetime:
+    return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
+
+
+def _delete_values(raw: bytes) -> list[str]:
+    """The Squad-Memory-Delete values of a raw commit object's message."""
+    message = raw.split(b"\n\n", 1)[1] if b"\n\n" in raw else b""
+    return [m.decode("utf-8", "replace").strip() for m in _DELETE_LINE.findall(message)]
+
+
 # -- what the log pass gives ---------------------------------------------------------------------
 FileChange = formats.Change  # one path a commit changed; a merge's change lists one old blob per parent
 
@@ -352,17 +375,42 @@ class Verifier:
         paths = [p for c in commit.changes for p in (c.path, c.source) if p]
         if len(commit.parents) == 1 and not conservation.touches_memory(paths):
             return
+        deleted = conservation.deleted_ids(commit.trailers)
         try:
             after = self.snapshots.of(commit.tree)
-            parents = [self.snapshots.of(self.store.tree_of(p)) for p in commit.parents]
+            if after is None:
+                return  # judged by the next readable commit, from the last readable state (or at the tip)
+            parents = [self.readable(p, deleted) for p in commit.parents]
             base = self.merge_base(commit.parents) if len(commit.parents) > 1 else None
         except SquadmemError:
             return  # a parent outside a shallow clone: nothing to compare with
-        if after is None or any(p is None for p in parents):
-            return  # an unreadable tier file is reported by the checks that read it
-        judged = [p for p in parents if p is not None]
-        for file, why in conservation.judge(after, judged, base, conservation.deleted_ids(commit.trailers)):
+        except Unreadable as exc:
+            result.violations.append(Violation(commit.short, exc.file, exc.why))
+            return
+        for file, why in conservation.judge(after, parents, base, deleted):
             result.violations.append(Violation(commit.short, file, why))
+
+    def readable(self, sha: str, deleted: set[str]) -> conservation.Snapshot:
+        """The snapshot of ``sha``, or, when one of its tier files cannot be read, of its nearest
+        first-parent ancestor that can (a loss is never let through by an unreadable commit between);
+        the ids deleted by trailer on the way are added to ``deleted``."""
+        tree = self.store.tree_of(sha)
+        found = self.snapshots.of(tree)
+        if found is not None:
+            return found
+        chain = self.repo.run("rev-list", "--first-parent", f"--max-count={READABLE_WALK}", sha).split()
+        for ancestor in chain:
+            found = self.snapshots.of(self.store.tree_of(ancestor))
+            if found is not None:
+                return found
+            values = _delete_values(self.store.read(ancestor))
+            deleted |= conservation.deleted_ids({conservation.DELETE: values})
+        file = self.snapshots.unreadable.get(tree, "-")
+        raise Unreadable(
+            file,
+            f"cannot be read in {sha[:7]} nor in the {len(chain) - 1} commits before it, so what this "
+            "commit lost cannot be told: make the file readable again (UTF-8, no NUL byte) and commit",
+        )
 
     def merge_base(self, parents: Sequence[str]) -> conservation.Snapshot | None:
         try:
@@ -456,7 +504,7 @@ class Verifier:
             if id(change) not in counted:
                 counted.add(id(change))
                 result.log_changes += 1
-            if commit.parents and logs.needs_history(log_change, now, rules):
+            if (commit.parents or self.bases) and logs.needs_history(log_change, now, rules):
                 log_change.history = tuple(self.history(commit, log_change.path))
             self.count_append(log_change, result)
             found_why = logs.judge(log_change, now, rules, authored)
@@ -484,26 +532,31 @@ class Verifier:
 
     def published_append(self, commit: Commit, change: logs.Change) -> bool:
         """Whether a late append only brings lines that a remote-tracking branch holds, in a commit that
-        is neither this one nor after it (a squash merge of a pushed branch, a cherry-pick of it)."""
+        is neither this one nor after it (a squash merge of a pushed branch, a cherry-pick of it), and
+        every commit of that branch that changed the log kept the log rules by its own dates."""
         if change.others or change.old is None or change.new is None:
             return False
         if not change.new.startswith(change.old):
             return False
-        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", formats.log_format("%H")]
+        fields = formats.log_format("%H", "%ct", "%at")
+        args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", fields]
         out = self.repo.run_bytes(*args, "--remotes", f"^{commit.sha}", "--", change.path)
         if not out.strip():
             return False
         later = set(self.repo.run("rev-list", "--ancestry-path", "--remotes", f"^{commit.sha}").split())
-        shas: list[str] = []
-        for entry in formats.parse_log([out], 1):
-            if entry.fields[0].decode("ascii") not in later:
-                shas += (sha for c in entry.changes for sha in (*c.olds, c.new) if sha is not None)
-        versions = [self.store.read(sha) for sha in dict.fromkeys(shas)]
-        return logs.appended_elsewhere(change.old, change.new, versions)
+        steps = []
+        for entry in formats.parse_log([out], 3):
+            sha, committed, authored = (f.decode("ascii") for f in entry.fields)
+            if sha in later:
+                continue
+            dates = (_stamp(committed), _stamp(authored))
+            steps += [(c, *dates) for raw in entry.changes for c in self.log_changes(raw)]
+        return logs.published_append(change.old, change.new, steps, self.parent_rules(commit))
 
     def history(self, commit: Commit, path: str) -> list[bytes]:
         """Every version ``path`` had in the commit's ancestry and the range's bases' (what was pushed
-        before: a rebase that dropped a log's creation cannot pass a forged one as a backfill)."""
+        before: a rebase that dropped a log's creation cannot pass a forged one as a backfill, nor can
+        a root commit of an orphan branch merged into the range)."""
         args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format="]
         out = self.repo.run_bytes(*args, *commit.parents, *self.bases, "--", path)
         return [self.store.read(sha) for sha in formats.raw_blobs(out)]

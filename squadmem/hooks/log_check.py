@@ -116,26 +116,50 @@ def effective_now(blobs: dict[str, bytes | None], merging: str | None) -> dt.dat
     return logs.effective(logs.commit_now(), parents)
 
 
-def history(path: str, env: dict[str, str], merging: str | None) -> list[bytes]:
+def history(path: str, env: dict[str, str], merging: str | None, born: bool = True) -> list[bytes]:
     """Every version ``path`` had in the history of HEAD (and MERGE_HEAD) and of the remote-tracking
-    branches (what was pushed: a log whose creation a rebase dropped is still known there)."""
-    revs = ["HEAD", merging, "--remotes"] if merging else ["HEAD", "--remotes"]
-    out = runner.git(
-        ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", *revs, "--", path], env
-    )
+    branches (what was pushed: a log whose creation a rebase dropped is still known there). A root
+    commit (HEAD not ``born``: an orphan branch) is judged against every branch's history, so that
+    it cannot bring in, as a backfill, another text of a log that a branch it may be merged into has."""
+    if not born:
+        revs = ["--branches", "--remotes"]
+    else:
+        revs = ["HEAD", merging, "--remotes"] if merging else ["HEAD", "--remotes"]
+    try:
+        out = runner.git(
+            ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", *revs, "--", path], env
+        )
+    except SquadmemError:
+        return []  # the first commit of a repository: no branch has any history yet
     shas = formats.raw_blobs(out)
     return [b for b in formats.cat_files(shas, env).values() if b is not None]
 
 
-def _published_append(change: logs.Change, env: dict[str, str]) -> bool:
+def _published_append(change: logs.Change, env: dict[str, str], rules: logs.Rules) -> bool:
     """Whether a late append brings only lines a remote-tracking branch beyond HEAD already holds (the
-    branch a ``git merge --squash`` or ``git cherry-pick`` takes them from)."""
+    branch a ``git merge --squash`` or ``git cherry-pick`` takes them from), and each commit of that
+    branch that changed the log kept the log rules by its own dates (``logs.published_append``)."""
     if change.others or change.old is None or change.new is None or not change.new.startswith(change.old):
         return False
-    args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", "--remotes", "^HEAD"]
-    shas = formats.raw_blobs(runner.git([*args, "--", change.path], env))
-    versions = [b for b in formats.cat_files(shas, env).values() if b is not None]
-    return logs.appended_elsewhere(change.old, change.new, versions)
+    fields = formats.log_format("%ct", "%at")
+    args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", fields, "--remotes", "^HEAD"]
+    found = list(formats.parse_log([runner.git([*args, "--", change.path], env)], 2))
+    shas = [sha for e in found for c in e.changes for sha in (*c.olds, c.new) if sha is not None]
+    blobs = formats.cat_files(shas, env)
+    steps = []
+    for entry in found:
+        committed, authored = (_stamp(f) for f in entry.fields)
+        for raw in entry.changes:
+            olds = [blobs.get(sha) if sha else None for sha in raw.olds]
+            step = logs.Change(
+                change.path, olds[0], blobs.get(raw.new) if raw.new else None, others=tuple(olds[1:])
+            )
+            steps.append((step, committed, authored))
+    return logs.published_append(change.old, change.new, steps, rules)
+
+
+def _stamp(epoch: bytes) -> dt.datetime:
+    return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
 
 
 def check(env: dict[str, str], names: Sequence[str] = ()) -> list[str]:
@@ -156,10 +180,10 @@ def check(env: dict[str, str], names: Sequence[str] = ()) -> list[str]:
     now = effective_now(blobs, merging)
     offences = []
     for change in changes(entries, paths, blobs, merging):
-        if blobs.get("HEAD") and logs.needs_history(change, now, rules):
-            change.history = tuple(history(change.path, env, merging))
+        if logs.needs_history(change, now, rules):
+            change.history = tuple(history(change.path, env, merging, born=bool(blobs.get("HEAD"))))
         found = logs.judge(change, now, rules)
-        if found and blobs.get("HEAD") and _published_append(change, env):
+        if found and blobs.get("HEAD") and _published_append(change, env, rules):
             found = []  # a squash or cherry-pick of lines a pushed branch holds
         offences += [f"{change.path}: {why}" for why in found]
     return offences

@@ -14,11 +14,12 @@ push -f``). So the daily logs at the ref's old tip are compared with the new
 tip's (``logs.kept``): every line the old tip's log held must still be there,
 in order; what the push adds is judged by ``verify``, whose range starts at the
 old tip (so a past log the old tip held cannot come back as a "backfill" with
-other text). A forced push (the old tip is not in the new tip's history) may add
-lines to a log that is frozen now (``GIT_COMMITTER_DATE`` or the clock; the old
-tip's settings) only if a remote-tracking branch holds them already, as when a
-branch is rebased onto them: an amended or rewritten commit cannot slip new lines
-into a pushed past log under a kept author date. A forced push over a tip this
+other text). A push, forced or not, may add lines to a log that the old tip
+holds and that is frozen now (``GIT_COMMITTER_DATE`` or the clock; the old
+tip's settings) only if the remote's default branch (``<remote>/HEAD``) holds
+them already, as when a branch is rebased onto it: neither an amended commit
+under a kept author date nor a backdated fork merged later can slip new lines
+into a pushed past log, whatever the commits' dates. A forced push over a tip this
 repository does not have cannot be compared and is refused: fetch first.
 """
 
@@ -39,13 +40,16 @@ ZERO = frozenset("0")
 class Update:
     """One pushed ref: the rev-list arguments to verify, and the old tip the logs must be kept from."""
 
-    __slots__ = ("new", "old", "ref", "revs")
+    __slots__ = ("new", "old", "ref", "remote", "revs")
 
-    def __init__(self, revs: list[str], ref: str = "", old: str | None = None, new: str = "") -> None:
+    def __init__(
+        self, revs: list[str], ref: str = "", old: str | None = None, new: str = "", remote: str = ""
+    ) -> None:
         self.revs = revs
         self.ref = ref
         self.old = old
         self.new = new
+        self.remote = remote
 
 
 def ranges_from_stdin(text: str, remote: str, env: dict[str, str]) -> list[Update]:
@@ -57,9 +61,9 @@ def ranges_from_stdin(text: str, remote: str, env: dict[str, str]) -> list[Updat
             continue
         local, remote_ref, remote_sha = parts[1], parts[2], parts[3]
         if set(remote_sha) == ZERO:
-            found.append(Update([local, "--not", f"--remotes={remote}"], remote_ref, None, local))
+            found.append(Update([local, "--not", f"--remotes={remote}"], remote_ref, None, local, remote))
         elif _known(remote_sha, env):
-            found.append(Update([f"{remote_sha}..{local}"], remote_ref, remote_sha, local))
+            found.append(Update([f"{remote_sha}..{local}"], remote_ref, remote_sha, local, remote))
         else:
             raise SquadmemError(
                 f"{remote_ref}: the remote's tip {remote_sha[:12]} is not in this repository, so its "
@@ -88,8 +92,9 @@ def ranges_from_framework(environ: dict[str, str]) -> list[Update] | None:
         return None
     from_ref = environ.get("PRE_COMMIT_FROM_REF")
     ref = environ.get("PRE_COMMIT_REMOTE_BRANCH", "")
+    remote = environ.get("PRE_COMMIT_REMOTE_NAME", "")
     if from_ref:
-        return [Update([f"{from_ref}..{to_ref}"], ref, from_ref, to_ref)]
+        return [Update([f"{from_ref}..{to_ref}"], ref, from_ref, to_ref, remote)]
     return [Update([to_ref], ref, None, to_ref)]
 
 
@@ -116,10 +121,8 @@ def kept_logs(update: Update, env: dict[str, str]) -> list[str]:
     settings_spec = f"{update.old}:{staged.SETTINGS_PATH}"
     specs = [settings_spec, *(before[p] for p in changed), *(after[p] for p in changed if p in after)]
     blobs = formats.cat_files(specs, env)
-    forced = not _is_ancestor(update.old, update.new, env)
-    if forced:
-        conf = staged.read_settings(blobs, settings_spec)
-        rules, now = logs.Rules(conf.tz, conf.log.grace_minutes), logs.commit_now()
+    conf = staged.read_settings(blobs, settings_spec)
+    rules, now = logs.Rules(conf.tz, conf.log.grace_minutes), logs.commit_now()
     found = []
     for path in changed:
         old = blobs.get(before[path]) or b""
@@ -127,24 +130,27 @@ def kept_logs(update: Update, env: dict[str, str]) -> list[str]:
         why = logs.kept(path, old, new)
         if (
             not why
-            and forced
             and new is not None
             and logs.is_frozen(path, now, rules)
-            and logs.unpublished(old, new, _published(path, env))
+            and logs.unpublished(old, new, _published(path, update.remote, env))
         ):
-            why = "lines were added after its day ended, by rewriting history that was already pushed"
+            why = (
+                "the remote holds this log and its day has ended: a push may not add to it, whatever its "
+                "commits' dates (add the lines to today's log instead)"
+            )
         if why:
             found.append(f"{path}: {why} ({update.ref or 'the remote'} at {update.old[:7]})")
     return found
 
 
-def _is_ancestor(old: str, new: str, env: dict[str, str]) -> bool:
-    return _succeeds(["merge-base", "--is-ancestor", old, new], env)
-
-
-def _published(path: str, env: dict[str, str]) -> list[bytes]:
-    """Every version of ``path`` in the history of the remote-tracking branches."""
-    args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", "--remotes", "--", path]
+def _published(path: str, remote: str, env: dict[str, str]) -> list[bytes]:
+    """Every version of ``path`` in the history of the remote's default branch (``<remote>/HEAD``,
+    what ``git clone`` records): the record the remote keeps, which a branch rebased onto it may take
+    lines from. None without it: the remote's other branches may hold anything."""
+    head = f"refs/remotes/{remote}/HEAD"
+    if not remote or not _succeeds(["rev-parse", "-q", "--verify", f"{head}^{{commit}}"], env):
+        return []
+    args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", head, "--", path]
     shas = formats.raw_blobs(runner.git(args, env))
     return [b for b in formats.cat_files(shas, env).values() if b is not None]
 

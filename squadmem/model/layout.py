@@ -45,7 +45,7 @@ SPAWN_FILES = (
 )
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-_LOG_NAME = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
+_LOG_NAME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\.md")  # ASCII digits only (\d is any digit)
 
 
 def is_name(name: str) -> bool:

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 # layout.MEMORY_DIR + "/" + layout.LOG_DIR + "/" (a test holds them equal). The hook's start-up time
 # is measured against pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
 LOG_PREFIX = ".squad/memory/log/"
-_DATED = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
+_DATED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\.md")  # ASCII digits only (\d is any digit)
 _ENTRY = re.compile(r"- (\d{2}:\d{2})(?: \[([^\]]+)\])?(?: (.*))?")
 _EPOCH = re.compile(r"@?(\d+)(?: ([+-])(\d{2}):?(\d{2}))?")
 # How long after a day's end an append authored within the day may still land (a rebase or
@@ -54,15 +54,18 @@ MAX_LOG_BYTES = 1024 * 1024  # layout.MAX_FILE_BYTES (a test holds them equal)
 
 # -- names and days ------------------------------------------------------------------------------
 def log_day(rel: str) -> dt.date | str | None:
-    """What a repository path is: a log's date, ``"bad"`` for a dated name that is no real date, or None.
+    """What a repository path is: a log's date, ``"bad"`` for a dated name that is no real date,
+    ``"misnamed"`` for any other file in ``log/``, or None (outside ``log/``, or a dot file there
+    such as ``.gitkeep``).
 
-    Only ``log/NNNN-NN-NN.md`` names are logs; other files in ``log/`` (``.gitkeep``) are not.
+    Only ``log/YYYY-MM-DD.md`` names, in ASCII digits, are logs.
     """
     if not rel.startswith(LOG_PREFIX):
         return None
-    match = _DATED.fullmatch(rel[len(LOG_PREFIX) :])
+    name = rel[len(LOG_PREFIX) :]
+    match = _DATED.fullmatch(name)
     if not match:
-        return None
+        return None if name.startswith(".") and "/" not in name else "misnamed"
     try:
         return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
     except ValueError:
@@ -151,10 +154,10 @@ def judge(change: Change, now: dt.datetime, rules: Rules, authored: dt.datetime 
     day = log_day(change.path)
     if day is None or all(p == change.new for p in change.parents):
         return []  # not a log, or nothing new against any parent
-    if day == "bad":
+    if isinstance(day, str):
         if change.new is None or change.new in change.parents:
             return []  # removing a misnamed file is fine; a parent's one was judged where it came
-        return [f"{change.path[len(LOG_PREFIX) : -3]} is not a real date; name daily logs log/YYYY-MM-DD.md"]
+        return [_misnamed(change.path, day)]
     assert isinstance(day, dt.date)
     local_today = today(now, rules.tz)
     if day > local_today:
@@ -166,6 +169,12 @@ def judge(change: Change, now: dt.datetime, rules: Rules, authored: dt.datetime 
         replay = authored is not None and authored < frozen and now < frozen + REPLAY_WINDOW
         return _past(change, f"its day ended {_when(frozen, rules.tz)}", replay)
     return _open(change)
+
+
+def _misnamed(path: str, kind: str) -> str:
+    if kind == "bad":
+        return f"{path[len(LOG_PREFIX) : -3]} is not a real date; name daily logs log/YYYY-MM-DD.md"
+    return "not a daily log's name: only log/YYYY-MM-DD.md (ASCII digits) belongs in log/"
 
 
 def _past(change: Change, ended: str, replay: bool) -> list[str]:
@@ -279,6 +288,23 @@ def appended_elsewhere(old: bytes, new: bytes, versions: Sequence[bytes]) -> boo
         return False
     added = _lines(new[len(old) :])
     return any(_embed(added, _lines(version)) is not None for version in versions)
+
+
+def published_append(
+    old: bytes, new: bytes, steps: Sequence[tuple[Change, dt.datetime, dt.datetime]], rules: Rules
+) -> bool:
+    """Whether a late append of ``new`` to ``old`` only brings lines that a branch already holds (a
+    squash or cherry-pick of it), and that branch is proof of them: ``steps`` are its commits'
+    changes of the log, each with its committer and author date, and every one of them must keep
+    the log rules itself. A remote-tracking ref says where lines are, not that they were judged:
+    one pushed with ``--no-verify``, or made with ``git update-ref``, proves nothing."""
+    versions = []
+    for change, committed, authored in steps:
+        if judge(change, committed, rules, authored):
+            return False
+        if change.new is not None:
+            versions.append(change.new)
+    return appended_elsewhere(old, new, versions)
 
 
 def unpublished(old: bytes, new: bytes, published: Sequence[bytes]) -> list[bytes]:
