@@ -422,7 +422,7 @@ def context_command(
 
 
 @app.command("recall")
-@argument("query", help="Words that must all occur in a section (case folded).")
+@argument("query", help="Words a section must all hold: words, paths, #123, FR-022, FooBar.")
 @AGENT
 @option("--tier", "-t", kind="<str>", help="Only this tier.")
 @option(
@@ -453,8 +453,12 @@ def recall_command(
 ) -> None:
     """Search every tier and the daily logs; record the sections found as used.
 
-    A section matches when it holds every word of the query; the best
-    matches come first (titles count double). The sections shown are
+    A section matches when it holds every word of the query: each is cut
+    into its letters and digits, so a path (src/auth/token.py), an issue
+    (#123), an ID (FR-022) or a name (FooBar) matches those parts in that
+    order, and a word also matches as a prefix (token finds tokens; a number
+    does not: #12 is not #123). The best come first (BM25, titles weighing
+    twice), from an index in .git/squadmem/ kept current by file. The sections shown are
     recorded as used, so one recalled from cold or the archive comes back to
     hot at the next maintain if it fits the hot budget (else it stays, with a
     warning); --no-record only looks. --history also finds sections no tier

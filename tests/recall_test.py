@@ -6,7 +6,6 @@ import pytest
 from conftest import GitRepo, squadmem
 
 from squadmem.commands import recall
-from squadmem.engine import catalog
 from squadmem.model import uses
 from squadmem.model.errors import SquadmemError
 
@@ -20,24 +19,29 @@ FILES = {
 }
 
 
+DAY = "2026-03-01T12:00:00+00:00"
+
+
 @pytest.fixture
 def memory(repo: GitRepo) -> GitRepo:
     repo.commit("memory", FILES, date="2026-03-01T12:00:00+00:00")
     return repo
 
 
-def test_search_needs_every_word_and_ranks_titles_double() -> None:
-    mem = catalog.from_texts({k: v for k, v in FILES.items() if "/log/" not in k})
-    hits = recall.search(mem, ["rotat", "key"])
-    assert [h.id for h in hits] == ["picard/key-rotation", "picard/auth-tokens"]
-    assert hits[0].score > hits[1].score
-    assert recall.search(mem, ["jwt", "vpn"]) == []
+def test_recall_needs_every_word_and_ranks_titles_double(memory: GitRepo) -> None:
+    code, out, _ = squadmem(memory, "recall", "rotat key", "--json", "--no-record", "--no-logs")
+    hits = json.loads(out)["sections"]
+    assert code == 0 and [h["id"] for h in hits] == ["picard/key-rotation", "picard/auth-tokens"]
+    assert hits[0]["score"] > hits[1]["score"]
+    code, out, _ = squadmem(memory, "recall", "jwt vpn", "--json", "--no-record", "--no-logs")
+    assert json.loads(out)["sections"] == []
 
 
-def test_search_skips_the_index() -> None:
+def test_recall_skips_the_index(repo: GitRepo) -> None:
     """The Index lists other sections' titles; matching it would only echo them."""
-    mem = catalog.from_texts({".squad/memory/hot/picard.md": "## Index → Deeper Tiers\n- key rotation\n"})
-    assert recall.search(mem, ["key"]) == []
+    repo.commit("m", {".squad/memory/hot/picard.md": "## Index → Deeper Tiers\n- key rotation\n"}, date=DAY)
+    code, out, _ = squadmem(repo, "recall", "key", "--json", "--no-record")
+    assert code == 0 and json.loads(out)["sections"] == []
 
 
 def test_recall_records_uses_of_what_it_shows(memory: GitRepo) -> None:

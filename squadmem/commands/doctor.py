@@ -216,7 +216,7 @@ def squad_intake(repo: Repo) -> Check:
 def spawn_blocks(repo: Repo) -> Check:
     """Does Squad's spawn template tell agents to read squadmem's memory (``squadmem spawn``)?"""
     if not spawn.squad_team(repo):
-        return Check("spawn", OK, "not a Squad team: no spawn template to answer for")
+        return Check("spawn", OK, f"no {spawn.spawnblock.SPAWN_TEMPLATE}: no spawn lines to answer for")
     try:
         state = spawn.status(repo)
     except SquadmemError as exc:

@@ -1,8 +1,11 @@
 """``squadmem recall QUERY``: find what memory holds, in every tier and the daily logs.
 
-A match is a section (or a log line) that holds every word of the query,
-case folded. Sections are ranked by how many times the words occur, titles
-counting double; the first ``limit`` are shown and, being what the agent
+A match is a section that holds every word of the query as the search index
+cuts words (``squadmem.engine.search_index``: a path, ``#123``, ``FR-022`` or
+``FooBar`` is a phrase of its parts; a word also matches as a prefix), or a
+log line that holds every word, case folded. Sections are ranked by BM25,
+titles weighing twice; ``score`` shows how often the words occur in each.
+The first ``limit`` are shown and, being what the agent
 looked up, recorded as used (pending uses, committed later as
 ``Squad-Memory-Used``), so a cold or archive section recalled comes back to
 hot at the next ``maintain``. Log lines are shown, never recorded: logs are
@@ -13,12 +16,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import warnings
 from typing import TYPE_CHECKING, Any
 
-from squadmem.engine import catalog, ranking
+from squadmem.engine import ranking, search_index
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, uses
-from squadmem.model.errors import SquadmemError
+from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import LOG_DIR, TIERS, known_agent, parse_log_name
 
 if TYPE_CHECKING:
@@ -106,15 +110,17 @@ def _first_line(text: str, terms: list[str]) -> str:
     return ""
 
 
-def search(
-    memory: catalog.Memory, terms: list[str], agent: str | None = None, tier: str | None = None
-) -> list[Hit]:
-    """Matching sections, best first (pure)."""
-    shown = [e for e in memory.visible_to(agent) if not tier or e.tier == tier]
-    return [
-        Hit(e.id, e.tier, e.file, e.title, points, _first_line(e.text, terms))
-        for e, points in ranking.rank(shown, terms)
-    ]
+def _hit(found: search_index.Found, terms: list[str]) -> Hit:
+    score = sum(ranking.counts(found, terms))
+    return Hit(found.id, found.tier, found.file, found.title, score, _first_line(found.text, terms))
+
+
+def _left_out(problems: dict[str, SquadmemError]) -> None:
+    for owner, problem in sorted(problems.items()):
+        warnings.warn(
+            SquadmemWarning(f"{problem.message} ({owner}'s memory is left out)", hint=problem.hint),
+            stacklevel=2,
+        )
 
 
 def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
@@ -149,21 +155,27 @@ def recall(
         raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
     if limit < 1:
         raise SquadmemError(f"--limit {limit}: must be 1 or more", hint="e.g. --limit 5")
-    memory = catalog.load(repo.layout)
-    if agent is not None:
-        known_agent(agent, memory.agents())
-    hits = search(memory, terms, agent, tier)
-    shown = hits[:limit]
+    with search_index.opened(repo.work_state_dir) as index:
+        problems = index.refresh(repo.layout)
+        _left_out(problems)
+        if agent is not None and agent in problems:
+            raise problems[agent]
+        if agent is not None:
+            known_agent(agent, index.agents())
+        found, total = index.search(terms, agent, tier, limit)
+    shown = [_hit(f, terms) for f in found]
     used = tuple(h.id for h in shown) if record else ()
     if used:
         uses.record(repo.state_dir, used, now)
     log_hits = tuple(search_logs(repo, terms)) if logs else ()
-    result = Recall(query, tuple(shown), len(hits) - len(shown), log_hits, used)
+    result = Recall(query, tuple(shown), total - len(shown), log_hits, used)
     if not history:
         return result
     from squadmem.commands import removed  # the history engine: only for --history
+    from squadmem.engine import catalog
 
-    found, more = removed.search(
+    memory = catalog.load(repo.layout)
+    gone, more = removed.search(
         repo, memory, terms, ranking.score, _first_line, agent=agent, tier=tier, limit=limit
     )
-    return dataclasses.replace(result, removed=tuple(found), more_removed=more)
+    return dataclasses.replace(result, removed=tuple(gone), more_removed=more)

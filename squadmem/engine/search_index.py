@@ -1,0 +1,235 @@
+"""The search index: every section of the work tree's tiers in SQLite FTS5, ranked by BM25.
+
+Kept in ``<git dir>/squadmem/search.sqlite`` (per work tree: it indexes the
+files checked out there). Nothing in it is authoritative: it is rebuilt when
+its format or the section scanner changes, and an owner's rows (an agent's
+hot, cold and archive files, or one wiki topic: ids are assigned per owner)
+are rebuilt when any of its files' size, modification time or inode changed.
+So a warm ``recall`` stats the tier files, reads nothing else from them and
+asks SQLite; only the owners whose files changed are parsed again.
+
+The words a query gives are matched as SQLite's ``unicode61`` tokenizer cuts
+text (letters and digits, case folded; every other character separates): an
+agent types ``src/auth/token.py``, ``#123``, ``FR-022`` or ``FooBar`` and each
+becomes a phrase of its parts that a section must hold in that order; the
+last part of a phrase also matches as a prefix (``token`` finds ``tokens``)
+unless it is a number (``#12`` does not find ``#123``). Every word of the query
+must match. Sections rank by BM25 (SQLite's: k1 = 1.2, b = 0.75) over two
+columns, the title (weighing twice) and the whole section, heading included.
+An index SQLite cannot open or write (a read-only git dir, another process
+creating it at the same moment) is replaced, for that run, by one in memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import re
+import sqlite3
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+from squadmem.model import sections
+from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import Layout, TierFile
+
+FILE = "search.sqlite"
+FORMAT = 1
+_TOKEN = re.compile(r"[^\W_]+")  # what unicode61 keeps: letters and digits (its default separators)
+TITLE_WEIGHT = 2.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Found:
+    id: str
+    tier: str
+    file: str
+    name: str
+    title: str
+    text: str
+
+
+def tokens(text: str) -> list[str]:
+    """The tokens FTS5's unicode61 makes of ``text`` (case folded), for queries and tests."""
+    return [t.casefold() for t in _TOKEN.findall(text)]
+
+
+def match_expression(words: Sequence[str]) -> str | None:
+    """The FTS5 query for ``words``: each a phrase of its tokens, all required; None if none has one."""
+    phrases = []
+    for word in words:
+        parts = tokens(word)
+        if not parts:
+            continue
+        prefix = "" if parts[-1].isdigit() else " *"
+        phrases.append('"' + " ".join(parts) + '"' + prefix)
+    return " AND ".join(phrases) if phrases else None
+
+
+def _key() -> str:
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update(str(FORMAT).encode())
+    with contextlib.suppress(OSError):
+        digest.update(b"".join(source.read_bytes() for source in sections.SOURCES))
+    return digest.hexdigest()
+
+
+def _signature(layout: Layout, files: Sequence[TierFile]) -> str:
+    marks: list[list[str | int]] = []
+    for tf in files:
+        try:
+            st = os.stat(layout.root / tf.rel)
+        except OSError:
+            marks.append([tf.rel])
+            continue
+        marks.append([tf.rel, st.st_size, st.st_mtime_ns, st.st_ino])
+    return json.dumps(marks)
+
+
+class SearchIndex:
+    """One work tree's index; :meth:`refresh` before :meth:`search`."""
+
+    def __init__(self, state_dir: Path | None) -> None:
+        self.path = None if state_dir is None else state_dir / FILE
+        try:
+            if state_dir is None:
+                raise sqlite3.OperationalError("in memory")
+            state_dir.mkdir(parents=True, exist_ok=True)
+            self.db = self._open()
+        except (OSError, sqlite3.Error):
+            self.path = None
+            self.db = self._create()
+
+    def _open(self) -> sqlite3.Connection:
+        assert self.path is not None
+        db = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+        try:
+            key = db.execute("PRAGMA user_version").fetchone()[0]
+            found = db.execute("SELECT value FROM meta WHERE name = 'key'").fetchone() if key else None
+        except sqlite3.DatabaseError:  # not a database, or not ours: made again
+            found = None
+        if found is not None and found[0] == _key():
+            return db
+        db.close()
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+        return self._create()
+
+    def _create(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path or ":memory:", timeout=30, isolation_level=None)
+        db.executescript(
+            """
+            BEGIN;
+            CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);
+            CREATE TABLE owners (owner TEXT PRIMARY KEY, signature TEXT, problem TEXT, hint TEXT);
+            CREATE VIRTUAL TABLE sections USING fts5(
+                title, body, id UNINDEXED, tier UNINDEXED, file UNINDEXED, name UNINDEXED,
+                owner UNINDEXED, is_index UNINDEXED, tokenize = 'unicode61'
+            );
+            PRAGMA user_version = 1;
+            COMMIT;
+            """
+        )
+        db.execute("INSERT INTO meta VALUES ('key', ?)", (_key(),))
+        return db
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- keeping it current ------------------------------------------------------------------------
+    def refresh(self, layout: Layout) -> dict[str, SquadmemError]:
+        """Re-index the owners whose files changed; return each owner left out, with its problem."""
+        by_owner: dict[str, list[TierFile]] = {}
+        for tf in layout.tier_files():
+            by_owner.setdefault(tf.owner, []).append(tf)
+        signatures = {owner: _signature(layout, files) for owner, files in by_owner.items()}
+        stored = {
+            row[0]: row[1:] for row in self.db.execute("SELECT owner, signature, problem, hint FROM owners")
+        }
+        stale = [o for o, sig in signatures.items() if o not in stored or stored[o][0] != sig]
+        gone = [o for o in stored if o not in signatures]
+        if stale or gone:
+            self._rebuild(layout, {o: by_owner[o] for o in stale}, signatures, gone)
+            stored = {
+                row[0]: row[1:]
+                for row in self.db.execute("SELECT owner, signature, problem, hint FROM owners")
+            }
+        return {o: SquadmemError(p, hint=h) for o, (_, p, h) in stored.items() if p is not None}
+
+    def _rebuild(
+        self,
+        layout: Layout,
+        stale: dict[str, list[TierFile]],
+        signatures: dict[str, str],
+        gone: Sequence[str],
+    ) -> None:
+        from squadmem.engine import catalog  # titles and ids: only when an owner changed
+
+        rows: list[tuple[str, ...]] = []
+        owners: list[tuple[str, str, str | None, str | None]] = []
+        for owner, files in stale.items():
+            try:
+                docs = [catalog.parse_file(tf, layout.read_tier(tf)) for tf in files]
+                memory = catalog.build(docs)
+            except SquadmemError as exc:
+                owners.append((owner, signatures[owner], exc.message, exc.hint))
+                continue
+            owners.append((owner, signatures[owner], None, None))
+            rows += [
+                (e.title, e.text, e.id, e.tier, e.file, e.name, owner, "1" if e.is_index else "0")
+                for e in memory.entries
+            ]
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            for owner in [*stale, *gone]:
+                self.db.execute("DELETE FROM sections WHERE owner = ?", (owner,))
+                self.db.execute("DELETE FROM owners WHERE owner = ?", (owner,))
+            self.db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            self.db.executemany("INSERT INTO owners VALUES (?, ?, ?, ?)", owners)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    # -- asking it ---------------------------------------------------------------------------------
+    def agents(self) -> list[str]:
+        """Agents with readable tier files here (wiki topics are not agents)."""
+        rows = self.db.execute("SELECT owner FROM owners WHERE problem IS NULL AND owner NOT LIKE 'wiki:%'")
+        return sorted(row[0] for row in rows)
+
+    def search(
+        self, words: Sequence[str], agent: str | None = None, tier: str | None = None, limit: int = 5
+    ) -> tuple[list[Found], int]:
+        """The first ``limit`` sections holding every word, best first (BM25), and how many hold them.
+
+        Hot's Index is never found; with ``agent``, only its own sections and the wiki's."""
+        expression = match_expression(words)
+        if expression is None:
+            return [], 0
+        where = ["sections MATCH ?", "is_index = '0'"]
+        args: list[str | int] = [expression]
+        if agent is not None:
+            where.append("(name = ? OR tier = 'wiki')")
+            args.append(agent)
+        if tier is not None:
+            where.append("tier = ?")
+            args.append(tier)
+        clause = " WHERE " + " AND ".join(where)
+        total = self.db.execute("SELECT count(*) FROM sections" + clause, args).fetchone()[0]
+        order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
+        rows = self.db.execute(
+            "SELECT id, tier, file, name, title, body FROM sections" + clause + order, [*args, limit]
+        )
+        return [Found(*row) for row in rows], total
+
+
+@contextlib.contextmanager
+def opened(state_dir: Path) -> Iterator[SearchIndex]:
+    index = SearchIndex(state_dir)
+    try:
+        yield index
+    finally:
+        index.close()
