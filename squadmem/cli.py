@@ -789,6 +789,26 @@ def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
 
 
 @app.command()
+@guarded
+def settle(ctx: click.Context) -> None:
+    """Commit what a merge left: each edit it kept at a moved section's old place, at the new place.
+
+    The merge driver notes such an edit (git took the moved section's new file
+    whole); this makes one commit that puts it at the new place, then one that
+    removes a section's later copies when it is in two places of one agent's
+    tiers or of the wiki. The post-merge hook runs it after every merge that
+    left one; `maintain` and `doctor --fix` do it first too.
+
+    Example: squadmem settle
+    """
+    from squadmem.commands import settle as settling
+
+    with open_repo(ctx) as repo:
+        notes = settling.settle(repo)
+    click.echo("\n".join(notes) if notes else "nothing to settle")
+
+
+@app.command()
 @option("--keep", type=PATH, kind="<path>", help="Build the demo repository here (a new folder) and keep it.")
 @guarded
 def demo(keep: Path | None) -> None:

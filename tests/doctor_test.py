@@ -66,7 +66,8 @@ def test_doctor_warns_about_missing_hooks(repo: GitRepo) -> None:
     assert code == 0
     assert checks["hooks"] == (
         "warn",
-        "not installed in hooks/: pre-commit, pre-merge-commit, prepare-commit-msg, commit-msg, pre-push "
+        "not installed in hooks/: pre-commit, pre-merge-commit, prepare-commit-msg, commit-msg, pre-push, "
+        "post-merge "
         "(run: squadmem init)",
     )
 
@@ -215,7 +216,7 @@ def test_doctor_tells_listed_from_installed_framework_hooks(repo: GitRepo) -> No
     assert code == 0
     status, detail = checks["hooks"]
     assert status == "warn"
-    assert detail.startswith("pre-commit framework: 6 squadmem hooks listed, installed for none; ")
+    assert detail.startswith("pre-commit framework: 7 squadmem hooks listed, installed for none; ")
     assert "run: pre-commit install --hook-type pre-commit --hook-type pre-merge-commit" in detail
     hooks = repo.root / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
@@ -223,5 +224,5 @@ def test_doctor_tells_listed_from_installed_framework_hooks(repo: GitRepo) -> No
         (hooks / event).write_text(f"#!/usr/bin/env bash\n{githooks.FRAMEWORK_MARKER}\n")
     assert doctor(repo.root)[1]["hooks"] == (
         "ok",
-        "pre-commit framework: 6 squadmem hooks listed, installed for " + ", ".join(githooks.HOOK_TYPES),
+        "pre-commit framework: 7 squadmem hooks listed, installed for " + ", ".join(githooks.HOOK_TYPES),
     )

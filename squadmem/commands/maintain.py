@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from squadmem.commands import intake, scaffold
+from squadmem.commands import intake, scaffold, settle
 from squadmem.engine import catalog, index, lastuse, policy
 from squadmem.engine import writer as moves
 from squadmem.gitio import formats
@@ -42,6 +42,7 @@ class Outcome:
     recovered: str | None = None
     note: str | None = None  # "nothing to do" and why
     intake: intake.Result | None = None  # what maintain took in from Squad's files first
+    settled: tuple[str, ...] = ()  # what a merge left, settled first (squadmem.commands.settle)
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"dry_run": self.dry_run}
@@ -50,6 +51,8 @@ class Outcome:
         if self.plan is not None:
             data.update(self.plan.as_dict())
         data["commits"] = [m.as_dict() for m in self.made]
+        if self.settled:
+            data["settled"] = list(self.settled)
         if self.recovered:
             data["recovered"] = self.recovered
         if self.note:
@@ -58,6 +61,7 @@ class Outcome:
 
     def text(self) -> str:
         out = [f"squadmem: {self.recovered}"] if self.recovered else []
+        out.extend(self.settled)
         if self.intake is not None and (self.intake.placed or self.intake.warnings):
             out.append(self.intake.text())
         if self.note:
@@ -193,12 +197,13 @@ def maintain(
         if taken is not None and taken.placed:
             note = "the plan below is for the tiers as they are now, before the intake"
         return Outcome(make_plan(repo, conf, now, agent), dry_run=True, note=note, intake=taken)
+    settled = tuple(settle.settle(repo)) if settle.pending(repo) else ()  # a merge's leftovers first
     with moves.session(repo) as writer:
         taken = intake.intake(repo, conf, now, writer=writer) if take_in else None
         plan = make_plan(repo, conf, now, agent)
         made = writer.execute(plan, header)
     first = () if taken is None or taken.commit is None else (taken.commit,)
-    return Outcome(plan, (*first, *made), recovered=writer.recovered, intake=taken)
+    return Outcome(plan, (*first, *made), recovered=writer.recovered, intake=taken, settled=settled)
 
 
 def _squad_team(repo: Repo) -> bool:

@@ -20,7 +20,9 @@ blobs through the gateway's one ``cat-file`` process:
   ``Index → Deeper Tiers`` section of ``hot/<agent>.md``;
 - at the range's tip, hot files are within their budget (only reported with ``budget.mode = "warn"``);
 - conservation (``squadmem.engine.conservation``): every other commit that changes
-  tier files, and every merge, loses no section and duplicates none.
+  tier files, and every merge, loses no section and duplicates none; a merge's
+  duplicate (the merge driver's interim state) only when the range's tip still
+  holds it, since ``doctor --fix`` settles it in a commit after the merge.
 
 Section content is compared with trailing blank lines and line endings trimmed.
 """
@@ -56,6 +58,7 @@ INTAKE = "squad-memory-intake"
 RESTORE = "squad-memory-restore"
 REASON = "squad-memory-reason"
 CLOCK_SKEW = dt.timedelta(hours=1)
+SETTLE_HINT = "a merge left it in two places and nothing settled it since (run: squadmem doctor --fix)"
 SETTINGS = f"{MEMORY_DIR}/tiers.toml"
 _FIELDS = ("%H", "%T", "%ct", "%P", "%s", "%(trailers:only,unfold)", "%b")
 _FORMAT = formats.log_format(*_FIELDS)
@@ -297,6 +300,7 @@ class Verifier:
         self.dates: dict[str, tuple[dt.datetime, dt.datetime]] = {}  # sha -> (effective, authored)
         self.rules_by_blob: dict[str | None, logs.Rules] = {}
         self.bases: list[str] = []
+        self.merged_twice: list[tuple[str, conservation.Duplicate]] = []
 
     def run(self, revs: list[str]) -> Result:
         tips, self.bases = resolve(self.repo, revs)
@@ -305,6 +309,7 @@ class Verifier:
         for commit in commits(self.repo, revs):
             result.commits += 1
             self.commit(commit, result)
+        self.unsettled(tips, result)
         for tip in tips:
             self.budgets(tip, result)
         return result
@@ -361,8 +366,21 @@ class Verifier:
         if after is None or any(p is None for p in parents):
             return  # an unreadable tier file is reported by the checks that read it
         judged = [p for p in parents if p is not None]
-        for file, why in conservation.judge(after, judged, base, conservation.deleted_ids(commit.trailers)):
+        for file, why in conservation.lost(after, judged, base, conservation.deleted_ids(commit.trailers)):
             result.violations.append(Violation(commit.short, file, why))
+        for found in conservation.duplicated(after, judged):
+            if len(judged) > 1:
+                self.merged_twice.append((commit.short, found))  # judged at the tip: settled since?
+            else:
+                result.violations.append(Violation(commit.short, found.file, found.why))
+
+    def unsettled(self, tips: Sequence[str], result: Result) -> None:
+        """A merge's duplicates that a tip of the range still holds (nothing settled them since)."""
+        held = [s for s in (self.snapshots.of(self.store.tree_of(t)) for t in tips) if s is not None]
+        for short, found in self.merged_twice:
+            if any(found.holds(snapshot) for snapshot in held):
+                why = f"{found.why}: {SETTLE_HINT}"
+                result.violations.append(Violation(short, found.file, why))
 
     def merge_base(self, parents: Sequence[str]) -> conservation.Snapshot | None:
         try:

@@ -387,9 +387,28 @@ def _head_now(repo: Repo) -> str | None:
     return repo.head()
 
 
+def merge_committed(repo: Repo) -> bool:
+    """Whether the merge ``MERGE_HEAD`` names is committed already: git's post-merge hook runs
+    before git removes ``MERGE_HEAD``, and the merge's commit then has it as a parent."""
+    try:
+        merged = (repo.work_git_dir / "MERGE_HEAD").read_text("ascii").split()
+        parents = repo.run("rev-parse", "HEAD^@").split()
+    except (OSError, UnicodeDecodeError, SquadmemError):
+        return False
+    return bool(merged) and len(parents) > 1 and set(merged) <= set(parents[1:])
+
+
+def operation_under_way(repo: Repo) -> gitstate.Operation | None:
+    """A merge, rebase, cherry-pick or revert under way in this work tree (a committed merge is done)."""
+    operation = gitstate.in_progress(repo.work_git_dir)
+    if operation is not None and operation.name == "a merge" and merge_committed(repo):
+        return None
+    return operation
+
+
 def refuse_mid_operation(repo: Repo) -> None:
     """Refuse (exit 2) while a merge, rebase, cherry-pick or revert is under way in this work tree."""
-    operation = gitstate.in_progress(repo.work_git_dir)
+    operation = operation_under_way(repo)
     if operation is not None:
         raise SquadmemError(
             f"{operation.name} is under way in this work tree: squadmem writes nothing until it is done",
