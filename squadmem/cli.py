@@ -106,6 +106,14 @@ NOW = option(
     ),
 )
 AGENT = option("--agent", "-a", kind="<str>", help="Only this agent's tier files.")
+COMMIT_EDITS = option(
+    "--commit-edits",
+    is_flag=True,
+    help=(
+        "First commit the tier files' uncommitted changes as they are (one commit; a hot file over"
+        " budget, which git commit refuses); default: refuse while a tier file has some."
+    ),
+)
 VERBOSE = option(
     "--verbose", "-v", is_flag=True, help="Say on stderr what the history cache did (read, rebuilt, why)."
 )
@@ -616,6 +624,7 @@ def _print_outcome(outcome: Any, as_json: bool) -> None:
     default=True,
     help="First take in Squad's new entries (see: squadmem intake).",
 )
+@COMMIT_EDITS
 @guarded
 def maintain(
     ctx: click.Context,
@@ -629,6 +638,7 @@ def maintain(
     cold_ttl_days: float | None,
     promote_window_hours: float | None,
     take_in: bool,
+    commit_edits: bool,
 ) -> None:
     """Apply the tier rules, one commit per move, then refresh each changed Index.
 
@@ -647,7 +657,9 @@ def maintain(
     block, the Index and the wiki never move. Each move is a commit
     `memory(<agent>): demote "<title>" hot → cold` with Squad-Memory-Move and
     Squad-Memory-Reason trailers; your other staged and unstaged changes are
-    left alone, and a tier file with uncommitted changes makes the run refuse.
+    left alone, and a tier file with uncommitted changes makes the run refuse
+    (--commit-edits commits them first, as they are: an edit that took hot
+    over budget, which the pre-commit hook refuses, then moves sections out).
     Thresholds come from .squad/memory/tiers.toml; the flags override them.
 
     Example: squadmem maintain --dry-run --now 2026-03-01
@@ -662,7 +674,13 @@ def maintain(
     }
     with open_repo(ctx) as repo:
         outcome = maintaining.maintain(
-            repo, now=clock.now(now), agent=agent, overrides=overrides, dry_run=dry_run, take_in=take_in
+            repo,
+            now=clock.now(now),
+            agent=agent,
+            overrides=overrides,
+            dry_run=dry_run,
+            take_in=take_in,
+            commit_edits=commit_edits,
         )
     _print_outcome(outcome, as_json)
 
@@ -673,8 +691,17 @@ def maintain(
 @TOPIC
 @JSON
 @NOW
+@COMMIT_EDITS
 @guarded
-def promote(ctx: click.Context, ref: str, to: str, topic: str | None, as_json: bool, now: str | None) -> None:
+def promote(
+    ctx: click.Context,
+    ref: str,
+    to: str,
+    topic: str | None,
+    as_json: bool,
+    now: str | None,
+    commit_edits: bool,
+) -> None:
     """Move one section up to hot (or --to another tier), as one commit.
 
     Name it by id or exact heading; a name that fits several sections is an
@@ -690,7 +717,9 @@ def promote(ctx: click.Context, ref: str, to: str, topic: str | None, as_json: b
     from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
-        outcome = maintaining.move(repo, ref, verb="promote", now=clock.now(now), to=to, topic=topic)
+        outcome = maintaining.move(
+            repo, ref, verb="promote", now=clock.now(now), to=to, topic=topic, commit_edits=commit_edits
+        )
     _print_outcome(outcome, as_json)
 
 
@@ -700,9 +729,16 @@ def promote(ctx: click.Context, ref: str, to: str, topic: str | None, as_json: b
 @TOPIC
 @JSON
 @NOW
+@COMMIT_EDITS
 @guarded
 def demote(
-    ctx: click.Context, ref: str, to: str | None, topic: str | None, as_json: bool, now: str | None
+    ctx: click.Context,
+    ref: str,
+    to: str | None,
+    topic: str | None,
+    as_json: bool,
+    now: str | None,
+    commit_edits: bool,
 ) -> None:
     """Move one section down one tier (hot → cold, cold → archive), or --to a tier, as one commit.
 
@@ -718,7 +754,9 @@ def demote(
     from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
-        outcome = maintaining.move(repo, ref, verb="demote", now=clock.now(now), to=to, topic=topic)
+        outcome = maintaining.move(
+            repo, ref, verb="demote", now=clock.now(now), to=to, topic=topic, commit_edits=commit_edits
+        )
     _print_outcome(outcome, as_json)
 
 

@@ -179,6 +179,7 @@ def maintain(
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     dry_run: bool = False,
     take_in: bool = True,
+    commit_edits: bool = False,
 ) -> Outcome:
     """Take in Squad's new entries (one commit), then apply the tier rules: one commit per move,
     then one per Index that changed."""
@@ -199,11 +200,18 @@ def maintain(
         return Outcome(make_plan(repo, conf, now, agent), dry_run=True, note=note, intake=taken)
     settled = tuple(settle.settle(repo)) if settle.pending(repo) else ()  # a merge's leftovers first
     with moves.session(repo) as writer:
+        edits = _edits(writer, "maintain", commit_edits)
         taken = intake.intake(repo, conf, now, writer=writer) if take_in else None
         plan = make_plan(repo, conf, now, agent)
         made = writer.execute(plan, header)
-    first = () if taken is None or taken.commit is None else (taken.commit,)
+    first = (*edits, *(() if taken is None or taken.commit is None else (taken.commit,)))
     return Outcome(plan, (*first, *made), recovered=writer.recovered, intake=taken, settled=settled)
+
+
+def _edits(writer: moves.Writer, command: str, commit_edits: bool) -> tuple[moves.Made, ...]:
+    """``--commit-edits``: the tier files' uncommitted changes committed first, as they are."""
+    made = writer.commit_edits(command) if commit_edits else None
+    return () if made is None else (made,)
 
 
 def _squad_team(repo: Repo) -> bool:
@@ -230,7 +238,14 @@ def _target(entry: catalog.Entry, to: str | None, verb: str, topic: str | None) 
 
 
 def move(
-    repo: Repo, ref: str, *, verb: str, now: dt.datetime, to: str | None = None, topic: str | None = None
+    repo: Repo,
+    ref: str,
+    *,
+    verb: str,
+    now: dt.datetime,
+    to: str | None = None,
+    topic: str | None = None,
+    commit_edits: bool = False,
 ) -> Outcome:
     """``promote`` / ``demote``: one section, by id or exact heading, as one commit (and its Index)."""
     with moves.session(repo) as writer:
@@ -253,10 +268,11 @@ def move(
         if (tier, name) == (entry.tier, entry.name):
             return Outcome(None, note=f"{entry.id} is already in {entry.tier} ({entry.file}): nothing to do")
         conf = load_settings(repo)
+        edits = _edits(writer, verb, commit_edits)
         ages = lastuse.last_uses(repo, memory, now=now)
         plan = policy.manual(memory, ages, conf, now, entry, tier, name, header=header)
         made = writer.execute(plan, header)
-    return Outcome(plan, tuple(made), recovered=writer.recovered)
+    return Outcome(plan, (*edits, *made), recovered=writer.recovered)
 
 
 # -- restore -------------------------------------------------------------------------------------
