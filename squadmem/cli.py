@@ -890,19 +890,18 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
 
     The entry reads `- 14:03 [picard] text`; the further lines of a multi-line
     text are indented by two spaces. Commit the log during its day: after its
-    midnight (plus log.grace_minutes) the hooks and verify refuse any change.
+    midnight (plus log.grace_minutes) the hooks and verify refuse any change,
+    so --now for a past day whose log is committed is refused.
 
     Example: squadmem log add --agent picard "rotated the staging keys"
     """
 
+    from squadmem.commands import daylog
     from squadmem.engine import clock
-    from squadmem.model import logs
 
     body = read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
-        conf = repo.layout.settings
-        path = logs.append(repo.layout, conf.tz, body, clock.now(now), agent)
-        click.echo(f"appended to {repo.layout.rel(path)}")
+        click.echo(f"appended to {daylog.add(repo, body, clock.now(now), agent)}")
 
 
 @log_app.command("show")
