@@ -810,7 +810,8 @@ def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
     cannot read, no Index line pointing at nothing, no half-finished move or
     index.lock left by one (--fix completes or rolls it back), no edit a merge
     kept at a section's old place (--fix commits it at the new place, and
-    removes a section's copies in other tiers), shallow clone, pending uses.
+    removes a section's copies in other tiers), git's own index.lock left by
+    a killed git command, shallow clone, pending uses.
 
     Example: squadmem doctor --fix
     """
