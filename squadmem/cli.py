@@ -252,7 +252,7 @@ def app(ctx: click.Context, directory: Path) -> None:
     ctx.obj = directory
 
 
-def open_repo(ctx: click.Context) -> Repo:
+def open_repo(ctx: click.Context, set_up_driver: bool = True) -> Repo:
     from squadmem.gitio.repo import Repo
 
     directory = ctx.find_root().obj or Path(".")
@@ -264,6 +264,10 @@ def open_repo(ctx: click.Context) -> Repo:
     except SquadmemError:
         repo.close()
         raise
+    if set_up_driver:  # a fresh clone's first command (init sets it up itself, and says so)
+        from squadmem.commands import mergedriver
+
+        mergedriver.set_up_in_clone(repo)
     return repo
 
 
@@ -311,7 +315,7 @@ def init(
     """
     from squadmem.commands import scaffold
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, set_up_driver=False) as repo:
         result = scaffold.init(
             repo,
             agent or [],

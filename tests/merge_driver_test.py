@@ -419,3 +419,58 @@ def test_driver_line_merge_inside_a_section_both_sides_edited() -> None:
     text, conflicted = line_merge(base, "## A\nmine\ntwo\nthree\nfour\n", "## A\nyours\ntwo\nthree\nfour\n")
     assert conflicted
     assert text == "## A\n<<<<<<< ours\nmine\n=======\nyours\n>>>>>>> theirs\ntwo\nthree\nfour\n"
+
+
+def clone_of(repo: GitRepo, where: Path) -> GitRepo:
+    """A fresh ``git clone`` (no merge driver, no hooks: neither is cloned)."""
+    subprocess.run(["git", "clone", "-q", str(repo.root), str(where)], check=True)
+    return GitRepo(where)
+
+
+def test_a_fresh_clone_gets_the_merge_driver_from_its_first_command(repo: GitRepo, tmp_path: Path) -> None:
+    """Regression: a clone has no merge driver (git config is not cloned), so git merged tier files
+    line by line and lost sections. The first squadmem command (a spawn's context) now sets it up,
+    in the clone's git config only, says so once, and names the command for the hooks."""
+    setup(repo, {HOT: hot("## A\na\n")})
+    clone = clone_of(repo, tmp_path / "clone")
+    assert clone.git("config", "--get-regexp", "merge.squadmem", check=False) == ""
+    before = clone.snapshot()
+    code, out, err = squadmem(clone, "context", "--agent", "picard")
+    assert code == 0 and "## A" in out
+    assert err.splitlines()[1] == (
+        "squadmem: warning: this clone had no merge driver for tier files (git config is not cloned):"
+        " set merge.squadmem.name and merge.squadmem.driver in its .git/config, as .gitattributes asks"
+        " (see: git config --get-regexp merge.squadmem)"
+    )
+    assert err.splitlines()[2] == "hint: a clone has no git hooks either: run squadmem init to install them"
+    assert clone.git("config", "merge.squadmem.driver").strip() == mergedriver.command()
+    assert clone.snapshot() == before  # the work tree, index and HEAD: untouched
+    config = (clone.root / ".git" / "config").read_bytes()
+    code, _, err = squadmem(clone, "context", "--agent", "picard")
+    assert (code, len(err.splitlines())) == (0, 1)  # the size line only: said once, nothing more to set up
+    assert (clone.root / ".git" / "config").read_bytes() == config
+
+
+def test_verify_names_a_line_merge_as_the_cause_of_a_loss_and_the_way_back(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """A clone where no squadmem command ran merged tier files line by line (-X ours dropped the
+    other side's section): verify names the cause and the way back, and that way works."""
+    setup(repo, {HOT: hot("## A\na\n")})
+    clone = clone_of(repo, tmp_path / "clone")
+    branch(clone, "side", {HOT: hot("## A\na\n\n## S\ns\n")})
+    clone.commit("mine", {HOT: hot("## A\na\n\n## M\nm\n")}, date=D1)
+    assert merge(clone, "-X", "ours", "side").returncode == 0
+    assert "## S" not in clone.read(HOT)
+    code, out, _ = squadmem(clone, "verify", "HEAD^..HEAD", "--now", "2026-03-01T00:00:00Z")
+    assert code == 1
+    merged = clone.git("rev-parse", "--short=7", "HEAD").strip()
+    assert out.splitlines()[0] == (
+        f"{merged} {HOT}: section picard/s ('S') is in no tier after this commit: not moved, archived or"
+        " deleted with a Squad-Memory-Delete: picard/s trailer; a merge that lost it merged tier files line"
+        " by line, without squadmem's merge driver (as in a clone where it was not set up): bring it back"
+        f" with squadmem restore picard/s --at {merged}^2, and run squadmem init in the clone that merged"
+    )
+    code, out, err = squadmem(clone, "restore", "picard/s", "--at", f"{merged}^2")
+    assert code == 0, err
+    assert "## S\ns\n" in clone.read(HOT)

@@ -129,14 +129,14 @@ def judge(
     after: Snapshot, parents: Sequence[Snapshot], base: Snapshot | None, deleted: set[str]
 ) -> list[tuple[str, str]]:
     """(file, why) for every section the commit lost or duplicated."""
-    lost = list(_lost(after, parents, base, deleted))
-    return lost + [(d.file, d.why) for d in duplicated(after, parents)]
+    found = [(file, why) for file, why, *_ in _lost(after, parents, base, deleted)]
+    return found + [(d.file, d.why) for d in duplicated(after, parents)]
 
 
 def lost(
     after: Snapshot, parents: Sequence[Snapshot], base: Snapshot | None, deleted: set[str]
-) -> list[tuple[str, str]]:
-    """(file, why) for every section the commit lost."""
+) -> list[tuple[str, str, str, int]]:
+    """(file, why, id, the first parent that had it, from 1) for every section the commit lost."""
     return list(_lost(after, parents, base, deleted))
 
 
@@ -150,12 +150,12 @@ def _expected(text: str, parents: Sequence[Snapshot], base: Snapshot | None) -> 
 
 def _lost(
     after: Snapshot, parents: Sequence[Snapshot], base: Snapshot | None, deleted: set[str]
-) -> Iterable[tuple[str, str]]:
+) -> Iterable[tuple[str, str, str, int]]:
     before = [t for p in parents for t in p.texts]
     new_texts = set(after.texts).difference(before)
     new_bodies = {after.bodies[t] for t in new_texts}
     seen: set[str] = set()
-    for parent in parents:
+    for number, parent in enumerate(parents, 1):
         for text, place in parent.where.items():
             if text in after.texts or text in seen or not _expected(text, parents, base):
                 continue
@@ -172,6 +172,8 @@ def _lost(
                 place.file,
                 f"section {place.id} ({place.title!r}) is in no tier after this commit: "
                 f"not moved, archived or deleted with a {DELETE_TRAILER}: {place.id} trailer",
+                place.id,
+                number,
             )
 
 

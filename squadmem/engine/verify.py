@@ -58,6 +58,11 @@ INTAKE = "squad-memory-intake"
 RESTORE = "squad-memory-restore"
 REASON = "squad-memory-reason"
 CLOCK_SKEW = dt.timedelta(hours=1)
+LINE_MERGE_HINT = (
+    "; a merge that lost it merged tier files line by line, without squadmem's merge driver (as in a"
+    " clone where it was not set up): bring it back with squadmem restore {id} --at {at}, and run"
+    " squadmem init in the clone that merged"
+)
 SETTLE_HINT = "a merge left it in two places and nothing settled it since (run: squadmem doctor --fix)"
 SETTINGS = f"{MEMORY_DIR}/tiers.toml"
 _FIELDS = ("%H", "%T", "%ct", "%P", "%s", "%(trailers:only,unfold)", "%b")
@@ -366,7 +371,10 @@ class Verifier:
         if after is None or any(p is None for p in parents):
             return  # an unreadable tier file is reported by the checks that read it
         judged = [p for p in parents if p is not None]
-        for file, why in conservation.lost(after, judged, base, conservation.deleted_ids(commit.trailers)):
+        deleted = conservation.deleted_ids(commit.trailers)
+        for file, why, sid, parent in conservation.lost(after, judged, base, deleted):
+            if len(judged) > 1:
+                why += LINE_MERGE_HINT.format(id=sid, at=f"{commit.short}^{parent}")
             result.violations.append(Violation(commit.short, file, why))
         for found in conservation.duplicated(after, judged):
             if len(judged) > 1:
