@@ -256,6 +256,12 @@ def move(
                 f"{entry.id} is the Index of {entry.file}, which squadmem writes: it does not move",
                 hint="squadmem maintain rewrites it after each run",
             )
+        if entry.is_session:
+            raise SquadmemError(
+                f"{entry.id} is the Session block of {entry.file}, which stays at the top of hot:"
+                " it does not move",
+                hint=f"squadmem session end --agent {entry.name} logs it, sums it up in cold and clears it",
+            )
         if entry.tier == "wiki":
             raise SquadmemError(
                 f"{entry.id} is in the wiki, whose sections squadmem never moves",
