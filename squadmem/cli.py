@@ -488,13 +488,13 @@ def recall_command(
 
 @app.command("report")
 @option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in docs/commands.md).")
-@option("--format", "-f", "fmt", default="text", kind="<str>", help="text, markdown or json.")
+@option("--format", "-f", "fmt", kind="<str>", help="text (the default), markdown or json.")
 @NOW
 @AGENT
 @VERBOSE
 @guarded
 def report_command(
-    ctx: click.Context, as_json: bool, fmt: str, now: str | None, agent: str | None, verbose: bool
+    ctx: click.Context, as_json: bool, fmt: str | None, now: str | None, agent: str | None, verbose: bool
 ) -> None:
     """Tier files against their budgets, each section's last use, daily logs, and what to run next.
 
@@ -510,12 +510,18 @@ def report_command(
     from squadmem.commands import report as reporting
     from squadmem.engine import clock
 
-    if fmt not in ("text", "markdown", "json"):
+    if fmt is not None and fmt not in ("text", "markdown", "json"):
         raise SquadmemError(f"--format {fmt}: unknown format", hint="use text, markdown or json")
+    if as_json and fmt not in (None, "json"):
+        raise SquadmemError(
+            f"--json and --format {fmt} ask for two formats",
+            hint="give one: --json, or --format text|markdown",
+        )
+    fmt = "json" if as_json else fmt or "text"
     moment = clock.now(now)
     with open_repo(ctx) as repo:
         data = reporting.make(repo, now=moment, agent=agent, verbose=verbose)
-    if as_json or fmt == "json":
+    if fmt == "json":
         click.echo(render.to_json(data))
     else:
         click.echo(
