@@ -192,8 +192,8 @@ def build(
         parts.append((f"wiki:{topic}", len(body.encode("utf-8"))))
         used += [e.id for e in entries]
     picked = [memory.find(ref) for ref in dict.fromkeys(sections)]
-    carried = {e.id for e in hot}
-    picked = [e for e in picked if e.id not in used and e.id not in carried]
+    in_hot = {e.id for e in hot}
+    picked = [e for e in picked if e.id not in used and e.id not in in_hot]
     if picked:
         body = _body(picked)
         picked_text = f"\n### Sections from deeper tiers\n\n{body}"
