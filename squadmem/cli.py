@@ -106,6 +106,14 @@ NOW = option(
     ),
 )
 AGENT = option("--agent", "-a", kind="<str>", help="Only this agent's tier files.")
+COMMIT_EDITS = option(
+    "--commit-edits",
+    is_flag=True,
+    help=(
+        "First commit the tier files' uncommitted changes as they are (one commit; a hot file over"
+        " budget, which git commit refuses); default: refuse while a tier file has some."
+    ),
+)
 VERBOSE = option(
     "--verbose", "-v", is_flag=True, help="Say on stderr what the history cache did (read, rebuilt, why)."
 )
@@ -244,7 +252,7 @@ def app(ctx: click.Context, directory: Path) -> None:
     ctx.obj = directory
 
 
-def open_repo(ctx: click.Context) -> Repo:
+def open_repo(ctx: click.Context, set_up_driver: bool = True) -> Repo:
     from squadmem.gitio.repo import Repo
 
     directory = ctx.find_root().obj or Path(".")
@@ -256,6 +264,10 @@ def open_repo(ctx: click.Context) -> Repo:
     except SquadmemError:
         repo.close()
         raise
+    if set_up_driver:  # a fresh clone's first command (init sets it up itself, and says so)
+        from squadmem.commands import mergedriver
+
+        mergedriver.set_up_in_clone(repo)
     return repo
 
 
@@ -311,7 +323,7 @@ def init(
     """
     from squadmem.commands import scaffold
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, set_up_driver=False) as repo:
         result = scaffold.init(
             repo,
             agent or [],
@@ -489,13 +501,13 @@ def recall_command(
 
 @app.command("report")
 @option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in docs/commands.md).")
-@option("--format", "-f", "fmt", default="text", kind="<str>", help="text, markdown or json.")
+@option("--format", "-f", "fmt", kind="<str>", help="text (the default), markdown or json.")
 @NOW
 @AGENT
 @VERBOSE
 @guarded
 def report_command(
-    ctx: click.Context, as_json: bool, fmt: str, now: str | None, agent: str | None, verbose: bool
+    ctx: click.Context, as_json: bool, fmt: str | None, now: str | None, agent: str | None, verbose: bool
 ) -> None:
     """Tier files against their budgets, each section's last use, daily logs, and what to run next.
 
@@ -511,12 +523,18 @@ def report_command(
     from squadmem.commands import report as reporting
     from squadmem.engine import clock
 
-    if fmt not in ("text", "markdown", "json"):
+    if fmt is not None and fmt not in ("text", "markdown", "json"):
         raise SquadmemError(f"--format {fmt}: unknown format", hint="use text, markdown or json")
+    if as_json and fmt not in (None, "json"):
+        raise SquadmemError(
+            f"--json and --format {fmt} ask for two formats",
+            hint="give one: --json, or --format text|markdown",
+        )
+    fmt = "json" if as_json else fmt or "text"
     moment = clock.now(now)
     with open_repo(ctx) as repo:
         data = reporting.make(repo, now=moment, agent=agent, verbose=verbose)
-    if as_json or fmt == "json":
+    if fmt == "json":
         click.echo(render.to_json(data))
     else:
         click.echo(
@@ -629,6 +647,7 @@ def _print_outcome(outcome: Any, as_json: bool) -> None:
     default=True,
     help="First take in Squad's new entries (see: squadmem intake).",
 )
+@COMMIT_EDITS
 @guarded
 def maintain(
     ctx: click.Context,
@@ -642,6 +661,7 @@ def maintain(
     cold_ttl_days: float | None,
     promote_window_hours: float | None,
     take_in: bool,
+    commit_edits: bool,
 ) -> None:
     """Apply the tier rules, one commit per move, then refresh each changed Index.
 
@@ -660,7 +680,9 @@ def maintain(
     block, the Index and the wiki never move. Each move is a commit
     `memory(<agent>): demote "<title>" hot → cold` with Squad-Memory-Move and
     Squad-Memory-Reason trailers; your other staged and unstaged changes are
-    left alone, and a tier file with uncommitted changes makes the run refuse.
+    left alone, and a tier file with uncommitted changes makes the run refuse
+    (--commit-edits commits them first, as they are: an edit that took hot
+    over budget, which the pre-commit hook refuses, then moves sections out).
     Thresholds come from .squad/memory/tiers.toml; the flags override them.
 
     Example: squadmem maintain --dry-run --now 2026-03-01
@@ -675,7 +697,13 @@ def maintain(
     }
     with open_repo(ctx) as repo:
         outcome = maintaining.maintain(
-            repo, now=clock.now(now), agent=agent, overrides=overrides, dry_run=dry_run, take_in=take_in
+            repo,
+            now=clock.now(now),
+            agent=agent,
+            overrides=overrides,
+            dry_run=dry_run,
+            take_in=take_in,
+            commit_edits=commit_edits,
         )
     _print_outcome(outcome, as_json)
 
@@ -686,8 +714,17 @@ def maintain(
 @TOPIC
 @JSON
 @NOW
+@COMMIT_EDITS
 @guarded
-def promote(ctx: click.Context, ref: str, to: str, topic: str | None, as_json: bool, now: str | None) -> None:
+def promote(
+    ctx: click.Context,
+    ref: str,
+    to: str,
+    topic: str | None,
+    as_json: bool,
+    now: str | None,
+    commit_edits: bool,
+) -> None:
     """Move one section up to hot (or --to another tier), as one commit.
 
     Name it by id or exact heading; a name that fits several sections is an
@@ -703,7 +740,9 @@ def promote(ctx: click.Context, ref: str, to: str, topic: str | None, as_json: b
     from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
-        outcome = maintaining.move(repo, ref, verb="promote", now=clock.now(now), to=to, topic=topic)
+        outcome = maintaining.move(
+            repo, ref, verb="promote", now=clock.now(now), to=to, topic=topic, commit_edits=commit_edits
+        )
     _print_outcome(outcome, as_json)
 
 
@@ -713,9 +752,16 @@ def promote(ctx: click.Context, ref: str, to: str, topic: str | None, as_json: b
 @TOPIC
 @JSON
 @NOW
+@COMMIT_EDITS
 @guarded
 def demote(
-    ctx: click.Context, ref: str, to: str | None, topic: str | None, as_json: bool, now: str | None
+    ctx: click.Context,
+    ref: str,
+    to: str | None,
+    topic: str | None,
+    as_json: bool,
+    now: str | None,
+    commit_edits: bool,
 ) -> None:
     """Move one section down one tier (hot → cold, cold → archive), or --to a tier, as one commit.
 
@@ -731,7 +777,9 @@ def demote(
     from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
-        outcome = maintaining.move(repo, ref, verb="demote", now=clock.now(now), to=to, topic=topic)
+        outcome = maintaining.move(
+            repo, ref, verb="demote", now=clock.now(now), to=to, topic=topic, commit_edits=commit_edits
+        )
     _print_outcome(outcome, as_json)
 
 
@@ -785,7 +833,8 @@ def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
     cannot read, no Index line pointing at nothing, no half-finished move or
     index.lock left by one (--fix completes or rolls it back), no edit a merge
     kept at a section's old place (--fix commits it at the new place, and
-    removes a section's copies in other tiers), shallow clone, pending uses.
+    removes a section's copies in other tiers), git's own index.lock left by
+    a killed git command, shallow clone, pending uses.
 
     Example: squadmem doctor --fix
     """
@@ -799,6 +848,26 @@ def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
         checks = doctoring.run(repo, fix=fix)
     click.echo(render.to_json(doctoring.as_dict(checks)) if as_json else doctoring.text(checks))
     raise click.exceptions.Exit(int(doctoring.exit_code(checks)))
+
+
+@app.command()
+@guarded
+def settle(ctx: click.Context) -> None:
+    """Commit what a merge left: each edit it kept at a moved section's old place, at the new place.
+
+    The merge driver notes such an edit (git took the moved section's new file
+    whole); this makes one commit that puts it at the new place, then one that
+    removes a section's later copies when it is in two places of one agent's
+    tiers or of the wiki. The post-merge hook runs it after every merge that
+    left one; `maintain` and `doctor --fix` do it first too.
+
+    Example: squadmem settle
+    """
+    from squadmem.commands import settle as settling
+
+    with open_repo(ctx) as repo:
+        notes = settling.settle(repo)
+    click.echo("\n".join(notes) if notes else "nothing to settle")
 
 
 @app.command()
@@ -845,19 +914,18 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
 
     The entry reads `- 14:03 [picard] text`; the further lines of a multi-line
     text are indented by two spaces. Commit the log during its day: after its
-    midnight (plus log.grace_minutes) the hooks and verify refuse any change.
+    midnight (plus log.grace_minutes) the hooks and verify refuse any change,
+    so --now for a past day whose log is committed is refused.
 
     Example: squadmem log add --agent picard "rotated the staging keys"
     """
 
+    from squadmem.commands import daylog
     from squadmem.engine import clock
-    from squadmem.model import logs
 
     body = read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
-        conf = repo.layout.settings
-        path = logs.append(repo.layout, conf.tz, body, clock.now(now), agent)
-        click.echo(f"appended to {repo.layout.rel(path)}")
+        click.echo(f"appended to {daylog.add(repo, body, clock.now(now), agent)}")
 
 
 @log_app.command("show")

@@ -116,3 +116,25 @@ def test_build_is_pure_and_keeps_section_bytes() -> None:
     assert "## A\r\nx  \r\n## B\ny\n" in text
     assert parts == [("hot", len("## A\r\nx  \r\n## B\ny\n"))]
     assert used == []
+
+
+def test_a_pinned_section_demoted_by_hand_is_cold_memory_without_a_warning(repo: GitRepo) -> None:
+    """Regression: after `demote` of a small pinned section, every `context` warned it was "pinned
+    but too large for hot" (73 B) and carried it; `report` recommended shortening it. Only a pinned
+    section that would take hot over hot.max_bytes is carried (a Squad Core Context); one that fits
+    was put in cold by hand and is cold memory like any other."""
+    pinned = "## Rules\n<!-- squadmem: pin -->\nalways pair on deploys\n"
+    repo.commit(
+        "memory", {HOT: "# Hot memory: picard\n\n" + pinned + "\n## Notes\nn\n"}, date="2026-03-01T10:00:00Z"
+    )
+    assert squadmem(repo, "demote", "picard/rules")[0] == 0
+    code, out, err = squadmem(repo, "context", "--agent", "picard")
+    assert code == 0
+    assert "too large" not in err and "warning" not in err
+    assert "always pair" not in out and "## Notes" in out
+    code, out, _ = squadmem(repo, "context", "--agent", "picard", "--include-cold")
+    assert "always pair on deploys" in out
+    code, out, err = squadmem(repo, "context", "--agent", "picard", "--task", "pair on deploys")
+    assert (code, "warning" in err) == (0, False)
+    assert "always pair on deploys" in out  # found for the task like any cold section
+    assert "too large" not in squadmem(repo, "report")[1]

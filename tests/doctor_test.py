@@ -67,7 +67,8 @@ def test_doctor_warns_about_missing_hooks(repo: GitRepo) -> None:
     assert code == 0
     assert checks["hooks"] == (
         "warn",
-        "not installed in hooks/: pre-commit, pre-merge-commit, prepare-commit-msg, commit-msg, pre-push "
+        "not installed in hooks/: pre-commit, pre-merge-commit, prepare-commit-msg, commit-msg, pre-push, "
+        "post-merge "
         "(run: squadmem init)",
     )
 
@@ -216,7 +217,7 @@ def test_doctor_tells_listed_from_installed_framework_hooks(repo: GitRepo) -> No
     assert code == 0
     status, detail = checks["hooks"]
     assert status == "warn"
-    assert detail.startswith("pre-commit framework: 6 squadmem hooks listed, installed for none; ")
+    assert detail.startswith("pre-commit framework: 7 squadmem hooks listed, installed for none; ")
     assert "run: pre-commit install --hook-type pre-commit --hook-type pre-merge-commit" in detail
     hooks = repo.root / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
@@ -224,5 +225,37 @@ def test_doctor_tells_listed_from_installed_framework_hooks(repo: GitRepo) -> No
         (hooks / event).write_text(f"#!/usr/bin/env bash\n{githooks.FRAMEWORK_MARKER}\n")
     assert doctor(repo.root)[1]["hooks"] == (
         "ok",
-        "pre-commit framework: 6 squadmem hooks listed, installed for " + ", ".join(githooks.HOOK_TYPES),
+        "pre-commit framework: 7 squadmem hooks listed, installed for " + ", ".join(githooks.HOOK_TYPES),
     )
+
+
+def test_doctor_finds_gits_index_lock_left_by_a_killed_git(repo: GitRepo) -> None:
+    """Regression: after `kill -9` of a git command, its .git/index.lock blocked every commit with
+    git's message only, and doctor said all was well. doctor now fails, naming the file and the fix."""
+    import os
+
+    healthy(repo)
+    lock = repo.root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    code, checks = doctor(repo.root)
+    assert (code, checks["lock"]) == (
+        0,
+        ("warn", "git's .git/index.lock is there: a git command is running in this work tree"),
+    )
+    os.utime(lock, (1_700_000_000, 1_700_000_000))
+    before = repo.snapshot()
+    code, checks = doctor(repo.root, "--fix")
+    assert code == 1
+    status, detail = checks["lock"]
+    assert status == "fail"
+    assert detail.startswith("git's .git/index.lock is ")
+    assert detail.endswith(
+        " s old: a git command was killed and left it, and git refuses every commit, add and checkout"
+        " here until it is gone (if no git command is running, delete it: rm .git/index.lock)"
+    )
+    assert lock.exists() and repo.snapshot() == before  # git's lock: only the user knows no git runs
+    repo.write("README.md", "x\n")
+    refused = subprocess.run(["git", "add", "README.md"], cwd=repo.root, capture_output=True, text=True)
+    assert refused.returncode == 128 and "index.lock" in refused.stderr  # git's own message
+    lock.unlink()
+    assert doctor(repo.root)[1]["lock"][0] == "ok"

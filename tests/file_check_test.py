@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import subprocess
+import sys
 
 import pytest
 from conftest import GitRepo, hooked_commit, init_hooked
@@ -89,3 +90,33 @@ def test_a_readable_change_passes(hooked: GitRepo) -> None:
     hooked.git("add", "-A")
     done = attempt(hooked)
     assert done.returncode == 0, done.stderr
+
+
+@pytest.mark.parametrize("framework", [False, True])
+def test_file_check_refuses_an_id_set_in_two_tiers_of_an_agent(hooked: GitRepo, framework: bool) -> None:
+    """Regression: `id=notes` in both hot and cold passed the commit hooks, then the agent's whole
+    memory was left out (`context` exit 2, `list`: "no tier file belongs to this agent"). The file
+    check now refuses it at the commit, naming both files and the fix; by file names too (the
+    pre-commit framework's, the work tree's files)."""
+    flagged = "## Notes\n<!-- squadmem: id=notes -->\n{}\n"
+    hooked.write(HOT, "# Hot memory: picard\n\n" + flagged.format("hot"))
+    hooked.git("add", HOT)
+    assert attempt(hooked).returncode == 0
+    hooked.write(".squad/memory/cold/picard.md", "# Cold memory: picard\n\n" + flagged.format("cold"))
+    hooked.git("add", "-A")
+    before = hooked.snapshot()
+    if framework:
+        done = subprocess.run(
+            [sys.executable, "-m", "squadmem.hooks.file_check", ".squad/memory/cold/picard.md"],
+            cwd=hooked.root,
+            capture_output=True,
+            text=True,
+        )
+    else:
+        done = attempt(hooked)
+    assert done.returncode == 1
+    assert done.stderr == (
+        ".squad/memory/cold/picard.md: id=notes is also set in .squad/memory/hot/picard.md, which would"
+        " leave the whole owner's memory out; give each section its own id (change one id=notes)\n"
+    )
+    assert hooked.snapshot() == before

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, bare_remote, init_hooked, run_squadmem
+from conftest import GitRepo, assert_refused, bare_remote, hooked_commit, init_hooked, run_squadmem
 
 LOG = ".squad/memory/log/2026-03-01.md"
 OLD_LOG = ".squad/memory/log/2026-02-01.md"
@@ -555,3 +555,27 @@ def test_a_backdated_fork_cannot_add_to_a_pushed_frozen_log(hooked: GitRepo, tmp
         ["git", "-C", str(remote), "rev-parse", "main"], capture_output=True, text=True
     )
     assert remote_tip.stdout.strip() == pushed
+
+
+def test_log_add_now_into_a_frozen_committed_log_is_refused_up_front(hooked: GitRepo) -> None:
+    """Regression: `log add --now` for a past day wrote into that day's committed (frozen) log with
+    exit 0, and the next commit was refused. It is now refused before writing, naming the fix; a
+    past day with no committed log (a backfill, which the rules allow) is still written."""
+    log = ".squad/memory/log/2026-03-01.md"
+    assert run_squadmem(hooked.root, "log", "add", "first", "--now", "2026-03-01T10:00:00Z").returncode == 0
+    hooked.git("add", log)
+    assert hooked_commit(hooked, "2026-03-01T11:00:00+00:00", "-m", "log").returncode == 0
+    assert_refused(
+        hooked,
+        "log",
+        "add",
+        "late",
+        "--now",
+        "2026-03-01T15:00:00Z",
+        message=f"squadmem: {log}: the log of 2026-03-01 froze at 2026-03-02 00:00 UTC; a past day's log"
+        " is frozen and the next commit would be refused",
+    )
+    done = run_squadmem(hooked.root, "log", "add", "backfill", "--now", "2026-02-20T10:00:00Z")
+    assert (done.returncode, done.stdout) == (0, "appended to .squad/memory/log/2026-02-20.md\n")
+    hooked.git("add", "-A")
+    assert hooked_commit(hooked, "2026-03-02T11:00:00+00:00", "-m", "backfill").returncode == 0

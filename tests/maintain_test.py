@@ -340,3 +340,30 @@ def test_maintain_dry_run_mentions_an_interrupted_move_and_leaves_it(repo: GitRe
     )
     assert repo.snapshot() == before
     assert (repo.root / ".git" / "squadmem" / moves.JOURNAL).exists()
+
+
+def test_a_use_counts_for_its_owner_only_in_the_index(repo: GitRepo) -> None:
+    """Regression: a use of picard's "📌 Team initialized" (Squad writes the same entry into every
+    agent's history) changed the date on worf's Index line for his identically worded entry, so the
+    Index disagreed with `report` and `maintain` committed a needless refresh of worf's Index. A use
+    now counts for its owner's section only."""
+    entry = "## 📌 Team initialized\nThe team was set up.\n"
+    files = {}
+    for agent in ("picard", "worf"):
+        pinned = "## Notes\n<!-- squadmem: pin -->\nn\n"
+        files[f"{MEMORY_DIR}/hot/{agent}.md"] = f"# Hot memory: {agent}\n\n{pinned}"
+        files[f"{MEMORY_DIR}/cold/{agent}.md"] = f"# Cold memory: {agent}\n\n{entry}"
+    repo.commit("memory", files, date="2026-02-10T10:00:00+00:00")
+    env = {"GIT_AUTHOR_DATE": "2026-02-10T11:00:00+00:00", "GIT_COMMITTER_DATE": "2026-02-10T11:00:00+00:00"}
+    assert cli(repo, "maintain", "--now", "2026-02-10T11:00:00Z", env=env)[0] == 0  # both Indexes written
+    worf_hot = repo.read(f"{MEMORY_DIR}/hot/worf.md")
+    assert "worf/team-initialized (cold, 2026-02-10)" in worf_hot
+    repo.commit("used\n\nSquad-Memory-Used: picard/team-initialized", date="2026-02-20T09:00:00+00:00")
+    head = repo.head()
+    code, _, err = cli(repo, "maintain", "--now", NOW, "--json", env={"GIT_COMMITTER_DATE": NOW})
+    assert code == 0, err
+    assert "memory(worf): refresh index" not in subjects(repo, f"{head}..HEAD")
+    assert repo.read(f"{MEMORY_DIR}/hot/worf.md") == worf_hot
+    report = json.loads(cli(repo, "report", "--json", "--now", NOW)[1])
+    worf = next(s for s in report["sections"] if s["id"] == "worf/team-initialized")
+    assert worf["last_used"].startswith("2026-02-10")

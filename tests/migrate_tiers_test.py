@@ -248,6 +248,10 @@ def test_sections_already_there_are_skipped_and_logs_present_are_kept(repo: GitR
             "squadmem: memory/tier2-recent.md: its header says tier 3, but this file is tier 2",
         ),
         ({"state/access-log.json": "{not json"}, "squadmem: state/access-log.json: not valid JSON"),
+        (  # regression: a log without "sections" was taken as no access at all, without a word
+            {"state/access-log.json": '{"files": {"MEMORY.md": {"lastAccessed": 1}}}'},
+            'squadmem: state/access-log.json: expected an object with "sections"',
+        ),
         (
             {"state/access-log.json": '{"sections": {"MEMORY.md#A": {"lastAccessed": "yesterday"}}}'},
             "squadmem: state/access-log.json: MEMORY.md#A: lastAccessed 'yesterday' is not a time",

@@ -21,6 +21,8 @@ import pytest
 import yaml  # type: ignore[import-untyped]
 from conftest import GitRepo, hooked_commit
 
+from squadmem.model.budget import STAGED_FIX
+
 pytestmark = pytest.mark.slow  # builds pre-commit's own environment: about 30 s
 
 PROJECT = Path(__file__).resolve().parents[1]
@@ -211,7 +213,7 @@ def test_pre_commit_hooks_refuse_yesterday_and_an_oversized_hot_file(runs: dict[
     failed(
         runs["pre-commit-refused"],
         f"{LOG}: changed after its day ended 2026-03-02 00:00 UTC",
-        f"{HOT}: 4313 bytes > 4096 (hot.max_bytes); run: squadmem maintain",
+        f"{HOT}: 4313 bytes > 4096 (hot.max_bytes); {STAGED_FIX}",
     )
 
 
@@ -253,6 +255,7 @@ def test_hooks_manifest_is_complete() -> None:
         "squadmem-budget-check": ["pre-commit"],
         "squadmem-use-trailers": ["prepare-commit-msg", "commit-msg"],
         "squadmem-verify-push": ["pre-push"],
+        "squadmem-settle-merge": ["post-merge"],
     }
     takes_files = {"squadmem-file-check", "squadmem-budget-check", "squadmem-use-trailers"}
     for hook in hooks:
@@ -263,7 +266,7 @@ def test_hooks_manifest_is_complete() -> None:
 
 def test_all_files_judges_what_is_committed(runs: dict[str, Run]) -> None:
     """Regression: --all-files passed with an over-budget hot file already committed."""
-    failed(runs["all-files-over-budget"], f"{HOT}: 4313 bytes > 4096 (hot.max_bytes); run: squadmem maintain")
+    failed(runs["all-files-over-budget"], f"{HOT}: 4313 bytes > 4096 (hot.max_bytes); {STAGED_FIX}")
 
 
 def test_warn_mode_is_shown_by_the_framework(runs: dict[str, Run]) -> None:

@@ -199,8 +199,11 @@ def test_report_agent_keeps_that_agents_files(memory: GitRepo) -> None:
         (("--agent", "../x"), "squadmem: invalid agent name '../x'"),
         (("--now", "yesterday-ish"), "squadmem: --now 'yesterday-ish': not a date"),
         (("--format", "yaml"), "squadmem: --format yaml: unknown format"),
+        # regression: --json won over --format text without a word
+        (("--json", "--format", "text"), "squadmem: --json and --format text ask for two formats"),
+        (("--format", "markdown", "--json"), "squadmem: --json and --format markdown ask for two formats"),
     ],
-    ids=["unknown-agent", "bad-agent", "bad-now", "bad-format"],
+    ids=["unknown-agent", "bad-agent", "bad-now", "bad-format", "json-and-text", "json-and-markdown"],
 )
 def test_report_bad_input_exits_2_and_changes_nothing(
     memory: GitRepo, args: tuple[str, ...], first_line: str

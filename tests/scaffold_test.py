@@ -55,6 +55,27 @@ def test_init_second_run_is_a_no_op(repo: GitRepo) -> None:
     assert {p.name: p.read_bytes() for p in (repo.root / ".git" / "hooks").iterdir()} == hooks_before
 
 
+def test_init_again_names_the_agents_there_and_says_to_commit(repo: GitRepo) -> None:
+    """Regression: `init --agent picard` then `init` said "no agents yet" although picard had tier
+    files; and init never said to commit, so the `session start` right after it refused. Now init
+    says what to commit, the second run names the agents, and after the commit session start works."""
+    code, out, _ = squadmem(repo, "init", "--agent", "picard")
+    assert code == 0
+    assert out.splitlines()[-1] == (
+        "commit these files before other squadmem commands (they write only on committed tier files):"
+        ' git add .gitattributes .squad/memory && git commit -m "squadmem init"'
+    )
+    code, out, _ = squadmem(repo, "init")
+    assert (code, out) == (0, "nothing to do: squadmem is already set up here\nagents: picard\n")
+    subprocess.run(
+        "git add .gitattributes .squad/memory && git commit -q --no-gpg-sign -m 'squadmem init'",
+        shell=True,
+        cwd=repo.root,
+        check=True,
+    )
+    assert squadmem(repo, "session", "start", "--agent", "picard", "--task", "t")[0] == 0
+
+
 def test_init_squad_tree_keeps_every_file_and_finds_agents(repo: GitRepo) -> None:
     squad_tree(repo)
     before = repo.snapshot()

@@ -397,3 +397,20 @@ def test_end_loses_nothing(
     assert result.task == (task.strip() or "session")
     assert repo.git("status", "--porcelain") == ""
     assert Path(root / COLD).exists()
+
+
+@pytest.mark.parametrize("verb", ["demote", "promote"])
+def test_the_session_block_is_not_moved_by_name(
+    repo: GitRepo, monkeypatch: pytest.MonkeyPatch, verb: str
+) -> None:
+    """Regression: `demote picard/session` moved the Session block to cold, and the next `session
+    start` wrote a second one. It is refused, naming the command that ends a session."""
+    started(repo, monkeypatch)
+    before = repo.snapshot()
+    code, out, err = cli(repo, verb, "picard/session", *(["--to", "cold"] if verb == "promote" else []))
+    assert (code, out) == (2, "")
+    assert err == (
+        f"squadmem: picard/session is the Session block of {HOT}, which stays at the top of hot: it does"
+        " not move\nhint: squadmem session end --agent picard logs it, sums it up in cold and clears it\n"
+    )
+    assert repo.snapshot() == before

@@ -561,6 +561,28 @@ def test_verify_shallow_clone_cannot_prove_a_boundary_move(mem: GitRepo, tmp_pat
     assert result.stdout.splitlines()[0] == f"{mem.head()[:7]} -: a move commit needs a parent"
 
 
+def test_verify_shallow_clone_passes_a_restore_from_beyond_its_boundary(mem: GitRepo, tmp_path: Path) -> None:
+    """Regression: a correct restore commit whose Squad-Memory-Restore commit is beyond a shallow
+    clone's boundary failed verify ("which this repository lacks"). It is not provable there, and not
+    disproved: verify passes it with a warning naming the fix; a full clone still proves it."""
+    kept = mem.head()
+    mem.commit(
+        "drop auth\n\nSquad-Memory-Delete: picard/auth-tokens", {HOT: HOT_HEAD + DEPLOY + INDEX}, date=D1
+    )
+    trailers = f"Squad-Memory-Move: picard/auth-tokens history -> hot\nSquad-Memory-Restore: {kept}\n"
+    mem.commit(message(trailers, "memory(picard): restore"), {HOT: HOT_HEAD + DEPLOY + AUTH + INDEX}, date=D1)
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{mem.root}", str(clone)], check=True)
+    result = runner.invoke(app, ["-C", str(clone), "verify", "HEAD^..HEAD", "--now", "2026-03-02T00:00:00Z"])
+    assert result.exit_code == 0, result.stdout
+    assert result.stderr.splitlines() == [
+        f"squadmem: warning: {HOT}: the restore of picard/auth-tokens was not checked: {kept[:12]} is beyond"
+        " this shallow clone's boundary",
+        "hint: git fetch --unshallow, then verify again, proves it",
+    ]
+    assert violations(mem) == []
+
+
 def _maintained_branch(repo: GitRepo) -> str:
     """main with three stale hot sections; branch `maint` where maintain moved them; returns main's tip."""
     old = "2026-01-01T09:00:00+00:00"

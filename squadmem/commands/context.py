@@ -106,10 +106,15 @@ def _body(entries: Sequence[catalog.Entry]) -> str:
     return "".join(e.text if e.text.endswith(("\n", "\r")) else e.text + "\n" for e in entries)
 
 
-def pinned_in_cold(memory: catalog.Memory, agent: str) -> list[catalog.Entry]:
-    """The agent's pinned sections standing in cold: a Core Context larger than hot's room (intake
-    keeps it there, within hot's budget). The spawn carries them all the same, first."""
-    return [e for e in memory.in_file(tier_rel("cold", agent)) if e.pinned]
+def pinned_in_cold(memory: catalog.Memory, agent: str, max_bytes: int | None) -> list[catalog.Entry]:
+    """The agent's pinned sections standing in cold because they are too large for hot: a Core
+    Context that would take hot over ``max_bytes`` (intake keeps it there, within hot's budget).
+    The spawn carries them all the same, first. A pinned section that would fit was put in cold by
+    hand (a demote): it is cold memory like any other."""
+    doc = memory.files.get(tier_rel("hot", agent))
+    hot = 0 if doc is None else doc.bytes
+    pinned = [e for e in memory.in_file(tier_rel("cold", agent)) if e.pinned]
+    return [e for e in pinned if max_bytes is None or hot + e.bytes > max_bytes]
 
 
 def _with_carried(
@@ -163,13 +168,14 @@ def build(
     memory.require(check_name(agent))
     known_agent(agent, memory.agents())
     hot_file = list(memory.in_file(tier_rel("hot", agent)))
-    hot = _with_carried(agent, pinned_in_cold(memory, agent), hot_file, max_bytes)
+    carried = pinned_in_cold(memory, agent, max_bytes)
+    hot = _with_carried(agent, carried, hot_file, max_bytes)
     hot_text = _body(hot) or "(no hot memory yet)\n"
     parts = [("hot", len(hot_text.encode("utf-8")))]
     cold_text = wiki_text = picked_text = ""
     used: list[str] = []
     if include_cold:
-        body = _body([e for e in memory.in_file(tier_rel("cold", agent)) if not e.pinned])
+        body = _body([e for e in memory.in_file(tier_rel("cold", agent)) if e not in carried])
         body = body or "(no cold memory yet)\n"
         cold_text = f"\n### Cold (summarized history)\n\n{body}"
         parts.append(("cold", len(body.encode("utf-8"))))
@@ -186,8 +192,8 @@ def build(
         parts.append((f"wiki:{topic}", len(body.encode("utf-8"))))
         used += [e.id for e in entries]
     picked = [memory.find(ref) for ref in dict.fromkeys(sections)]
-    carried = {e.id for e in hot}
-    picked = [e for e in picked if e.id not in used and e.id not in carried]
+    in_hot = {e.id for e in hot}
+    picked = [e for e in picked if e.id not in used and e.id not in in_hot]
     if picked:
         body = _body(picked)
         picked_text = f"\n### Sections from deeper tiers\n\n{body}"
@@ -226,8 +232,11 @@ def build_for_task(
     memory.require(check_name(agent))
     known_agent(agent, memory.agents())
     task_words(task)
-    hot = pinned_in_cold(memory, agent) + list(memory.in_file(tier_rel("hot", agent)))  # fitted below
-    candidates = [e for e in memory.visible_to(agent) if not e.pinned]
+    carried = pinned_in_cold(memory, agent, max_bytes)
+    hot = carried + list(memory.in_file(tier_rel("hot", agent)))  # fitted below
+    candidates = [
+        e for e in memory.visible_to(agent) if not e.pinned or (e.tier != "hot" and e not in carried)
+    ]
     terms = ranking.task_terms(task, candidates)
     ranked = [e for e, _ in ranking.rank(candidates, terms, every=False)] if terms else []
     chosen = {e.id for e in hot if e.pinned}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -175,10 +176,31 @@ def merges(repo: Repo, fix: bool) -> Check:
     return Check("merges", OK, "fixed: " + "; ".join(notes) if notes else "nothing to settle")
 
 
+GIT_LOCK_BUSY_SECONDS = 60  # an index.lock younger than this may belong to a git command running now
+
+
 def lock(repo: Repo) -> Check:
     if moves.Lock(repo.work_state_dir).held_by_other():
         return Check("lock", WARN, "another squadmem command is writing right now")
-    return Check("lock", OK, "no squadmem command is writing")
+    index_lock = moves.IndexLock(repo)
+    if not index_lock.ours():
+        try:
+            age = time.time() - index_lock.path.stat().st_mtime
+        except OSError:
+            age = None
+        if age is not None:
+            shown = index_lock.shown()
+            if age < GIT_LOCK_BUSY_SECONDS:
+                running = f"git's {shown} is there: a git command is running in this work tree"
+                return Check("lock", WARN, running)
+            return Check(
+                "lock",
+                FAIL,
+                f"git's {shown} is {int(age)} s old: a git command was killed and left it, and git refuses"
+                f" every commit, add and checkout here until it is gone (if no git command is running,"
+                f" delete it: rm {shown})",
+            )
+    return Check("lock", OK, "no squadmem command is writing; git's index is not locked")
 
 
 def shallow(repo: Repo) -> Check:

@@ -20,7 +20,7 @@ import squadmem
 from squadmem.model import templates, writes
 from squadmem.model.errors import SquadmemError
 
-EVENTS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "pre-push")
+EVENTS = ("pre-commit", "pre-merge-commit", "prepare-commit-msg", "commit-msg", "pre-push", "post-merge")
 MARKER = "# squadmem "
 LEGACY = ".squadmem-legacy"
 
@@ -73,6 +73,14 @@ MANIFEST: tuple[dict[str, object], ...] = (
         "name": "squadmem verify the pushed commits",
         "entry": "squadmem-verify-push",
         "stages": ["pre-push"],
+        "always_run": True,
+        "pass_filenames": False,
+    },
+    {
+        "id": "squadmem-settle-merge",
+        "name": "squadmem settle what a merge left",
+        "entry": "squadmem-settle-merge",
+        "stages": ["post-merge"],
         "always_run": True,
         "pass_filenames": False,
     },

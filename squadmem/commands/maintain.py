@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from squadmem.commands import intake, scaffold, spawn
+from squadmem.commands import intake, scaffold, settle, spawn
 from squadmem.engine import catalog, index, lastuse, policy
 from squadmem.engine import writer as moves
 from squadmem.gitio import formats
@@ -43,6 +43,7 @@ class Outcome:
     note: str | None = None  # "nothing to do" and why
     intake: intake.Result | None = None  # what maintain took in from Squad's files first
     spawn_note: str | None = None  # Squad's spawn lines lost their block and could not get it back
+    settled: tuple[str, ...] = ()  # what a merge left, settled first (squadmem.commands.settle)
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"dry_run": self.dry_run}
@@ -51,6 +52,8 @@ class Outcome:
         if self.plan is not None:
             data.update(self.plan.as_dict())
         data["commits"] = [m.as_dict() for m in self.made]
+        if self.settled:
+            data["settled"] = list(self.settled)
         if self.recovered:
             data["recovered"] = self.recovered
         if self.note:
@@ -61,6 +64,7 @@ class Outcome:
 
     def text(self) -> str:
         out = [f"squadmem: {self.recovered}"] if self.recovered else []
+        out.extend(self.settled)
         if self.intake is not None and (self.intake.placed or self.intake.warnings):
             out.append(self.intake.text())
         if self.note:
@@ -180,6 +184,7 @@ def maintain(
     overrides: Mapping[str, Mapping[str, Any]] | None = None,
     dry_run: bool = False,
     take_in: bool = True,
+    commit_edits: bool = False,
 ) -> Outcome:
     """Take in Squad's new entries (one commit), then apply the tier rules: one commit per move,
     then one per Index that changed."""
@@ -198,14 +203,29 @@ def maintain(
         if taken is not None and taken.placed:
             note = "the plan below is for the tiers as they are now, before the intake"
         return Outcome(make_plan(repo, conf, now, agent), dry_run=True, note=note, intake=taken)
+    settled = tuple(settle.settle(repo)) if settle.pending(repo) else ()  # a merge's leftovers first
     with moves.session(repo) as writer:
+        edits = _edits(writer, "maintain", commit_edits)
         taken = intake.intake(repo, conf, now, writer=writer) if take_in else None
         plan = make_plan(repo, conf, now, agent)
         made = writer.execute(plan, header)
         kept, warning = spawn.upkeep(repo, writer) if agent is None else (None, None)
-    first = () if taken is None or taken.commit is None else (taken.commit,)
+    first = (*edits, *(() if taken is None or taken.commit is None else (taken.commit,)))
     last = () if kept is None else (kept,)
-    return Outcome(plan, (*first, *made, *last), recovered=writer.recovered, intake=taken, spawn_note=warning)
+    return Outcome(
+        plan,
+        (*first, *made, *last),
+        recovered=writer.recovered,
+        intake=taken,
+        settled=settled,
+        spawn_note=warning,
+    )
+
+
+def _edits(writer: moves.Writer, command: str, commit_edits: bool) -> tuple[moves.Made, ...]:
+    """``--commit-edits``: the tier files' uncommitted changes committed first, as they are."""
+    made = writer.commit_edits(command) if commit_edits else None
+    return () if made is None else (made,)
 
 
 # -- promote / demote ----------------------------------------------------------------------------
@@ -226,7 +246,14 @@ def _target(entry: catalog.Entry, to: str | None, verb: str, topic: str | None) 
 
 
 def move(
-    repo: Repo, ref: str, *, verb: str, now: dt.datetime, to: str | None = None, topic: str | None = None
+    repo: Repo,
+    ref: str,
+    *,
+    verb: str,
+    now: dt.datetime,
+    to: str | None = None,
+    topic: str | None = None,
+    commit_edits: bool = False,
 ) -> Outcome:
     """``promote`` / ``demote``: one section, by id or exact heading, as one commit (and its Index)."""
     with moves.session(repo) as writer:
@@ -236,6 +263,12 @@ def move(
             raise SquadmemError(
                 f"{entry.id} is the Index of {entry.file}, which squadmem writes: it does not move",
                 hint="squadmem maintain rewrites it after each run",
+            )
+        if entry.is_session:
+            raise SquadmemError(
+                f"{entry.id} is the Session block of {entry.file}, which stays at the top of hot:"
+                " it does not move",
+                hint=f"squadmem session end --agent {entry.name} logs it, sums it up in cold and clears it",
             )
         if entry.tier == "wiki":
             raise SquadmemError(
@@ -249,10 +282,11 @@ def move(
         if (tier, name) == (entry.tier, entry.name):
             return Outcome(None, note=f"{entry.id} is already in {entry.tier} ({entry.file}): nothing to do")
         conf = load_settings(repo)
+        edits = _edits(writer, verb, commit_edits)
         ages = lastuse.last_uses(repo, memory, now=now)
         plan = policy.manual(memory, ages, conf, now, entry, tier, name, header=header)
         made = writer.execute(plan, header)
-    return Outcome(plan, tuple(made), recovered=writer.recovered)
+    return Outcome(plan, (*edits, *made), recovered=writer.recovered)
 
 
 # -- restore -------------------------------------------------------------------------------------

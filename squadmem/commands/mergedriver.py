@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 import shlex
 import sys
+import warnings
 
 from squadmem.gitio.repo import Repo
+from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import MEMORY_DIR
 
 NAME = "squadmem"
@@ -31,6 +33,44 @@ def configure(repo: Repo) -> bool:
             repo.run("config", "--local", f"merge.{NAME}.{key}", value)
             changed = True
     return changed
+
+
+def routed(repo: Repo) -> bool:
+    """Whether the work tree's ``.gitattributes`` routes files to the driver (read, no git)."""
+    try:
+        return f"merge={NAME}".encode() in (repo.root / ".gitattributes").read_bytes()
+    except OSError:
+        return False
+
+
+def configured(repo: Repo) -> bool:
+    """Whether the repository's config has a ``[merge "squadmem"]`` section (read, no git)."""
+    try:
+        text = (repo.git_dir / "config").read_text("utf-8", "replace")
+    except OSError:
+        return False
+    return f'[merge "{NAME}"]' in text
+
+
+def set_up_in_clone(repo: Repo) -> None:
+    """A clone whose ``.gitattributes`` names the driver has none (git config is not cloned): git
+    would merge tier files line by line, which loses sections. Set it up (two ``git config``
+    keys, as ``init`` writes them) and say so, once. Nothing is run when it is configured."""
+    if configured(repo) or not routed(repo):
+        return
+    try:
+        configure(repo)
+    except SquadmemError:
+        return  # a read-only config: doctor's merge driver check names it
+    warnings.warn(
+        SquadmemWarning(
+            f"this clone had no merge driver for tier files (git config is not cloned): set "
+            f"merge.{NAME}.name and merge.{NAME}.driver in its .git/config, as .gitattributes asks "
+            f"(see: git config --get-regexp merge.{NAME})",
+            hint="a clone has no git hooks either: run squadmem init to install them",
+        ),
+        stacklevel=2,
+    )
 
 
 def problem(repo: Repo) -> str | None:

@@ -265,12 +265,14 @@ def read_access_log(path: Path, rel: str) -> tuple[list[tuple[str, str, str, dt.
         raise SquadmemError(
             f"{rel}: not valid JSON", hint="fix or move the file; squadmem changed nothing"
         ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("sections", {}), dict):
+    if not isinstance(data, dict) or not isinstance(data.get("sections"), dict):
         raise SquadmemError(
-            f'{rel}: expected an object with "sections"', hint="is this the skill's access log?"
+            f'{rel}: expected an object with "sections"',
+            hint='is this the skill\'s access log? it has "sections": {} when nothing was read yet;'
+            " fix or move the file; squadmem changed nothing",
         )
     records = []
-    for key, record in data.get("sections", {}).items():
+    for key, record in data["sections"].items():
         if not isinstance(record, dict):
             raise SquadmemError(f"{rel}: {key}: not an object", hint="is this the skill's access log?")
         file, _, title = str(key).partition("#")

@@ -244,8 +244,12 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
             ids = _some(fix["ids"])
             why = f"{over}; {len(fix['ids'])} section(s) leave it ({ids}): {fix['bytes']} B after"
             out.append(_rec(fix["command"], why))
+    hot_bytes = {row["file"]: row["bytes"] for row in data["files"] if row["tier"] == "hot"}
+    room = budgets["hot"]["max_bytes"]
     for r in rows:
-        if r["pinned"] and r["tier"] == "cold":
+        hot_file = r["file"].replace("/cold/", "/hot/", 1)
+        too_large = room is not None and r["bytes"] + hot_bytes.get(hot_file, 0) > room  # as context
+        if r["pinned"] and r["tier"] == "cold" and too_large:
             why = (
                 f"{r['id']} ({r['bytes']} B) is pinned but too large for hot: every spawn carries it from "
                 f"cold, over hot.max_bytes {_num(budgets['hot']['max_bytes'])} B; shorten it (a Squad Core "

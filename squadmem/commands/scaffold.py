@@ -32,6 +32,7 @@ class InitResult:
     created: list[str] = dataclasses.field(default_factory=list)
     updated: list[str] = dataclasses.field(default_factory=list)
     agents: list[str] = dataclasses.field(default_factory=list)
+    existing_agents: list[str] = dataclasses.field(default_factory=list)  # with tier files already
     skipped_agents: list[str] = dataclasses.field(default_factory=list)
     hooks: githooks.HookResult = dataclasses.field(default_factory=githooks.HookResult)
     squad_entries: int = 0  # entries of Squad's files not taken in yet
@@ -42,6 +43,11 @@ class InitResult:
     @property
     def changed(self) -> bool:
         return bool(self.created or self.updated or self.hooks.installed)
+
+    @property
+    def written(self) -> list[str]:
+        """The files init created or changed in the work tree (not git's config or hooks)."""
+        return [rel for rel in (*self.created, *self.updated) if not rel.startswith("git config ")]
 
 
 def template(file: str, **values: str) -> str:
@@ -180,7 +186,13 @@ def init(
         result.updated.append(f"git config merge.{mergedriver.NAME} (the merge driver for tier files)")
     if hooks:
         result.hooks = githooks.install(repo.root, repo.git_dir / "hooks", hooks_path)
+    result.existing_agents = layout.agents()
     return result
+
+
+def _commit_path(rel: str) -> str:
+    """What to ``git add`` for a file init wrote: the memory folder for its files, else the file."""
+    return MEMORY_DIR if rel.startswith(MEMORY_DIR + "/") else rel
 
 
 def describe(result: InitResult) -> str:
@@ -198,8 +210,16 @@ def describe(result: InitResult) -> str:
         lines += [hooks.instead + "; add these lines instead:", hooks.snippet or ""]
     if not result.changed:
         lines.insert(0, "nothing to do: squadmem is already set up here")
-    if not result.agents:
+    if not result.agents and not result.existing_agents:
         lines.append("no agents yet: pass --agent NAME, or run `squad init` to create .squad/agents/")
+    elif not result.changed:
+        lines.append(f"agents: {', '.join(sorted({*result.agents, *result.existing_agents}))}")
+    if result.written:
+        folders = sorted({_commit_path(rel) for rel in result.written})
+        lines.append(
+            "commit these files before other squadmem commands (they write only on committed tier"
+            f' files): git add {" ".join(folders)} && git commit -m "squadmem init"'
+        )
     if result.workflows is not None:
         lines += [f"kept {rel} (already there)" for rel in result.workflows.kept]
         lines.append(f"the workflows install {result.workflows.requirement}")

@@ -65,9 +65,9 @@ def noted(repo: Repo) -> list[Relocation]:
 
 
 def merging(repo: Repo) -> bool:
-    """Whether a merge waits to be concluded (MERGE_HEAD is there)."""
-    path = repo.run("rev-parse", "--git-path", "MERGE_HEAD").strip()
-    return (repo.root / path).exists()
+    """Whether a merge waits to be concluded (MERGE_HEAD is there, and no commit of it yet)."""
+    operation = moves.operation_under_way(repo)
+    return operation is not None and operation.name == "a merge"
 
 
 def _position(text: str | None, wanted: str) -> int:

@@ -13,7 +13,10 @@ to rewrite and are left out.
 - it left the archive: the end of a section's life, and ``squadmem restore``
   can bring it back from history;
 - the commit deletes it on purpose: a ``Squad-Memory-Delete: <id>`` trailer
-  (several ids separated by commas) names it.
+  (several ids separated by commas) names it;
+- it was one of a section's two places: an agent's title a parent held in more
+  tiers than the commit, which still holds it (``squadmem doctor --fix`` putting
+  the edit a merge kept at a section's old place at its new one).
 
 In a merge a section is expected when every parent has it, or when a parent
 has it that the merge base lacks (it was added on that side); one that a side
@@ -21,7 +24,10 @@ removed since the base may stay removed.
 
 *Duplicated*: a section text the commit holds more often than any parent (and
 more than once), or an agent's section title found in more tiers than in any
-parent (one section left in two tiers, edited on one side).
+parent (one section left in two tiers, edited on one side). A merge's
+duplicates are its ``Duplicate``s: the merge driver's documented interim state
+(an edit kept at a section's old place, or two moves git took whole), which
+``verify`` reports only when the range's tip still holds them.
 
 Move and Index commits are not judged here: ``verify`` checks them exactly.
 """
@@ -103,12 +109,35 @@ def touches_memory(paths: Iterable[str]) -> bool:
     return any(classify(p) is not None for p in paths)
 
 
+@dataclasses.dataclass(frozen=True)
+class Duplicate:
+    """A section a commit holds in more places than any parent: a text repeated, or a title in tiers."""
+
+    file: str
+    why: str
+    text: str | None = None  # the repeated text, or
+    title: tuple[str, str] | None = None  # (owner, title) found in several tiers
+
+    def holds(self, snapshot: Snapshot) -> bool:
+        """Whether ``snapshot`` still holds this duplicate."""
+        if self.text is not None:
+            return snapshot.texts[self.text] > 1
+        return self.title is not None and len(snapshot.tiers_of_title.get(self.title, ())) > 1
+
+
 def judge(
     after: Snapshot, parents: Sequence[Snapshot], base: Snapshot | None, deleted: set[str]
 ) -> list[tuple[str, str]]:
     """(file, why) for every section the commit lost or duplicated."""
-    problems = [*_lost(after, parents, base, deleted), *_duplicated(after, parents)]
-    return problems
+    found = [(file, why) for file, why, *_ in _lost(after, parents, base, deleted)]
+    return found + [(d.file, d.why) for d in duplicated(after, parents)]
+
+
+def lost(
+    after: Snapshot, parents: Sequence[Snapshot], base: Snapshot | None, deleted: set[str]
+) -> list[tuple[str, str, str, int]]:
+    """(file, why, id, the first parent that had it, from 1) for every section the commit lost."""
+    return list(_lost(after, parents, base, deleted))
 
 
 def _expected(text: str, parents: Sequence[Snapshot], base: Snapshot | None) -> bool:
@@ -121,12 +150,12 @@ def _expected(text: str, parents: Sequence[Snapshot], base: Snapshot | None) -> 
 
 def _lost(
     after: Snapshot, parents: Sequence[Snapshot], base: Snapshot | None, deleted: set[str]
-) -> Iterable[tuple[str, str]]:
+) -> Iterable[tuple[str, str, str, int]]:
     before = [t for p in parents for t in p.texts]
     new_texts = set(after.texts).difference(before)
     new_bodies = {after.bodies[t] for t in new_texts}
     seen: set[str] = set()
-    for parent in parents:
+    for number, parent in enumerate(parents, 1):
         for text, place in parent.where.items():
             if text in after.texts or text in seen or not _expected(text, parents, base):
                 continue
@@ -137,23 +166,39 @@ def _lost(
                 continue  # edited in place
             if place.body and place.body in new_bodies:
                 continue  # its heading renamed
+            if _made_one(place, parent, after):
+                continue  # one of its two places, the other kept (a merge settled)
             yield (
                 place.file,
                 f"section {place.id} ({place.title!r}) is in no tier after this commit: "
                 f"not moved, archived or deleted with a {DELETE_TRAILER}: {place.id} trailer",
+                place.id,
+                number,
             )
 
 
-def _duplicated(after: Snapshot, parents: Sequence[Snapshot]) -> Iterable[tuple[str, str]]:
+def _made_one(place: Where, parent: Snapshot, after: Snapshot) -> bool:
+    """Whether the parent held ``place``'s agent title in more tiers than ``after``, which holds it."""
+    key = (place.id.rpartition("/")[0], place.title)
+    now = len(after.tiers_of_title.get(key, ()))
+    return 0 < now < len(parent.tiers_of_title.get(key, ()))
+
+
+def duplicated(after: Snapshot, parents: Sequence[Snapshot]) -> list[Duplicate]:
+    """Every section ``after`` holds in more places than any parent."""
+    found = []
     for text, count in after.texts.items():
         if count > 1 and count > max((p.texts[text] for p in parents), default=0):
             place = after.where[text]
-            yield place.file, f"section {place.id} ({place.title!r}) is there {count} times after this commit"
+            why = f"section {place.id} ({place.title!r}) is there {count} times after this commit"
+            found.append(Duplicate(place.file, why, text=text))
     for (owner, title), tiers in after.tiers_of_title.items():
         most = max((len(p.tiers_of_title.get((owner, title), ())) for p in parents), default=0)
         if len(tiers) > 1 and len(tiers) > most:
             shown = ", ".join(sorted(tiers))
-            yield f"{owner}:{title}", f"the section {title!r} of {owner} is in {len(tiers)} tiers ({shown})"
+            why = f"the section {title!r} of {owner} is in {len(tiers)} tiers ({shown})"
+            found.append(Duplicate(f"{owner}:{title}", why, title=(owner, title)))
+    return found
 
 
 class Snapshots:

@@ -704,13 +704,18 @@ class _Planner:
                 names.add(tf.name)
         return sorted(names)
 
-    def day(self, key: str) -> dt.datetime | None:
-        """The date an Index line shows for the section whose normalized text is ``key``."""
-        use = self.use_by_text.get(key)
+    def day(self, owner: str, key: str) -> dt.datetime | None:
+        """The date an Index line shows for ``owner``'s section whose normalized text is ``key``:
+        that owner's use of it (two agents' sections with the same words are each their own; one
+        that moved in from another owner during this plan is found by its text)."""
+        use = self.use_by_text.get((owner, key)) or self.use_by_text.get(("", key))
+        return self._local(use)
+
+    def _local(self, use: Use | None) -> dt.datetime | None:
         return use.when.astimezone(self.settings.tz) if use is not None and use.when is not None else None
 
     def index_line(self, ident: str, entry: catalog.Entry, tier: str, name: str) -> _Arrival:
-        return _Arrival(ident, entry.title, tier, name, self.day(sections.trimmed(entry.text)))
+        return _Arrival(ident, entry.title, tier, name, self._local(self.use(entry)))
 
     def index_lines(self, agent: str) -> tuple[list[index.Line], dict[str, list[dt.datetime | None]]]:
         """The agent's cold and archive lines, and each wiki topic's section dates, as things stand."""
@@ -719,7 +724,7 @@ class _Planner:
             tf = classify(rel)
             assert tf is not None
             if tf.tier in ("cold", "archive"):
-                lines.append(index.Line(ident, node.title, tf.tier, self.day(node.key)))
+                lines.append(index.Line(ident, node.title, tf.tier, self.day(agent, node.key)))
         return lines, self.topics()
 
     def topics(self) -> dict[str, list[dt.datetime | None]]:
@@ -729,7 +734,8 @@ class _Planner:
             for rel in sorted(self.projection.rels()):
                 tf = classify(rel)
                 if tf is not None and tf.tier == "wiki":
-                    found[tf.name] = [self.day(node.key) for node in self.projection.doc(rel).nodes()]
+                    owner = f"wiki:{tf.name}"
+                    found[tf.name] = [self.day(owner, node.key) for node in self.projection.doc(rel).nodes()]
             self._topics = (version, found)
         return {topic: list(days) for topic, days in self._topics[1].items()}
 
@@ -779,12 +785,16 @@ class _Planner:
             return text
 
     @functools.cached_property
-    def use_by_text(self) -> dict[str, Use]:
-        found: dict[str, Use] = {}
+    def use_by_text(self) -> dict[tuple[str, str], Use]:
+        """(owner, normalized text) -> its use; ("", text) -> the first owner's, for a section that
+        changes owner during the plan."""
+        found: dict[tuple[str, str], Use] = {}
         for entry in self.memory.entries:
             use = self.use(entry)
             if use is not None:
-                found.setdefault(sections.trimmed(entry.text), use)
+                key = sections.trimmed(entry.text)
+                found.setdefault((entry.id.rpartition("/")[0], key), use)
+                found.setdefault(("", key), use)
         return found
 
     def refreshes(self, cap: int, agents: Iterable[str]) -> list[IndexRefresh]:

@@ -20,7 +20,9 @@ blobs through the gateway's one ``cat-file`` process:
   ``Index → Deeper Tiers`` section of ``hot/<agent>.md``;
 - at the range's tip, hot files are within their budget (only reported with ``budget.mode = "warn"``);
 - conservation (``squadmem.engine.conservation``): every other commit that changes
-  tier files, and every merge, loses no section and duplicates none.
+  tier files, and every merge, loses no section and duplicates none; a merge's
+  duplicate (the merge driver's interim state) only when the range's tip still
+  holds it, since ``doctor --fix`` settles it in a commit after the merge.
 
 Section content is compared with trailing blank lines and line endings trimmed.
 """
@@ -56,6 +58,12 @@ INTAKE = "squad-memory-intake"
 RESTORE = "squad-memory-restore"
 REASON = "squad-memory-reason"
 CLOCK_SKEW = dt.timedelta(hours=1)
+LINE_MERGE_HINT = (
+    "; a merge that lost it merged tier files line by line, without squadmem's merge driver (as in a"
+    " clone where it was not set up): bring it back with squadmem restore {id} --at {at}, and run"
+    " squadmem init in the clone that merged"
+)
+SETTLE_HINT = "a merge left it in two places and nothing settled it since (run: squadmem doctor --fix)"
 SETTINGS = f"{MEMORY_DIR}/tiers.toml"
 _FIELDS = ("%H", "%T", "%ct", "%P", "%s", "%(trailers:only,unfold)", "%b")
 _FORMAT = formats.log_format(*_FIELDS)
@@ -320,6 +328,7 @@ class Verifier:
         self.dates: dict[str, tuple[dt.datetime, dt.datetime]] = {}  # sha -> (effective, authored)
         self.rules_by_blob: dict[str | None, logs.Rules] = {}
         self.bases: list[str] = []
+        self.merged_twice: list[tuple[str, conservation.Duplicate]] = []
 
     def run(self, revs: list[str]) -> Result:
         tips, self.bases = resolve(self.repo, revs)
@@ -328,6 +337,7 @@ class Verifier:
         for commit in commits(self.repo, revs):
             result.commits += 1
             self.commit(commit, result)
+        self.unsettled(tips, result)
         for tip in tips:
             self.budgets(tip, result)
         return result
@@ -387,8 +397,24 @@ class Verifier:
         except Unreadable as exc:
             result.violations.append(Violation(commit.short, exc.file, exc.why))
             return
-        for file, why in conservation.judge(after, parents, base, deleted):
+        judged = parents
+        for file, why, sid, parent in conservation.lost(after, judged, base, deleted):
+            if len(judged) > 1:
+                why += LINE_MERGE_HINT.format(id=sid, at=f"{commit.short}^{parent}")
             result.violations.append(Violation(commit.short, file, why))
+        for found in conservation.duplicated(after, judged):
+            if len(judged) > 1:
+                self.merged_twice.append((commit.short, found))  # judged at the tip: settled since?
+            else:
+                result.violations.append(Violation(commit.short, found.file, found.why))
+
+    def unsettled(self, tips: Sequence[str], result: Result) -> None:
+        """A merge's duplicates that a tip of the range still holds (nothing settled them since)."""
+        held = [s for s in (self.snapshots.of(self.store.tree_of(t)) for t in tips) if s is not None]
+        for short, found in self.merged_twice:
+            if any(found.holds(snapshot) for snapshot in held):
+                why = f"{found.why}: {SETTLE_HINT}"
+                result.violations.append(Violation(short, found.file, why))
 
     def readable(self, sha: str, deleted: set[str]) -> conservation.Snapshot:
         """The snapshot of ``sha``, or, when one of its tier files cannot be read, of its nearest
@@ -755,6 +781,16 @@ class MoveCheck:
         try:
             texts = self.v.store.texts(self.v.store.tree_of(self.restore_sha())).values()
         except SquadmemError:
+            if self.v.repo.is_shallow():  # beyond the boundary: not provable here, not disproved either
+                warnings.warn(
+                    SquadmemWarning(
+                        f"{arrived.file}: the restore of {self.sid} was not checked: {self.restore[:12]}"
+                        " is beyond this shallow clone's boundary",
+                        hint="git fetch --unshallow, then verify again, proves it",
+                    ),
+                    stacklevel=2,
+                )
+                return
             self.fail(arrived.file, f"Squad-Memory-Restore names {self.restore}, which this repository lacks")
             return
         wanted = trimmed(arrived.text)

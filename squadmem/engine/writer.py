@@ -55,7 +55,13 @@ from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import gitstate, uses, writes
 from squadmem.model.errors import Exit, SquadmemError
-from squadmem.model.layout import MAX_FILE_BYTES, decode_tier, encode_tier
+from squadmem.model.layout import MAX_FILE_BYTES, TIERS, classify, decode_tier, encode_tier
+
+DIRTY_HINT = (
+    "commit or stash them first, or add --commit-edits to maintain, promote or demote: squadmem then"
+    " commits them as they are first (a hot file over budget, which git commit refuses); squadmem"
+    " changed nothing"
+)
 
 STEPS = (
     "index-locked",  # git's index.lock is squadmem's; nothing else written
@@ -387,9 +393,28 @@ def _head_now(repo: Repo) -> str | None:
     return repo.head()
 
 
+def merge_committed(repo: Repo) -> bool:
+    """Whether the merge ``MERGE_HEAD`` names is committed already: git's post-merge hook runs
+    before git removes ``MERGE_HEAD``, and the merge's commit then has it as a parent."""
+    try:
+        merged = (repo.work_git_dir / "MERGE_HEAD").read_text("ascii").split()
+        parents = repo.run("rev-parse", "HEAD^@").split()
+    except (OSError, UnicodeDecodeError, SquadmemError):
+        return False
+    return bool(merged) and len(parents) > 1 and set(merged) <= set(parents[1:])
+
+
+def operation_under_way(repo: Repo) -> gitstate.Operation | None:
+    """A merge, rebase, cherry-pick or revert under way in this work tree (a committed merge is done)."""
+    operation = gitstate.in_progress(repo.work_git_dir)
+    if operation is not None and operation.name == "a merge" and merge_committed(repo):
+        return None
+    return operation
+
+
 def refuse_mid_operation(repo: Repo) -> None:
     """Refuse (exit 2) while a merge, rebase, cherry-pick or revert is under way in this work tree."""
-    operation = gitstate.in_progress(repo.work_git_dir)
+    operation = operation_under_way(repo)
     if operation is not None:
         raise SquadmemError(
             f"{operation.name} is under way in this work tree: squadmem writes nothing until it is done",
@@ -547,8 +572,42 @@ class Writer:
             raise SquadmemError(
                 f"{sorted(dirty)[0]}: has uncommitted changes"
                 + (f" (and {len(dirty) - 1} more)" if len(dirty) > 1 else ""),
-                hint="commit or stash them first; squadmem changed nothing",
+                hint=DIRTY_HINT,
             )
+
+    def commit_edits(self, command: str) -> Made | None:
+        """Commit the tier files' uncommitted changes as the work tree has them, in one commit made
+        beside the user's index (other staged files stay staged); None when there are none.
+
+        Refuses (exit 2, nothing written) a tier file deleted but not committed, or with staged and
+        unstaged changes both (which of the two to commit is the user's call).
+        """
+        memory = self.repo.layout.memory
+        out = self.repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", str(memory))
+        files: dict[str, str] = {}
+        on_disk: dict[str, bytes | None] = {}
+        for entry in (e for e in out.split("\0") if len(e) > 3):
+            code, rel = entry[:2], entry[3:]
+            tier = classify(rel)
+            if tier is None or tier.tier not in TIERS:
+                continue
+            if "D" in code or "R" in code:
+                raise SquadmemError(
+                    f"{rel}: deleted or renamed but not committed", hint=f"commit it first: git commit {rel}"
+                )
+            if code[0] not in " ?" and code[1] != " ":
+                raise SquadmemError(
+                    f"{rel}: has staged and unstaged changes; squadmem changed nothing",
+                    hint=f"stage the whole file (git add {rel}) or undo the unstaged part, then run it again",
+                )
+            raw = (self.repo.root / rel).read_bytes()
+            files[rel], on_disk[rel] = decode_tier(raw, rel), raw
+        if not files:
+            return None
+        names = ", ".join(sorted(files))
+        subject = f"memory: commit uncommitted edits to {len(files)} tier file(s)"
+        body = f"{names}: committed as the work tree had them by squadmem {command} --commit-edits."
+        return Made(self.commit(files, message(subject, body, []), (), on_disk), subject)
 
     # -- one commit ------------------------------------------------------------------------------
     def commit(

@@ -1,10 +1,12 @@
 """pre-commit hook: hot files stay within ``hot.max_bytes`` and ``hot.max_lines``.
 
-Prints ``path: 4300 bytes > 4096 (hot.max_bytes); run: squadmem maintain`` per
-offence on stderr and exits 1; with ``budget.mode = "warn"`` in ``tiers.toml``
-it prints the same and exits 0 (the pre-commit framework shows it: the hook is
-``verbose``). Without file names, the hot files the commit adds or changes are
-checked against the staged ``tiers.toml``; with file names (the pre-commit
+Prints ``path: 4300 bytes > 4096 (hot.max_bytes); run: squadmem maintain
+--commit-edits (...)`` per offence on stderr (plain ``maintain`` refuses a hot
+file with uncommitted changes; ``--commit-edits`` commits it first) and exits
+1; with ``budget.mode = "warn"`` in ``tiers.toml`` it prints the same and
+exits 0 (the pre-commit framework shows it: the hook is ``verbose``).
+Without file names, the hot files the commit adds or changes are checked
+against the staged ``tiers.toml``; with file names (the pre-commit
 framework's; every file under ``pre-commit run --all-files``), the named hot
 files as they are in the work tree, against the work tree's ``tiers.toml``
 (every hot file when ``tiers.toml`` is named). The rule is
@@ -35,11 +37,13 @@ def _is_hot(path: str) -> bool:
 
 
 def _over(hot: Mapping[str, bytes], settings_blob: bytes | None) -> tuple[list[str], bool]:
-    from squadmem.model.budget import hot_blob_over
+    """The offences, naming the run that works while the file is uncommitted: plain maintain refuses
+    a tier file with uncommitted changes, and this hook refuses to commit it."""
+    from squadmem.model.budget import FIX, STAGED_FIX, hot_blob_over
 
     conf = staged.read_settings({"": settings_blob}, "")
     found = [f"{path}: {why}" for path, raw in hot.items() for why in hot_blob_over(raw, conf.hot)]
-    return found, conf.budget.mode == "warn"
+    return [o.replace(FIX, STAGED_FIX) for o in found], conf.budget.mode == "warn"
 
 
 def check_named(names: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], bool]:
@@ -71,13 +75,13 @@ def check(env: Mapping[str, str], names: Sequence[str] = ()) -> tuple[list[str],
 def mid_operation(offences: list[str], env: Mapping[str, str]) -> list[str] | None:
     """The offences reworded for a merge/rebase under way (when maintain cannot run), else None."""
     from squadmem.model import gitstate
-    from squadmem.model.budget import FIX
+    from squadmem.model.budget import FIX, STAGED_FIX
 
     operation = gitstate.in_progress(staged.git_dir(env))
     if operation is None:
         return None
     later = f"once {operation.name} is finished, run: squadmem maintain"
-    return [o.replace(FIX, later) for o in offences] + [
+    return [o.replace(STAGED_FIX, later).replace(FIX, later) for o in offences] + [
         f"{operation.name} is under way: reported, not refused"
     ]
 

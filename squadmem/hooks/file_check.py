@@ -1,7 +1,9 @@
 """pre-commit hook: never commit a memory file that squadmem would then refuse to read.
 
 A tier file or daily log must be UTF-8 text without a NUL byte, at most 1 MiB,
-and a tier file's flag comments must parse; ``tiers.toml`` must be valid.
+and a tier file's flag comments must parse, each ``id=`` set once among its
+owner's tier files (an agent's hot, cold and archive share ids: a repeat
+would leave the agent's whole memory out); ``tiers.toml`` must be valid.
 Otherwise every squadmem command that needs the file would stop, for everyone
 who pulls it. Without file names the check judges what the index stages for
 the commit; with file names (the pre-commit framework's, every file under
@@ -12,7 +14,7 @@ Standard library only.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from squadmem.hooks import staged
 from squadmem.model.errors import SquadmemError
@@ -55,16 +57,38 @@ def judge(blobs: Mapping[str, bytes | None]) -> list[str]:
     return found
 
 
+def clashes(paths: Sequence[str], read: Callable[[list[str]], Mapping[str, bytes | None]]) -> list[str]:
+    """An ``id=`` set twice among the tier files of an owner one of ``paths`` belongs to."""
+    from squadmem.model.readable import id_clashes, owner_files
+
+    groups = {tuple(group) for p in paths if (group := owner_files(p))}
+    if not groups:
+        return []
+    found = read(sorted({rel for group in groups for rel in group}))
+    return [line for group in sorted(groups) for line in id_clashes({rel: found[rel] for rel in group})]
+
+
 def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
     """``path: problem; fix`` for each named (else staged) memory file squadmem could not read."""
     if names:
         paths = [p for p in names if p.startswith(staged.MEMORY) and _judged(p)]
-        return judge(staged.work_tree_blobs(paths, staged.top(env))) if paths else []
+        if not paths:
+            return []
+        root = staged.top(env)
+        return judge(staged.work_tree_blobs(paths, root)) + clashes(
+            paths, lambda rels: staged.work_tree_blobs(rels, root)
+        )
     entries = [e for e in staged.staged(staged.MEMORY, env) if e.new_sha and _judged(e.path)]
     if not entries:
         return []
     read = staged.blobs(staged.commit_specs(staged.memory_changes(env)), env)
-    return judge({e.path: read.get(f":{e.path}") or b"" for e in entries})
+    found = judge({e.path: read.get(f":{e.path}") or b"" for e in entries})
+
+    def in_index(rels: list[str]) -> dict[str, bytes | None]:
+        got = staged.blobs([f":{rel}" for rel in rels], env)
+        return {rel: got.get(f":{rel}") for rel in rels}
+
+    return found + clashes([e.path for e in entries], in_index)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -17,8 +17,8 @@ merge base (or theirs' parent for a pick), each accepted only if its version of 
 file git handed over. Where no such trio is found (a virtual merge base, a
 stash, an octopus) the file is merged on its own. An edit whose section moved
 to a file that git merged without the driver is kept at its old place and
-noted in ``.git/squadmem/merge-settle.json``; ``squadmem doctor --fix`` then
-puts the edit at the new place. Standard library only.
+noted in ``.git/squadmem/merge-settle.json``; the post-merge hook (``squadmem
+settle``), ``maintain`` or ``doctor --fix`` then puts the edit at the new place. Standard library only.
 """
 
 from __future__ import annotations
@@ -270,7 +270,8 @@ def run(
     for item in hints.settle:
         say(
             f"squadmem: {path}: {_title(item.new)!r} moved to {item.target} on one side and was edited"
-            " here on the other: the edit is kept here for now; after the merge, run: squadmem doctor --fix"
+            " here on the other: the edit is kept here for now; squadmem's post-merge hook settles it"
+            " after the merge (else run: squadmem settle)"
         )
     if hints.settle:
         note_settle(hints.settle, env)

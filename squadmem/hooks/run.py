@@ -25,6 +25,7 @@ EVENTS: dict[str, tuple[str, ...]] = {
     "prepare-commit-msg": ("squadmem.hooks.use_trailers",),
     "commit-msg": ("squadmem.hooks.use_trailers",),  # after the editor: the message is written then
     "pre-push": ("squadmem.hooks.verify_push",),
+    "post-merge": ("squadmem.hooks.post_merge",),  # settles what the merge left (squadmem settle)
 }
 PROG = "squadmem pre-commit hook"
 

@@ -25,6 +25,7 @@ from squadmem.model.settings import HotSettings, Settings
 from squadmem.model.values import Value
 
 FIX = "run: squadmem maintain"
+STAGED_FIX = "run: squadmem maintain --commit-edits (it commits this edit, then moves sections out of hot)"
 
 
 class Limits(Value):

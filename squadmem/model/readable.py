@@ -21,3 +21,41 @@ def unreadable(path: str, raw: bytes) -> str | None:
         message = exc.message.removeprefix(f"{path}: ")
         return f"{message}; {exc.hint}" if exc.hint else message
     return None
+
+
+def owner_files(path: str) -> list[str]:
+    """The tier files that share ``path``'s id namespace, in the order ids are assigned (an agent's
+    hot, cold and archive; a wiki page alone); [] for a path that is no tier file."""
+    from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR
+
+    found = classify(path)
+    if found is None:
+        return []
+    if found.tier not in AGENT_TIERS:
+        return [path]
+    return [f"{MEMORY_DIR}/{tier}/{found.name}.md" for tier in AGENT_TIERS]
+
+
+def id_clashes(files: dict[str, bytes | None]) -> list[str]:
+    """``path: id=X is also set in other; fix`` for each ``id=`` flag set twice among one owner's
+    tier files (``files``: path -> bytes, in :func:`owner_files` order), which would leave the
+    whole owner's memory out; files squadmem cannot read are judged by :func:`unreadable`."""
+    from squadmem.model import sections
+
+    seen: dict[str, str] = {}
+    found = []
+    for path, raw in files.items():
+        if raw is None or unreadable(path, raw) is not None:
+            continue
+        for section in sections.split(decode_tier(raw, path)).sections:
+            flag = section.flags.id
+            if not flag:
+                continue
+            if flag in seen:
+                found.append(
+                    f"{path}: id={flag} is also set in {seen[flag]}, which would leave the whole"
+                    f" owner's memory out; give each section its own id (change one id={flag})"
+                )
+            else:
+                seen[flag] = path
+    return found

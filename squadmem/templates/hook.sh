@@ -43,6 +43,12 @@ if [ "{event}" = pre-commit ] && [ $# -eq 0 ] && [ -d "$squadmem_git_dir" ] &&
     git diff --cached --quiet --no-ext-diff --no-textconv -- ':(top).squad/memory/' 2>/dev/null; then
     exit 0
 fi
+# After a merge: only a note of the merge driver's (an edit kept at a moved section's old place)
+# gives squadmem something to settle; without one, nothing starts.
+if [ "{event}" = post-merge ] && [ -d "$squadmem_git_dir" ] && [ ! -f "$squadmem_git_dir/commondir" ] &&
+    [ ! -e "$squadmem_git_dir/squadmem/merge-settle.json" ]; then
+    exit 0
+fi
 # The message hooks: with no use pending, no amend under way (the git process's arguments, read
 # from /proc where there is one) and no Squad-Memory-Used line in the message, squadmem has
 # nothing to add or refuse: also answered here without starting Python.

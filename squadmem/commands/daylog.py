@@ -1,0 +1,47 @@
+"""``squadmem log add``: an entry appended to its day's log, never to one the next commit may not change.
+
+A past day's log is frozen once its day (plus ``log.grace_minutes``) has
+ended, as of the date the next commit will carry (``GIT_COMMITTER_DATE``, else
+the clock). ``log add --now`` for such a day whose log HEAD already holds is
+refused up front, as ``session end --now`` is: the pre-commit hook would
+refuse the commit. A past day with no committed log is a backfill, which the
+log rules allow.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from squadmem.gitio.objects import Objects
+from squadmem.gitio.repo import Repo
+from squadmem.model import logs
+from squadmem.model.errors import SquadmemError
+
+
+def committed(repo: Repo, rel: str) -> bool:
+    """Whether HEAD holds ``rel``."""
+    head = repo.head()
+    if head is None:
+        return False
+    objects = Objects(repo)
+    return objects.content(objects.tree_of(head), rel) is not None
+
+
+def add(repo: Repo, text: str, now: dt.datetime, agent: str | None = None) -> str:
+    """Append ``text`` to the log of ``now``'s day; return the log's repository path."""
+    layout = repo.layout
+    conf = layout.settings
+    if agent is not None:
+        layout.require_agent(agent)
+    day = logs.today(now, conf.tz)
+    rel = layout.rel(layout.log_path(day))
+    commit_date = logs.commit_now()
+    rules = logs.Rules(conf.tz, conf.log.grace_minutes)
+    if logs.is_frozen(rel, commit_date, rules) and committed(repo, rel):
+        closed = logs.closes_at(day, conf.tz, conf.log.grace_minutes)
+        raise SquadmemError(
+            f"{rel}: the log of {day.isoformat()} froze at {closed:%Y-%m-%d %H:%M %Z}; a past day's log"
+            " is frozen and the next commit would be refused",
+            hint="leave out --now to add it to today's log",
+        )
+    return layout.rel(logs.append(layout, conf.tz, text, now, agent))
