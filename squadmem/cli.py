@@ -405,10 +405,10 @@ def context_command(
 
     --task TEXT (the task the coordinator gives the agent) keeps the whole
     context within hot.max_bytes: pinned sections (Core Context) first, then
-    the sections of any tier the agent sees that match the task (those that
-    hold its rarer words first: a word weighs more the fewer sections hold
-    it, and document-indexer also counts as document and indexer; then the
-    denser), then the rest of hot, each whole while it fits; the room left
+    the sections of any tier the agent sees that match the task, best first
+    by BM25 over the task's words (letters and digits, as recall cuts them:
+    document-indexer is document and indexer, #302 is 302), then the rest
+    of hot, each whole while it fits; the room left
     names further matches, a line each ("- ID (tier): title"), for the agent
     to bring with --include ID. Matches are not recorded as uses: the agent
     confirms one with squadmem touch.

@@ -60,12 +60,13 @@ def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> N
     head, _, matched = out.partition("\n### Sections matching the task\n\n")
     assert head.startswith("## Memory Context\n\n### Hot (current session)\n\n" + CORE)
     assert "## Session\nship the release\n" in head and "## Cache keys #2" in head
-    # all three hold both words; the densest first: the archive entry and the decision (6 occurrences in
-    # about 62 characters), then cold's #4 (8 in 85); riker's is not picard's
+    # all three hold both words; by BM25: cold's #4 says them most often (its length weighs less than its
+    # count), then the archive entry and the decision (as often, equally long: the given order);
+    # riker's is not picard's
     assert matched == (
+        "## Auth tokens #4 (2026-02-02)\n- fixed auth tokens: rotate weekly\n- auth tokens expire\n"
         "## Auth tokens #1 (2026-01-05)\n- measured auth tokens: 30 s  \n"
         "## 2026-02-03: Auth tokens rule #5\n**What:** auth tokens rotate\n"
-        "## Auth tokens #4 (2026-02-02)\n- fixed auth tokens: rotate weekly\n- auth tokens expire\n"
     )
     assert "Billing" not in out and "riker" not in out
     assert err.strip().endswith("3 section(s) matching the task")
@@ -81,8 +82,9 @@ def test_task_json_lists_the_matches_and_what_was_left_out(memory: GitRepo) -> N
     assert data["used"] == []
     assert data["task"]["text"] == TASK
     assert data["task"]["words"] == ["work", "auth", "tokens", "issue", "reported", "today"]
-    # the two denser matches fit in 330 B; cold's longer #4 does not, nor hot's Cache keys section
-    matched = ["picard/auth-tokens-1-2026-01-05", "wiki:decisions/2026-02-03-auth-tokens-rule-5"]
+    # the best match by BM25 (cold's #4) and then the archive's #1 fit in 330 B; the decision does not,
+    # nor hot's Cache keys section
+    matched = ["picard/auth-tokens-4-2026-02-02", "picard/auth-tokens-1-2026-01-05"]
     assert data["task"]["matched"] == matched
     assert data["task"]["left_out"] == ["picard/cache-keys-2-2026-02-20"]
     assert [p["what"] for p in data["parts"]] == ["hot", "task"]

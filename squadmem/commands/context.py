@@ -237,8 +237,8 @@ def build_for_task(
     candidates = [
         e for e in memory.visible_to(agent) if not e.pinned or (e.tier != "hot" and e not in carried)
     ]
-    terms = ranking.task_terms(task, candidates)
-    ranked = [e for e, _ in ranking.rank(candidates, terms, every=False)] if terms else []
+    terms = ranking.query_tokens(task)
+    ranked = [e for e, _ in ranking.bm25(candidates, terms)]
     chosen = {e.id for e in hot if e.pinned}
     matched: list[catalog.Entry] = []
     named: list[catalog.Entry] = []  # further matches, a line each in the room left

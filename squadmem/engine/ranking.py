@@ -1,37 +1,32 @@
-"""How well a section matches words: the one ranking ``recall`` and ``context --task`` share.
+"""How well a section matches words: ``recall``'s counts and ``context --task``'s BM25.
 
-A section's score is how often the words occur in it, case folded, its
-title's occurrences counting again (titles count double). ``recall`` is given
-a query and wants every word: a section missing one scores 0.
+``recall`` ranks in SQLite FTS5 (:mod:`squadmem.engine.search_index`, BM25);
+:func:`counts` gives the score it shows: how often the query's words occur
+in a section, its title's occurrences counting again.
 
 ``context --task`` is given a sentence a coordinator wrote ("Fix the
 document-indexer logging (Issue #302)"), which no section holds whole. Its
-words are those of three characters or more (punctuation around them
-dropped), each with its parts when it joins several (``document-indexer``
-also gives ``document`` and ``indexer``; ``#302`` stays whole), not one of a
-few English function words ("the", "and", "with", ...), and that at most half
-of the sections it ranks hold (a word most sections hold says nothing about
-which one the task needs). A section ranks by the words it holds, each
-weighing more the fewer sections hold it (``log((n + 1) / (1 + holders))``:
-an issue number outweighs "fix"), then by its score per character: a task
-fills a payload of fixed bytes, so of two sections that match alike the
-denser one comes first.
-
-Measured (``bench/squad_ceiling.py`` on the generator's team, with entries
-of real sizes; ``bench/squad_replay.py`` on the spawns real teams' logs
-record): the density order took the generator's task-focused uses from 40%
-to 43% at a focus of 0.5; the words' parts and weights took the real spawns'
-relevant entries held in 4 KB from 12% to 15% (see docs/performance.md).
+words (:func:`query_tokens`) are cut as FTS5's ``unicode61`` tokenizer cuts
+them (runs of letters and digits, case folded), without a few English
+function words and words under three characters but numbers; sections rank
+by BM25 (:func:`bm25`, k1 = 1.2, b = 0.75, the title counting twice). On the
+spawns real teams' orchestration logs record, plain BM25 held more of the
+entries their work named in 4 KB than the earlier order (the rarer words
+first, then the denser), which :func:`rank`, :func:`task_terms` and
+:func:`weights` still give the benchmarks that compare the two.
 """
 
 from __future__ import annotations
 
+import collections
 import math
 import re
 from collections.abc import Iterable, Sequence
 from typing import Protocol, TypeVar
 
 MIN_TASK_WORD = 3  # shorter words of a task ("on", "a", "to") are left out
+K1, B = 1.2, 0.75  # BM25's usual constants (SQLite FTS5's too)
+_TOKEN = re.compile(r"[^\W_]+")  # letters and digits: the words SQLite's unicode61 tokenizer keeps
 _JOINS = re.compile(r"[^\w#]+")  # what joins the parts of a word (document-indexer, src/auth.py)
 COMMON_SHARE = 0.5  # a task word more than this share of the ranked sections hold is left out
 FUNCTION_WORDS = frozenset(
@@ -170,3 +165,44 @@ def weights(entries: Sequence[Titled], terms: Sequence[str]) -> dict[str, float]
     it the more (an inverse document frequency, smoothed so a term no section holds stays finite)."""
     folded = [e.text.casefold() + "\n" + e.title.casefold() for e in entries]
     return {t: math.log((len(entries) + 1) / (1 + sum(1 for f in folded if t in f))) for t in terms}
+
+
+# -- BM25: how ``context --task`` ranks (and how ``recall``'s index ranks, in SQLite) -----------
+
+
+def tokens(text: str) -> list[str]:
+    """Words as SQLite FTS5's ``unicode61`` tokenizer cuts them: runs of letters and digits, case
+    folded; everything else separates (``src/auth.py`` -> ``src``, ``auth``, ``py``)."""
+    return [t.casefold() for t in _TOKEN.findall(text)]
+
+
+def query_tokens(task: str) -> list[str]:
+    """A task's words for BM25: its tokens, each once, without function words and, but for numbers,
+    words under three characters."""
+    found: list[str] = []
+    for token in tokens(task):
+        short = len(token) < MIN_TASK_WORD and not token.isdigit()
+        if not short and token not in FUNCTION_WORDS and token not in found:
+            found.append(token)
+    return found
+
+
+def bm25(entries: Sequence[T], terms: Sequence[str]) -> list[tuple[T, float]]:
+    """The entries holding any of ``terms``, each with its BM25 score, best first; of equal scores
+    the shorter first, then the given order. An entry's text is its title and its whole section
+    (the heading line too: the title counts twice, as in ``recall``'s index)."""
+    docs = [tokens(e.title) + tokens(e.text) for e in entries]
+    if not docs or not terms:
+        return []
+    average = sum(len(d) for d in docs) / len(docs) or 1.0
+    counts = [collections.Counter(d) for d in docs]
+    holders = {t: sum(1 for c in counts if t in c) for t in terms}
+    idf = {t: math.log((len(docs) - n + 0.5) / (n + 0.5) + 1.0) for t, n in holders.items()}
+    scored = []
+    for position, (entry, doc, count) in enumerate(zip(entries, docs, counts, strict=True)):
+        norm = K1 * (1 - B + B * len(doc) / average)
+        value = sum(idf[t] * count[t] * (K1 + 1) / (count[t] + norm) for t in terms if t in count)
+        if value > 0:
+            scored.append((-value, len(doc), position, entry, value))
+    scored.sort(key=lambda item: item[:3])
+    return [(entry, value) for *_, entry, value in scored]

@@ -27,18 +27,17 @@ import dataclasses
 import hashlib
 import json
 import os
-import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
+from squadmem.engine import ranking
 from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import Layout, TierFile
 
 FILE = "search.sqlite"
 FORMAT = 1
-_TOKEN = re.compile(r"[^\W_]+")  # what unicode61 keeps: letters and digits (its default separators)
 TITLE_WEIGHT = 2.0
 
 
@@ -52,16 +51,11 @@ class Found:
     text: str
 
 
-def tokens(text: str) -> list[str]:
-    """The tokens FTS5's unicode61 makes of ``text`` (case folded), for queries and tests."""
-    return [t.casefold() for t in _TOKEN.findall(text)]
-
-
 def match_expression(words: Sequence[str]) -> str | None:
     """The FTS5 query for ``words``: each a phrase of its tokens, all required; None if none has one."""
     phrases = []
     for word in words:
-        parts = tokens(word)
+        parts = ranking.tokens(word)
         if not parts:
             continue
         prefix = "" if parts[-1].isdigit() else " *"
