@@ -1266,6 +1266,56 @@ def _read_text(path: str) -> str:
         raise SquadmemError(f"{path}: not UTF-8", hint="save the entry as UTF-8") from None
 
 
+@app.command("near")
+@argument("things", nargs=-1, callback=_listed, kind="<list[str]>", help="Files or issues (#123) to look up.")
+@option(
+    "--from-hook", is_flag=True, help="Read a Claude Code PostToolUse hook's JSON on stdin; print its output."
+)
+@option("--agent", "-a", kind="<str>", help="Whose memory (default: $SQUADMEM_AGENT, else every agent's).")
+@option("--max-bytes", type=int, default=1024, kind="<int>", help="At most this many bytes per event.")
+@JSON
+@guarded
+def near_command(
+    ctx: click.Context,
+    things: list[str] | None,
+    from_hook: bool,
+    agent: str | None,
+    max_bytes: int,
+    as_json: bool,
+) -> None:
+    """Memory that names the file or issue an agent just touched (an opt-in Claude Code hook).
+
+    As a PostToolUse hook it reads the event's JSON, takes the files the tool
+    read or edited (by file name) and the #issues and file names of a shell
+    command, and prints the hook output that adds the entries of the agent's
+    cold, archive and the wiki naming them (best first, as recall ranks;
+    whole while they fit in --max-bytes, then a line each), each entry once
+    per session. Nothing is recorded as used. It never fails the tool call:
+    a problem is one line on stderr, exit 0. By hand: squadmem near
+    src/auth/token.py '#123'.
+
+    In .claude/settings.json:
+    {"hooks": {"PostToolUse": [{"matcher": "Read|Edit|Write|MultiEdit|Bash",
+    "hooks": [{"type": "command", "command": "squadmem near --from-hook"}]}]}}
+    """
+    from squadmem.commands import near
+
+    who = agent or near.agent_from_env()
+    if not from_hook:
+        with open_repo(ctx) as repo:
+            found = near.near(repo, near.manual(things or []), who, max_bytes)
+        click.echo(render.to_json(found.as_dict()) if as_json else found.text, nl=False)
+        return
+    try:
+        event = near.parse(read_stdin())
+        with open_repo(ctx) as repo:
+            found = near.near(repo, event, who, max_bytes)
+    except SquadmemError as exc:
+        click.echo(f"squadmem near: {exc.message}", err=True)
+        return
+    click.echo(render.to_json(found.as_dict()) if as_json else found.as_hook_output(), nl=False)
+
+
 @app.command("track")
 @argument(
     "files", nargs=-1, type=PATH, callback=_listed, kind="<list[Path]>", help="Session transcripts (JSONL)."
