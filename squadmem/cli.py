@@ -216,7 +216,8 @@ def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     cls=Group,
     help=(
         "Tiered, git-native memory for AI agent teams.\n\n"
-        "Tier files live under .squad/memory/ (hot, cold, archive, wiki, daily logs); "
+        "Tier files live under .squad/memory/ (hot, cold, archive, wiki, daily logs), or where a"
+        " memory-tiers workspace keeps them (MEMORY.md, memory/); "
         "ages come from commit history and every tier move is a commit."
     ),
     no_args_is_help=True,
@@ -291,6 +292,14 @@ def open_repo(ctx: click.Context) -> Repo:
     kind="<str>",
     help="What the workflows pip install (default: how this squadmem was installed).",
 )
+@option(
+    "--layout",
+    "layout_choice",
+    type=click.Choice(["squad", "in-place"]),
+    kind="<squad|in-place>",
+    help="squad: .squad/memory/; in-place: a memory-tiers workspace's MEMORY.md and memory/ "
+    "(default: in-place where MEMORY.md and memory/ are and .squad/memory/ is not).",
+)
 @guarded
 def init(
     ctx: click.Context,
@@ -300,6 +309,7 @@ def init(
     squad_skill: bool,
     with_workflows: bool,
     requirement: str | None,
+    layout_choice: str | None,
 ) -> None:
     """Create the memory layout, tiers.toml, .gitattributes lines, the merge driver and git hooks.
 
@@ -308,6 +318,14 @@ def init(
     Squad team it also puts squadmem's marked blocks in Squad's spawn template
     (see: squadmem spawn on) and says how many of Squad's entries wait to be
     taken in. Commit what it wrote.
+
+    In a memory-tiers skill workspace (MEMORY.md and memory/, no
+    .squad/memory/) squadmem keeps the memory where the host (OpenClaw) loads
+    it: MEMORY.md is the one agent's hot tier, memory/tier2-recent.md cold,
+    memory/tier3-archive.md the archive, memory/wiki/ the wiki,
+    memory/YYYY-MM-DD.md the daily logs, and memory/tiers.toml the settings
+    (with the agent's name: --agent, default main). Every command, hook and
+    verify works there as in .squad/memory/.
     """
     from squadmem.commands import scaffold
 
@@ -320,6 +338,7 @@ def init(
             spawn_blocks=spawn_blocks,
             with_workflows=with_workflows,
             requirement=requirement,
+            layout_choice=layout_choice,
         )
     click.echo(scaffold.describe(result))
 

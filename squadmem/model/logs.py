@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from squadmem.model import clock
+from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 
 TYPE_CHECKING = False  # typing is not imported at run time: the log check imports this module
@@ -40,8 +41,9 @@ if TYPE_CHECKING:
 
     from squadmem.model.layout import Layout
 
-# layout.MEMORY_DIR + "/" + layout.LOG_DIR + "/" (a test holds them equal). The hook's start-up time
-# is measured against pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
+# The Squad layout's: layout.MEMORY_DIR + "/" + layout.LOG_DIR + "/" (a test holds them equal); the
+# work tree's own is places.current().log_prefix. The hook's start-up time is measured against
+# pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
 LOG_PREFIX = ".squad/memory/log/"
 _DATED = re.compile(r"(\d{4})-(\d{2})-(\d{2})\.md")
 _ENTRY = re.compile(r"- (\d{2}:\d{2})(?: \[([^\]]+)\])?(?: (.*))?")
@@ -56,11 +58,13 @@ MAX_LOG_BYTES = 1024 * 1024  # layout.MAX_FILE_BYTES (a test holds them equal)
 def log_day(rel: str) -> dt.date | str | None:
     """What a repository path is: a log's date, ``"bad"`` for a dated name that is no real date, or None.
 
-    Only ``log/NNNN-NN-NN.md`` names are logs; other files in ``log/`` (``.gitkeep``) are not.
+    Only ``log/NNNN-NN-NN.md`` names are logs (``memory/NNNN-NN-NN.md`` in a memory-tiers
+    workspace); other files there (``.gitkeep``, a workspace's tier files) are not.
     """
-    if not rel.startswith(LOG_PREFIX):
+    prefix = where.current().log_prefix
+    if not rel.startswith(prefix):
         return None
-    match = _DATED.fullmatch(rel[len(LOG_PREFIX) :])
+    match = _DATED.fullmatch(rel[len(prefix) :])
     if not match:
         return None
     try:
@@ -154,7 +158,9 @@ def judge(change: Change, now: dt.datetime, rules: Rules, authored: dt.datetime 
     if day == "bad":
         if change.new is None or change.new in change.parents:
             return []  # removing a misnamed file is fine; a parent's one was judged where it came
-        return [f"{change.path[len(LOG_PREFIX) : -3]} is not a real date; name daily logs log/YYYY-MM-DD.md"]
+        prefix = where.current().log_prefix
+        folder = prefix[len(where.SQUAD_DIR) + 1 :] if prefix.startswith(where.SQUAD_DIR) else prefix
+        return [f"{change.path[len(prefix) : -3]} is not a real date; name daily logs {folder}YYYY-MM-DD.md"]
     assert isinstance(day, dt.date)
     local_today = today(now, rules.tz)
     if day > local_today:
@@ -387,7 +393,7 @@ def append(layout: Layout, tz: dt.tzinfo, text: str, now: dt.datetime, agent: st
         layout.require_agent(agent)
     day = refuse_future(today(now, tz), tz)
     line = entry(text, now, tz, agent)
-    path = layout.log_path(day)  # refuses a path that a symlink leads outside .squad/memory/
+    path = layout.log_path(day)  # refuses a path that a symlink leads outside the memory
     rel = layout.rel(path)
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise SquadmemError(f"{rel}: is not a regular file", hint="replace it with the log file")
