@@ -11,6 +11,7 @@ GIT_COMMITTER_DATE. The text is made up for these tests.
 from __future__ import annotations
 
 import json
+import subprocess
 
 import pytest
 from conftest import GitRepo, assert_refused, hooked_commit, run_squadmem
@@ -279,3 +280,36 @@ def test_migrate_memory_tiers_says_what_the_host_loads(repo: GitRepo) -> None:
     assert "still loads the workspace's MEMORY.md" in migrated.stdout
     assert "squadmem maintains .squad/memory/hot/main.md instead" in migrated.stdout
     assert "run squadmem init in the workspace" in migrated.stdout
+
+
+def test_the_merge_driver_merges_memory_md_by_sections(grown: GitRepo) -> None:
+    """Two branches each add a section at the same place of MEMORY.md: both are kept, no conflict."""
+    repo = grown
+    base = repo.read("MEMORY.md")
+    ours, theirs = "\n## Ours\no\n", "\n## Theirs\nt\n"
+    repo.git("checkout", "-q", "-b", "side")
+    commit_at(repo, D41, {"MEMORY.md": base + theirs})
+    repo.git("checkout", "-q", "main")
+    commit_at(repo, D41, {"MEMORY.md": base + ours})
+    done = subprocess.run(
+        ["git", "merge", "--no-gpg-sign", "--no-verify", "-m", "merge", "side"],
+        cwd=repo.root,
+        text=True,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    merged = repo.read("MEMORY.md")  # a line merge would conflict: both appended at the end
+    assert merged.startswith(base + ours) and merged.count("## Theirs\nt\n") == 1 and "<<<<<<<" not in merged
+
+
+def test_a_session_in_the_workspace(grown: GitRepo) -> None:
+    """session start puts its block in MEMORY.md; session end logs it in memory/YYYY-MM-DD.md."""
+    repo = grown
+    squadmem_at(repo, D41, "session", "start", "--agent", "main", "--task", "fix the vent")
+    assert "## Session" in repo.read("MEMORY.md")
+    squadmem_at(repo, "2026-04-11T12:00:00+00:00", "session", "end", "--agent", "main")
+    assert "## Session\n- none yet\n" in repo.read("MEMORY.md") and "fix the vent" not in repo.read(
+        "MEMORY.md"
+    )
+    assert "fix the vent" in repo.read("memory/2026-04-11.md")
+    assert not (repo.root / ".squad").exists()
