@@ -676,7 +676,8 @@ def maintain(
     `memory(<agent>): demote "<title>" hot → cold` with Squad-Memory-Move and
     Squad-Memory-Reason trailers; your other staged and unstaged changes are
     left alone, and a tier file with uncommitted changes makes the run refuse.
-    Thresholds come from .squad/memory/tiers.toml; the flags override them.
+    Thresholds come from .squad/memory/tiers.toml (memory/tiers.toml in a
+    memory-tiers workspace kept in place); the flags override them.
 
     Example: squadmem maintain --dry-run --now 2026-03-01
     """
@@ -842,7 +843,8 @@ def demo(keep: Path | None) -> None:
     "log",
     no_args_is_help=True,
     help=(
-        "Daily logs: .squad/memory/log/YYYY-MM-DD.md, named by the day in tiers.toml's timezone; "
+        "Daily logs: .squad/memory/log/YYYY-MM-DD.md (memory/YYYY-MM-DD.md in a memory-tiers workspace),"
+        " named by the day in tiers.toml's timezone; "
         "append-only during its day, frozen after it."
     ),
 )
@@ -1169,14 +1171,16 @@ def spawn_status(ctx: click.Context, as_json: bool) -> None:
 
 
 @app.group(
-    "wiki", no_args_is_help=True, help="Durable reference knowledge: wiki pages under .squad/memory/wiki/."
+    "wiki",
+    no_args_is_help=True,
+    help="Durable reference knowledge: wiki pages under .squad/memory/wiki/ (memory/wiki/ in a workspace).",
 )
 def wiki_app() -> None:
     """A group: its commands do the work."""
 
 
 @wiki_app.command("write")
-@argument("topic", help="The wiki page: .squad/memory/wiki/TOPIC.md.")
+@argument("topic", help="The wiki page: .squad/memory/wiki/TOPIC.md (memory/wiki/TOPIC.md in a workspace).")
 @option(
     "--file", "-f", default="-", kind="<str>", help="Read the entry from this file; - (the default) is stdin."
 )

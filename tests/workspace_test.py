@@ -11,10 +11,12 @@ GIT_COMMITTER_DATE. The text is made up for these tests.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+from pathlib import Path
 
 import pytest
-from conftest import GitRepo, assert_refused, hooked_commit, run_squadmem
+from conftest import GitRepo, assert_refused, bare_remote, hooked_commit, run_squadmem
 
 from squadmem.model import settings
 
@@ -313,3 +315,23 @@ def test_a_session_in_the_workspace(grown: GitRepo) -> None:
     )
     assert "fix the vent" in repo.read("memory/2026-04-11.md")
     assert not (repo.root / ".squad").exists()
+
+
+def test_the_pre_push_hook_verifies_the_workspace(grown: GitRepo, tmp_path: Path) -> None:
+    """A push of the workspace's history passes; one that brings a forged past log is stopped."""
+    repo = grown
+    bare_remote(repo, tmp_path)
+
+    def push() -> subprocess.CompletedProcess[str]:
+        env = dict(os.environ, GIT_COMMITTER_DATE=D41)
+        args = ["git", "push", "-q", "origin", "main"]
+        return subprocess.run(args, cwd=repo.root, env=env, text=True, capture_output=True)
+
+    first = push()
+    assert first.returncode == 0, first.stderr
+    repo.write("memory/2026-03-02.md", LOG_2.replace("late", "early"))
+    repo.git("add", "-A")
+    assert hooked_commit(repo, D41, "--no-verify", "-m", "forged").returncode == 0
+    refused = push()
+    assert refused.returncode != 0
+    assert "memory/2026-03-02.md" in refused.stdout + refused.stderr
