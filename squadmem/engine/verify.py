@@ -44,11 +44,9 @@ from squadmem.model import logs, sections, settings, squad, templates
 from squadmem.model import places as where
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
-from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, check_name, classify, tier_rel
+from squadmem.model.layout import AGENT_TIERS, check_name, classify, tier_rel
 from squadmem.model.readable import unreadable
 from squadmem.model.sections import trimmed
-
-LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the Squad layout's intake ledger (where.current().ledger)
 
 WARN_MODE = 'budget.mode = "warn" in tiers.toml: reported, not refused'
 MOVE = "squad-memory-move"
@@ -57,7 +55,6 @@ INTAKE = "squad-memory-intake"
 RESTORE = "squad-memory-restore"
 REASON = "squad-memory-reason"
 CLOCK_SKEW = dt.timedelta(hours=1)
-SETTINGS = f"{MEMORY_DIR}/tiers.toml"  # the Squad layout's (where.current().settings)
 _FIELDS = ("%H", "%T", "%ct", "%P", "%s", "%(trailers:only,unfold)", "%b")
 _FORMAT = formats.log_format(*_FIELDS)
 _SQUASHED = re.compile(r"^[ \t>*-]*Squad-Memory-(?:Move|Index|Intake):", re.IGNORECASE | re.MULTILINE)

@@ -55,7 +55,6 @@ class Places:
         "ledger",
         "log_prefix",
         "pathspecs",
-        "roots",
         "settings",
         "tier_folders",
         "workspace_agent",
@@ -63,14 +62,13 @@ class Places:
 
     def __init__(self, kind: str, agent: str | None = None) -> None:
         self.kind = kind
-        self.workspace_agent = agent
+        self.workspace_agent = (agent or DEFAULT_AGENT) if kind == WORKSPACE else None
         self.base = SQUAD_DIR if kind == SQUAD else WORKSPACE_DIR  # squadmem's own files live here
         self.settings = f"{self.base}/tiers.toml"
         self.ledger = f"{self.base}/intake.tsv"
         self.log_prefix = f"{SQUAD_DIR}/log/" if kind == SQUAD else f"{WORKSPACE_DIR}/"
         # What git reads for memory (log, diff, ls-tree), and the only paths squadmem writes in.
         self.pathspecs = (SQUAD_DIR,) if kind == SQUAD else (WORKSPACE_FILES["hot"], WORKSPACE_DIR)
-        self.roots = self.pathspecs
         # The folders whose *.md files may be tier files ("" is the top of the work tree).
         self.tier_folders = (
             tuple(f"{SQUAD_DIR}/{t}" for t in TIERS) if kind == SQUAD else ("", WORKSPACE_DIR, WORKSPACE_WIKI)
@@ -129,8 +127,8 @@ class Places:
         return f"{self.log_prefix}{day}.md"
 
     def inside(self, rel: str) -> bool:
-        """Whether ``rel`` is among the paths squadmem keeps (``self.roots`` and what they hold)."""
-        return any(rel == r or rel.startswith(r + "/") for r in self.roots)
+        """Whether ``rel`` is among the paths squadmem keeps (``pathspecs`` and what they hold)."""
+        return any(rel == p or rel.startswith(p + "/") for p in self.pathspecs)
 
 
 SQUAD_PLACES = Places(SQUAD)
