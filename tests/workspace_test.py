@@ -262,9 +262,11 @@ def test_commands_refuse_in_the_workspace(grown: GitRepo) -> None:
 
 def test_init_names_the_agent(repo: GitRepo) -> None:
     kept = workspace(repo)
+    kept.commit("skill state", {"state/access-log.json": '{"sections": {}}'}, date=D0)
     done = run_squadmem(kept.root, "init", "--agent", "wren")
     assert done.returncode == 0, done.stderr
     assert "agent wren" in done.stdout
+    assert "state/access-log.json: the skill's access times are not read in place" in done.stdout
     listed = run_squadmem(kept.root, "list", "--tier", "archive").stdout
     assert "wren/rowboat-outboard" in listed
 

@@ -45,7 +45,7 @@ SOURCES = (
     ("memory/tier2-recent.md", "cold", 2),
     ("memory/tier3-archive.md", "archive", 3),
 )
-ACCESS_LOG = "state/access-log.json"
+ACCESS_LOG = scaffold.ACCESS_LOG  # the skill's per-file and per-section access times
 HOST_NOTE = (
     "note: the host (OpenClaw) still loads the workspace's MEMORY.md at every session, and squadmem"
     " maintains {hot} instead, not MEMORY.md; to keep MEMORY.md as the hot tier, run squadmem init"

@@ -34,6 +34,7 @@ DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's mer
 DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
 SQUAD_LAYOUT, IN_PLACE = "squad", "in-place"  # init --layout
+ACCESS_LOG = "state/access-log.json"  # the memory-tiers skill's access log (read by migrate memory-tiers)
 # A memory-tiers workspace kept in place: its tier files merge with the driver, its logs by union.
 WORKSPACE_ATTRIBUTES = (f"{where.WORKSPACE_DIR}/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=union",)
 WORKSPACE_DRIVER_ATTRIBUTES = (
@@ -53,6 +54,7 @@ class InitResult:
     spawn: list[str] = dataclasses.field(default_factory=list)  # files given squadmem's spawn blocks
     workflows: workflows.Written | None = None
     workspace: str | None = None  # a memory-tiers workspace kept in place: its agent
+    access_log: bool = False  # the skill's state/access-log.json is there (not read in place)
     chosen: bool = False  # in place because init recognised the workspace (no --layout)
 
     @property
@@ -214,6 +216,7 @@ def init_in_place(repo: Repo, names: Sequence[str], hooks: bool, result: InitRes
     targets = [(layout.tier_path(tier, agent), tier) for tier in ("hot", "cold")]  # refused before writing
     hooks_path = repo.config("core.hooksPath")
     result.workspace, result.agents = agent, [agent]
+    result.access_log = (repo.root / ACCESS_LOG).is_file()
     _create(layout, repo.root / where.WORKSPACE_SETTINGS, settings.workspace_template(agent), result)
     for path, tier in targets:
         _create(layout, path, templates.tier_header(tier, agent) + "\n", result)
@@ -339,6 +342,11 @@ def _in_place_lines(result: InitResult) -> list[str]:
         " (frozen after their day)",
         "next: commit, then squadmem maintain (it writes MEMORY.md's ## Index → Deeper Tiers)",
     ]
+    if result.access_log and result.changed:
+        lines.append(
+            f"{ACCESS_LOG}: the skill's access times are not read in place; ages come from this"
+            " repository's commits (squadmem touch ID marks a section used)"
+        )
     if result.chosen and result.changed:
         lines.append(
             "(squadmem init --layout squad keeps squadmem's memory in .squad/memory/ instead;"
