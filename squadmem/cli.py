@@ -224,7 +224,8 @@ def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     cls=Group,
     help=(
         "Tiered, git-native memory for AI agent teams.\n\n"
-        "Tier files live under .squad/memory/ (hot, cold, archive, wiki, daily logs); "
+        "Tier files live under .squad/memory/ (hot, cold, archive, wiki, daily logs), or where a"
+        " memory-tiers workspace keeps them (MEMORY.md, memory/); "
         "ages come from commit history and every tier move is a commit."
     ),
     no_args_is_help=True,
@@ -303,6 +304,14 @@ def open_repo(ctx: click.Context, set_up_driver: bool = True) -> Repo:
     kind="<str>",
     help="What the workflows pip install (default: how this squadmem was installed).",
 )
+@option(
+    "--layout",
+    "layout_choice",
+    type=click.Choice(["squad", "in-place"]),
+    kind="<squad|in-place>",
+    help="squad: .squad/memory/; in-place: a memory-tiers workspace's MEMORY.md and memory/ "
+    "(default: in-place where MEMORY.md and memory/ are and .squad/memory/ is not).",
+)
 @guarded
 def init(
     ctx: click.Context,
@@ -312,6 +321,7 @@ def init(
     squad_skill: bool,
     with_workflows: bool,
     requirement: str | None,
+    layout_choice: str | None,
 ) -> None:
     """Create the memory layout, tiers.toml, .gitattributes lines, the merge driver and git hooks.
 
@@ -320,6 +330,14 @@ def init(
     Squad team it also puts squadmem's marked blocks in Squad's spawn template
     (see: squadmem spawn on) and says how many of Squad's entries wait to be
     taken in. Commit what it wrote.
+
+    In a memory-tiers skill workspace (MEMORY.md and memory/, no
+    .squad/memory/) squadmem keeps the memory where the host (OpenClaw) loads
+    it: MEMORY.md is the one agent's hot tier, memory/tier2-recent.md cold,
+    memory/tier3-archive.md the archive, memory/wiki/ the wiki,
+    memory/YYYY-MM-DD.md the daily logs, and memory/tiers.toml the settings
+    (with the agent's name: --agent, default main). Every command, hook and
+    verify works there as in .squad/memory/.
     """
     from squadmem.commands import scaffold
 
@@ -332,6 +350,7 @@ def init(
             spawn_blocks=spawn_blocks,
             with_workflows=with_workflows,
             requirement=requirement,
+            layout_choice=layout_choice,
         )
     click.echo(scaffold.describe(result))
 
@@ -683,7 +702,8 @@ def maintain(
     left alone, and a tier file with uncommitted changes makes the run refuse
     (--commit-edits commits them first, as they are: an edit that took hot
     over budget, which the pre-commit hook refuses, then moves sections out).
-    Thresholds come from .squad/memory/tiers.toml; the flags override them.
+    Thresholds come from .squad/memory/tiers.toml (memory/tiers.toml in a
+    memory-tiers workspace kept in place); the flags override them.
 
     Example: squadmem maintain --dry-run --now 2026-03-01
     """
@@ -896,7 +916,8 @@ def demo(keep: Path | None) -> None:
     "log",
     no_args_is_help=True,
     help=(
-        "Daily logs: .squad/memory/log/YYYY-MM-DD.md, named by the day in tiers.toml's timezone; "
+        "Daily logs: .squad/memory/log/YYYY-MM-DD.md (memory/YYYY-MM-DD.md in a memory-tiers workspace),"
+        " named by the day in tiers.toml's timezone; "
         "append-only during its day, frozen after it."
     ),
 )
@@ -1222,14 +1243,16 @@ def spawn_status(ctx: click.Context, as_json: bool) -> None:
 
 
 @app.group(
-    "wiki", no_args_is_help=True, help="Durable reference knowledge: wiki pages under .squad/memory/wiki/."
+    "wiki",
+    no_args_is_help=True,
+    help="Durable reference knowledge: wiki pages under .squad/memory/wiki/ (memory/wiki/ in a workspace).",
 )
 def wiki_app() -> None:
     """A group: its commands do the work."""
 
 
 @wiki_app.command("write")
-@argument("topic", help="The wiki page: .squad/memory/wiki/TOPIC.md.")
+@argument("topic", help="The wiki page: .squad/memory/wiki/TOPIC.md (memory/wiki/TOPIC.md in a workspace).")
 @option(
     "--file", "-f", default="-", kind="<str>", help="Read the entry from this file; - (the default) is stdin."
 )
@@ -1461,6 +1484,10 @@ def migrate_memory_tiers(
     to the archive, memory/YYYY-MM-DD.md to the daily logs, byte for byte; the
     section access times of state/access-log.json ride on the commit as dated
     Squad-Memory-Used trailers. A second run changes nothing.
+
+    The host (OpenClaw) still loads the workspace's MEMORY.md at every session,
+    and squadmem no longer maintains it: to keep MEMORY.md as the hot tier,
+    run squadmem init in the workspace instead (it keeps the memory in place).
 
     Example: squadmem migrate memory-tiers ~/.openclaw/workspace --agent main --dry-run
     """

@@ -271,11 +271,13 @@ def _hook_imports(repo: GitRepo, when: str = D1) -> tuple[int, list[str], list[s
 
 
 def test_commit_staging_no_memory_file_imports_nothing_heavy(repo: GitRepo) -> None:
-    """Only the journal check and one git diff: no settings, sections or logs module is imported."""
+    """Only the journal check and one git diff: no settings, sections or logs module is imported
+    (``places``, which names the memory's paths, imports nothing)."""
     init_hooked(repo, D1)
     repo.write("README.md", "x\n")
     repo.git("add", "README.md")
-    assert _hook_imports(repo) == (0, ["squadmem.model.errors", "squadmem.model.values"], [])
+    model = ["squadmem.model.errors", "squadmem.model.places", "squadmem.model.values"]
+    assert _hook_imports(repo) == (0, model, [])
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -14,7 +15,8 @@ from squadmem.model import uses
 DAY = "2026-03-01T12:00:00+00:00"
 FILES = {
     ".squad/memory/hot/picard.md": "# Hot\n\n## Token cache\ntoken.py keeps a TokenCache.\n",
-    ".squad/memory/cold/picard.md": "# Cold\n\n## Refresh race\nThe race in src/auth/token.py: lock before refresh.\n"
+    ".squad/memory/cold/picard.md": "# Cold\n\n## Refresh race\n"
+    "The race in src/auth/token.py: lock before refresh.\n"
     "## Login form\nFR-022: a second factor, see #123.\n",
     ".squad/memory/archive/picard.md": "# Archive\n\n## Old token store\n"
     + "token.py once kept tokens on disk.\n" * 40,
@@ -22,7 +24,7 @@ FILES = {
 }
 
 
-def hook(repo: GitRepo, event: dict[str, object], *args: str) -> tuple[int, str, str]:
+def hook(repo: GitRepo, event: Mapping[str, object], *args: str) -> tuple[int, str, str]:
     done = run_squadmem(repo.root, "near", "--from-hook", *args, input=json.dumps(event))
     return done.returncode, done.stdout, done.stderr
 

@@ -117,10 +117,7 @@ def duplicates(memory: catalog.Memory) -> Check:
 
 def orphans(repo: Repo, memory: catalog.Memory) -> Check:
     problems = []
-    for tier in TIERS:
-        folder = repo.layout.memory / tier
-        if not folder.is_dir():
-            continue
+    for folder in _tier_folders(repo):
         for path in sorted(folder.rglob("*")):
             rel = repo.layout.rel(path)
             if path.is_file() and path.name != ".gitkeep" and classify(rel) is None:
@@ -136,9 +133,17 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
                     )
     if problems:
         return Check("orphans", WARN, "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))
-    return Check(
-        "orphans", OK, f"every file under {MEMORY_DIR}/ tiers is read; every Index line points somewhere"
-    )
+    shown = MEMORY_DIR if repo.layout.places.kind == "squad" else repo.layout.places.tier_folders[-1]
+    return Check("orphans", OK, f"every file under {shown}/ tiers is read; every Index line points somewhere")
+
+
+def _tier_folders(repo: Repo) -> list[Path]:
+    """The folders that hold only tier files: the Squad layout's tier folders, a workspace's wiki."""
+    if repo.layout.places.kind == "squad":
+        folders = [repo.layout.memory / tier for tier in TIERS]
+    else:
+        folders = [repo.root / repo.layout.places.tier_folders[-1]]
+    return [f for f in folders if f.is_dir()]
 
 
 def journal(repo: Repo, fix: bool) -> Check:

@@ -34,7 +34,7 @@ MANIFEST: tuple[dict[str, object], ...] = (
         "name": "squadmem memory files stay readable",
         "entry": "squadmem-file-check",
         "stages": ["pre-commit"],
-        "files": "^\\.squad/memory/",
+        "files": "^(\\.squad/memory/|MEMORY\\.md$|memory/)",
     },
     {
         "id": "squadmem-journal-check",
@@ -49,7 +49,7 @@ MANIFEST: tuple[dict[str, object], ...] = (
         "name": "squadmem daily logs only grow during their day",
         "entry": "squadmem-log-check",
         "stages": ["pre-commit", "pre-merge-commit"],
-        "files": "^\\.squad/memory/log/",
+        "files": "^(\\.squad/memory/log/|memory/[0-9]+-[0-9]+-[0-9]+\\.md$)",
         "always_run": True,
         "pass_filenames": False,
     },
@@ -58,7 +58,7 @@ MANIFEST: tuple[dict[str, object], ...] = (
         "name": "squadmem hot memory within budget",
         "entry": "squadmem-budget-check",
         "stages": ["pre-commit"],
-        "files": "^\\.squad/memory/(hot/|tiers\\.toml$)",
+        "files": "^(\\.squad/memory/(hot/|tiers\\.toml$)|MEMORY\\.md$|memory/tiers\\.toml$)",
         "verbose": True,
     },
     {

@@ -40,12 +40,20 @@ from squadmem.engine import writer as moves
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, render, sections, squad
+from squadmem.model import places as where
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, check_name, classify, tier_rel
 from squadmem.model.settings import Settings
 
-LEDGER = f"{MEMORY_DIR}/intake.tsv"
+LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the Squad layout's; the work tree's is ledger_path()
+
+
+def ledger_path() -> str:
+    """The intake ledger's path in the work tree's places."""
+    return where.current().ledger
+
+
 LEDGER_HEADER = (
     "# squadmem intake ledger: one line per Squad entry taken into the tiers "
     "(key, source, kind, title). Written by squadmem; do not edit.\n"
@@ -360,7 +368,7 @@ def intake(
     tree = writer.tree
     paths = source_paths(repo, writer.head)
     entries, left_out = usable(read_entries(repo, writer.objects, tree, paths))
-    ledger_text = writer.text(LEDGER)
+    ledger_text = writer.text(ledger_path())
     rows = read_ledger(ledger_text)
     tier_texts = _tier_texts(repo, writer)
     taken = _taken(rows, tier_texts)
@@ -403,7 +411,7 @@ def intake(
     ledger += "".join(
         Row(p.entry.key.hex(), p.entry.source, p.entry.kind, p.entry.title).line() for p in placed
     )
-    files[LEDGER] = ledger
+    files[ledger_path()] = ledger
     result = Result(
         tuple(placed),
         known,
@@ -614,7 +622,7 @@ def _untouched_templates(repo: Repo, writer: moves.Writer, files: Mapping[str, s
     grown = []
     for rel in files:
         path = repo.root / rel
-        if rel == LEDGER or writer.text(rel) is not None or not path.is_file():
+        if rel == ledger_path() or writer.text(rel) is not None or not path.is_file():
             continue
         current = path.read_bytes().decode("utf-8", "replace")
         if files[rel].startswith(current) and current.strip() == _header(*_tier_of(rel)).strip():
@@ -638,13 +646,13 @@ def pending_count(repo: Repo) -> int:
         data = objects.content(tree, rel)
         return None if data is None else data.decode("utf-8", "replace")
 
-    taken = _taken(read_ledger(text(LEDGER)), {rel: text(rel) for rel in _tier_paths(repo, head)})
+    taken = _taken(read_ledger(text(ledger_path())), {rel: text(rel) for rel in _tier_paths(repo, head)})
     waiting = {(e.owner, e.key) for e in entries if not e.taken(_known(taken, e.owner))}
     return len(waiting)
 
 
 def _tier_paths(repo: Repo, head: str) -> list[str]:
     """Every tier file in ``head``'s tree."""
-    out = repo.run_bytes("ls-tree", "-r", "-z", "--name-only", head, "--", MEMORY_DIR)
+    out = repo.run_bytes("ls-tree", "-r", "-z", "--name-only", head, "--", *repo.layout.places.pathspecs)
     rels = [r.decode("utf-8", "surrogateescape") for r in out.split(b"\0") if r]
     return [r for r in rels if classify(r) is not None]

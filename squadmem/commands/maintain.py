@@ -14,22 +14,22 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from squadmem.commands import intake, scaffold, settle, spawn
+from squadmem.commands import intake, settle, spawn
 from squadmem.engine import catalog, index, lastuse, policy
 from squadmem.engine import writer as moves
 from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, sections, settings
+from squadmem.model import render, sections, settings, templates
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, decode_tier
+from squadmem.model.layout import AGENT_TIERS, TIERS, check_name, classify, decode_tier
 
 DEEPER = {"hot": "cold", "cold": "archive"}
 _MOVE = re.compile(r"(\S+) (\S+) -> (\S+)")
 
 
 def header(tier: str, name: str) -> str:
-    """The text a new tier file starts with (``squadmem/templates/<tier>.md``)."""
-    return scaffold.template(f"{tier}.md", name=name)
+    """The text a new tier file starts with (``squadmem/templates/<tier>.md``, a workspace's own)."""
+    return templates.tier_header(tier, name)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -154,7 +154,12 @@ def demoted(repo: Repo, now: dt.datetime, hours: float) -> dict[str, dt.datetime
     if repo.head() is None:
         return {}
     out = repo.run(
-        "log", f"--since={since.isoformat()}", "--format=%x1e%ct%x1f%B", "--no-merges", "--", MEMORY_DIR
+        "log",
+        f"--since={since.isoformat()}",
+        "--format=%x1e%ct%x1f%B",
+        "--no-merges",
+        "--",
+        *repo.layout.places.pathspecs,
     )
     found: dict[str, dt.datetime] = {}
     for record in out.split("\x1e"):
@@ -300,7 +305,7 @@ class Found:
 
 def memory_at(repo: Repo, rev: str) -> catalog.Memory:
     """The memory of commit ``rev``'s tree."""
-    out = repo.run_bytes("ls-tree", "-r", "-z", "--full-tree", rev, "--", MEMORY_DIR)
+    out = repo.run_bytes("ls-tree", "-r", "-z", "--full-tree", rev, "--", *repo.layout.places.pathspecs)
     listed = formats.parse_ls_tree(out)
     return catalog.from_blobs(
         {rel: repo.blob(sha) for rel, sha in listed.items() if classify(rel) is not None}
@@ -318,7 +323,16 @@ def resolve(repo: Repo, rev: str) -> str:
 
 def _removals(repo: Repo) -> Iterator[tuple[str, str, str]]:
     """(parent commit, tier file, its blob there) for each tier file changed, newest commit first."""
-    args = ("log", formats.log_format("%P"), "--raw", "-z", "--no-renames", "--no-abbrev", "--", MEMORY_DIR)
+    args = (
+        "log",
+        formats.log_format("%P"),
+        "--raw",
+        "-z",
+        "--no-renames",
+        "--no-abbrev",
+        "--",
+        *repo.layout.places.pathspecs,
+    )
     for entry in formats.parse_log(repo.stream(*args), 1):
         parent = entry.fields[0].decode("ascii").partition(" ")[0]
         for change in entry.changes if parent else ():

@@ -84,9 +84,11 @@ def problem(repo: Repo) -> str | None:
         return f"git config merge.{NAME}.driver cannot be read: {driver}"
     if not os.access(python, os.X_OK):
         return f"the merge driver's interpreter {python} is gone"
-    probe = f"{MEMORY_DIR}/hot/x.md"
+    places = repo.layout.places
+    probe = places.tier_rel("hot", "x" if places.kind == "squad" else places.agent)
     out = repo.run("check-attr", "merge", "--", probe)
     setting = out.rsplit(":", 1)[-1].strip()
     if setting != NAME:
-        return f".gitattributes routes {MEMORY_DIR}/hot/*.md to merge={setting}, not merge={NAME}"
+        shown = f"{MEMORY_DIR}/hot/*.md" if places.kind == "squad" else probe
+        return f".gitattributes routes {shown} to merge={setting}, not merge={NAME}"
     return None

@@ -71,7 +71,7 @@ def squad_team(
 
 def _remove_originals(repo: Repo, writer: moves.Writer) -> tuple[str, ...]:
     """Cut each history.md whose every entry is taken in, as HEAD and the work tree agree, to its header."""
-    taken = {r.key for r in intake.read_ledger(writer.text(intake.LEDGER))}
+    taken = {r.key for r in intake.read_ledger(writer.text(intake.ledger_path()))}
     done = []
     for rel in intake.source_paths(repo, writer.head):
         if not rel.endswith("/history.md"):

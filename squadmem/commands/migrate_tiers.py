@@ -36,6 +36,7 @@ from squadmem.engine import catalog, index
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, logs, render, sections, uses
+from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, parse_log_name
 
@@ -44,7 +45,12 @@ SOURCES = (
     ("memory/tier2-recent.md", "cold", 2),
     ("memory/tier3-archive.md", "archive", 3),
 )
-ACCESS_LOG = "state/access-log.json"
+ACCESS_LOG = scaffold.ACCESS_LOG  # the skill's per-file and per-section access times
+HOST_NOTE = (
+    "note: the host (OpenClaw) still loads the workspace's MEMORY.md at every session, and squadmem"
+    " maintains {hot} instead, not MEMORY.md; to keep MEMORY.md as the hot tier, run squadmem init"
+    " in the workspace (it keeps the memory in place) rather than migrate"
+)
 LOG_FOLDER = "memory"
 _TIER_COMMENT = re.compile(r"<!--\s*tier:\s*(\d+)\b.*?-->\s*", re.IGNORECASE)
 _MAINTAINED = re.compile(r"<!--\s*last_maintained:\s*(.*?)\s*-->\s*", re.IGNORECASE)
@@ -114,6 +120,7 @@ class Result:
             "file_records": self.file_records,
             "ignored": list(self.ignored),
         }
+        data["host_loads"] = "MEMORY.md"  # what OpenClaw loads at every session: not maintained after this
         if self.commit is not None:
             data.update(self.commit.as_dict())
         return data
@@ -145,7 +152,12 @@ class Result:
         if self.commit is not None:
             out.append(f"{self.commit.sha[:7]} {self.commit.subject}")
             out.append("next: squadmem maintain (sizes hot to its budget and writes the Index)")
+        out.append(HOST_NOTE.format(hot=self.hot_target))
         return "\n".join(out)
+
+    @property
+    def hot_target(self) -> str:
+        return next((t.target for t in self.tiers if t.source == "MEMORY.md"), "the agent's hot file")
 
 
 def _stamp(when: dt.datetime) -> str:
@@ -356,6 +368,11 @@ def memory_tiers(
     root = (workspace or repo.root).resolve()
     if workspace is not None and not root.is_dir():
         raise SquadmemError(f"{workspace.name}: not a folder", hint="give the skill's workspace folder")
+    if repo.layout.places.kind == where.WORKSPACE:
+        raise SquadmemError(
+            f"{where.WORKSPACE_SETTINGS}: this workspace's memory is kept in place: nothing to migrate",
+            hint="squadmem maintains MEMORY.md and memory/ where they are (squadmem maintain)",
+        )
     name = _agent(repo, agent)
     layout = repo.layout
     texts = {rel: _read(root / rel, rel) for rel, _, _ in SOURCES}

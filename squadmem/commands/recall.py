@@ -23,7 +23,7 @@ from squadmem.engine import ranking, search_index
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
-from squadmem.model.layout import LOG_DIR, TIERS, known_agent, parse_log_name
+from squadmem.model.layout import TIERS, known_agent, parse_log_name
 
 if TYPE_CHECKING:
     from squadmem.commands import removed
@@ -124,7 +124,7 @@ def _left_out(problems: dict[str, SquadmemError]) -> None:
 
 
 def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
-    folder = repo.layout.memory / LOG_DIR
+    folder = repo.layout.log_folder
     if not folder.is_dir():
         return []
     found = []

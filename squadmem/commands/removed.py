@@ -22,7 +22,7 @@ from squadmem.engine import catalog, facts, history, titles
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, classify
+from squadmem.model.layout import AGENT_TIERS, classify, tier_rel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -66,7 +66,7 @@ def _owner_paths(path: str) -> list[str]:
     tf = classify(path)
     if tf is None or tf.tier == "wiki":
         return [path]
-    return [f"{MEMORY_DIR}/{tier}/{tf.name}.md" for tier in AGENT_TIERS]
+    return [tier_rel(tier, tf.name) for tier in AGENT_TIERS]
 
 
 def _key(entry: catalog.Entry) -> str:

@@ -19,7 +19,7 @@ from squadmem.commands import intake
 from squadmem.engine import catalog, lastuse, policy
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget, clock, render, settings, uses
-from squadmem.model.layout import AGENT_TIERS, LOG_DIR, TierFile, known_agent, parse_log_name
+from squadmem.model.layout import AGENT_TIERS, TierFile, known_agent, parse_log_name
 
 SCHEMA = 1
 MAINTAIN = "squadmem maintain --dry-run"
@@ -178,7 +178,7 @@ def _second_use_met(last: lastuse.LastUse, previous: dt.datetime | None, config:
 
 
 def _logs(repo: Repo) -> dict[str, Any]:
-    folder = repo.layout.memory / LOG_DIR
+    folder = repo.layout.log_folder
     days = sorted(d for d in (parse_log_name(p.name) for p in _listing(folder)) if d is not None)
     return {
         "count": len(days),

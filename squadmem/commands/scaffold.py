@@ -3,6 +3,13 @@
 Never overwrites what is there: a file that exists is left byte for byte, and
 Squad's own files in ``.squad/memory/`` are never touched. A second run
 changes nothing and says so.
+
+In a memory-tiers skill workspace (``MEMORY.md`` and ``memory/``, no
+``.squad/memory/``) ``init`` keeps the memory where its host reads it
+(:mod:`squadmem.model.places`): ``memory/tiers.toml`` names the workspace's one
+agent, ``MEMORY.md`` is its hot tier, ``memory/tier2-recent.md`` cold,
+``memory/tier3-archive.md`` the archive and ``memory/YYYY-MM-DD.md`` the logs.
+``--layout`` chooses; a repository that could be either is refused.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ from pathlib import Path
 
 from squadmem.commands import githooks, mergedriver, workflows
 from squadmem.gitio.repo import Repo
+from squadmem.model import places as where
 from squadmem.model import settings, squad, templates
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import LOG_DIR, MEMORY_DIR, TIERS, Layout, check_name
@@ -25,6 +33,14 @@ SKILL = ".github/skills/squadmem-memory/SKILL.md"
 DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's merge driver; see squadmem init)"
 DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
+SQUAD_LAYOUT, IN_PLACE = "squad", "in-place"  # init --layout
+ACCESS_LOG = "state/access-log.json"  # the memory-tiers skill's access log (read by migrate memory-tiers)
+# A memory-tiers workspace kept in place: its tier files merge with the driver, its logs by union.
+WORKSPACE_ATTRIBUTES = (f"{where.WORKSPACE_DIR}/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=union",)
+WORKSPACE_DRIVER_ATTRIBUTES = (
+    *(f"{rel} merge={mergedriver.NAME}" for rel in where.WORKSPACE_FILES.values()),
+    f"{where.WORKSPACE_WIKI}/*.md merge={mergedriver.NAME}",
+)
 
 
 @dataclasses.dataclass
@@ -39,6 +55,9 @@ class InitResult:
     spawn: list[str] = dataclasses.field(default_factory=list)  # files given squadmem's spawn blocks
     spawn_left: str | None = None  # why Squad's spawn lines were left as they are
     workflows: workflows.Written | None = None
+    workspace: str | None = None  # a memory-tiers workspace kept in place: its agent
+    access_log: bool = False  # the skill's state/access-log.json is there (not read in place)
+    chosen: bool = False  # in place because init recognised the workspace (no --layout)
 
     @property
     def changed(self) -> bool:
@@ -91,7 +110,7 @@ def _create_outside(root: Path, rel: str, text: str, result: InitResult) -> None
     result.created.append(rel)
 
 
-def _attributes(root: Path, result: InitResult) -> None:
+def _attributes(root: Path, result: InitResult, in_place: bool = False) -> None:
     """Append the attribute lines that are missing; a pattern that already sets ``merge`` is left alone."""
     path = root / ".gitattributes"
     current = path.read_bytes().decode("utf-8", "surrogateescape") if path.exists() else ""
@@ -101,7 +120,12 @@ def _attributes(root: Path, result: InitResult) -> None:
         row[0] for row in rows if row and any(a.startswith(("merge", "-merge", "!merge")) for a in row[1:])
     }
     blocks = []
-    for header, lines in ((ATTRIBUTES_HEADER, ATTRIBUTES), (DRIVER_HEADER, DRIVER_ATTRIBUTES)):
+    wanted = (
+        ((ATTRIBUTES_HEADER, WORKSPACE_ATTRIBUTES), (DRIVER_HEADER, WORKSPACE_DRIVER_ATTRIBUTES))
+        if in_place
+        else ((ATTRIBUTES_HEADER, ATTRIBUTES), (DRIVER_HEADER, DRIVER_ATTRIBUTES))
+    )
+    for header, lines in wanted:
         missing = [line for line in lines if line not in present and line.split()[0] not in merging]
         if missing:
             blocks.append("\n".join([header, *missing]) + "\n")
@@ -133,6 +157,83 @@ def _squad_entries(root: Path) -> int:
     return count
 
 
+def in_place(root: Path, wanted: str | None) -> bool:
+    """Whether ``init`` keeps a memory-tiers workspace in place (else the ``.squad/memory/`` layout).
+
+    ``wanted`` is ``--layout``; without it a workspace is recognised by ``MEMORY.md`` and
+    ``memory/`` (or a ``memory/tiers.toml`` init wrote) and no ``.squad/memory/``. A Squad team
+    that is also such a workspace is refused: it could be either.
+    """
+    squad_memory = (root / MEMORY_DIR).is_dir()
+    set_up = (root / where.WORKSPACE_SETTINGS).is_file()
+    if wanted == SQUAD_LAYOUT:
+        if set_up and not squad_memory:
+            raise SquadmemError(
+                f"{where.WORKSPACE_SETTINGS}: this workspace's memory is already kept in place",
+                hint="run squadmem init without --layout; to copy it into .squad/memory/ instead, delete "
+                f"{where.WORKSPACE_SETTINGS} first",
+            )
+        return False
+    if wanted == IN_PLACE:
+        if squad_memory:
+            raise SquadmemError(
+                f"{MEMORY_DIR}/: this repository already keeps its memory there",
+                hint="run squadmem init without --layout "
+                "(squadmem migrate memory-tiers copies a workspace in)",
+            )
+        return True
+    if squad_memory:
+        return False
+    workspace = (root / where.WORKSPACE_FILES["hot"]).is_file() and (root / where.WORKSPACE_DIR).is_dir()
+    if (workspace or set_up) and (root / ".squad").is_dir():
+        raise SquadmemError(
+            "both a Squad team (.squad/) and a memory-tiers workspace (MEMORY.md, memory/) here",
+            hint="choose: squadmem init --layout in-place (MEMORY.md stays what the host loads) "
+            "or --layout squad (.squad/memory/)",
+        )
+    return workspace or set_up
+
+
+def _workspace_agent(root: Path, names: Sequence[str]) -> str:
+    """The one agent of a workspace kept in place: the one named, else the one tiers.toml names."""
+    path = root / where.WORKSPACE_SETTINGS
+    text = settings.read(path)
+    had = None if text is None else settings.agent_of(text, where.WORKSPACE_SETTINGS)
+    if len(names) > 1:
+        raise SquadmemError(
+            f"a memory-tiers workspace holds one agent's memory, not {len(names)}",
+            hint="name one agent: squadmem init --agent NAME",
+        )
+    owner = had or where.DEFAULT_AGENT
+    if names and text is not None and names[0] != owner:
+        raise SquadmemError(
+            f"{where.WORKSPACE_SETTINGS}: this workspace is agent {owner}'s, not {names[0]}",
+            hint=f"leave out --agent, or change agent in {where.WORKSPACE_SETTINGS} first",
+        )
+    return names[0] if names else owner
+
+
+def init_in_place(repo: Repo, names: Sequence[str], hooks: bool, result: InitResult) -> None:
+    """A memory-tiers workspace kept where its host reads it: settings, tier files, attributes."""
+    agent = _workspace_agent(repo.root, names)
+    places = where.Places(where.WORKSPACE, agent)
+    where.use(places)
+    layout = repo.layout
+    layout.places = places
+    targets = [(layout.tier_path(tier, agent), tier) for tier in ("hot", "cold")]  # refused before writing
+    hooks_path = repo.config("core.hooksPath")
+    result.workspace, result.agents = agent, [agent]
+    result.access_log = (repo.root / ACCESS_LOG).is_file()
+    _create(layout, repo.root / where.WORKSPACE_SETTINGS, settings.workspace_template(agent), result)
+    for path, tier in targets:
+        _create(layout, path, templates.tier_header(tier, agent) + "\n", result)
+    _attributes(repo.root, result, in_place=True)
+    if mergedriver.configure(repo):
+        result.updated.append(f"git config merge.{mergedriver.NAME} (the merge driver for tier files)")
+    if hooks:
+        result.hooks = githooks.install(repo.root, repo.git_dir / "hooks", hooks_path)
+
+
 def init(
     repo: Repo,
     agents: Sequence[str] = (),
@@ -141,6 +242,7 @@ def init(
     spawn_blocks: bool = True,
     with_workflows: bool = False,
     requirement: str | None = None,
+    layout_choice: str | None = None,
 ) -> InitResult:
     layout = repo.layout
     result = InitResult()
@@ -154,6 +256,13 @@ def init(
             workflows.check_requirement(requirement) if requirement else workflows.installed_requirement()
         )
     names = [check_name(a) for a in agents]
+    if in_place(repo.root, layout_choice):
+        result.chosen = layout_choice is None
+        init_in_place(repo, names, hooks, result)
+        if pinned is not None:
+            result.workflows = workflows.write(repo.root, pinned)
+            result.created += result.workflows.created
+        return result
     if not names:
         names, result.skipped_agents = discover_agents(repo.root)
     result.agents = sorted(set(names))
@@ -210,7 +319,9 @@ def describe(result: InitResult) -> str:
         lines += [hooks.instead + "; add these lines instead:", hooks.snippet or ""]
     if not result.changed:
         lines.insert(0, "nothing to do: squadmem is already set up here")
-    if not result.agents and not result.existing_agents:
+    if result.workspace is not None:
+        lines += _in_place_lines(result)
+    elif not result.agents and not result.existing_agents:
         lines.append("no agents yet: pass --agent NAME, or run `squad init` to create .squad/agents/")
     elif not result.changed:
         lines.append(f"agents: {', '.join(sorted({*result.agents, *result.existing_agents}))}")
@@ -242,3 +353,26 @@ def describe(result: InitResult) -> str:
             "commit, then run: squadmem migrate squad"
         )
     return "\n".join(lines)
+
+
+def _in_place_lines(result: InitResult) -> list[str]:
+    """What keeping a memory-tiers workspace in place means, said once."""
+    lines = [
+        f"memory-tiers workspace kept in place, agent {result.workspace}: MEMORY.md is the hot tier"
+        " (what the host loads every session, kept within hot.max_bytes and hot.max_lines),"
+        f" {where.WORKSPACE_FILES['cold']} cold, {where.WORKSPACE_FILES['archive']} the archive,"
+        f" {where.WORKSPACE_WIKI}/ the wiki, {where.WORKSPACE_DIR}/YYYY-MM-DD.md the daily logs"
+        " (frozen after their day)",
+        "next: commit, then squadmem maintain (it writes MEMORY.md's ## Index → Deeper Tiers)",
+    ]
+    if result.access_log and result.changed:
+        lines.append(
+            f"{ACCESS_LOG}: the skill's access times are not read in place; ages come from this"
+            " repository's commits (squadmem touch ID marks a section used)"
+        )
+    if result.chosen and result.changed:
+        lines.append(
+            "(squadmem init --layout squad keeps squadmem's memory in .squad/memory/ instead;"
+            " then the host still loads a MEMORY.md squadmem does not maintain)"
+        )
+    return lines

@@ -29,9 +29,6 @@ from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MEMORY_DIR
-
-SETTINGS = f"{MEMORY_DIR}/tiers.toml"
 
 HEADING = f"## {catalog.SESSION_TITLE}"
 NONE_YET = "- none yet"
@@ -333,8 +330,9 @@ def _refuse_a_frozen_log(repo: Repo, writer: moves.Writer, rel: str, new: str, d
     moment = logs.effective(committed, [dt.datetime.fromtimestamp(head, dt.UTC)])
     old = writer.text(rel)
     change = logs.Change(rel, None if old is None else old.encode("utf-8"), new.encode("utf-8"))
-    raw = writer.text(SETTINGS)
-    conf = settings.Settings() if raw is None else settings.parse(raw, Path(SETTINGS))
+    path = repo.layout.places.settings
+    raw = writer.text(path)
+    conf = settings.Settings() if raw is None else settings.parse(raw, Path(path))
     why = logs.judge(change, moment, logs.Rules(conf.tz, conf.log.grace_minutes))
     if why:
         raise SquadmemError(

@@ -313,12 +313,13 @@ def _tier_rel(repo: Repo, path: str, cwd: str | None) -> str | None:
 
 
 def _suffix_rel(path: str) -> str | None:
-    """A path from another checkout of the same repository: its ``.squad/memory/...`` tail."""
-    at = path.find(".squad/memory/")
-    if at < 0:
-        return None
-    rel = path[at:]
-    return rel if classify(rel) is not None else None
+    """A path from another checkout of the same repository: its ``.squad/memory/...`` tail (a
+    workspace's ``MEMORY.md`` or ``memory/...``)."""
+    for tail in (".squad/memory/", "/memory/", "/MEMORY.md"):
+        at = path.rfind(tail) if tail[0] == "/" else path.find(tail)
+        if at >= 0 and classify(rel := path[at + (tail[0] == "/") :]) is not None:
+            return rel
+    return None
 
 
 def _lines_of(entry: catalog.Entry, text: str) -> tuple[int, int] | None:

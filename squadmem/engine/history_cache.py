@@ -38,6 +38,9 @@ def cache_key(repo: Repo) -> str:
     digest.update(b"\0" + "\n".join(sorted(repo.shallow_boundary())).encode())
     if repo.object_format != "sha1":  # a SHA-1 repository's key is the one earlier versions made
         digest.update(b"\0" + repo.object_format.encode())
+    places = repo.layout.places
+    if places.kind != "squad":  # which paths are tier files (a Squad layout's key is the one it was)
+        digest.update(f"\0{places.kind}:{places.agent}".encode())
     return f"{FORMAT}:{digest.hexdigest()}"
 
 

@@ -43,13 +43,12 @@ from squadmem.engine import catalog, conservation
 from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, squad, templates
+from squadmem.model import places as where
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
-from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR, TIERS, check_name, classify, tier_rel
+from squadmem.model.layout import AGENT_TIERS, check_name, classify, tier_rel
 from squadmem.model.readable import unreadable
 from squadmem.model.sections import trimmed
-
-LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the intake ledger (squadmem.commands.intake.LEDGER)
 
 WARN_MODE = 'budget.mode = "warn" in tiers.toml: reported, not refused'
 MOVE = "squad-memory-move"
@@ -64,7 +63,6 @@ LINE_MERGE_HINT = (
     " squadmem init in the clone that merged"
 )
 SETTLE_HINT = "a merge left it in two places and nothing settled it since (run: squadmem doctor --fix)"
-SETTINGS = f"{MEMORY_DIR}/tiers.toml"
 _FIELDS = ("%H", "%T", "%ct", "%P", "%s", "%(trailers:only,unfold)", "%b")
 _FORMAT = formats.log_format(*_FIELDS)
 _SQUASHED = re.compile(r"^[ \t>*-]*Squad-Memory-(?:Move|Index|Intake):", re.IGNORECASE | re.MULTILINE)
@@ -279,21 +277,27 @@ class Store:
             for e in formats.parse_tree(self.read(tree), len(tree) // 2)
         }
 
+    def walk(self, tree: str, rel: str) -> tuple[str, str] | None:
+        """(mode, sha) of the entry at ``rel`` in a tree ("" is the tree itself), None if absent."""
+        found: tuple[str, str] | None = ("40000", tree)
+        for part in rel.split("/") if rel else ():
+            found = self.entries(found[1]).get(part) if found and found[0] == "40000" else None
+        return found
+
+    def folder(self, tree: str, rel: str) -> str | None:
+        """The tree object at ``rel`` in a tree, None if there is no folder there."""
+        found = self.walk(tree, rel)
+        return found[1] if found and found[0] == "40000" else None
+
     def tier_files(self, tree: str) -> dict[str, str]:
         """Every tier file of a tree: repository path -> blob sha."""
-        node: str | None = tree
-        for part in MEMORY_DIR.split("/"):
-            entry = self.entries(node).get(part) if node else None
-            node = entry[1] if entry and entry[0] == "40000" else None
         found: dict[str, str] = {}
-        if node is None:
-            return found
-        for tier, (mode, sha) in self.entries(node).items():
-            if tier in TIERS and mode == "40000":
-                for name, (file_mode, blob) in self.entries(sha).items():
-                    rel = f"{MEMORY_DIR}/{tier}/{name}"
-                    if file_mode.startswith("100") and classify(rel):
-                        found[rel] = blob
+        for folder_rel in where.current().tier_folders:
+            node = self.folder(tree, folder_rel)
+            for name, (file_mode, blob) in self.entries(node).items() if node else ():
+                rel = f"{folder_rel}/{name}" if folder_rel else name
+                if file_mode.startswith("100") and classify(rel):
+                    found[rel] = blob
         return found
 
     def texts(self, tree: str, owner: str | None = None) -> dict[str, str]:
@@ -312,8 +316,7 @@ def same_sections(a: Sequence[catalog.Entry], b: Sequence[catalog.Entry]) -> boo
 
 
 def template_header(tier: str, name: str) -> str:
-    text = templates.read(f"{tier}.md")
-    return text.format(name=name)
+    return templates.tier_header(tier, name)
 
 
 # -- the checks ------------------------------------------------------------------------------------------
@@ -482,33 +485,25 @@ class Verifier:
             conf = settings.Settings()
         else:
             try:
-                conf = settings.parse(self.store.read(blob).decode("utf-8"), Path(SETTINGS))
+                conf = settings.parse(self.store.read(blob).decode("utf-8"), Path(where.current().settings))
             except (SquadmemError, UnicodeDecodeError):
                 return self.rules
         return logs.Rules(conf.tz, conf.log.grace_minutes)
 
     def settings_blob(self, tree: str) -> str | None:
-        node: str | None = tree
-        for part in MEMORY_DIR.split("/"):
-            entry = self.store.entries(node).get(part) if node else None
-            node = entry[1] if entry and entry[0] == "40000" else None
-        entry = self.store.entries(node).get("tiers.toml") if node else None
+        entry = self.store.walk(tree, where.current().settings)
         return entry[1] if entry and entry[0].startswith("100") else None
 
     def log_tree(self, tree: str) -> str | None:
         """The tree object of a tree's log folder, None if it has none."""
-        node: str | None = tree
-        for part in logs.LOG_PREFIX.rstrip("/").split("/"):
-            entry = self.store.entries(node).get(part) if node else None
-            node = entry[1] if entry and entry[0] == "40000" else None
-        return node
+        return self.store.folder(tree, where.current().log_prefix.rstrip("/"))
 
     def log_files(self, node: str | None) -> dict[str, str]:
         """Every file in a log folder's tree: repository path -> blob sha."""
         if node is None:
             return {}
         return {
-            f"{logs.LOG_PREFIX}{name}": sha
+            f"{where.current().log_prefix}{name}": sha
             for name, (mode, sha) in self.store.entries(node).items()
             if mode.startswith("100")
         }
@@ -815,7 +810,7 @@ class IntakeCheck:
         problems = [
             (c.path, "changed by an intake commit, which may change only tier files and the intake ledger")
             for c in commit.changes
-            if classify(c.path) is None and c.path != LEDGER
+            if classify(c.path) is None and c.path != where.current().ledger
         ]
         if not commit.parents:
             return [*problems, ("-", "an intake commit needs a parent")]

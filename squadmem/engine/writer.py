@@ -230,6 +230,7 @@ class Conversion:
         root = self.repo.root
         folders = [root, root / ".squad", root / ".squad" / "memory"]
         folders += [root / ".squad" / "memory" / tier for tier in ("hot", "cold", "archive", "wiki", "log")]
+        folders += [root / "memory", root / "memory" / "wiki"]  # a memory-tiers workspace's
         if any((folder / ".gitattributes").exists() for folder in folders):
             return True
         config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")

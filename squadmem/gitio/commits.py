@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterator, Sequence
 
 from squadmem.gitio.formats import log_format, parse_log
 from squadmem.gitio.repo import Repo
+from squadmem.model import places as where
 from squadmem.model import squad, uses
 from squadmem.model.errors import Exit, SquadmemError
-from squadmem.model.layout import MEMORY_DIR, classify
+from squadmem.model.layout import classify
 
 NULL_SHA = "0" * 40  # the side of a change that has no blob (a file added or deleted), whatever the width
 _TRAILER_PROBE = uses.TRAILER.lower().encode()
@@ -63,11 +64,8 @@ def memory_log(
     """
     fields = ["%H", "%P", "%ct", *(["%an"] if detail else []), "%B"]
     order = ["--topo-order"] if detail else []
-    paths = (
-        [MEMORY_DIR, squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR]
-        if squad_sources
-        else [MEMORY_DIR]
-    )
+    memory = list(where.current().pathspecs)
+    paths = [*memory, squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR] if squad_sources else memory
     args = ["log", *LOG_OPTIONS, *order, log_format(*fields), *revs, "--", *paths]
     for count, entry in enumerate(parse_log(repo.stream(*args), len(fields)), 1):
         sha, parents, when, *rest = entry.fields

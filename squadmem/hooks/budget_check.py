@@ -25,7 +25,7 @@ from squadmem.hooks import staged
 
 PROG = "squadmem-budget-check"
 ABOUT = 'Refuse hot files over hot.max_bytes or hot.max_lines (budget.mode = "warn" only reports).'
-HOT = staged.MEMORY + "hot/"
+HOT = staged.MEMORY + "hot/"  # the Squad layout's hot folder (a workspace's hot file is MEMORY.md)
 WARNED = 'budget.mode = "warn" in tiers.toml: reported, not refused'
 
 
@@ -46,30 +46,40 @@ def _over(hot: Mapping[str, bytes], settings_blob: bytes | None) -> tuple[list[s
     return [o.replace(FIX, STAGED_FIX) for o in found], conf.budget.mode == "warn"
 
 
+def _hot_prefix(env: Mapping[str, str]) -> str:
+    """Where hot files are: the Squad layout's folder, or a workspace's one hot file."""
+    places = staged.places(env)
+    return HOT if places.kind == "squad" else places.tier_rel("hot", places.agent)
+
+
 def check_named(names: Sequence[str], env: Mapping[str, str]) -> tuple[list[str], bool]:
     """The offences among the named hot files as they are in the work tree."""
     root = staged.top(env)
-    paths = [p for p in names if p.startswith(HOT) and _is_hot(p)]
-    folder = os.path.join(root, HOT)
-    if staged.SETTINGS_PATH in names and os.path.isdir(folder):
-        every = sorted(f"{HOT}{n}" for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
+    hot, settings_path = _hot_prefix(env), staged.places(env).settings
+    paths = [p for p in names if p.startswith(hot) and _is_hot(p)]
+    folder = os.path.join(root, hot)
+    if settings_path in names and os.path.isdir(folder):
+        every = sorted(f"{hot}{n}" for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
         paths += [p for p in every if p not in paths and _is_hot(p)]
+    elif settings_path in names and os.path.isfile(folder) and hot not in paths:
+        paths.append(hot)
     if not paths:
         return [], False
-    blobs = staged.work_tree_blobs([staged.SETTINGS_PATH, *paths], root)
-    return _over({p: raw for p in paths if (raw := blobs.get(p)) is not None}, blobs[staged.SETTINGS_PATH])
+    blobs = staged.work_tree_blobs([settings_path, *paths], root)
+    return _over({p: raw for p in paths if (raw := blobs.get(p)) is not None}, blobs[settings_path])
 
 
 def check(env: Mapping[str, str], names: Sequence[str] = ()) -> tuple[list[str], bool]:
     """The offences (named files, else staged hot files), and whether they only warn."""
     if names:
         return check_named(names, env)
-    entries = [e for e in staged.staged(HOT, env) if e.new_sha and _is_hot(e.path)]
+    entries = [e for e in staged.staged(_hot_prefix(env), env) if e.new_sha and _is_hot(e.path)]
     if not entries:
         return [], False
-    blobs = staged.blobs([f":{staged.SETTINGS_PATH}", *(f":{e.path}" for e in entries)], env)
+    settings_spec = f":{staged.places(env).settings}"
+    blobs = staged.blobs([settings_spec, *(f":{e.path}" for e in entries)], env)
     hot = {e.path: blobs.get(f":{e.path}") or b"" for e in entries}
-    return _over(hot, blobs.get(f":{staged.SETTINGS_PATH}"))
+    return _over(hot, blobs.get(settings_spec))
 
 
 def mid_operation(offences: list[str], env: Mapping[str, str]) -> list[str] | None:

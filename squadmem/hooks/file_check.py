@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from squadmem.hooks import staged
+from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 
 PROG = "squadmem-file-check"
@@ -38,7 +39,7 @@ def _judged(path: str) -> bool:
     from squadmem.model import logs
     from squadmem.model.layout import classify
 
-    return path == staged.SETTINGS_PATH or classify(path) is not None or logs.log_day(path) is not None
+    return path == where.current().settings or classify(path) is not None or logs.log_day(path) is not None
 
 
 def judge(blobs: Mapping[str, bytes | None]) -> list[str]:
@@ -47,9 +48,9 @@ def judge(blobs: Mapping[str, bytes | None]) -> list[str]:
     for path, raw in blobs.items():
         if raw is None:
             continue
-        if path == staged.SETTINGS_PATH:
+        if path == where.current().settings:
             try:
-                staged.read_settings({f":{staged.SETTINGS_PATH}": raw})
+                staged.read_settings({"": raw}, "")
             except SquadmemError as exc:
                 found.append(f"{exc.message}; {exc.hint}" if exc.hint else exc.message)
         elif (why := problem(path, raw)) is not None:
@@ -71,14 +72,14 @@ def clashes(paths: Sequence[str], read: Callable[[list[str]], Mapping[str, bytes
 def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
     """``path: problem; fix`` for each named (else staged) memory file squadmem could not read."""
     if names:
-        paths = [p for p in names if p.startswith(staged.MEMORY) and _judged(p)]
+        root = staged.top(env)
+        paths = [p for p in names if staged.places(env).inside(p) and _judged(p)]
         if not paths:
             return []
-        root = staged.top(env)
         return judge(staged.work_tree_blobs(paths, root)) + clashes(
             paths, lambda rels: staged.work_tree_blobs(rels, root)
         )
-    entries = [e for e in staged.staged(staged.MEMORY, env) if e.new_sha and _judged(e.path)]
+    entries = [e for e in staged.memory_changes(env) if e.new_sha and _judged(e.path)]
     if not entries:
         return []
     read = staged.blobs(staged.commit_specs(staged.memory_changes(env)), env)

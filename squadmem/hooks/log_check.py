@@ -28,9 +28,8 @@ from collections.abc import Sequence
 from squadmem.gitio import formats, gitdir, runner
 from squadmem.hooks import staged
 from squadmem.model import logs
+from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
-
-SETTINGS = staged.SETTINGS_PATH
 
 
 def merge_head(env: dict[str, str], environ: dict[str, str] | None = None) -> str | None:
@@ -63,14 +62,11 @@ def merge_head(env: dict[str, str], environ: dict[str, str] | None = None) -> st
 
 def _paths(env: dict[str, str], merging: str | None) -> tuple[list[formats.Staged], set[str]]:
     """The staged changes against HEAD (renames kept) and every log path that differs from a parent."""
-    entries = [
-        e for e in staged.staged(logs.LOG_PREFIX, env) if logs.log_day(e.path) or logs.log_day(e.source or "")
-    ]
+    prefix = staged.places(env).log_prefix
+    entries = [e for e in staged.staged(prefix, env) if logs.log_day(e.path) or logs.log_day(e.source or "")]
     paths = {p for e in entries for p in (e.path, e.source) if p and logs.log_day(p)}
     if merging:
-        paths |= {
-            e.path for e in staged.staged(logs.LOG_PREFIX, env, against=merging) if logs.log_day(e.path)
-        }
+        paths |= {e.path for e in staged.staged(prefix, env, against=merging) if logs.log_day(e.path)}
     return entries, paths
 
 
@@ -99,9 +95,10 @@ def changes(
 def _settings(blobs: dict[str, bytes | None]) -> logs.Rules:
     """The parent's settings (HEAD's tiers.toml; the staged one for a first commit), after checking
     that the staged tiers.toml parses."""
-    staged_conf = staged.read_settings(blobs, f":{SETTINGS}")
-    same = blobs.get(f"HEAD:{SETTINGS}") == blobs.get(f":{SETTINGS}")  # as in most commits: parsed once
-    conf = staged_conf if same or not blobs.get("HEAD") else staged.read_settings(blobs, f"HEAD:{SETTINGS}")
+    path = where.current().settings
+    staged_conf = staged.read_settings(blobs, f":{path}")
+    same = blobs.get(f"HEAD:{path}") == blobs.get(f":{path}")  # as in most commits: parsed once
+    conf = staged_conf if same or not blobs.get("HEAD") else staged.read_settings(blobs, f"HEAD:{path}")
     return logs.Rules(conf.tz, conf.log.grace_minutes)
 
 
@@ -172,7 +169,8 @@ def check(env: dict[str, str], names: Sequence[str] = ()) -> list[str]:
         paths &= wanted | {e.source for e in entries if e.source}
     if not paths:
         return []
-    specs = ["HEAD", *([merging] if merging else []), f":{SETTINGS}", f"HEAD:{SETTINGS}"]
+    settings_path = staged.places(env).settings
+    specs = ["HEAD", *([merging] if merging else []), f":{settings_path}", f"HEAD:{settings_path}"]
     for path in paths:
         specs += [f"HEAD:{path}", f":{path}"] + ([f"{merging}:{path}"] if merging else [])
     blobs = staged.blobs(specs, env)

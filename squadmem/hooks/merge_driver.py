@@ -33,8 +33,9 @@ from pathlib import Path
 
 from squadmem.gitio import formats, runner
 from squadmem.model import merge, sections, writes
+from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, classify
+from squadmem.model.layout import MAX_FILE_BYTES, classify
 
 SETTLE = "merge-settle.json"
 _LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")
@@ -166,7 +167,7 @@ def find_trio(path: str, files: Sequence[str], env: Mapping[str, str]) -> tuple[
 
 
 def _tier_blobs(rev: str, env: Mapping[str, str]) -> dict[str, str]:
-    out = _ok(["ls-tree", "-r", "-z", "--full-tree", rev, "--", MEMORY_DIR], env)
+    out = _ok(["ls-tree", "-r", "-z", "--full-tree", rev, "--", *where.current().pathspecs], env)
     found = {}
     for row in out.split("\0"):
         meta, _, rel = row.partition("\t")
@@ -293,6 +294,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     env = dict(os.environ)
     try:
+        where.bind(os.getcwd())  # git runs a merge driver at the top of the work tree
         return run([args.base, args.ours, args.theirs], args.path, args.marker_size, env, _stderr)
     except OSError as exc:
         print(f"squadmem merge driver: {exc}", file=sys.stderr)

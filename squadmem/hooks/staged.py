@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from squadmem.gitio import gitdir
 from squadmem.gitio.formats import Staged, cat_files, parse_raw
 from squadmem.gitio.runner import git, git_env
+from squadmem.model import places as where
 from squadmem.model.errors import Exit, SquadmemError
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every commit a few milliseconds
@@ -30,12 +31,22 @@ if TYPE_CHECKING:
 
     from squadmem.model import settings
 
+# The Squad layout's (a test holds them equal to layout.MEMORY_DIR's); the work tree's own are
+# places(env).pathspecs and places(env).settings (a memory-tiers workspace keeps them elsewhere).
 MEMORY = ".squad/memory/"  # layout.MEMORY_DIR + "/" (a test holds them equal)
 SETTINGS_PATH = ".squad/memory/tiers.toml"  # layout.MEMORY_DIR + "/tiers.toml" (a test holds them equal)
 NOT_A_REPO = "not inside a git work tree: run it in a repository (git runs it at the top of the work tree)"
 
 _changes: dict[str | None, list[Staged]] = {}  # GIT_INDEX_FILE -> the memory files the index changes
 _blobs: dict[tuple[str | None, str], bytes | None] = {}  # (GIT_INDEX_FILE, spec) -> object read
+_bound: list[str] = []  # the work tree whose places were found (once per process)
+
+
+def places(env: Mapping[str, str]) -> where.Places:
+    """Where the work tree keeps its memory (``.squad/memory/`` or a memory-tiers workspace)."""
+    if not _bound:
+        top(env)
+    return where.current()
 
 
 def memory_changes(env: Mapping[str, str]) -> list[Staged]:
@@ -43,7 +54,7 @@ def memory_changes(env: Mapping[str, str]) -> list[Staged]:
     key = env.get("GIT_INDEX_FILE")
     if key not in _changes:
         args = ["diff", "--cached", "--raw", "-z", "-M", "--no-ext-diff", "--no-color", "--"]
-        _changes[key] = parse_raw(git([*args, f":(top){MEMORY}"], env))
+        _changes[key] = parse_raw(git([*args, *(f":(top){p}" for p in places(env).pathspecs)], env))
     return _changes[key]
 
 
@@ -61,10 +72,11 @@ def commit_specs(entries: Sequence[Staged]) -> list[str]:
     """What the checks of a commit read: each staged memory file in the index and in HEAD (a
     rename's source too), HEAD itself, and tiers.toml in both."""
     paths = dict.fromkeys(p for e in entries for p in (e.path, e.source) if p)
+    settings_path = where.current().settings
     return [
         "HEAD",
-        f":{SETTINGS_PATH}",
-        f"HEAD:{SETTINGS_PATH}",
+        f":{settings_path}",
+        f"HEAD:{settings_path}",
         *(f"{w}:{p}" for p in paths for w in ("", "HEAD")),
     ]
 
@@ -72,7 +84,7 @@ def commit_specs(entries: Sequence[Staged]) -> list[str]:
 def staged(folder: str, env: Mapping[str, str], against: str | None = None) -> list[Staged]:
     """Paths under ``folder`` (relative to the top of the work tree) that the index changes against
     HEAD (renames found), or against the commit ``against`` (no renames)."""
-    if against is None and folder.startswith(MEMORY):
+    if against is None and places(env).inside(folder.rstrip("/")):
         return [
             e for e in memory_changes(env) if e.path.startswith(folder) or (e.source or "").startswith(folder)
         ]
@@ -81,31 +93,41 @@ def staged(folder: str, env: Mapping[str, str], against: str | None = None) -> l
     return parse_raw(git([*args, "--", f":(top){folder}"], env))
 
 
-def read_settings(blobs: Mapping[str, bytes | None], spec: str = f":{SETTINGS_PATH}") -> settings.Settings:
+def read_settings(blobs: Mapping[str, bytes | None], spec: str | None = None) -> settings.Settings:
     """Settings from the blob read as ``spec`` (the index's tiers.toml by default), else the defaults."""
     from squadmem.model import settings
 
-    raw = blobs.get(spec)
+    path = where.current().settings
+    raw = blobs.get(f":{path}" if spec is None else spec)
     if raw is None:
         return settings.Settings()
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise SquadmemError(f"{SETTINGS_PATH}: not UTF-8", hint="save tiers.toml as UTF-8") from None
-    return settings.parse(text, SETTINGS_PATH)
+        raise SquadmemError(f"{path}: not UTF-8", hint="save tiers.toml as UTF-8") from None
+    return settings.parse(text, path)
 
 
 def top(env: Mapping[str, str]) -> str:
-    """The top of the work tree the hook runs in (git runs hooks there; no process is started then)."""
+    """The top of the work tree the hook runs in (git runs hooks there; no process is started then).
+
+    Its places are found the first time (:func:`places`)."""
     if gitdir.git_dir() is not None:
-        return os.getcwd()
+        return _bind(os.getcwd())
     try:
         out = git(["rev-parse", "--show-toplevel"], env).decode("utf-8", "surrogateescape").strip()
     except SquadmemError:
         raise SquadmemError(NOT_A_REPO) from None
     if not out:
         raise SquadmemError(NOT_A_REPO)
-    return out
+    return _bind(out)
+
+
+def _bind(root: str) -> str:
+    if _bound != [root]:
+        where.bind(root)
+        _bound[:] = [root]
+    return root
 
 
 def git_dir(env: Mapping[str, str]) -> str:

@@ -100,7 +100,8 @@ def ranges_from_framework(environ: dict[str, str]) -> list[Update] | None:
 
 def _log_blobs(commit: str, env: dict[str, str]) -> dict[str, str]:
     """Daily log path -> blob sha at ``commit``."""
-    out = runner.git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", logs.LOG_PREFIX], env)
+    prefix = staged.places(env).log_prefix
+    out = runner.git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix], env)
     found = {}
     for row in out.decode("utf-8", "surrogateescape").split("\0"):
         meta, _, path = row.partition("\t")
@@ -118,7 +119,7 @@ def kept_logs(update: Update, env: dict[str, str]) -> list[str]:
     changed = [p for p, sha in before.items() if after.get(p) != sha]
     if not changed:
         return []
-    settings_spec = f"{update.old}:{staged.SETTINGS_PATH}"
+    settings_spec = f"{update.old}:{staged.places(env).settings}"
     specs = [settings_spec, *(before[p] for p in changed), *(after[p] for p in changed if p in after)]
     blobs = formats.cat_files(specs, env)
     conf = staged.read_settings(blobs, settings_spec)

@@ -1,8 +1,11 @@
 """Where tiers live, and the safety of names and paths.
 
-Standard library only. Every path squadmem writes goes through
-:func:`Layout.tier_path` / :func:`Layout.log_path`, which refuse names that
-could escape ``.squad/memory/`` and paths that a symlink leads outside it.
+Standard library only. Which repository path holds what is the work tree's
+:mod:`squadmem.model.places` (``.squad/memory/``, or a memory-tiers workspace
+in place); :func:`tier_rel` and :func:`classify` ask the current places.
+Every path squadmem writes goes through :func:`Layout.tier_path` /
+:func:`Layout.log_path`, which refuse names that could escape the memory's
+folder and paths that a symlink leads outside it.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import datetime as dt
 import re
 from collections.abc import Sequence
 
+from squadmem.model import places as where
 from squadmem.model import settings as tiers_toml
 from squadmem.model.errors import SquadmemError
 from squadmem.model.values import Value
@@ -19,8 +23,8 @@ TYPE_CHECKING = False  # the hooks classify paths with this module: no typing, n
 if TYPE_CHECKING:
     from pathlib import Path
 
-MEMORY_DIR = ".squad/memory"
-TIERS = ("hot", "cold", "archive", "wiki")
+MEMORY_DIR = where.SQUAD_DIR  # the Squad layout's folder (a workspace's places differ: see places)
+TIERS = where.TIERS
 AGENT_TIERS = ("hot", "cold", "archive")
 LOG_DIR = "log"
 MAX_FILE_BYTES = 1024 * 1024  # a tier file or daily log squadmem reads or writes
@@ -94,30 +98,26 @@ class TierFile(Value):
 
 
 def tier_rel(tier: str, name: str) -> str:
-    return f"{MEMORY_DIR}/{tier}/{name}.md"
+    """The repository path of ``name``'s ``tier`` file, in the current places."""
+    return where.current().tier_rel(tier, name)
 
 
 def classify(rel: str) -> TierFile | None:
-    """The tier file a repository path is, or None (logs, settings, Squad's files)."""
-    prefix = MEMORY_DIR + "/"
-    if not rel.startswith(prefix):
+    """The tier file a repository path is, or None (logs, settings, Squad's files), in the current places."""
+    found = where.current().split(rel)
+    if found is None or not is_name(found[1]):
         return None
-    parts = rel[len(prefix) :].split("/")
-    if len(parts) != 2 or parts[0] not in TIERS or not parts[1].endswith(".md"):
-        return None
-    name = parts[1][:-3]
-    if not is_name(name):
-        return None
-    return TierFile(parts[0], name, rel)
+    return TierFile(found[0], found[1], rel)
 
 
 class Layout:
     """The memory layout of one repository work tree (equal when the roots are)."""
 
-    __slots__ = ("_settings", "root")
+    __slots__ = ("_settings", "places", "root")
 
     def __init__(self, root: Path) -> None:
         self.root = root  # the work tree's top level
+        self.places = where.bind(root)  # .squad/memory/, or a memory-tiers workspace in place
         self._settings: tiers_toml.Settings | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -131,7 +131,13 @@ class Layout:
 
     @property
     def memory(self) -> Path:
-        return self.root / MEMORY_DIR
+        """The folder of squadmem's own files (tiers.toml, the ledger): ``.squad/memory`` or ``memory``."""
+        return self.root / self.places.base
+
+    @property
+    def log_folder(self) -> Path:
+        """The folder of the daily logs: ``.squad/memory/log``, or a workspace's ``memory``."""
+        return self.root / self.places.log_prefix.rstrip("/")
 
     @property
     def settings(self) -> tiers_toml.Settings:
@@ -144,16 +150,28 @@ class Layout:
         return path.relative_to(self.root).as_posix()
 
     def inside(self, path: Path) -> Path:
-        """``path`` itself, if it resolves inside .squad/memory/ (symlinks followed); else raise."""
-        memory = self.root.resolve() / MEMORY_DIR
+        """``path`` itself, if it resolves inside the memory's folder (``.squad/memory/``; in a
+        workspace ``memory/``, or ``MEMORY.md`` itself) with symlinks followed; else raise."""
+        top = self.root.resolve()
+        memory = top / self.places.base
         for candidate in (self.memory, path):
             resolved = candidate.resolve()
-            if resolved != memory and memory not in resolved.parents:
+            if resolved != memory and memory not in resolved.parents and not self._top_file(candidate, top):
                 raise SquadmemError(
-                    f"{self.rel(candidate)}: leads outside {MEMORY_DIR}/ (symlink to {resolved})",
-                    hint="replace the symlink with a regular file or folder inside .squad/memory/",
+                    f"{self.rel(candidate)}: leads outside {self.places.base}/ (symlink to {resolved})",
+                    hint=f"replace the symlink with a regular file or folder inside {self.places.base}/",
                 )
         return path
+
+    def _top_file(self, path: Path, top: Path) -> bool:
+        """A workspace's ``MEMORY.md``, reached through no symlink."""
+        rel = where.WORKSPACE_FILES["hot"]
+        return (
+            self.places.kind == where.WORKSPACE
+            and path == self.root / rel
+            and not path.is_symlink()
+            and path.resolve() == top / rel
+        )
 
     def writable(self, path: Path) -> Path:
         """``path`` if squadmem may write it: inside .squad/memory/, or one of Squad's spawn files
@@ -176,25 +194,26 @@ class Layout:
         if tier not in TIERS:
             raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
         check_name(name, "topic" if tier == "wiki" else "agent")
-        return self.inside(self.memory / tier / f"{name}.md")
+        return self.inside(self.root / self.places.tier_rel(tier, name))
 
     def log_path(self, day: dt.date) -> Path:
-        return self.inside(self.memory / LOG_DIR / f"{day.isoformat()}.md")
+        return self.inside(self.root / self.places.log_rel(day.isoformat()))
 
     def tier_files(self) -> list[TierFile]:
         """Every tier file present in the work tree, sorted by tier order then name."""
         found: list[TierFile] = []
-        for tier in TIERS:
-            folder = self.memory / tier
+        for folder_rel in self.places.tier_folders:
+            folder = self.root / folder_rel if folder_rel else self.root
             if not folder.is_dir():
                 continue
-            self.inside(folder)
+            if folder_rel:
+                self.inside(folder)
             for path in sorted(folder.glob("*.md")):
                 tf = classify(self.rel(path))
                 if tf is not None:
                     self.inside(path)
                     found.append(tf)
-        return found
+        return sorted(found, key=lambda tf: TIERS.index(tf.tier))
 
     def read_tier(self, tf: TierFile) -> str:
         """A tier file's text, refusing what squadmem cannot handle losslessly."""

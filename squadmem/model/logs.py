@@ -32,6 +32,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from squadmem.model import clock
+from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 
 TYPE_CHECKING = False  # typing is not imported at run time: the log check imports this module
@@ -40,8 +41,9 @@ if TYPE_CHECKING:
 
     from squadmem.model.layout import Layout
 
-# layout.MEMORY_DIR + "/" + layout.LOG_DIR + "/" (a test holds them equal). The hook's start-up time
-# is measured against pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
+# The Squad layout's: layout.MEMORY_DIR + "/" + layout.LOG_DIR + "/" (a test holds them equal); the
+# work tree's own is places.current().log_prefix. The hook's start-up time is measured against
+# pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
 LOG_PREFIX = ".squad/memory/log/"
 _DATED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\.md")  # ASCII digits only (\d is any digit)
 _ENTRY = re.compile(r"- (\d{2}:\d{2})(?: \[([^\]]+)\])?(?: (.*))?")
@@ -58,14 +60,18 @@ def log_day(rel: str) -> dt.date | str | None:
     ``"misnamed"`` for any other file in ``log/``, or None (outside ``log/``, or a dot file there
     such as ``.gitkeep``).
 
-    Only ``log/YYYY-MM-DD.md`` names, in ASCII digits, are logs.
+    Only ``log/YYYY-MM-DD.md`` names, in ASCII digits, are logs (``memory/YYYY-MM-DD.md`` in a
+    memory-tiers workspace, whose ``memory/`` also holds its tier files: there any other name is
+    simply not a log).
     """
-    if not rel.startswith(LOG_PREFIX):
+    prefix = where.current().log_prefix
+    if not rel.startswith(prefix):
         return None
-    name = rel[len(LOG_PREFIX) :]
+    name = rel[len(prefix) :]
     match = _DATED.fullmatch(name)
     if not match:
-        return None if name.startswith(".") and "/" not in name else "misnamed"
+        other = prefix != LOG_PREFIX or (name.startswith(".") and "/" not in name)
+        return None if other else "misnamed"
     try:
         return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
     except ValueError:
@@ -172,9 +178,11 @@ def judge(change: Change, now: dt.datetime, rules: Rules, authored: dt.datetime 
 
 
 def _misnamed(path: str, kind: str) -> str:
+    prefix = where.current().log_prefix
+    folder = prefix[len(where.SQUAD_DIR) + 1 :] if prefix.startswith(where.SQUAD_DIR) else prefix
     if kind == "bad":
-        return f"{path[len(LOG_PREFIX) : -3]} is not a real date; name daily logs log/YYYY-MM-DD.md"
-    return "not a daily log's name: only log/YYYY-MM-DD.md (ASCII digits) belongs in log/"
+        return f"{path[len(prefix) : -3]} is not a real date; name daily logs {folder}YYYY-MM-DD.md"
+    return f"not a daily log's name: only {folder}YYYY-MM-DD.md (ASCII digits) belongs in {folder}"
 
 
 def _past(change: Change, ended: str, replay: bool) -> list[str]:
@@ -413,7 +421,7 @@ def append(layout: Layout, tz: dt.tzinfo, text: str, now: dt.datetime, agent: st
         layout.require_agent(agent)
     day = refuse_future(today(now, tz), tz)
     line = entry(text, now, tz, agent)
-    path = layout.log_path(day)  # refuses a path that a symlink leads outside .squad/memory/
+    path = layout.log_path(day)  # refuses a path that a symlink leads outside the memory
     rel = layout.rel(path)
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise SquadmemError(f"{rel}: is not a regular file", hint="replace it with the log file")

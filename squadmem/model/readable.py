@@ -26,14 +26,14 @@ def unreadable(path: str, raw: bytes) -> str | None:
 def owner_files(path: str) -> list[str]:
     """The tier files that share ``path``'s id namespace, in the order ids are assigned (an agent's
     hot, cold and archive; a wiki page alone); [] for a path that is no tier file."""
-    from squadmem.model.layout import AGENT_TIERS, MEMORY_DIR
+    from squadmem.model.layout import AGENT_TIERS, tier_rel
 
     found = classify(path)
     if found is None:
         return []
     if found.tier not in AGENT_TIERS:
         return [path]
-    return [f"{MEMORY_DIR}/{tier}/{found.name}.md" for tier in AGENT_TIERS]
+    return [tier_rel(tier, found.name) for tier in AGENT_TIERS]
 
 
 def id_clashes(files: dict[str, bytes | None]) -> list[str]:

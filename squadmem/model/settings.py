@@ -193,6 +193,26 @@ mode = "fail"
 """
 
 
+WORKSPACE_HEAD = """\
+# The agent whose memory this memory-tiers workspace holds (section ids read <agent>/<section>).
+"""
+
+
+def workspace_template(agent: str) -> str:
+    """What ``init`` writes in a memory-tiers workspace: its agent, then every default."""
+    return f'{WORKSPACE_HEAD}agent = "{agent}"\n\n{TEMPLATE}'
+
+
+def _template_agent(text: str) -> str | None:
+    """The agent of a :func:`workspace_template` text (None for any other text)."""
+    if not text.startswith(WORKSPACE_HEAD) or not text.endswith(TEMPLATE):
+        return None
+    line = text[len(WORKSPACE_HEAD) : len(text) - len(TEMPLATE)]
+    name = line[len('agent = "') : -len('"\n\n')]
+    simple = name and all(c.isascii() and (c.isalnum() or c in "._-") for c in name)
+    return name if simple and line == f'agent = "{name}"\n\n' else None
+
+
 def _line_of(text: str, table: str | None, key: str) -> int:
     """The 1-based line where ``key`` is set inside ``[table]`` (0 if not found)."""
     import re
@@ -230,6 +250,8 @@ def _coerce(path: str | Path, text: str, table: str, key: str, value: Any, kind:
 def parse(text: str, path: str | Path) -> Settings:
     if text == TEMPLATE:  # what init writes: every default (a test holds them equal)
         return Settings()
+    if _template_agent(text) is not None:  # what init writes in a memory-tiers workspace
+        return Settings()
     import tomllib
 
     try:
@@ -249,6 +271,9 @@ def parse(text: str, path: str | Path) -> Settings:
                 raise _bad(path, text, None, name, f"is not a known time zone: {value!r}") from None
             changes["timezone"] = value
             continue
+        if name == "agent":  # a memory-tiers workspace's agent: read by agent_of()
+            _agent(path, text, value)
+            continue
         cls = _TABLES.get(name)
         if cls is None or not isinstance(value, dict):
             raise _bad(path, text, None, name, "is not a squadmem setting")
@@ -262,17 +287,44 @@ def parse(text: str, path: str | Path) -> Settings:
     return Settings(**changes)
 
 
+def _agent(path: str | Path, text: str, value: object) -> str:
+    from squadmem.model.layout import MAX_NAME, is_name
+
+    if not isinstance(value, str) or not is_name(value):
+        why = f"must be an agent name (letters, digits, '.', '_', '-'; at most {MAX_NAME}), not {value!r}"
+        raise _bad(path, text, None, "agent", why)
+    return value
+
+
+def agent_of(text: str, path: str | Path) -> str | None:
+    """The ``agent`` a memory-tiers workspace's tiers.toml names (None: it names none)."""
+    name = _template_agent(text)
+    if name is not None:
+        return name
+    parse(text, path)  # refuses what the commands would refuse
+    import tomllib
+
+    value = tomllib.loads(text).get("agent")
+    return None if value is None else _agent(path, text, value)
+
+
 def load(memory_dir: Path) -> Settings:
     """Settings from ``<memory_dir>/tiers.toml``; the defaults where it is absent."""
-    path = memory_dir / "tiers.toml"
+    text = read(memory_dir / "tiers.toml")
+    return Settings() if text is None else parse(text, memory_dir / "tiers.toml")
+
+
+def read(path: str | Path) -> str | None:
+    """The text of the tiers.toml at ``path``; None where it is absent."""
     try:
-        raw = path.read_bytes()
+        with open(path, "rb") as handle:
+            raw = handle.read()
     except FileNotFoundError:
-        return Settings()
+        return None
     except OSError as exc:
         raise SquadmemError(f"{path}: cannot read: {exc.strerror}") from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         raise SquadmemError(f"{path}: not UTF-8", hint="save tiers.toml as UTF-8") from None
-    return parse(text, path)
+    return text

@@ -34,13 +34,20 @@ if ! command -v "$SQUADMEM_PYTHON" >/dev/null 2>&1; then
     echo "squadmem: {event} hook: running squadmem's checks with $SQUADMEM_PYTHON" >&2
     squadmem_root=
 fi
-# A commit that stages nothing under .squad/memory/, concludes no merge and has no squadmem move
-# unfinished gives squadmem's checks nothing to judge: the same test they make first, done here
-# without starting Python (git runs this hook at the top of the work tree).
+# A commit that stages nothing under .squad/memory/ (in a memory-tiers workspace: MEMORY.md and
+# memory/), concludes no merge and has no squadmem move unfinished gives squadmem's checks nothing
+# to judge: the same test they make first, done here without starting Python (git runs this hook
+# at the top of the work tree).
 squadmem_git_dir=${{GIT_DIR:-.git}}
+squadmem_memory=':(top).squad/memory/'
+squadmem_workspace=
+if [ -f memory/tiers.toml ] && [ ! -d .squad/memory ]; then
+    squadmem_memory=':(top)MEMORY.md'
+    squadmem_workspace=':(top)memory/'
+fi
 if [ "{event}" = pre-commit ] && [ $# -eq 0 ] && [ -d "$squadmem_git_dir" ] &&
     [ ! -e "$squadmem_git_dir/squadmem/journal.json" ] && [ ! -e "$squadmem_git_dir/MERGE_HEAD" ] &&
-    git diff --cached --quiet --no-ext-diff --no-textconv -- ':(top).squad/memory/' 2>/dev/null; then
+    git diff --cached --quiet --no-ext-diff --no-textconv -- "$squadmem_memory" ${{squadmem_workspace:+"$squadmem_workspace"}} 2>/dev/null; then
     exit 0
 fi
 # After a merge: only a note of the merge driver's (an edit kept at a moved section's old place)

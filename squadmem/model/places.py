@@ -1,0 +1,164 @@
+"""Where a repository keeps its memory: the Squad layout, or a memory-tiers workspace in place.
+
+Two kinds of places, one question each: which repository path holds a tier
+file (:meth:`Places.tier_rel`), which tier file a path is
+(:meth:`Places.split`), where the daily logs, the settings and the intake
+ledger are, and what git must read (:attr:`Places.pathspecs`).
+
+- **Squad** (the default): everything under ``.squad/memory/``:
+  ``hot/<agent>.md``, ``cold/<agent>.md``, ``archive/<agent>.md``,
+  ``wiki/<topic>.md``, ``log/YYYY-MM-DD.md``, ``tiers.toml``, ``intake.tsv``.
+- **Workspace**: one agent's memory-tiers workspace, kept where its host
+  (OpenClaw) reads it: ``MEMORY.md`` is hot, ``memory/tier2-recent.md``
+  cold, ``memory/tier3-archive.md`` the archive, ``memory/wiki/<topic>.md``
+  the wiki, ``memory/YYYY-MM-DD.md`` the daily logs, ``memory/tiers.toml``
+  the settings (its ``agent`` key names the workspace's agent).
+
+The kind is a property of the work tree, found once per repository a
+process opens (:func:`bind`: a stat or two) and asked through
+:func:`current` by the code that names paths without a repository at hand
+(the hooks, history, ``verify``). A workspace is recognised by its
+``memory/tiers.toml`` beside no ``.squad/memory/``.
+
+No squadmem import but the errors and nothing heavy: the hooks ask it first,
+on every commit.
+"""
+
+from __future__ import annotations
+
+import os
+
+from squadmem.model.errors import SquadmemError
+
+SQUAD = "squad"
+WORKSPACE = "workspace"
+SQUAD_DIR = ".squad/memory"
+TIERS = ("hot", "cold", "archive", "wiki")
+# The memory-tiers skill's files, as OpenClaw reads them.
+WORKSPACE_DIR = "memory"
+WORKSPACE_FILES = {
+    "hot": "MEMORY.md",
+    "cold": f"{WORKSPACE_DIR}/tier2-recent.md",
+    "archive": f"{WORKSPACE_DIR}/tier3-archive.md",
+}
+WORKSPACE_WIKI = f"{WORKSPACE_DIR}/wiki"
+WORKSPACE_SETTINGS = f"{WORKSPACE_DIR}/tiers.toml"
+DEFAULT_AGENT = "main"  # OpenClaw's default agent id, for a workspace whose tiers.toml names none
+
+
+class Places:
+    """The repository paths of one kind of layout (``agent``: a workspace's one agent)."""
+
+    __slots__ = (
+        "base",
+        "kind",
+        "ledger",
+        "log_prefix",
+        "pathspecs",
+        "settings",
+        "tier_folders",
+        "workspace_agent",
+    )
+
+    def __init__(self, kind: str, agent: str | None = None) -> None:
+        self.kind = kind
+        self.workspace_agent = (agent or DEFAULT_AGENT) if kind == WORKSPACE else None
+        self.base = SQUAD_DIR if kind == SQUAD else WORKSPACE_DIR  # squadmem's own files live here
+        self.settings = f"{self.base}/tiers.toml"
+        self.ledger = f"{self.base}/intake.tsv"
+        self.log_prefix = f"{SQUAD_DIR}/log/" if kind == SQUAD else f"{WORKSPACE_DIR}/"
+        # What git reads for memory (log, diff, ls-tree), and the only paths squadmem writes in.
+        self.pathspecs = (SQUAD_DIR,) if kind == SQUAD else (WORKSPACE_FILES["hot"], WORKSPACE_DIR)
+        # The folders whose *.md files may be tier files ("" is the top of the work tree).
+        self.tier_folders = (
+            tuple(f"{SQUAD_DIR}/{t}" for t in TIERS) if kind == SQUAD else ("", WORKSPACE_DIR, WORKSPACE_WIKI)
+        )
+
+    def __repr__(self) -> str:
+        return f"Places({self.kind!r}, {self.workspace_agent!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Places)
+            and other.kind == self.kind
+            and other.workspace_agent == self.workspace_agent
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.kind, self.workspace_agent))
+
+    @property
+    def agent(self) -> str:
+        """A workspace's one agent."""
+        return self.workspace_agent or DEFAULT_AGENT
+
+    def tier_rel(self, tier: str, name: str) -> str:
+        """The repository path of ``name``'s ``tier`` file (an agent's, or a wiki topic's)."""
+        if self.kind == SQUAD:
+            return f"{SQUAD_DIR}/{tier}/{name}.md"
+        if tier == "wiki":
+            return f"{WORKSPACE_WIKI}/{name}.md"
+        if name != self.agent:
+            raise SquadmemError(
+                f"agent {name}: this memory-tiers workspace holds agent {self.agent}'s memory only",
+                hint=f"name agent {self.agent}, or set agent in {WORKSPACE_SETTINGS}",
+            )
+        return WORKSPACE_FILES[tier]
+
+    def split(self, rel: str) -> tuple[str, str] | None:
+        """``(tier, name)`` if ``rel`` is a tier file's path (the name not checked yet), else None."""
+        if self.kind == SQUAD:
+            if not rel.startswith(SQUAD_DIR + "/"):
+                return None
+            parts = rel[len(SQUAD_DIR) + 1 :].split("/")
+            if len(parts) != 2 or parts[0] not in TIERS or not parts[1].endswith(".md"):
+                return None
+            return parts[0], parts[1][:-3]
+        for tier, path in WORKSPACE_FILES.items():
+            if rel == path:
+                return tier, self.agent
+        if rel.startswith(WORKSPACE_WIKI + "/") and rel.endswith(".md"):
+            name = rel[len(WORKSPACE_WIKI) + 1 : -3]
+            return None if "/" in name else ("wiki", name)
+        return None
+
+    def log_rel(self, day: str) -> str:
+        """The repository path of the daily log of ``day`` (``YYYY-MM-DD``)."""
+        return f"{self.log_prefix}{day}.md"
+
+    def inside(self, rel: str) -> bool:
+        """Whether ``rel`` is among the paths squadmem keeps (``pathspecs`` and what they hold)."""
+        return any(rel == p or rel.startswith(p + "/") for p in self.pathspecs)
+
+
+SQUAD_PLACES = Places(SQUAD)
+_current = SQUAD_PLACES
+
+
+def detect(root: str) -> Places:
+    """The places of the work tree at ``root``: a workspace if it has ``memory/tiers.toml`` and no
+    ``.squad/memory/``, else Squad's."""
+    settings = os.path.join(root, *WORKSPACE_SETTINGS.split("/"))
+    if not os.path.isfile(settings) or os.path.isdir(os.path.join(root, *SQUAD_DIR.split("/"))):
+        return SQUAD_PLACES
+    from squadmem.model import settings as tiers_toml
+
+    text = tiers_toml.read(settings)
+    return Places(WORKSPACE, None if text is None else tiers_toml.agent_of(text, WORKSPACE_SETTINGS))
+
+
+def bind(root: str | os.PathLike[str]) -> Places:
+    """Find the places of the work tree at ``root`` and make them :func:`current`."""
+    use(detect(os.fspath(root)))
+    return _current
+
+
+def use(places: Places) -> None:
+    """Make ``places`` current (``bind`` does; ``init`` when it sets a workspace up)."""
+    global _current
+    _current = places
+
+
+def current() -> Places:
+    """The places of the work tree this process works in (Squad's until one is bound)."""
+    return _current
