@@ -768,7 +768,8 @@ def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
     """Check squadmem's setup and memory's integrity; exit 1 if a check fails.
 
     Hooks installed, merge driver configured, tiers.toml valid, tier files
-    readable, no section in two places, no file under a tier folder squadmem
+    and daily logs readable (a failure names the command that clears it;
+    tier folders are folders), no section in two places, no file under a tier folder squadmem
     cannot read, no Index line pointing at nothing, no half-finished move or
     index.lock left by one (--fix completes or rolls it back), no edit a merge
     kept at a section's old place (--fix commits it at the new place, and

@@ -23,7 +23,7 @@ from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, settings, uses
 from squadmem.model.errors import Exit, SquadmemError
-from squadmem.model.layout import MEMORY_DIR, TIERS, classify
+from squadmem.model.layout import LOG_DIR, MEMORY_DIR, TIERS, classify
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
@@ -140,6 +140,18 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
     )
 
 
+def odd_log_files(repo: Repo) -> list[SquadmemError]:
+    """Why each ``log/*.md`` squadmem would refuse to read is refused (a folder, a FIFO, a symlink...)."""
+    folder = repo.layout.memory / LOG_DIR
+    found = []
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        try:
+            repo.layout.regular(path)
+        except SquadmemError as exc:
+            found.append(exc)
+    return found
+
+
 def journal(repo: Repo, fix: bool) -> Check:
     found = moves.pending(repo)
     stale_lock = moves.IndexLock(repo).ours() and not moves.Lock(repo.work_state_dir).held_by_other()
@@ -221,8 +233,10 @@ def run(repo: Repo, fix: bool = False) -> list[Check]:
     except SquadmemError as exc:
         checks.append(Check("tier files", FAIL, exc.message))
     else:
-        if memory.left_out:
-            problems = list(dict.fromkeys(memory.left_out.values()))  # one per owner left out
+        odd_logs = odd_log_files(repo)
+        if memory.left_out or memory.blocked or odd_logs:
+            # each tier folder something else occupies, one per owner left out, each odd log
+            problems = list(dict.fromkeys([*memory.blocked.values(), *memory.left_out.values(), *odd_logs]))
             problem = problems[0]
             detail = f"{problem.message}; {problem.hint}" if problem.hint else problem.message
             if len(problems) > 1:

@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import warnings
 from typing import TYPE_CHECKING, Any
 
 from squadmem.engine import catalog, ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, uses
-from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import LOG_DIR, TIERS, known_agent, parse_log_name
+from squadmem.model.errors import SquadmemError, SquadmemWarning
+from squadmem.model.layout import LOG_DIR, TIERS, parse_log_name
 
 if TYPE_CHECKING:
     from squadmem.commands import removed
@@ -125,7 +126,14 @@ def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
     for path in sorted(folder.glob("*.md"), reverse=True):
         if parse_log_name(path.name) is None:
             continue
-        text = path.read_bytes().decode("utf-8", "replace")
+        try:
+            raw = repo.layout.read_file(path)
+        except SquadmemError as exc:
+            warnings.warn(
+                SquadmemWarning(f"{exc.message} (left out of the search)", hint=exc.hint), stacklevel=2
+            )
+            continue
+        text = (raw or b"").decode("utf-8", "replace")
         for number, line in enumerate(text.splitlines(), start=1):
             if all(t in line.casefold() for t in terms):
                 found.append(LogHit(repo.layout.rel(path), number, line.strip()[:160]))
@@ -151,7 +159,7 @@ def recall(
         raise SquadmemError(f"--limit {limit}: must be 1 or more", hint="e.g. --limit 5")
     memory = catalog.load(repo.layout)
     if agent is not None:
-        known_agent(agent, memory.agents())
+        memory.known_agent(agent)
     hits = search(memory, terms, agent, tier)
     shown = hits[:limit]
     used = tuple(h.id for h in shown) if record else ()

@@ -12,6 +12,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 
 from squadmem.hooks import staged
@@ -59,12 +60,30 @@ def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
     """``path: problem; fix`` for each named (else staged) memory file squadmem could not read."""
     if names:
         paths = [p for p in names if p.startswith(staged.MEMORY) and _judged(p)]
-        return judge(staged.work_tree_blobs(paths, staged.top(env))) if paths else []
+        if not paths:
+            return []
+        root = staged.top(env)
+        odd = {p: kind for p in paths if (kind := staged.odd_kind(os.path.join(root, p))) is not None}
+        blobs = staged.work_tree_blobs([p for p in paths if p not in odd], root)
+        return [*(not_regular(p, kind) for p, kind in odd.items()), *judge(blobs)]
     entries = [e for e in staged.staged(staged.MEMORY, env) if e.new_sha and _judged(e.path)]
     if not entries:
         return []
+    links = [
+        not_regular(e.path, _KINDS.get(e.mode, "a special file")) for e in entries if e.mode not in _FILES
+    ]
     read = staged.blobs(staged.commit_specs(staged.memory_changes(env)), env)
-    return judge({e.path: read.get(f":{e.path}") or b"" for e in entries})
+    kept = [e for e in entries if e.mode in _FILES]
+    return [*links, *judge({e.path: read.get(f":{e.path}") or b"" for e in kept})]
+
+
+_FILES = ("100644", "100755")  # git's modes of a regular file
+_KINDS = {"120000": "a symlink", "160000": "a submodule"}
+
+
+def not_regular(path: str, kind: str) -> str:
+    """The offence of a memory file that is not a regular file (a symlink, a FIFO...)."""
+    return f"{path}: {kind}, not a regular file; squadmem reads only regular files: commit the file itself"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -8,7 +8,9 @@ could escape ``.squad/memory/`` and paths that a symlink leads outside it.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import stat
 from collections.abc import Sequence
 
 from squadmem.model import settings as tiers_toml
@@ -139,7 +141,11 @@ class Layout:
         """``path`` itself, if it resolves inside .squad/memory/ (symlinks followed); else raise."""
         memory = self.root.resolve() / MEMORY_DIR
         for candidate in (self.memory, path):
-            resolved = candidate.resolve()
+            try:
+                resolved = candidate.resolve()
+            except (RuntimeError, OSError):  # Python < 3.13 raises RuntimeError for a loop
+                rel = self.rel(candidate)
+                raise SquadmemError(f"{rel}: a symlink loop", hint=f"remove the symlink: rm {rel}") from None
             if resolved != memory and memory not in resolved.parents:
                 raise SquadmemError(
                     f"{self.rel(candidate)}: leads outside {MEMORY_DIR}/ (symlink to {resolved})",
@@ -151,13 +157,17 @@ class Layout:
         if tier not in TIERS:
             raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
         check_name(name, "topic" if tier == "wiki" else "agent")
-        return self.inside(self.memory / tier / f"{name}.md")
+        return self.writable(self.memory / tier / f"{name}.md")
 
     def log_path(self, day: dt.date) -> Path:
-        return self.inside(self.memory / LOG_DIR / f"{day.isoformat()}.md")
+        return self.writable(self.memory / LOG_DIR / f"{day.isoformat()}.md")
 
     def tier_files(self) -> list[TierFile]:
-        """Every tier file present in the work tree, sorted by tier order then name."""
+        """Every tier file present in the work tree, sorted by tier order then name.
+
+        Whatever is there under a tier file's name counts (a folder, a FIFO, a symlink):
+        :meth:`read_tier` refuses it, so only its owner is left out.
+        """
         found: list[TierFile] = []
         for tier in TIERS:
             folder = self.memory / tier
@@ -167,18 +177,89 @@ class Layout:
             for path in sorted(folder.glob("*.md")):
                 tf = classify(self.rel(path))
                 if tf is not None:
-                    self.inside(path)
                     found.append(tf)
         return found
 
     def read_tier(self, tf: TierFile) -> str:
         """A tier file's text, refusing what squadmem cannot handle losslessly."""
-        path = self.inside(self.root / tf.rel)
+        raw = self.read_file(self.root / tf.rel)
+        return "" if raw is None else decode_tier(raw, tf.rel)
+
+    def read_file(self, path: Path) -> bytes | None:
+        """A memory file's bytes, or None if nothing is there.
+
+        Refuses (never opens for reading, so never hangs on a FIFO) anything but a regular
+        file inside .squad/memory/: a folder, a FIFO, a socket or device, a symlink loop, a
+        symlink to nothing or one leading outside.
+        """
+        rel = self.rel(path)
         try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return ""
-        return decode_tier(raw, tf.rel)
+            os.lstat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        self.regular(path)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped in since the check
+                raise SquadmemError(f"{rel}: not a regular file", hint=_odd_hint(rel, 0))
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                return handle.read()
+        finally:
+            os.close(fd)
+
+    def regular(self, path: Path) -> None:
+        """Raise unless ``path`` is absent or a regular file inside .squad/memory/ (symlinks followed)."""
+        rel = self.rel(path)
+        try:
+            mode = os.lstat(path).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return
+        if stat.S_ISLNK(mode):
+            mode = _link_target_mode(path, rel)
+            self.inside(path)
+        if not stat.S_ISREG(mode):
+            raise SquadmemError(f"{rel}: {_kind(mode)}, not a regular file", hint=_odd_hint(rel, mode))
+
+    def writable(self, path: Path) -> Path:
+        """``path``, if squadmem may write a file there: inside .squad/memory/, each folder on the
+        way a folder (or not there yet), and itself a regular file or nothing; else raise."""
+        self.inside(path)
+        for folder in reversed(path.parents):
+            if folder != self.memory and self.memory not in folder.parents:
+                continue
+            try:
+                mode = os.stat(folder).st_mode
+            except FileNotFoundError:
+                break
+            except OSError:
+                mode = stat.S_IFLNK
+            if not stat.S_ISDIR(mode):
+                rel = self.rel(folder)
+                raise SquadmemError(
+                    f"{rel}: {_kind(mode)} where a folder belongs",
+                    hint=aside_hint(rel),
+                )
+        self.regular(path)
+        return path
+
+    def blocked_tiers(self) -> dict[str, SquadmemError]:
+        """Tier folders that something else occupies (a file named ``archive``): nothing moves there."""
+        found = {}
+        for tier in TIERS:
+            folder = self.memory / tier
+            try:
+                mode = os.stat(folder).st_mode
+            except FileNotFoundError:
+                continue
+            except OSError:  # a symlink loop, or .squad/memory/ itself is not a folder
+                mode = stat.S_IFLNK
+            if not stat.S_ISDIR(mode):
+                rel = f"{MEMORY_DIR}/{tier}"
+                found[tier] = SquadmemError(
+                    f"{rel}: {_kind(mode)} where the {tier} tier's folder belongs",
+                    hint=aside_hint(rel),
+                )
+        return found
 
     def agents(self) -> list[str]:
         return sorted({tf.name for tf in self.tier_files() if tf.tier in AGENT_TIERS})
@@ -186,6 +267,43 @@ class Layout:
     def require_agent(self, name: str) -> str:
         """``name`` if an agent of this name has tier files here; else exit 2 listing the agents here."""
         return known_agent(name, self.agents())
+
+
+def aside_hint(rel: str) -> str:
+    """How to move aside what occupies a folder's place: a command that works whether git tracks it or not."""
+    return f"move it aside, then commit: git mv {rel} {rel}.old (or mv, if git does not track it)"
+
+
+def _link_target_mode(path: Path, rel: str) -> int:
+    """The mode of what the symlink ``path`` leads to; refuses a loop and a symlink to nothing."""
+    try:
+        return os.stat(path).st_mode
+    except FileNotFoundError:
+        raise SquadmemError(
+            f"{rel}: a symlink to nothing ({os.readlink(path)})", hint=f"remove the symlink: rm {rel}"
+        ) from None
+    except OSError:
+        raise SquadmemError(f"{rel}: a symlink loop", hint=f"remove the symlink: rm {rel}") from None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    if stat.S_ISREG(mode):
+        return "a file"
+    if stat.S_ISLNK(mode):
+        return "a symlink loop"
+    return "a device"
+
+
+def _odd_hint(rel: str, mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return f"squadmem reads only regular files here: rename the folder (mv {rel} {rel[:-3]})"
+    return f"squadmem reads only regular files here: remove it (rm {rel})"
 
 
 def known_agent(name: str, known: Sequence[str]) -> str:
