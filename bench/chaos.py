@@ -1,6 +1,6 @@
 """Chaos: squadmem beside a team's own git traffic, for a fixed time; nothing may be lost.
 
-Four cases share the time, each in fresh temporary repositories (two agents,
+Six cases share the time, each in fresh temporary repositories (two agents,
 hot and cold sections, a past daily log):
 
 - *commit loop*: a thread runs ``git commit -a`` on an unrelated file as fast
