@@ -170,6 +170,49 @@ def test_an_odd_log_for_today_refuses_log_add_naming_it(team: GitRepo) -> None:
     assert team.snapshot() == before
 
 
+def _tier_outside(root: Path, rel: str) -> None:
+    outside = root.parent / "elsewhere"
+    outside.mkdir()
+    (outside / "secret.md").write_text("## Secret\nnot memory\n")
+    (root / rel).symlink_to(outside)
+
+
+FOLDERS: dict[str, tuple[str, Callable[[Path, str], None], str]] = {
+    "wiki symlink outside": ("wiki", _tier_outside, "leads outside .squad/memory/"),
+    "cold symlink to nothing": (
+        "cold",
+        _dangling,
+        "a symlink to nothing where the cold tier's folder belongs",
+    ),
+    "archive fifo": ("archive", _fifo, "a FIFO (named pipe) where the archive tier's folder belongs"),
+    "hot symlink loop": ("hot", _loop, "a symlink loop where the hot tier's folder belongs"),
+}
+
+
+@pytest.mark.parametrize("kind", list(FOLDERS))
+def test_an_odd_tier_folder_leaves_out_only_that_tier(team: GitRepo, kind: str) -> None:
+    """Lockout and hang: a tier folder that is a symlink leading outside made every command exit 2,
+    and doctor walked the folder it led to (all of it); a FIFO or a broken symlink there is no folder."""
+    tier, make, problem = FOLDERS[kind]
+    folder = f"{MEMORY_DIR}/{tier}"
+    for child in (team.root / folder).iterdir() if (team.root / folder).is_dir() else []:
+        child.unlink()
+    if (team.root / folder).is_dir():
+        (team.root / folder).rmdir()
+    make(team.root, folder)
+    shown = f"squadmem: warning: {folder}: {problem}"
+    for args in (["list"], ["recall", "secret"], ["report"], ["log", "add", "--agent", "picard", "x"]):
+        done = run(team, *args)
+        assert done.returncode == 0, (args, done.stderr)
+        assert "Secret" not in done.stdout and "not memory" not in done.stdout
+        assert args[0] == "log" or shown in done.stderr, (args, done.stderr)
+    doctor = run(team, "doctor")
+    assert doctor.returncode == 1
+    assert f"tier files    fail    {folder}: {problem}" in doctor.stdout
+    assert run(team, "maintain", "--now", NOW).returncode == 0
+    assert run(team, "doctor", "--fix").returncode == 1
+
+
 ARCHIVE = f"{MEMORY_DIR}/archive"
 
 

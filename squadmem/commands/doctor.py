@@ -118,7 +118,7 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
     problems = []
     for tier in TIERS:
         folder = repo.layout.memory / tier
-        if not folder.is_dir():
+        if tier in memory.blocked or not folder.is_dir():  # never a walk through a symlink leading out
             continue
         for path in sorted(folder.rglob("*")):
             rel = repo.layout.rel(path)

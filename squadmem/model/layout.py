@@ -169,11 +169,11 @@ class Layout:
         :meth:`read_tier` refuses it, so only its owner is left out.
         """
         found: list[TierFile] = []
+        blocked = self.blocked_tiers()
         for tier in TIERS:
             folder = self.memory / tier
-            if not folder.is_dir():
+            if tier in blocked or not folder.is_dir():
                 continue
-            self.inside(folder)
             for path in sorted(folder.glob("*.md")):
                 tf = classify(self.rel(path))
                 if tf is not None:
@@ -227,38 +227,32 @@ class Layout:
         for folder in reversed(path.parents):
             if folder != self.memory and self.memory not in folder.parents:
                 continue
-            try:
-                mode = os.stat(folder).st_mode
-            except FileNotFoundError:
+            kind = _not_a_folder(folder)
+            if kind == "":
                 break
-            except OSError:
-                mode = stat.S_IFLNK
-            if not stat.S_ISDIR(mode):
+            if kind is not None:
                 rel = self.rel(folder)
-                raise SquadmemError(
-                    f"{rel}: {_kind(mode)} where a folder belongs",
-                    hint=aside_hint(rel),
-                )
+                raise SquadmemError(f"{rel}: {kind} where a folder belongs", hint=aside_hint(rel))
         self.regular(path)
         return path
 
     def blocked_tiers(self) -> dict[str, SquadmemError]:
-        """Tier folders that something else occupies (a file named ``archive``): nothing moves there."""
+        """Tier folders that something else occupies (a file named ``archive``, a symlink leading
+        outside or to nothing): nothing there is read, and nothing moves there."""
         found = {}
         for tier in TIERS:
             folder = self.memory / tier
-            try:
-                mode = os.stat(folder).st_mode
-            except FileNotFoundError:
-                continue
-            except OSError:  # a symlink loop, or .squad/memory/ itself is not a folder
-                mode = stat.S_IFLNK
-            if not stat.S_ISDIR(mode):
-                rel = f"{MEMORY_DIR}/{tier}"
+            rel = f"{MEMORY_DIR}/{tier}"
+            kind = _not_a_folder(folder)
+            if kind:
                 found[tier] = SquadmemError(
-                    f"{rel}: {_kind(mode)} where the {tier} tier's folder belongs",
-                    hint=aside_hint(rel),
+                    f"{rel}: {kind} where the {tier} tier's folder belongs", hint=aside_hint(rel)
                 )
+            elif kind is None:
+                try:
+                    self.inside(folder)
+                except SquadmemError as exc:
+                    found[tier] = exc
         return found
 
     def agents(self) -> list[str]:
@@ -272,6 +266,22 @@ class Layout:
 def aside_hint(rel: str) -> str:
     """How to move aside what occupies a folder's place: a command that works whether git tracks it or not."""
     return f"move it aside, then commit: git mv {rel} {rel}.old (or mv, if git does not track it)"
+
+
+def _not_a_folder(folder: Path) -> str | None:
+    """None for a folder (a symlink to one too), "" when nothing is there, else what is there instead."""
+    try:
+        mode = os.lstat(folder).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+    if stat.S_ISLNK(mode):
+        try:
+            mode = os.stat(folder).st_mode
+        except FileNotFoundError:
+            return "a symlink to nothing"
+        except OSError:
+            return "a symlink loop"
+    return None if stat.S_ISDIR(mode) else _kind(mode)
 
 
 def _link_target_mode(path: Path, rel: str) -> int:
