@@ -358,3 +358,61 @@ def test_the_file_check_on_named_files_never_opens_what_is_not_a_regular_file(
     assert done.stderr.splitlines() == [
         f"{ODD}: {what}, not a regular file; squadmem reads only regular files: commit the file itself"
     ]
+
+
+STATE = ["pending-uses.json", "merge-settle.json", "history-cache", "timeline-cache", "timeline-walks"]
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+@pytest.mark.parametrize("name", STATE)
+def test_something_else_at_a_state_files_path_hangs_nothing(team: GitRepo, name: str, kind: str) -> None:
+    """Hang and crash: a FIFO at pending-uses.json made every command and every git commit block
+    (its hook reads it); a folder at merge-settle.json made doctor --fix exit 3. squadmem's state
+    files are read only when regular; what it must remove is moved aside."""
+    path = team.root / ".git/squadmem" / name
+    path.parent.mkdir(exist_ok=True)
+    if kind == "folder":
+        (path / "inside").mkdir(parents=True)
+    else:
+        os.mkfifo(path)
+    for args in (["list"], ["report"], ["history", "picard/stale"], ["maintain", "--now", NOW], ["doctor"]):
+        done = run(team, *args)
+        assert done.returncode in (0, 1), (args, done.stderr)
+        assert "internal error" not in done.stderr
+    assert run(team, "doctor", "--fix").returncode in (0, 1)
+    team.write(HOT, team.read(HOT) + "\n## New\nn\n")
+    team.git("add", HOT)
+    assert commit(team, "-m", "edit").returncode == 0
+    if name == "pending-uses.json" and kind == "folder":
+        before = team.snapshot()
+        done = run(team, "touch", "worf/worf-note")
+        assert done.returncode == 2
+        assert (
+            done.stderr.splitlines()[0] == f"squadmem: {path}: a folder where squadmem keeps its pending uses"
+        )
+        assert team.snapshot() == before
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo"])
+def test_something_else_at_the_locks_path_is_named_with_its_fix(team: GitRepo, kind: str) -> None:
+    """Crash: a folder or FIFO at .git/squadmem/lock made every writing command and doctor exit 3."""
+    path = team.root / ".git/squadmem/lock"
+    path.parent.mkdir(exist_ok=True)
+    if kind == "folder":
+        path.mkdir()
+    else:
+        os.mkfifo(path)
+    before = team.snapshot()
+    for args in (["maintain", "--now", NOW], ["doctor"], ["doctor", "--fix"]):
+        done = run(team, *args)
+        assert done.returncode == 2, (args, done.stderr)
+        assert done.stderr.splitlines() == [
+            f"squadmem: {path}: not a regular file; squadmem keeps its lock there",
+            f"hint: remove it (nothing is lost): rm -r {path}",
+        ]
+        assert team.snapshot() == before
+    if kind == "folder":
+        path.rmdir()
+    else:
+        path.unlink()
+    assert run(team, "maintain", "--now", NOW).returncode == 0

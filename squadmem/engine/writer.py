@@ -43,7 +43,6 @@ import contextlib
 import dataclasses
 import json
 import os
-import secrets
 import shutil
 import sys
 import time
@@ -289,12 +288,7 @@ class Journal:
     @classmethod
     def clear(cls, repo: Repo) -> None:
         """Remove the journal; a folder found at its path is moved aside (squadmem never made it)."""
-        path = cls.path(repo)
-        try:
-            path.unlink(missing_ok=True)
-        except (IsADirectoryError, PermissionError):  # Linux says EISDIR, macOS EPERM
-            aside = path.with_name(f"{path.name}.not-a-journal-{secrets.token_hex(3)}")
-            path.rename(aside)
+        writes.discard(cls.path(repo))
 
 
 def _replace(path: Path, data: bytes, like: Path | None = None) -> None:
