@@ -193,11 +193,8 @@ class Layout:
         symlink to nothing or one leading outside.
         """
         rel = self.rel(path)
-        try:
-            os.lstat(path)
-        except (FileNotFoundError, NotADirectoryError):
+        if not self.regular(path):
             return None
-        self.regular(path)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
             if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped in since the check
@@ -207,18 +204,20 @@ class Layout:
         finally:
             os.close(fd)
 
-    def regular(self, path: Path) -> None:
-        """Raise unless ``path`` is absent or a regular file inside .squad/memory/ (symlinks followed)."""
+    def regular(self, path: Path) -> bool:
+        """Whether ``path`` is there, a regular file inside .squad/memory/ (symlinks followed);
+        raise if something else is there."""
         rel = self.rel(path)
         try:
             mode = os.lstat(path).st_mode
         except (FileNotFoundError, NotADirectoryError):
-            return
+            return False
         if stat.S_ISLNK(mode):
             mode = _link_target_mode(path, rel)
             self.inside(path)
         if not stat.S_ISREG(mode):
             raise SquadmemError(f"{rel}: {_kind(mode)}, not a regular file", hint=_odd_hint(rel, mode))
+        return True
 
     def writable(self, path: Path) -> Path:
         """``path``, if squadmem may write a file there: inside .squad/memory/, each folder on the
@@ -303,11 +302,7 @@ def _kind(mode: int) -> str:
         return "a FIFO (named pipe)"
     if stat.S_ISSOCK(mode):
         return "a socket"
-    if stat.S_ISREG(mode):
-        return "a file"
-    if stat.S_ISLNK(mode):
-        return "a symlink loop"
-    return "a device"
+    return "a file" if stat.S_ISREG(mode) else "a device"
 
 
 def _odd_hint(rel: str, mode: int) -> str:
