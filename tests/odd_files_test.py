@@ -358,6 +358,14 @@ def test_the_file_check_on_named_files_never_opens_what_is_not_a_regular_file(
     assert done.stderr.splitlines() == [
         f"{ODD}: {what}, not a regular file; squadmem reads only regular files: commit the file itself"
     ]
+    budget = subprocess.run(
+        [sys.executable, "-m", "squadmem.hooks.budget_check", ODD, HOT, f"{MEMORY_DIR}/tiers.toml"],
+        cwd=team.root,
+        text=True,
+        capture_output=True,
+        timeout=TIMEOUT,
+    )
+    assert (budget.returncode, budget.stderr) == (0, "")
 
 
 STATE = ["pending-uses.json", "merge-settle.json", "history-cache", "timeline-cache", "timeline-walks"]
