@@ -264,6 +264,28 @@ def test_a_file_where_archive_goes_keeps_the_section_where_it_is(archive_file: G
     assert run(repo, "verify").returncode == 0
 
 
+def test_a_file_in_head_where_archive_goes_refuses_the_commit_not_just_the_work_tree(
+    archive_file: GitRepo,
+) -> None:
+    """The file named archive deleted from the work tree but not from HEAD: a move into archive/
+    would commit a tree that drops it. The writer refuses before anything is written."""
+    repo = archive_file
+    (repo.root / ARCHIVE).unlink()
+    before = repo.snapshot()
+    done = run(repo, "maintain", "--now", NOW)
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[:2] == [
+        f"squadmem: {ARCHIVE}: a file in HEAD where a folder belongs; squadmem changed nothing",
+        f"hint: commit it out of the way first: git mv {ARCHIVE} {ARCHIVE}.old"
+        f" (or, if it is gone from the work tree, git rm --cached {ARCHIVE}), then git commit",
+    ]
+    assert repo.snapshot() == before
+    repo.git("rm", "-q", "--cached", ARCHIVE)
+    assert commit(repo, "-m", "archive is a folder again").returncode == 0
+    assert run(repo, "maintain", "--now", NOW).returncode == 0
+    assert "## Old note" in repo.read(f"{ARCHIVE}/picard.md")
+
+
 def test_doctor_fix_rolls_back_a_move_the_work_tree_cannot_hold(archive_file: GitRepo) -> None:
     """Stuck: the state the old maintain left (HEAD on a move into archive/ while a file named archive
     is there, and its journal) made every command and doctor --fix exit 3 and every commit fail.

@@ -55,7 +55,7 @@ from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import gitstate, uses, writes
 from squadmem.model.errors import Exit, SquadmemError
-from squadmem.model.layout import MAX_FILE_BYTES, aside_hint, decode_tier, encode_tier
+from squadmem.model.layout import MAX_FILE_BYTES, decode_tier, encode_tier
 
 STEPS = (
     "index-locked",  # git's index.lock is squadmem's; nothing else written
@@ -540,7 +540,8 @@ class Writer:
             if found is not None and not found.is_tree:
                 raise SquadmemError(
                     f"{folder}: a file in HEAD where a folder belongs; squadmem changed nothing",
-                    hint=aside_hint(folder),
+                    hint=f"commit it out of the way first: git mv {folder} {folder}.old"
+                    f" (or, if it is gone from the work tree, git rm --cached {folder}), then git commit",
                 )
             folder = folder.rpartition("/")[0]
 
