@@ -158,6 +158,38 @@ def test_an_odd_daily_log_is_left_out_of_recall_and_named(team: GitRepo, kind: s
     assert run(team, "maintain", "--now", NOW).returncode == 0
 
 
+@pytest.mark.parametrize(
+    ("kind", "problem"),
+    [
+        ("fifo", "a FIFO (named pipe) where the daily logs' folder belongs"),
+        ("symlink outside", "leads outside .squad/memory/"),
+    ],
+)
+def test_an_odd_log_folder_is_left_out_and_named(team: GitRepo, kind: str, problem: str) -> None:
+    """A FIFO or a symlink leading outside at log/: recall searches no log (and reads nothing
+    outside), doctor names it, log add exits 2 naming it."""
+    folder = f"{MEMORY_DIR}/log"
+    for child in (team.root / folder).iterdir():
+        child.unlink()
+    (team.root / folder).rmdir()
+    if kind == "fifo":
+        os.mkfifo(team.root / folder)
+    else:
+        _tier_outside(team.root, folder)
+    done = run(team, "recall", "secret")
+    assert done.returncode == 0, done.stderr
+    assert "not memory" not in done.stdout
+    assert f"squadmem: warning: {folder}: {problem}" in done.stderr
+    doctor = run(team, "doctor")
+    assert doctor.returncode == 1
+    assert f"tier files    fail    {folder}: {problem}" in doctor.stdout
+    before = team.snapshot()
+    done = run(team, "log", "add", "--agent", "picard", "--now", NOW, "x")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0].startswith(f"squadmem: {folder}: ")
+    assert team.snapshot() == before
+
+
 def test_an_odd_log_for_today_refuses_log_add_naming_it(team: GitRepo) -> None:
     """Hang: log add into a FIFO at today's log's path; now exit 2 naming it, nothing written."""
     os.mkfifo(team.root / f"{MEMORY_DIR}/log/2026-02-20.md")

@@ -143,6 +143,9 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
 def odd_log_files(repo: Repo) -> list[SquadmemError]:
     """Why each ``log/*.md`` squadmem would refuse to read is refused (a folder, a FIFO, a symlink...)."""
     folder = repo.layout.memory / LOG_DIR
+    odd = repo.layout.odd_folder(LOG_DIR)
+    if odd is not None:
+        return [odd]
     found = []
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
         try:

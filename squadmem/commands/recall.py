@@ -118,8 +118,18 @@ def search(
     ]
 
 
+def _left_out(problem: SquadmemError) -> None:
+    warnings.warn(
+        SquadmemWarning(f"{problem.message} (left out of the search)", hint=problem.hint), stacklevel=3
+    )
+
+
 def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
     folder = repo.layout.memory / LOG_DIR
+    odd = repo.layout.odd_folder(LOG_DIR)
+    if odd is not None:
+        _left_out(odd)
+        return []
     if not folder.is_dir():
         return []
     found = []
@@ -129,9 +139,7 @@ def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
         try:
             raw = repo.layout.read_file(path)
         except SquadmemError as exc:
-            warnings.warn(
-                SquadmemWarning(f"{exc.message} (left out of the search)", hint=exc.hint), stacklevel=2
-            )
+            _left_out(exc)
             continue
         text = (raw or b"").decode("utf-8", "replace")
         for number, line in enumerate(text.splitlines(), start=1):

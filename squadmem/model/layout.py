@@ -140,7 +140,8 @@ class Layout:
     def inside(self, path: Path) -> Path:
         """``path`` itself, if it resolves inside .squad/memory/ (symlinks followed); else raise."""
         memory = self.root.resolve() / MEMORY_DIR
-        for candidate in (self.memory, path):
+        below = [p for p in reversed(path.parents) if self.memory in p.parents]  # its folders first
+        for candidate in (self.memory, *below, path):
             try:
                 resolved = candidate.resolve()
             except (RuntimeError, OSError):  # Python < 3.13 raises RuntimeError for a loop
@@ -238,21 +239,22 @@ class Layout:
     def blocked_tiers(self) -> dict[str, SquadmemError]:
         """Tier folders that something else occupies (a file named ``archive``, a symlink leading
         outside or to nothing): nothing there is read, and nothing moves there."""
-        found = {}
-        for tier in TIERS:
-            folder = self.memory / tier
-            rel = f"{MEMORY_DIR}/{tier}"
-            kind = _not_a_folder(folder)
-            if kind:
-                found[tier] = SquadmemError(
-                    f"{rel}: {kind} where the {tier} tier's folder belongs", hint=aside_hint(rel)
-                )
-            elif kind is None:
-                try:
-                    self.inside(folder)
-                except SquadmemError as exc:
-                    found[tier] = exc
-        return found
+        return {tier: problem for tier in TIERS if (problem := self.odd_folder(tier)) is not None}
+
+    def odd_folder(self, name: str) -> SquadmemError | None:
+        """Why ``.squad/memory/<name>`` (a tier's folder, or ``log``) cannot be used, if it cannot."""
+        folder = self.memory / name
+        rel = f"{MEMORY_DIR}/{name}"
+        kind = _not_a_folder(folder)
+        if kind:
+            what = "the daily logs' folder" if name == LOG_DIR else f"the {name} tier's folder"
+            return SquadmemError(f"{rel}: {kind} where {what} belongs", hint=aside_hint(rel))
+        if kind is None:
+            try:
+                self.inside(folder)
+            except SquadmemError as exc:
+                return exc
+        return None
 
     def agents(self) -> list[str]:
         return sorted({tf.name for tf in self.tier_files() if tf.tier in AGENT_TIERS})
