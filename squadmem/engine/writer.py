@@ -320,10 +320,10 @@ def recover(repo: Repo) -> str | None:
         return f"an interrupted move was rolled back (HEAD had not moved): {journal.subject}"
     objects = Objects(repo)
     if head == journal.new:
-        try:
-            _sync(repo, objects, journal, journal.paths)
-        except (OSError, SquadmemError) as exc:
-            return _roll_back(repo, objects, journal, exc)
+        blocked = _unwritable(repo, journal.paths)
+        if blocked is not None:
+            return _roll_back(repo, objects, journal, blocked)
+        _sync(repo, objects, journal, journal.paths)
         Journal.clear(repo)
         return f"an interrupted move was completed: {journal.subject}"
     synced = _sync_if_untouched(repo, objects, journal, head)
@@ -334,10 +334,20 @@ def recover(repo: Repo) -> str | None:
     )
 
 
-def _roll_back(repo: Repo, objects: Objects, journal: Journal, problem: Exception) -> str:
+def _unwritable(repo: Repo, paths: Sequence[str]) -> SquadmemError | None:
+    """Why the work tree cannot hold one of ``paths`` (a file where its folder goes), if it cannot."""
+    for rel in paths:
+        try:
+            repo.layout.writable(repo.root / rel)
+        except SquadmemError as exc:
+            return exc
+    return None
+
+
+def _roll_back(repo: Repo, objects: Objects, journal: Journal, problem: SquadmemError) -> str:
     """HEAD moved, but the work tree cannot take the commit (a file where its folder goes):
     HEAD goes back to where it was (compare-and-swap) and the files to what it holds."""
-    shown = problem.message if isinstance(problem, SquadmemError) else str(problem)
+    shown = problem.message
     repo.run("update-ref", "-m", f"squadmem: roll back {journal.subject}", "HEAD", journal.old, journal.new)
     old_tree = objects.tree_of(journal.old)
     kept = [rel for rel in journal.paths if objects.entry(old_tree, rel) is not None]
