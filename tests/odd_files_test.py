@@ -368,7 +368,9 @@ def test_something_else_at_the_journals_path_is_cleared_by_doctor_fix(team: GitR
         os.mkfifo(path)
     team.write(HOT, "# Hot\n\n## Stale\ns\n\n## New\nn\n")
     team.git("add", HOT)
+    before = team.snapshot()
     refused = commit(team, "-m", "edit")
+    assert team.snapshot() == before
     assert refused.returncode == 1
     assert refused.stderr.splitlines() == [
         "squadmem: a move is unfinished ((unreadable journal)); commit after it is finished: "
@@ -387,7 +389,9 @@ def test_the_file_check_refuses_to_commit_a_symlinked_tier_file(team: GitRepo) -
     the text) left its owner out in every clone. The file check refuses it, naming the file."""
     (team.root / ODD).symlink_to("picard.md")
     team.git("add", ODD)
+    before = team.snapshot()
     refused = commit(team, "-m", "link")
+    assert team.snapshot() == before
     assert refused.returncode == 1
     assert refused.stderr.splitlines() == [
         f"{ODD}: a symlink, not a regular file; squadmem reads only regular files: commit the file itself"
