@@ -1,6 +1,6 @@
 """Chaos: squadmem beside a team's own git traffic, for a fixed time; nothing may be lost.
 
-Four cases share the time, each in fresh temporary repositories (two agents,
+Six cases share the time, each in fresh temporary repositories (two agents,
 hot and cold sections, a past daily log):
 
 - *commit loop*: a thread runs ``git commit -a`` on an unrelated file as fast
@@ -13,15 +13,28 @@ hot and cold sections, a past daily log):
   (``git commit -a``; when git or the hooks refuse, ``squadmem doctor --fix``
   first, as the messages say);
 - *-X merges*: two branches each run ``maintain`` (different sections move),
-  then ``git merge -X ours`` or ``-X theirs``.
+  then ``git merge -X ours`` or ``-X theirs``;
+- *merge, settle, push*: with the hooks installed and a bare remote, a hot
+  section is edited on a branch and demoted on main; the branch is merged,
+  then ``maintain`` and ``doctor --fix`` run (a team's nightly flow), then
+  ``verify origin/main..HEAD`` and a real ``git push``;
+- *clone without the driver*: ``git clone`` copies neither the merge driver
+  nor the hooks (both live in ``.git/``); in the clone two branches each
+  demote a section of one agent, then a plain ``git merge`` (on a conflict, the
+  ``-X ours`` or ``-X theirs`` a user reaches for).
 
-After each run every commit of the history and the work tree are checked:
+After each run every commit of the history and the work tree are checked (in the
+push case, where a section is edited on purpose, HEAD and the work tree):
 *sections lost* and *duplicated* count sections missing or extra against the
 seed in the worst state of each run (any commit of the history, or the final
 work tree), summed over runs.
 Each run ends with a forged log (a past day's log edited with ``--no-verify``)
 and counts it as *forged logs passed* if ``squadmem verify`` accepts it;
 *verify missed* counts runs with a loss or duplicate that ``verify`` accepted.
+*verify ok* counts runs whose history ``verify`` accepts before the forgery
+(for the push case, ``verify origin/main..HEAD``), *pushes accepted* the real
+pushes the remote and the pre-push hook took; *notes* say what happened on
+the way (merge conflicts, what ``doctor --fix`` did, why a push was refused).
 
     python bench/chaos.py [--seconds 60] [--seed 1]
 """
@@ -31,6 +44,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -47,8 +61,11 @@ from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
 
 OLD = "2026-01-01T10:00:00+00:00"
+NEXT_DAY = "2026-01-02T10:00:00+00:00"  # the push case's day: the edit, the demote, the merge
+NEXT_NIGHT = "2026-01-02T23:00:00+00:00"  # and its nightly maintain
 LOG = f"{MEMORY_DIR}/log/2026-01-01.md"
 AGENTS = ("picard", "worf")
+SHA = re.compile(r"[0-9a-f]{7,} ")  # a violation line of verify starts with its commit
 
 
 def git(
@@ -60,8 +77,10 @@ def git(
     return subprocess.run(["git", *args], cwd=root, env=env, check=check, capture_output=True)
 
 
-def squadmem(root: Path, *args: str) -> subprocess.CompletedProcess[bytes]:
+def squadmem(root: Path, *args: str, date: str | None = None) -> subprocess.CompletedProcess[bytes]:
     env = dict(os.environ, SQUADMEM_LOCK_TIMEOUT="30")
+    if date:
+        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
     return subprocess.run([sys.executable, "-m", "squadmem", *args], cwd=root, env=env, capture_output=True)
 
 
@@ -125,20 +144,29 @@ def work_sections(root: Path) -> Counter[str]:
 class Tally:
     def __init__(self) -> None:
         self.runs = self.user_commits = self.squadmem_ok = self.lost = self.duplicated = 0
-        self.forged_passed = self.verify_missed = 0
+        self.forged_passed = self.verify_missed = self.verify_ok = 0
+        self.pushes = self.pushed = 0
+        self.notes: Counter[str] = Counter()
+        self.expected: Counter[str] | None = None  # what a case changed on purpose (an edit)
+        self.verdict: int | None = None  # a case's own verify verdict (a range), else verify HEAD's
 
     def check(self, root: Path, expected: Counter[str]) -> None:
         """Every distinct tree of the history and the work tree against the seed; verify; a forgery."""
         self.runs += 1
+        expected = self.expected if self.expected is not None else expected
         trees = dict.fromkeys(git(root, "log", "--format=%T", "HEAD").stdout.decode().split())
         found = [tree_sections(root, t) for t in trees] + [work_sections(root)]
+        if self.expected is not None:  # the seed's trees hold the text before the edit: judge the end
+            found = found[:1] + found[-1:]
         lost = max(sum((expected - f).values()) for f in found)
         duplicated = max(sum((f - expected).values()) for f in found)
         self.lost += lost
         self.duplicated += duplicated
-        verified = squadmem(root, "verify", "HEAD").returncode
+        verified = squadmem(root, "verify", "HEAD").returncode if self.verdict is None else self.verdict
+        self.verify_ok += verified == 0
         if (lost or duplicated) and verified == 0:
             self.verify_missed += 1
+        self.expected = self.verdict = None
         self.forge(root)
 
     def forge(self, root: Path) -> None:
@@ -247,11 +275,104 @@ def x_merge(root: Path, tally: Tally, deadline: float) -> None:
     tally.user_commits += 1
 
 
+def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:
+    lines = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip().splitlines()
+    return lines[0] if lines else f"exit {proc.returncode}"
+
+
+def merge_settle_push(root: Path, tally: Tally, deadline: float) -> None:
+    """A section demoted on main and edited on a branch, merged; maintain, doctor --fix, verify, push.
+
+    Everything happens the day after the seed (dates set), so the nightly ``maintain`` moves only
+    what that day's rules move, not every section of a year-old seed.
+    """
+    squadmem(root, "init")  # the hooks too: pre-push runs verify on what leaves
+    remote = root.parent / f"{root.name}-remote.git"
+    git(root.parent, "init", "-q", "--bare", str(remote))
+    git(root, "remote", "add", "origin", str(remote))
+    git(root, "push", "-q", "-u", "origin", "main")
+    agent = random.choice(AGENTS)
+    entry = pick(root, ("hot",), agent)
+    assert entry is not None
+    path = root / entry.file
+    edited = entry.text.rstrip("\n") + "\nedited on the branch\n"
+    git(root, "checkout", "-q", "-b", "side")
+    path.write_text(path.read_text().replace(entry.text.rstrip("\n"), edited.rstrip("\n"), 1))
+    committed = git(root, "commit", "-a", "-q", "-m", "edit", date=NEXT_DAY, check=False)
+    tally.user_commits += committed.returncode == 0
+    git(root, "checkout", "-q", "main")
+    tally.squadmem_ok += squadmem(root, "demote", entry.id, date=NEXT_DAY).returncode == 0
+    merged = git(root, "merge", "-q", "--no-edit", "side", date=NEXT_DAY, check=False)
+    tally.user_commits += merged.returncode == 0
+    if merged.returncode != 0:
+        tally.notes["merge refused: " + _first_line(merged)] += 1
+        git(root, "merge", "--abort", check=False)
+    for args in (["maintain", "--now", NEXT_NIGHT], ["doctor", "--fix"]):
+        done = squadmem(root, *args, date=NEXT_NIGHT)
+        tally.squadmem_ok += done.returncode == 0
+        if done.returncode != 0:
+            tally.notes[f"{args[0]} exit {done.returncode}"] += 1
+        elif args[0] == "doctor" and b"fixed:" in done.stdout:
+            tally.notes["doctor --fix settled"] += 1
+    verified = squadmem(root, "verify", "--now", NEXT_NIGHT, "origin/main..HEAD")
+    tally.verdict = verified.returncode
+    if verified.returncode != 0:
+        violations = [line for line in verified.stdout.decode().splitlines() if SHA.match(line)]
+        tally.notes[f"verify: {len(violations)} violation(s)"] += 1
+    tally.pushes += 1
+    pushed = git(root, "push", "-q", "origin", "main", check=False)
+    tally.pushed += pushed.returncode == 0
+    if pushed.returncode != 0:
+        tally.notes["push refused"] += 1
+    tally.expected = _with_edit(root, Counter({sections.trimmed(entry.text): 1}), sections.trimmed(edited))
+
+
+def _with_edit(root: Path, before: Counter[str], after: str) -> Counter[str]:
+    seeded = tree_sections(root, git(root, "rev-list", "--max-parents=0", "HEAD").stdout.decode().split()[0])
+    return seeded - before + Counter({after: 1})
+
+
+def clone_without_driver(root: Path, tally: Tally, deadline: float) -> None:
+    """In a clone (no merge driver, no hooks), two branches each demote a section; a plain merge."""
+    clone = root.parent / f"{root.name}-clone"
+    git(root.parent, "clone", "-q", str(root), str(clone))
+    for key, value in (("user.name", "Clone"), ("user.email", "k@example.com"), ("commit.gpgsign", "false")):
+        git(clone, "config", key, value)
+    driver = git(clone, "config", "--get", "merge.squadmem.driver", check=False).returncode == 0
+    agent = random.choice(AGENTS)
+    first = pick(clone, ("hot",), agent)
+    second = pick(clone, ("hot",), agent)
+    while first is not None and second is not None and second.id == first.id:
+        second = pick(clone, ("hot",), agent)
+    assert first is not None and second is not None
+    git(clone, "checkout", "-q", "-b", "side")
+    tally.squadmem_ok += squadmem(clone, "demote", first.id).returncode == 0
+    git(clone, "checkout", "-q", "main")
+    tally.squadmem_ok += squadmem(clone, "demote", second.id).returncode == 0
+    driver = driver or git(clone, "config", "--get", "merge.squadmem.driver", check=False).returncode == 0
+    tally.notes["merge driver set up in the clone" if driver else "no merge driver in the clone"] += 1
+    merged = git(clone, "merge", "-q", "--no-edit", "side", check=False)
+    if merged.returncode != 0:
+        git(clone, "merge", "--abort", check=False)
+        side = random.choice(("ours", "theirs"))
+        tally.notes[f"plain merge conflicted, then -X {side}"] += 1
+        merged = git(clone, "merge", "-q", "--no-edit", "-X", side, "side", check=False)
+        if merged.returncode != 0:
+            tally.notes["-X merge failed too: aborted"] += 1
+            git(clone, "merge", "--abort", check=False)
+    tally.user_commits += merged.returncode == 0
+    shutil.rmtree(root)
+    shutil.copytree(clone, root, symlinks=True)  # judged where the merge happened
+    shutil.rmtree(clone)
+
+
 CASES: dict[str, Callable[[Path, Tally, float], None]] = {
     "commit loop beside promote/demote": commit_loop,
     "status loop beside promote/maintain": status_loop,
     "kill -9 of maintain, then commit -a": kill_maintain,
     "-X ours / -X theirs merges": x_merge,
+    "merge, settle (maintain, doctor --fix), verify, push": merge_settle_push,
+    "clone without the merge driver, then a merge": clone_without_driver,
 }
 
 
@@ -278,19 +399,22 @@ def main() -> None:
                 case(root, tally, deadline)
                 tally.check(root, expected)
                 shutil.rmtree(root, ignore_errors=True)
+                shutil.rmtree(Path(tmp) / f"{number}-{run}-remote.git", ignore_errors=True)
                 run += 1
             rows.append((name, tally))
     print(f"chaos: {args.seconds:g} s, seed {args.seed}")
     print()
     print(
         "| case | runs | user commits | squadmem commands ok | sections lost | duplicated "
-        "| forged logs passed | verify missed |"
+        "| forged logs passed | verify missed | verify ok | pushes accepted | notes |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, t in rows:
+        pushes = f"{t.pushed}/{t.pushes}" if t.pushes else "-"
+        notes = "; ".join(f"{note} ({n})" for note, n in sorted(t.notes.items())) or "-"
         print(
             f"| {name} | {t.runs} | {t.user_commits} | {t.squadmem_ok} | {t.lost} | {t.duplicated} "
-            f"| {t.forged_passed} | {t.verify_missed} |"
+            f"| {t.forged_passed} | {t.verify_missed} | {t.verify_ok}/{t.runs} | {pushes} | {notes} |"
         )
     totals = [sum(getattr(t, k) for _, t in rows) for k in ("lost", "duplicated", "forged_passed")]
     print()

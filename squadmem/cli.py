@@ -29,7 +29,19 @@ if TYPE_CHECKING:
 DEBUG_HINT = "SQUADMEM_DEBUG=1 shows the traceback"
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 F = TypeVar("F", bound=Callable[..., Any])
-PATH = click.Path(path_type=Path)
+
+
+class _Path(click.Path):
+    """click's Path, but a value holding a NUL byte is passed on as it is (os.stat would raise
+    ValueError): the command refuses it with exit 2 (:func:`check_arguments`)."""
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str) and "\0" in value:
+            return Path(value)
+        return super().convert(value, param, ctx)
+
+
+PATH = _Path(path_type=Path)
 
 
 class Argument(click.Argument):
@@ -137,18 +149,29 @@ def _undecodable(text: str) -> bool:
     return False
 
 
+def _has_nul(value: Any) -> bool:
+    values = value if isinstance(value, list | tuple) else [value]
+    return any(isinstance(v, str | Path) and "\0" in str(v) for v in values)
+
+
+def _refuse_bad_text(shown: str, value: Any) -> None:
+    if _not_utf8(value):
+        raise SquadmemError(f"{shown}: not UTF-8", hint="give squadmem UTF-8 text")
+    if _has_nul(value):
+        raise SquadmemError(f"{shown}: holds a NUL byte", hint="give squadmem text without NUL bytes")
+
+
 def check_arguments(values: dict[str, Any]) -> None:
-    """Refuse an argument whose bytes are not UTF-8 (Python keeps them as lone surrogates)."""
+    """Refuse an argument whose bytes are not UTF-8 (Python keeps them as lone surrogates), or that
+    holds a NUL byte (no file name, git argument or text squadmem writes may hold one)."""
     ctx = click.get_current_context(silent=True)
     params = {p.name: p for p in ctx.command.params} if ctx is not None else {}
     for name, value in values.items():
-        if _not_utf8(value):
-            param = params.get(name)
-            opts = param.opts if param is not None else []
-            shown = opts[0] if opts and opts[0].startswith("-") else name.upper()
-            raise SquadmemError(f"{shown}: not UTF-8", hint="give squadmem UTF-8 text")
-    if ctx is not None and _not_utf8(ctx.find_root().obj):
-        raise SquadmemError("-C: not UTF-8", hint="give squadmem UTF-8 text")
+        param = params.get(name)
+        opts = param.opts if param is not None else []
+        _refuse_bad_text(opts[0] if opts and opts[0].startswith("-") else name.upper(), value)
+    if ctx is not None:
+        _refuse_bad_text("-C", ctx.find_root().obj)
 
 
 def read_stdin() -> str:
@@ -849,7 +872,8 @@ def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
     """Check squadmem's setup and memory's integrity; exit 1 if a check fails.
 
     Hooks installed, merge driver configured, tiers.toml valid, tier files
-    readable, no section in two places, no file under a tier folder squadmem
+    and daily logs readable (a failure names the command that clears it;
+    tier folders are folders), no section in two places, no file under a tier folder squadmem
     cannot read, no Index line pointing at nothing, no half-finished move or
     index.lock left by one (--fix completes or rolls it back), no edit a merge
     kept at a section's old place (--fix commits it at the new place, and

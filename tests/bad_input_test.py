@@ -170,6 +170,72 @@ def test_names_over_100_characters_are_refused(seeded: GitRepo, args: list[str])
     )
 
 
+def test_restore_at_a_nul_byte_is_refused(seeded: GitRepo) -> None:
+    """Crash: ``restore --at`` with a NUL byte exited 3 ("embedded null byte"), drawn by the fuzz test."""
+    refused(seeded, "restore", "picard/stale", "--at", "HEAD\0", message="squadmem: --at: holds a NUL byte")
+
+
+def _text_params() -> list[tuple[list[str], str]]:
+    """Every command with every text or path option and argument: (its arguments, the name shown)."""
+    import click
+
+    from squadmem.cli import app
+
+    found = []
+
+    def text(param: click.Parameter) -> bool:
+        flag = isinstance(param, click.Option) and param.is_flag
+        return not flag and isinstance(param.type, click.types.StringParamType | click.Path)
+
+    def walk(group: click.Group, path: list[str]) -> None:
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                walk(command, [*path, name])
+                continue
+            for param in filter(text, command.params):
+                options: list[str] = []
+                positional: list[str] = []
+                for other in command.params:
+                    if other is not param and not (other.required and text(other)):
+                        continue
+                    value = "a\0b" if other is param else "x"
+                    if isinstance(other, click.Option):
+                        options += [other.opts[0], value]
+                    else:
+                        positional.append(value)
+                shown = param.opts[0] if isinstance(param, click.Option) else (param.name or "").upper()
+                args = [*path, name, *options, *(["--", *positional] if positional else [])]
+                found.append((args, shown))
+
+    walk(app, [])
+    return found
+
+
+@pytest.mark.parametrize(
+    ("args", "shown"), _text_params(), ids=lambda v: " ".join(v) if isinstance(v, list) else v
+)
+def test_a_nul_byte_in_any_argument_is_refused(seeded: GitRepo, args: list[str], shown: str) -> None:
+    """No input exits 3: a NUL byte in any text or path option or argument of any command exits 2 in
+    one line naming it (os and git refuse NUL bytes in arguments and paths: "embedded null byte")."""
+    refused(seeded, *args, message=f"squadmem: {shown}: holds a NUL byte", input="e\n")
+
+
+def test_a_nul_byte_in_dash_c_is_refused(seeded: GitRepo) -> None:
+    """Crash: ``-C`` with a NUL byte raised ValueError in click's path check (a traceback)."""
+    before = seeded.snapshot()
+    from click.testing import CliRunner
+
+    from squadmem.cli import app
+
+    result = CliRunner().invoke(app, ["-C", f"{seeded.root}\0", "list"])
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        "squadmem: -C: holds a NUL byte",
+        "hint: give squadmem text without NUL bytes",
+    ]
+    assert seeded.snapshot() == before
+
+
 @pytest.mark.parametrize(
     "flags",
     [f"kind=decision topic={LONG}", "id=../../x", "topic=../../x", "id=Bad/Id", "pin pin", "id=a id=b"],

@@ -22,7 +22,16 @@ from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR
 OLD = "2026-01-01T10:00:00+00:00"
 LONG = "n" * 300
 NAMES = ["picard", "worf", "data", "../x", LONG, "a\udcffb", "", "-", "Bad/Id"]
-REFS = ["picard/stale", "picard/old-note", "Stale", "wiki:security/rule", "worf/worf-stale", "nope", "\udcff"]
+REFS = [
+    "picard/stale",
+    "picard/old-note",
+    "Stale",
+    "wiki:security/rule",
+    "worf/worf-stale",
+    "nope",
+    "\udcff",
+    "a\0b",
+]
 TOPICS = ["security", "decisions", "../x", LONG, "a b"]
 TIERS = ["hot", "cold", "archive", "wiki", "attic"]
 NUMBERS = ["nan", "inf", "-inf", "-1", "0", "3", "2.5", "1e308", "99999999999999999999", "x"]
@@ -35,6 +44,7 @@ DATES = [
     "1900-01-01",
     "2999-01-01",
     "soon",
+    "2026-02-20\0",
 ]
 TEXTS = ["did a thing", "two\nlines", "t\udcff", " ", LONG * 3]
 STDIN = [
@@ -124,7 +134,11 @@ COMMANDS = st.one_of(
         flag("--to", pick(TIERS)),
         flag("--topic", pick(TOPICS)),
     ),
-    _opt(fixed("restore"), pick(REFS).map(lambda r: [r]), flag("--at", pick(["HEAD", "HEAD~1", "nope"]))),
+    _opt(
+        fixed("restore"),
+        pick(REFS).map(lambda r: [r]),
+        flag("--at", pick(["HEAD", "HEAD~1", "nope", "HEAD\0"])),
+    ),
     _opt(
         fixed("log", "add"), flag("--agent", pick(NAMES)), NOW, pick([*TEXTS, "-"]).map(lambda t: ["--", t])
     ),

@@ -16,6 +16,16 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
+from hypothesis import settings
+
+# Property tests draw the same examples on every default and CI run (derandomized, no example
+# database), so a run never fails at random; ``SQUADMEM_HYPOTHESIS=explore`` (or pytest's
+# ``--hypothesis-profile=explore``) draws new random examples to look for new failures. The
+# profile is chosen here, at import, before any test's sealed environment drops SQUADMEM_* vars.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("explore", derandomize=False)
+PROFILE = os.environ.get("SQUADMEM_HYPOTHESIS", "ci")
+settings.load_profile(PROFILE)
 
 REAL_HOME = Path(os.environ.get("HOME", "/root"))
 

@@ -107,14 +107,21 @@ def test_list_not_a_git_repository_exits_2(tmp_path: Path) -> None:
 
 
 def test_list_symlinked_tier_file_outside_exits_2(repo: GitRepo, tmp_path: Path) -> None:
+    """A symlink leading outside is never read: its owner is left out (list warns), and a listing of
+    that agent exits 2 naming it."""
     secret = tmp_path / "secret.md"
     secret.write_text("## Secret\nx\n")
     (repo.root / ".squad/memory/hot").mkdir(parents=True)
     (repo.root / HOT).symlink_to(secret)
     before = repo.snapshot()
-    code, _, err = squadmem(repo.root, "list")
+    code, out, err = squadmem(repo.root, "list")
+    assert code == 0
+    assert "Secret" not in out
+    assert err.startswith(f"squadmem: warning: {HOT}: leads outside .squad/memory/")
+    code, out, err = squadmem(repo.root, "list", "--agent", "picard")
     assert code == 2
     assert err.startswith(f"squadmem: {HOT}: leads outside .squad/memory/")
+    assert "Secret" not in out
     assert repo.snapshot() == before
 
 

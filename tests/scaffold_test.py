@@ -163,7 +163,8 @@ def test_init_bad_agent_name_exits_2_and_changes_nothing(repo: GitRepo, name: st
     before = repo.snapshot()
     code, _, err = squadmem(repo, "init", "--agent", name)
     assert code == 2
-    assert err.splitlines()[0].startswith("squadmem: invalid agent name")
+    first = "squadmem: --agent: holds a NUL byte" if "\0" in name else "squadmem: invalid agent name"
+    assert err.splitlines()[0].startswith(first)
     assert err.splitlines()[1].startswith("hint: ")
     assert repo.snapshot() == before
 

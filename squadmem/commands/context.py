@@ -44,7 +44,7 @@ from squadmem.engine import catalog, ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
-from squadmem.model.layout import check_name, known_agent, tier_rel
+from squadmem.model.layout import check_name, tier_rel
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,7 +166,7 @@ def build(
     ``max_bytes`` (hot.max_bytes) matters only when a pinned section stands in cold: the hot block
     then keeps the hot sections that fit after it."""
     memory.require(check_name(agent))
-    known_agent(agent, memory.agents())
+    memory.known_agent(agent)
     hot_file = list(memory.in_file(tier_rel("hot", agent)))
     carried = pinned_in_cold(memory, agent, max_bytes)
     hot = _with_carried(agent, carried, hot_file, max_bytes)
@@ -230,7 +230,7 @@ def build_for_task(
     task did (pure). Pinned sections are always in, even when they alone are over ``max_bytes`` (a
     warning says so; ``maintain`` refuses such a hot file)."""
     memory.require(check_name(agent))
-    known_agent(agent, memory.agents())
+    memory.known_agent(agent)
     task_words(task)
     carried = pinned_in_cold(memory, agent, max_bytes)
     hot = carried + list(memory.in_file(tier_rel("hot", agent)))  # fitted below

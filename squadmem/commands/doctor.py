@@ -24,7 +24,7 @@ from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, settings, uses
 from squadmem.model.errors import Exit, SquadmemError
-from squadmem.model.layout import MEMORY_DIR, TIERS, classify
+from squadmem.model.layout import MEMORY_DIR, TIERS, classify, parse_log_name
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
@@ -117,7 +117,13 @@ def duplicates(memory: catalog.Memory) -> Check:
 
 def orphans(repo: Repo, memory: catalog.Memory) -> Check:
     problems = []
-    for folder in _tier_folders(repo):
+    for tier in TIERS:
+        folder_rel = repo.layout.tier_folder(tier)
+        folder = repo.root / folder_rel
+        if not folder_rel or tier in memory.blocked or not folder.is_dir():  # never a walk out
+            continue
+        if repo.layout.places.kind != "squad" and tier != "wiki":
+            continue  # a workspace's memory/ holds its logs and settings too: only its wiki is tier files
         for path in sorted(folder.rglob("*")):
             rel = repo.layout.rel(path)
             if path.is_file() and path.name != ".gitkeep" and classify(rel) is None:
@@ -137,13 +143,21 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
     return Check("orphans", OK, f"every file under {shown}/ tiers is read; every Index line points somewhere")
 
 
-def _tier_folders(repo: Repo) -> list[Path]:
-    """The folders that hold only tier files: the Squad layout's tier folders, a workspace's wiki."""
-    if repo.layout.places.kind == "squad":
-        folders = [repo.layout.memory / tier for tier in TIERS]
-    else:
-        folders = [repo.root / repo.layout.places.tier_folders[-1]]
-    return [f for f in folders if f.is_dir()]
+def odd_log_files(repo: Repo) -> list[SquadmemError]:
+    """Why each ``log/*.md`` squadmem would refuse to read is refused (a folder, a FIFO, a symlink...)."""
+    folder = repo.layout.log_folder
+    odd = repo.layout.odd_log_folder()
+    if odd is not None:
+        return [odd]
+    found = []
+    for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
+        if parse_log_name(path.name) is None and repo.layout.places.kind != "squad":
+            continue  # a workspace's memory/ holds its tier files too
+        try:
+            repo.layout.regular(path)
+        except SquadmemError as exc:
+            found.append(exc)
+    return found
 
 
 def journal(repo: Repo, fix: bool) -> Check:
@@ -272,8 +286,10 @@ def run(repo: Repo, fix: bool = False) -> list[Check]:
     except SquadmemError as exc:
         checks.append(Check("tier files", FAIL, exc.message))
     else:
-        if memory.left_out:
-            problems = list(dict.fromkeys(memory.left_out.values()))  # one per owner left out
+        odd_logs = odd_log_files(repo)
+        if memory.left_out or memory.blocked or odd_logs:
+            # each tier folder something else occupies, one per owner left out, each odd log
+            problems = list(dict.fromkeys([*memory.blocked.values(), *memory.left_out.values(), *odd_logs]))
             problem = problems[0]
             detail = f"{problem.message}; {problem.hint}" if problem.hint else problem.message
             if len(problems) > 1:

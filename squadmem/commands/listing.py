@@ -8,14 +8,14 @@ from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
 from squadmem.model import render
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import TIERS, known_agent
+from squadmem.model.layout import TIERS
 
 
 def select(memory: catalog.Memory, agent: str | None = None, tier: str | None = None) -> list[catalog.Entry]:
     if tier is not None and tier not in TIERS:
         raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
     if agent is not None:
-        known_agent(agent, memory.agents())
+        memory.known_agent(agent)
     return [
         e
         for e in memory.entries

@@ -115,7 +115,7 @@ def _hit(found: search_index.Found, terms: list[str]) -> Hit:
     return Hit(found.id, found.tier, found.file, found.title, score, _first_line(found.text, terms))
 
 
-def _left_out(problems: dict[str, SquadmemError]) -> None:
+def _owners_left_out(problems: dict[str, SquadmemError]) -> None:
     for owner, problem in sorted(problems.items()):
         warnings.warn(
             SquadmemWarning(f"{problem.message} ({owner}'s memory is left out)", hint=problem.hint),
@@ -123,15 +123,30 @@ def _left_out(problems: dict[str, SquadmemError]) -> None:
         )
 
 
+def _left_out(problem: SquadmemError) -> None:
+    warnings.warn(
+        SquadmemWarning(f"{problem.message} (left out of the search)", hint=problem.hint), stacklevel=3
+    )
+
+
 def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
     folder = repo.layout.log_folder
+    odd = repo.layout.odd_log_folder()
+    if odd is not None:
+        _left_out(odd)
+        return []
     if not folder.is_dir():
         return []
     found = []
     for path in sorted(folder.glob("*.md"), reverse=True):
         if parse_log_name(path.name) is None:
             continue
-        text = path.read_bytes().decode("utf-8", "replace")
+        try:
+            raw = repo.layout.read_file(path)
+        except SquadmemError as exc:
+            _left_out(exc)
+            continue
+        text = (raw or b"").decode("utf-8", "replace")
         for number, line in enumerate(text.splitlines(), start=1):
             if all(t in line.casefold() for t in terms):
                 found.append(LogHit(repo.layout.rel(path), number, line.strip()[:160]))
@@ -157,7 +172,9 @@ def recall(
         raise SquadmemError(f"--limit {limit}: must be 1 or more", hint="e.g. --limit 5")
     with search_index.opened(repo.work_state_dir) as index:
         problems = index.refresh(repo.layout)
-        _left_out(problems)
+        for blocked in repo.layout.blocked_tiers().values():
+            _left_out(blocked)
+        _owners_left_out(problems)
         if agent is not None and agent in problems:
             raise problems[agent]
         if agent is not None:

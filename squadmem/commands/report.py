@@ -19,7 +19,7 @@ from squadmem.commands import intake
 from squadmem.engine import catalog, lastuse, policy
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget, clock, render, settings, uses
-from squadmem.model.layout import AGENT_TIERS, TierFile, known_agent, parse_log_name
+from squadmem.model.layout import AGENT_TIERS, TierFile, parse_log_name
 
 SCHEMA = 1
 MAINTAIN = "squadmem maintain --dry-run"
@@ -76,7 +76,7 @@ def _owned(ident: str, agent: str) -> bool:
 def _select_files(memory: catalog.Memory, agent: str | None) -> list[str]:
     if agent is None:
         return list(memory.files)
-    known_agent(agent, memory.agents())
+    memory.known_agent(agent)
     return [
         rel
         for rel, doc in memory.files.items()

@@ -27,7 +27,7 @@ from squadmem.engine import catalog, index
 from squadmem.engine import writer as moves
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import sections
+from squadmem.model import sections, writes
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify, decode_tier
 
@@ -57,7 +57,7 @@ def _path(repo: Repo) -> Path:
 
 def noted(repo: Repo) -> list[Relocation]:
     try:
-        data = json.loads(_path(repo).read_text("utf-8"))
+        data = json.loads(writes.read_state(_path(repo)).decode("utf-8"))
         fields = ("source", "target", "old", "new")
         return [Relocation(**{k: str(item[k]) for k in fields}) for item in data["relocations"]]
     except (OSError, ValueError, KeyError, TypeError):
@@ -160,7 +160,7 @@ def settle(repo: Repo) -> list[str]:
                 f"A merge kept this edit in {item.source}; the section had moved to {item.target}.",
             )
             done.append(f"settled: {item.describe()}")
-        _path(repo).unlink(missing_ok=True)
+        writes.discard(_path(repo))
         try:
             heads = _head_texts(repo, writer)
             changed, notes = without_repeats(heads)

@@ -297,7 +297,7 @@ def _compress(listed: Sequence[commits.Commit], base: Graph) -> Graph:
 
 def _load(path: Path, key: str) -> Graph | None:
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(writes.read_state(path))
         if data["format"] != CACHE_FORMAT or data["key"] != key:
             return None
         paths, authors = data["paths"], data["authors"]
@@ -364,7 +364,7 @@ def walks_key(repo: Repo) -> str:
 def load_walks(path: Path, key: str) -> dict[State, Walk]:
     """The kept walks by the state each began in, most recent first; none when unreadable or stale."""
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(writes.read_state(path))
         if data["format"] != WALKS_FORMAT or data["key"] != key:
             return {}
         found: dict[State, Walk] = {}
@@ -436,7 +436,8 @@ def timeline(repo: Repo, ref: str) -> dict[str, Any]:
         known = load_walks(path, key)
         events, ids, began = _walk(past, head, entry, known)
         if began is not None and began not in known:
-            save_walks(path, key, {began: (list(events), set(ids)), **known})
+            with contextlib.suppress(OSError):  # a record, disposable: not kept this time
+                save_walks(path, key, {began: (list(events), set(ids)), **known})
         start = min((e.when for e in events if e.when is not None and e.event == "created"), default=None)
         events += [e for e in _uses(past, ids) if start is None or (e.when is not None and e.when >= start)]
         tree = past.trees[head]

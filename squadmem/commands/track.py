@@ -43,7 +43,7 @@ from typing import Any
 
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, render, sections, uses
+from squadmem.model import clock, render, sections, uses, writes
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify
 
@@ -372,7 +372,7 @@ def _digest(line: str) -> str:
 
 def _seen(repo: Repo) -> set[str]:
     try:
-        return set((repo.state_dir / SEEN_FILE).read_text("ascii").split())
+        return set(writes.read_state(repo.state_dir / SEEN_FILE).decode("ascii").split())
     except (OSError, UnicodeDecodeError):
         return set()
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 from squadmem.engine import titles
 from squadmem.model import sections
 from squadmem.model.errors import SquadmemError, SquadmemWarning
-from squadmem.model.layout import TIERS, Layout, TierFile, classify, decode_tier
+from squadmem.model.layout import TIERS, Layout, TierFile, classify, decode_tier, known_agent
 
 SESSION_TITLE = "Session"
 INDEX_TITLE = "Index → Deeper Tiers"
@@ -98,6 +98,8 @@ class Memory:
     # owner (agent or wiki topic) with one unreadable file is left out whole, as its ids depend
     # on all its files. Nothing may be written into them until the problem is fixed.
     left_out: Mapping[str, SquadmemError] = dataclasses.field(default_factory=dict)
+    # Tier folders something else occupies (a committed file named ``archive``): nothing moves there.
+    blocked: Mapping[str, SquadmemError] = dataclasses.field(default_factory=dict)
 
     def require(self, owner: str) -> None:
         """Raise the problem that left ``owner``'s memory (an agent, or ``wiki:<topic>``) out, if any."""
@@ -105,6 +107,11 @@ class Memory:
             tf = classify(rel)
             if tf is not None and tf.owner == owner:
                 raise problem
+
+    def known_agent(self, agent: str) -> str:
+        """The one agent rule (:func:`layout.known_agent`); an agent left out gets its file's problem."""
+        self.require(agent)
+        return known_agent(agent, self.agents())
 
     def agents(self) -> list[str]:
         """Agents with a tier file (hot, cold or archive) in this memory."""
@@ -241,6 +248,13 @@ def load(layout: Layout) -> Memory:
             broken.setdefault(tf.owner, exc)
     left_out = {tf.rel: broken[tf.owner] for tf in files if tf.owner in broken}
     memory = build([d for d in docs if d.tier_file.owner not in broken], left_out)
+    blocked = layout.blocked_tiers()
+    if blocked:
+        memory = dataclasses.replace(memory, blocked=blocked)
+    for problem in blocked.values():
+        warnings.warn(
+            SquadmemWarning(f"{problem.message} (nothing moves there)", hint=problem.hint), stacklevel=2
+        )
     owners = {owner: why for rel, why in memory.left_out.items() if (owner := _owner_of(rel))}
     for owner, problem in owners.items():
         warnings.warn(

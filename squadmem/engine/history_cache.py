@@ -48,7 +48,7 @@ def load_cache(path: Path, key: str, width: int = 20) -> tuple[Facts | None, str
     """The cached facts, or None and why not; ``width``: bytes in an object name (32 for SHA-256)."""
     record = _record(width)
     try:
-        raw = path.read_bytes()
+        raw = writes.read_state(path)
     except FileNotFoundError:
         return None, "no cache yet"
     except OSError as exc:

@@ -41,7 +41,7 @@ from squadmem.engine.plan import IndexRefresh, Move, Plan
 from squadmem.model import budget, sections
 from squadmem.model.clock import days as _days
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MAX_FILE_BYTES, TIERS, check_name, classify, tier_rel
+from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, TIERS, check_name, classify, tier_rel
 from squadmem.model.settings import Settings
 
 USE_KINDS = ("trailer", "pending")  # what counts as a use for promotion (not a write)
@@ -142,6 +142,9 @@ class _Projection:
         """Refuse (SpliceError) a splice that would leave ``rel`` a file squadmem refuses to read."""
         if rel in self.left_out:
             raise index.SpliceError(f"{rel} cannot be read: {self.left_out[rel].message}")
+        tier = rel.removeprefix(MEMORY_DIR + "/").partition("/")[0]
+        if tier in self.memory.blocked:
+            raise index.SpliceError(self.memory.blocked[tier].message)
         if size > MAX_FILE_BYTES:
             raise index.SpliceError(f"{rel} would be {size} bytes, over the 1 MiB limit for a tier file")
 
@@ -1130,6 +1133,8 @@ def manual(
                 f"it would be over budget ({refused[0][1]}) even with every movable section out",
                 hint="raise hot.max_bytes / hot.max_lines in tiers.toml, unpin sections, or split it",
             )
+    if target_tier in memory.blocked:
+        raise memory.blocked[target_tier]
     error = planner.attempt(entry, target_tier, target_name, "manual", "manual", "moved by hand")
     if error is not None:
         raise SquadmemError(
@@ -1159,6 +1164,8 @@ def restore(
 ) -> Plan:
     """Put a section taken from history (at ``rev``) back into a tier file, counted as a use."""
     planner = _planner(memory, uses, settings, now, None, header)
+    if target_tier in memory.blocked:
+        raise memory.blocked[target_tier]
     try:
         section_id = planner.projection.insert(target_tier, target_name, text)
     except index.SpliceError as exc:

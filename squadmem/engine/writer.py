@@ -283,17 +283,19 @@ class Journal:
 
     @classmethod
     def read(cls, repo: Repo) -> Journal | None:
-        try:
-            raw = json.loads(cls.path(repo).read_bytes())
-            return cls(raw["old"], raw["new"], tuple(raw["paths"]), tuple(raw["consume"]), raw["subject"])
-        except FileNotFoundError:
+        data = gitstate.journal_bytes(repo.work_git_dir)
+        if data is None:
             return None
+        try:
+            raw = json.loads(data)
+            return cls(raw["old"], raw["new"], tuple(raw["paths"]), tuple(raw["consume"]), raw["subject"])
         except (ValueError, KeyError, TypeError):
             return cls("", "", (), (), "(unreadable journal)")
 
     @classmethod
     def clear(cls, repo: Repo) -> None:
-        cls.path(repo).unlink(missing_ok=True)
+        """Remove the journal; a folder found at its path is moved aside (squadmem never made it)."""
+        writes.discard(cls.path(repo))
 
 
 def _replace(path: Path, data: bytes, like: Path | None = None) -> None:
@@ -317,13 +319,17 @@ def recover(repo: Repo) -> str | None:
     if journal is None:
         return "git's index.lock left by an interrupted squadmem command was removed" if stale_lock else None
     for rel in journal.paths:
-        writes.temp_of(repo.root / rel).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError, NotADirectoryError):
+            writes.temp_of(repo.root / rel).unlink()
     head = repo.head()
     if not journal.new or head == journal.old or head is None:
         Journal.clear(repo)
         return f"an interrupted move was rolled back (HEAD had not moved): {journal.subject}"
     objects = Objects(repo)
     if head == journal.new:
+        blocked = _unwritable(repo, journal.paths)
+        if blocked is not None:
+            return _roll_back(repo, objects, journal, blocked)
         _sync(repo, objects, journal, journal.paths)
         Journal.clear(repo)
         return f"an interrupted move was completed: {journal.subject}"
@@ -332,6 +338,30 @@ def recover(repo: Repo) -> str | None:
     return (
         f"an interrupted move was found after HEAD had moved on; {synced} tier file(s) brought up to date: "
         f"{journal.subject}"
+    )
+
+
+def _unwritable(repo: Repo, paths: Sequence[str]) -> SquadmemError | None:
+    """Why the work tree cannot hold one of ``paths`` (a file where its folder goes), if it cannot."""
+    for rel in paths:
+        try:
+            repo.layout.writable(repo.root / rel)
+        except SquadmemError as exc:
+            return exc
+    return None
+
+
+def _roll_back(repo: Repo, objects: Objects, journal: Journal, problem: SquadmemError) -> str:
+    """HEAD moved, but the work tree cannot take the commit (a file where its folder goes):
+    HEAD goes back to where it was (compare-and-swap) and the files to what it holds."""
+    shown = problem.message
+    repo.run("update-ref", "-m", f"squadmem: roll back {journal.subject}", "HEAD", journal.old, journal.new)
+    old_tree = objects.tree_of(journal.old)
+    kept = [rel for rel in journal.paths if objects.entry(old_tree, rel) is not None]
+    _sync(repo, objects, dataclasses.replace(journal, new=journal.old, consume=()), kept)
+    Journal.clear(repo)
+    return (
+        f"an interrupted move was rolled back (the work tree could not take it: {shown}): {journal.subject}"
     )
 
 
@@ -346,8 +376,8 @@ def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) 
                     continue
                 data = conversion.to_worktree(rel, found.sha, objects.read(found.sha))
                 target = repo.root / rel
-                if not target.exists() or target.read_bytes() != data:
-                    _replace(repo.layout.writable(target), data, like=target)
+                if repo.layout.read_file(repo.layout.writable(target)) != data:
+                    _replace(target, data, like=target)
             lock.write(next_index(repo, paths))
             lock.commit()
     if journal.consume:
@@ -360,8 +390,7 @@ def _sync_if_untouched(repo: Repo, objects: Objects, journal: Journal, head: str
     conversion = Conversion(repo, repo.run("var", "-l"))
     paths = []
     for rel in journal.paths:
-        target = repo.root / rel
-        current = target.read_bytes() if target.exists() else None
+        current = repo.layout.read_file(repo.root / rel)
         old = objects.entry(old_tree, rel)
         as_old = None if old is None else conversion.to_worktree(rel, old.sha, objects.read(old.sha))
         if current == as_old and objects.content(head_tree, rel) == objects.content(new_tree, rel):
@@ -539,18 +568,31 @@ class Writer:
                     hint=f"include it first: git sparse-checkout add {folder}",
                 )
 
+    def refuse_file_in_the_way(self, rel: str) -> None:
+        """Refuse (exit 2) a path HEAD cannot hold: a file of HEAD's where one of its folders goes."""
+        folder = rel.rpartition("/")[0]
+        while folder:
+            found = self.objects.entry(self.tree, folder)
+            if found is not None and not found.is_tree:
+                raise SquadmemError(
+                    f"{folder}: a file in HEAD where a folder belongs; squadmem changed nothing",
+                    hint=f"commit it out of the way first: git mv {folder} {folder}.old"
+                    f" (or, if it is gone from the work tree, git rm --cached {folder}), then git commit",
+                )
+            folder = folder.rpartition("/")[0]
+
     def grown_text(self, rel: str) -> str | None:
         """A file's work-tree text if it only grew at its end since HEAD (an append-only log).
 
         None when neither HEAD nor the work tree has it; refuses any other uncommitted change.
         """
         committed = self.text(rel)
-        path = self.repo.root / rel
-        if not path.exists():
+        raw = self.repo.layout.read_file(self.repo.root / rel)
+        if raw is None:
             if committed is not None:
                 raise SquadmemError(f"{rel}: deleted but not committed", hint="restore it with git checkout")
             return None
-        current = decode_tier(path.read_bytes(), rel)
+        current = decode_tier(raw, rel)
         if committed is not None and not current.startswith(committed):
             raise SquadmemError(
                 f"{rel}: has uncommitted changes that are not an append",
@@ -565,8 +607,7 @@ class Writer:
         for rel in paths:
             if rel in dirty:
                 continue
-            path = self.repo.root / rel
-            on_disk = path.read_bytes() if path.exists() else None
+            on_disk = self.repo.layout.read_file(self.repo.root / rel)
             if on_disk != self.checked_out(rel):
                 dirty.append(rel)
         if dirty:
@@ -627,6 +668,7 @@ class Writer:
         paths = list(files)
         for rel in paths:
             self.repo.layout.writable(self.repo.root / rel)
+            self.refuse_file_in_the_way(rel)
         self.refuse_sparse(paths)
         with index_locked(self.repo) as lock:
             fault("index-locked")
@@ -682,8 +724,7 @@ class Writer:
 
     def _check_on_disk(self, paths: Sequence[str], expected: Mapping[str, bytes | None]) -> None:
         for rel in paths:
-            path = self.repo.root / rel
-            on_disk = path.read_bytes() if path.exists() else None
+            on_disk = self.repo.layout.read_file(self.repo.root / rel)
             wanted = expected[rel] if rel in expected else self.checked_out(rel)
             if on_disk != wanted:
                 raise SquadmemError(
@@ -728,7 +769,7 @@ class Writer:
                 raise SquadmemError(
                     f"{rel}: the new text would drop uncommitted lines", hint="commit them first"
                 )
-            on_disk[rel] = None if current is None else (self.repo.root / rel).read_bytes()
+            on_disk[rel] = None if current is None else self.repo.layout.read_file(self.repo.root / rel)
         pending_ids = uses.pending_ids(self.repo.state_dir)
         every = [*trailers, *([(uses.TRAILER, uses.join(pending_ids))] if pending_ids else [])]
         return Made(self.commit(files, message(subject, body, every), pending_ids, on_disk), subject)

@@ -21,16 +21,23 @@ def _sha(word: str) -> str | None:
 class Staged:
     """One path the index changes against HEAD: status A, M, D, T or R (``source`` is a rename's origin)."""
 
-    __slots__ = ("new_sha", "old_sha", "path", "source", "status")
+    __slots__ = ("mode", "new_sha", "old_sha", "path", "source", "status")
 
     def __init__(
-        self, status: str, path: str, old_sha: str | None, new_sha: str | None, source: str | None = None
+        self,
+        status: str,
+        path: str,
+        old_sha: str | None,
+        new_sha: str | None,
+        source: str | None = None,
+        mode: str = "100644",
     ) -> None:
         self.status = status
         self.path = path
         self.old_sha = old_sha
         self.new_sha = new_sha
         self.source = source
+        self.mode = mode  # the new side's git mode: 100644, 100755, 120000 (a symlink), 160000...
 
 
 class Change:
@@ -41,16 +48,23 @@ class Change:
     object; ``source`` is a rename's or copy's origin.
     """
 
-    __slots__ = ("new", "olds", "path", "source", "status")
+    __slots__ = ("mode", "new", "olds", "path", "source", "status")
 
     def __init__(
-        self, status: str, path: str, olds: tuple[str | None, ...], new: str | None, source: str | None
+        self,
+        status: str,
+        path: str,
+        olds: tuple[str | None, ...],
+        new: str | None,
+        source: str | None,
+        mode: str = "100644",
     ) -> None:
         self.status = status
         self.path = path
         self.olds = olds
         self.new = new
         self.source = source
+        self.mode = mode  # the new side's git mode
 
     @property
     def old(self) -> str | None:
@@ -77,11 +91,12 @@ def raw_changes(fields: Sequence[str], at: int = 0) -> tuple[list[Change], int]:
         words = meta[colons:].split(" ")
         shas = [_sha(w) for w in words[colons + 1 : 2 * colons + 2]]
         status = words[-1]
+        mode = words[colons] if colons < len(words) else ""
         if colons == 1 and status[:1] in ("R", "C"):
-            found.append(Change(status, fields[at + 2], (shas[0],), shas[1], fields[at + 1]))
+            found.append(Change(status, fields[at + 2], (shas[0],), shas[1], fields[at + 1], mode))
             at += 3
         else:
-            found.append(Change(status, fields[at + 1], tuple(shas[:-1]), shas[-1], None))
+            found.append(Change(status, fields[at + 1], tuple(shas[:-1]), shas[-1], None, mode))
             at += 2
     return found, at
 
@@ -89,7 +104,7 @@ def raw_changes(fields: Sequence[str], at: int = 0) -> tuple[list[Change], int]:
 def parse_raw(out: bytes) -> list[Staged]:
     """``git diff --raw -z`` output, renames included."""
     changes, _ = raw_changes(out.decode("utf-8", "surrogateescape").split("\0"))
-    return [Staged(c.status[0], c.path, c.old, c.new, c.source) for c in changes]
+    return [Staged(c.status[0], c.path, c.old, c.new, c.source, c.mode) for c in changes]
 
 
 def raw_blobs(out: bytes) -> list[str]:

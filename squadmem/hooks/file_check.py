@@ -14,6 +14,7 @@ Standard library only.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Mapping, Sequence
 
 from squadmem.hooks import staged
@@ -76,20 +77,35 @@ def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
         paths = [p for p in names if staged.places(env).inside(p) and _judged(p)]
         if not paths:
             return []
-        return judge(staged.work_tree_blobs(paths, root)) + clashes(
-            paths, lambda rels: staged.work_tree_blobs(rels, root)
-        )
+        odd = {p: kind for p in paths if (kind := staged.odd_kind(os.path.join(root, p))) is not None}
+        regular = [p for p in paths if p not in odd]
+        blobs = staged.work_tree_blobs(regular, root)
+        found = [*(not_regular(p, kind) for p, kind in odd.items()), *judge(blobs)]
+        return found + clashes(regular, lambda rels: staged.work_tree_blobs(rels, root))
     entries = [e for e in staged.memory_changes(env) if e.new_sha and _judged(e.path)]
     if not entries:
         return []
+    links = [
+        not_regular(e.path, _KINDS.get(e.mode, "a special file")) for e in entries if e.mode not in _FILES
+    ]
     read = staged.blobs(staged.commit_specs(staged.memory_changes(env)), env)
-    found = judge({e.path: read.get(f":{e.path}") or b"" for e in entries})
+    kept = [e for e in entries if e.mode in _FILES]
+    found = [*links, *judge({e.path: read.get(f":{e.path}") or b"" for e in kept})]
 
     def in_index(rels: list[str]) -> dict[str, bytes | None]:
         got = staged.blobs([f":{rel}" for rel in rels], env)
         return {rel: got.get(f":{rel}") for rel in rels}
 
-    return found + clashes([e.path for e in entries], in_index)
+    return found + clashes([e.path for e in kept], in_index)
+
+
+_FILES = ("100644", "100755")  # git's modes of a regular file
+_KINDS = {"120000": "a symlink", "160000": "a submodule"}
+
+
+def not_regular(path: str, kind: str) -> str:
+    """The offence of a memory file that is not a regular file (a symlink, a FIFO...)."""
+    return f"{path}: {kind}, not a regular file; squadmem reads only regular files: commit the file itself"
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -205,7 +205,7 @@ def note_settle(relocations: Sequence[merge.Relocation], env: Mapping[str, str])
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / SETTLE
     try:
-        known = json.loads(path.read_text("utf-8")).get("relocations", [])
+        known = json.loads(writes.read_state(path).decode("utf-8")).get("relocations", [])
     except (OSError, ValueError, AttributeError):
         known = []
     for item in relocations:

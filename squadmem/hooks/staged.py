@@ -16,6 +16,7 @@ diff``. Paths are strings here (``os.path``), not ``pathlib``.
 from __future__ import annotations
 
 import os
+import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
@@ -148,15 +149,35 @@ def relative(names: Sequence[str], root: str) -> list[str]:
 
 
 def work_tree_blobs(rels: Sequence[str], root: str) -> dict[str, bytes | None]:
-    """The work tree's bytes of each path (None when it is not a file there)."""
+    """The work tree's bytes of each path (None when it is not a regular file there: a FIFO or a
+    folder is never read, so nothing hangs)."""
     found: dict[str, bytes | None] = {}
     for rel in rels:
+        found[rel] = None
         try:
-            with open(os.path.join(root, rel), "rb") as handle:
-                found[rel] = handle.read()
+            fd = os.open(os.path.join(root, rel), os.O_RDONLY | os.O_NONBLOCK)
         except OSError:
-            found[rel] = None
+            continue
+        try:
+            if stat.S_ISREG(os.fstat(fd).st_mode):
+                with os.fdopen(fd, "rb", closefd=False) as handle:
+                    found[rel] = handle.read()
+        finally:
+            os.close(fd)
     return found
+
+
+def odd_kind(path: str) -> str | None:
+    """What ``path`` is when it is there but not a regular file (``a symlink``, ``a FIFO``...), else None."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISLNK(mode):
+        return "a symlink"
+    return "a folder" if stat.S_ISDIR(mode) else "a FIFO, socket or device"
 
 
 def parser(prog: str, description: str, files: str | None) -> argparse.ArgumentParser:

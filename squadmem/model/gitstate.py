@@ -9,6 +9,7 @@ under way, and squadmem's journal for that work tree.
 from __future__ import annotations
 
 import os
+import stat
 
 from squadmem.model.values import Value
 
@@ -55,12 +56,28 @@ def journal_path(git_dir: Path) -> Path:
     return git_dir / STATE_DIR / JOURNAL
 
 
+def journal_bytes(git_dir: str | os.PathLike[str]) -> bytes | None:
+    """The journal's bytes, None when there is none; b"" when something else is at its path (a
+    folder, a FIFO, a symlink loop): that is never opened for reading, so nothing hangs."""
+    try:
+        fd = os.open(os.path.join(git_dir, STATE_DIR, JOURNAL), os.O_RDONLY | os.O_NONBLOCK)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError:
+        return b""
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return b""
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
 def unfinished_move(git_dir: str | os.PathLike[str]) -> str | None:
     """The subject of a squadmem move this work tree's journal says is unfinished, if any."""
-    try:
-        with open(os.path.join(git_dir, STATE_DIR, JOURNAL), "rb") as handle:
-            raw = handle.read()
-    except FileNotFoundError:
+    raw = journal_bytes(git_dir)
+    if raw is None:
         return None
     import json  # only when there is a journal: the hooks pay for it then alone
 

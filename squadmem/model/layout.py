@@ -11,7 +11,9 @@ folder and paths that a symlink leads outside it.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
+import stat
 from collections.abc import Sequence
 
 from squadmem.model import places as where
@@ -154,8 +156,13 @@ class Layout:
         workspace ``memory/``, or ``MEMORY.md`` itself) with symlinks followed; else raise."""
         top = self.root.resolve()
         memory = top / self.places.base
-        for candidate in (self.memory, path):
-            resolved = candidate.resolve()
+        below = [p for p in reversed(path.parents) if self.memory in p.parents]  # its folders first
+        for candidate in (self.memory, *below, path):
+            try:
+                resolved = candidate.resolve()
+            except (RuntimeError, OSError):  # Python < 3.13 raises RuntimeError for a loop
+                rel = self.rel(candidate)
+                raise SquadmemError(f"{rel}: a symlink loop", hint=f"remove the symlink: rm {rel}") from None
             if resolved != memory and memory not in resolved.parents and not self._top_file(candidate, top):
                 raise SquadmemError(
                     f"{self.rel(candidate)}: leads outside {self.places.base}/ (symlink to {resolved})",
@@ -173,12 +180,8 @@ class Layout:
             and path.resolve() == top / rel
         )
 
-    def writable(self, path: Path) -> Path:
-        """``path`` if squadmem may write it: inside .squad/memory/, or one of Squad's spawn files
-        reached through no symlink."""
-        rel = self.rel(path)
-        if rel not in SPAWN_FILES:
-            return self.inside(path)
+    def _spawn_file(self, path: Path, rel: str) -> Path:
+        """One of Squad's spawn files (``squadmem spawn``), if reached through no symlink."""
         try:
             direct = path.resolve() == self.root.resolve() / rel
         except (OSError, RuntimeError):  # a symlink loop
@@ -194,35 +197,121 @@ class Layout:
         if tier not in TIERS:
             raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
         check_name(name, "topic" if tier == "wiki" else "agent")
-        return self.inside(self.root / self.places.tier_rel(tier, name))
+        return self.writable(self.root / self.places.tier_rel(tier, name))
 
     def log_path(self, day: dt.date) -> Path:
-        return self.inside(self.root / self.places.log_rel(day.isoformat()))
+        return self.writable(self.root / self.places.log_rel(day.isoformat()))
 
     def tier_files(self) -> list[TierFile]:
-        """Every tier file present in the work tree, sorted by tier order then name."""
+        """Every tier file present in the work tree, sorted by tier order then name.
+
+        Whatever is there under a tier file's name counts (a folder, a FIFO, a symlink):
+        :meth:`read_tier` refuses it, so only its owner is left out.
+        """
         found: list[TierFile] = []
-        for folder_rel in self.places.tier_folders:
+        blocked = self.blocked_tiers()
+        for tier in TIERS:
+            folder_rel = self.tier_folder(tier)
             folder = self.root / folder_rel if folder_rel else self.root
-            if not folder.is_dir():
+            if tier in blocked or not folder.is_dir():
                 continue
-            if folder_rel:
-                self.inside(folder)
             for path in sorted(folder.glob("*.md")):
                 tf = classify(self.rel(path))
-                if tf is not None:
-                    self.inside(path)
+                if tf is not None and tf.tier == tier:
                     found.append(tf)
         return sorted(found, key=lambda tf: TIERS.index(tf.tier))
 
     def read_tier(self, tf: TierFile) -> str:
         """A tier file's text, refusing what squadmem cannot handle losslessly."""
-        path = self.inside(self.root / tf.rel)
+        raw = self.read_file(self.root / tf.rel)
+        return "" if raw is None else decode_tier(raw, tf.rel)
+
+    def read_file(self, path: Path) -> bytes | None:
+        """A memory file's bytes, or None if nothing is there.
+
+        Refuses (never opens for reading, so never hangs on a FIFO) anything but a regular
+        file inside .squad/memory/: a folder, a FIFO, a socket or device, a symlink loop, a
+        symlink to nothing or one leading outside.
+        """
+        rel = self.rel(path)
+        if not self.regular(path):
+            return None
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
         try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return ""
-        return decode_tier(raw, tf.rel)
+            if not stat.S_ISREG(os.fstat(fd).st_mode):  # swapped in since the check
+                raise SquadmemError(f"{rel}: not a regular file", hint=_odd_hint(rel, 0))
+            with os.fdopen(fd, "rb", closefd=False) as handle:
+                return handle.read()
+        finally:
+            os.close(fd)
+
+    def regular(self, path: Path) -> bool:
+        """Whether ``path`` is there, a regular file inside .squad/memory/ (symlinks followed);
+        raise if something else is there."""
+        rel = self.rel(path)
+        try:
+            mode = os.lstat(path).st_mode
+        except (FileNotFoundError, NotADirectoryError):
+            return False
+        if stat.S_ISLNK(mode):
+            mode = _link_target_mode(path, rel)
+            self.inside(path)
+        if not stat.S_ISREG(mode):
+            raise SquadmemError(f"{rel}: {_kind(mode)}, not a regular file", hint=_odd_hint(rel, mode))
+        return True
+
+    def writable(self, path: Path) -> Path:
+        """``path``, if squadmem may write a file there: inside the memory's folder (or one of
+        Squad's spawn files, :data:`SPAWN_FILES`, reached through no symlink), each folder on the
+        way a folder (or not there yet), and itself a regular file or nothing; else raise."""
+        rel = self.rel(path)
+        if rel in SPAWN_FILES:
+            return self._spawn_file(path, rel)
+        self.inside(path)
+        for folder in reversed(path.parents):
+            if folder != self.memory and self.memory not in folder.parents:
+                continue
+            kind = _not_a_folder(folder)
+            if kind == "":
+                break
+            if kind is not None:
+                rel = self.rel(folder)
+                raise SquadmemError(f"{rel}: {kind} where a folder belongs", hint=aside_hint(rel))
+        self.regular(path)
+        return path
+
+    def tier_folder(self, tier: str) -> str:
+        """The folder a tier's files are in ("" for the top of the work tree: a workspace's hot)."""
+        if self.places.kind == where.SQUAD:
+            return f"{self.places.base}/{tier}"
+        return where.WORKSPACE_WIKI if tier == "wiki" else "" if tier == "hot" else where.WORKSPACE_DIR
+
+    def blocked_tiers(self) -> dict[str, SquadmemError]:
+        """Tier folders that something else occupies (a file named ``archive``, a symlink leading
+        outside or to nothing): nothing there is read, and nothing moves there."""
+        found = {}
+        for tier in TIERS:
+            folder = self.tier_folder(tier)
+            if folder and (problem := self.odd_folder(folder, f"the {tier} tier's folder")) is not None:
+                found[tier] = problem
+        return found
+
+    def odd_log_folder(self) -> SquadmemError | None:
+        """Why the daily logs' folder cannot be used, if it cannot."""
+        return self.odd_folder(self.rel(self.log_folder), "the daily logs' folder")
+
+    def odd_folder(self, rel: str, what: str) -> SquadmemError | None:
+        """Why the folder ``rel`` (a tier's, or the logs') cannot be used, if it cannot."""
+        folder = self.root / rel
+        kind = _not_a_folder(folder)
+        if kind:
+            return SquadmemError(f"{rel}: {kind} where {what} belongs", hint=aside_hint(rel))
+        if kind is None:
+            try:
+                self.inside(folder)
+            except SquadmemError as exc:
+                return exc
+        return None
 
     def agents(self) -> list[str]:
         return sorted({tf.name for tf in self.tier_files() if tf.tier in AGENT_TIERS})
@@ -230,6 +319,55 @@ class Layout:
     def require_agent(self, name: str) -> str:
         """``name`` if an agent of this name has tier files here; else exit 2 listing the agents here."""
         return known_agent(name, self.agents())
+
+
+def aside_hint(rel: str) -> str:
+    """How to move aside what occupies a folder's place: a command that works whether git tracks it or not."""
+    return f"move it aside, then commit: git mv {rel} {rel}.old (or mv, if git does not track it)"
+
+
+def _not_a_folder(folder: Path) -> str | None:
+    """None for a folder (a symlink to one too), "" when nothing is there, else what is there instead."""
+    try:
+        mode = os.lstat(folder).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return ""
+    if stat.S_ISLNK(mode):
+        try:
+            mode = os.stat(folder).st_mode
+        except FileNotFoundError:
+            return "a symlink to nothing"
+        except OSError:
+            return "a symlink loop"
+    return None if stat.S_ISDIR(mode) else _kind(mode)
+
+
+def _link_target_mode(path: Path, rel: str) -> int:
+    """The mode of what the symlink ``path`` leads to; refuses a loop and a symlink to nothing."""
+    try:
+        return os.stat(path).st_mode
+    except FileNotFoundError:
+        raise SquadmemError(
+            f"{rel}: a symlink to nothing ({os.readlink(path)})", hint=f"remove the symlink: rm {rel}"
+        ) from None
+    except OSError:
+        raise SquadmemError(f"{rel}: a symlink loop", hint=f"remove the symlink: rm {rel}") from None
+
+
+def _kind(mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a file" if stat.S_ISREG(mode) else "a device"
+
+
+def _odd_hint(rel: str, mode: int) -> str:
+    if stat.S_ISDIR(mode):
+        return f"squadmem reads only regular files here: rename the folder (mv {rel} {rel[:-3]})"
+    return f"squadmem reads only regular files here: remove it (rm {rel})"
 
 
 def known_agent(name: str, known: Sequence[str]) -> str:

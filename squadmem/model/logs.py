@@ -423,6 +423,7 @@ def append(layout: Layout, tz: dt.tzinfo, text: str, now: dt.datetime, agent: st
     line = entry(text, now, tz, agent)
     path = layout.log_path(day)  # refuses a path that a symlink leads outside the memory
     rel = layout.rel(path)
+    layout.regular(path)  # a folder, a FIFO, a symlink loop or one to nothing: refused, never opened
     if path.is_symlink() or (path.exists() and not path.is_file()):
         raise SquadmemError(f"{rel}: is not a regular file", hint="replace it with the log file")
     size = path.stat().st_size if path.exists() else 0
@@ -490,10 +491,9 @@ def read(layout: Layout, day: dt.date) -> tuple[str, str]:
     """A day's log: its repository path and text."""
     path = layout.log_path(day)
     rel = layout.rel(path)
-    try:
-        raw = path.read_bytes()
-    except (FileNotFoundError, IsADirectoryError):
+    raw = layout.read_file(path)
+    if raw is None:
         raise SquadmemError(
             f"{rel}: no log for {day.isoformat()}", hint='squadmem log add "text" writes today\'s log'
-        ) from None
+        )
     return rel, raw.decode("utf-8", "replace")

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from squadmem.model import clock, writes
+from squadmem.model.errors import SquadmemError
 
 TRAILER = "Squad-Memory-Used"
 FILE = "pending-uses.json"
@@ -43,7 +44,7 @@ def _read(state_dir: Path) -> dict[str, dt.datetime]:
     """
     path = state_dir / FILE
     try:
-        data = json.loads(path.read_text("utf-8"))
+        data = json.loads(writes.read_state(path).decode("utf-8"))
         uses = data["uses"] if data.get("version") == VERSION else {}
         written = dt.datetime.fromtimestamp(int(path.stat().st_mtime), dt.UTC)
         return {str(k): min(clock.utc(dt.datetime.fromisoformat(v)), written) for k, v in uses.items()}
@@ -53,12 +54,17 @@ def _read(state_dir: Path) -> dict[str, dt.datetime]:
 
 def _write(state_dir: Path, uses: Mapping[str, dt.datetime]) -> None:
     """Atomically (:mod:`squadmem.model.writes`); no pending use, no file."""
+    path = state_dir / FILE
+    if path.is_dir() and not path.is_symlink():
+        raise SquadmemError(
+            f"{path}: a folder where squadmem keeps its pending uses", hint=f"remove it: rm -r {path}"
+        )
     if not uses:
         with contextlib.suppress(FileNotFoundError):
-            (state_dir / FILE).unlink()
+            path.unlink()
         return
     body = {"version": VERSION, "uses": {k: uses[k].isoformat() for k in sorted(uses)}}
-    writes.atomic_text(state_dir / FILE, json.dumps(body, indent=1) + "\n")
+    writes.atomic_text(path, json.dumps(body, indent=1) + "\n")
 
 
 def record(state_dir: Path, ids: Iterable[str], when: dt.datetime) -> None:

@@ -62,6 +62,29 @@ def atomic(
         raise
 
 
+def read_state(path: Path) -> bytes:
+    """A state file's bytes (``.git/squadmem/``): FileNotFoundError when it is missing, another
+    OSError when something else is at its path (a folder, a FIFO), which is never opened for
+    reading, so nothing hangs; callers treat both as the file not being there."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(f"{path}: not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
+def discard(path: Path) -> None:
+    """Remove a state file of squadmem's; a folder found at its path (squadmem never makes one) is
+    moved aside, as ``<name>.not-a-file-<hex>``, so the next write finds the path free."""
+    try:
+        path.unlink(missing_ok=True)
+    except (IsADirectoryError, PermissionError):  # Linux says EISDIR, macOS EPERM
+        path.rename(path.with_name(f"{path.name}.not-a-file-{secrets.token_hex(3)}"))
+
+
 def atomic_text(
     path: Path, text: str, *, mode: int | None = None, executable: bool = False, locked: bool = False
 ) -> None:
@@ -136,7 +159,7 @@ class FileLock:
 
     def __enter__(self) -> FileLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        fd = self._open(os.O_RDWR | os.O_CREAT)
         deadline = time.monotonic() + self.timeout
         while not try_lock(fd):
             if time.monotonic() >= deadline:
@@ -159,11 +182,26 @@ class FileLock:
             os.close(self.fd)  # closing the descriptor releases the lock
             self.fd = None
 
+    def _open(self, flags: int) -> int:
+        """The lock file, opened without blocking; refuses a folder or a FIFO at its path."""
+        try:
+            fd = os.open(self.path, flags | os.O_NONBLOCK, 0o644)
+        except IsADirectoryError:
+            fd = -1
+        if fd < 0 or not stat.S_ISREG(os.fstat(fd).st_mode):
+            if fd >= 0:
+                os.close(fd)
+            raise SquadmemError(
+                f"{self.path}: not a regular file; squadmem keeps its lock there",
+                hint=f"remove it (nothing is lost): rm -r {self.path}",
+            )
+        return fd
+
     def held_by_other(self) -> bool:
         """Whether another process holds the lock now (never waits)."""
         if not self.path.exists():
             return False
-        fd = os.open(self.path, os.O_RDWR)
+        fd = self._open(os.O_RDWR)
         try:
             return not try_lock(fd)
         finally:
