@@ -396,11 +396,15 @@ def study_team(team: Team, source: Path, work: Path, max_spawns: int, warmup_day
     if why is not None:
         return {**row, "failed": why}
     commits = first_parents(history)
-    every = [s for s in logged_spawns(history, commits) if s.state > 0]
+    parsed = logged_spawns(history, commits)
+    every = [s for s in parsed if s.state > 0]
     chosen = every[-max_spawns:]
     row["logged"] = len(every)
     if not chosen:
-        return {**row, "failed": "no logged spawn of a known agent after its first commit"}
+        why = (
+            "every logged spawn predates its first commit of .squad/" if parsed else "no log names one agent"
+        )
+        return {**row, "failed": f"{why} ({len(parsed)} spawns of one known agent with a task)"}
     born = births(history, commits[: max(s.state for s in chosen)])
     root = work / "replay"
     git(work, "init", "-q", "-b", "main", str(root))
@@ -412,7 +416,8 @@ def study_team(team: Team, source: Path, work: Path, max_spawns: int, warmup_day
         env = identity(when)
         sha = commits[state - 1][0]
         git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
-        git(root, "checkout", sha, "--", ".squad", env=env)
+        if git(history, "ls-tree", sha, ".squad").strip():  # a state may hold no .squad/ at all
+            git(root, "checkout", sha, "--", ".squad", env=env)
         git(root, "commit", "-q", "--allow-empty", "-m", f"squad state before {when}", env=env)
         if number == 0:
             code, out, err, _ = squadmem(root, env, "init")
