@@ -44,6 +44,7 @@ import csv
 import dataclasses
 import datetime as dt
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -62,6 +63,7 @@ from squad_corpus import committed, git, identity, squad_entries, squadmem
 from squadmem.commands import intake
 from squadmem.commands.context import TASK_HEADING
 from squadmem.engine import catalog
+from squadmem.gitio import catfile
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, squad, templates
 from squadmem.model.layout import MEMORY_DIR
@@ -145,47 +147,70 @@ class Logged:
     state: int  # how many first-parent commits precede it
 
 
+@dataclasses.dataclass(frozen=True)
+class Step:
+    """A first-parent commit of the exported history: when, and the files it added, changed or removed."""
+
+    sha: str
+    when: dt.datetime  # committed
+    zone: dt.tzinfo | None  # its author's
+    changed: tuple[tuple[str, str, str], ...]  # (status, path, blob)
+
+
+def walk(history: Path) -> Iterator[Step]:
+    """The first-parent line, oldest first, in one ``git log --raw`` (a merge against its first parent)."""
+    out = git(
+        history,
+        *("-c", "core.quotePath=false", "log", "--first-parent", "--reverse", "--raw", "--no-renames"),
+        *("--no-abbrev", "--format=@@ %H %cI %aI"),
+    )
+    head: list[str] = []
+    changed: list[tuple[str, str, str]] = []
+    for line in [*out.split("\n"), "@@ end"]:
+        if line.startswith("@@ ") and head:
+            when, authored = (dt.datetime.fromisoformat(v) for v in head[1:3])
+            yield Step(head[0], when, authored.tzinfo, tuple(changed))
+        if line.startswith("@@ "):
+            head, changed = line[3:].split(" "), []
+        elif line.startswith(":"):
+            fields, path = line[1:].split("\t", 1)
+            _, _, _, blob, status = fields.split()
+            changed.append((status[0], path, blob))
+
+
 def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> list[Logged]:
     """Every spawn a log added on the first-parent line records, oldest first."""
     moments = [m for _, m in commits]
     found: list[Logged] = []
-    for sha, when in commits:
-        added = git(
-            history, "diff-tree", "-r", "--root", "--no-commit-id", "--name-only", "--diff-filter=A", sha
-        )
-        logs = [
-            rel for rel in added.split("\n") if rel.startswith(squad_spawns.LOG_DIR) and rel.endswith(".md")
-        ]
-        if logs:
-            agents = _agents(history, sha)
-            author = dt.datetime.fromisoformat(git(history, "log", "-1", "--format=%aI", sha).strip())
-            added_at = when.astimezone(author.tzinfo)
-            for rel in logs:
-                log = squad_spawns.parse(rel, git(history, "show", f"{sha}:{rel}"), agents)
-                if log is not None:
-                    moment = study_rules.spawn_moment(rel, added_at)
-                    found.append(Logged(log, moment, study_rules.state_before(moments, moment)))
+    files: set[str] = set()
+    with catfile.CatFile(dict(os.environ), cwd=history) as objects:
+        for step in walk(history):
+            files.update(path for status, path, _ in step.changed if status != "D")
+            files.difference_update(path for status, path, _ in step.changed if status == "D")
+            agents = sorted(
+                {p.split("/")[2] for p in files if p.startswith(".squad/agents/") and p.count("/") > 2}
+            )
+            for status, rel, blob in step.changed:
+                if status == "A" and rel.startswith(squad_spawns.LOG_DIR) and rel.endswith(".md"):
+                    text = (objects.read(blob) or b"").decode("utf-8", "replace")
+                    log = squad_spawns.parse(rel, text, agents)
+                    if log is not None:
+                        moment = study_rules.spawn_moment(rel, step.when.astimezone(step.zone))
+                        found.append(Logged(log, moment, study_rules.state_before(moments, moment)))
     return sorted(found, key=lambda s: (s.moment, s.log.path))
 
 
-def _agents(history: Path, sha: str) -> list[str]:
-    listed = git(history, "ls-tree", "--name-only", f"{sha}:.squad/agents", check=False)
-    return [name for name in listed.split("\n") if name]
-
-
-def births(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> dict[bytes, dt.datetime]:
-    """When each entry (by content key) first stood in a Squad file on the first-parent line."""
+def births(history: Path, last: int) -> dict[bytes, dt.datetime]:
+    """When each entry (by content key) first stood in a Squad file, over the first ``last`` commits of
+    the first-parent line."""
     born: dict[bytes, dt.datetime] = {}
-    previous: dict[str, str] = {}
-    for sha, when in commits:
-        listed = git(history, "ls-tree", "-r", sha, "--", ".squad").split("\n")
-        blobs = {row.split("\t", 1)[1]: row.split()[2] for row in listed if "\t" in row}
-        for rel, blob in blobs.items():
-            if squad.is_source(rel) and previous.get(rel) != blob:
-                text = git(history, "cat-file", "blob", blob)
-                for entry in squad.entries(rel, text):
-                    born.setdefault(entry.key, when)
-        previous = blobs
+    with catfile.CatFile(dict(os.environ), cwd=history) as objects:
+        for _, step in zip(range(last), walk(history), strict=False):
+            for status, rel, blob in step.changed:
+                if status != "D" and squad.is_source(rel):
+                    text = (objects.read(blob) or b"").decode("utf-8", "replace")
+                    for entry in squad.entries(rel, text):
+                        born.setdefault(entry.key, step.when)
     return born
 
 
@@ -405,7 +430,7 @@ def study_team(team: Team, source: Path, work: Path, max_spawns: int, warmup_day
             "every logged spawn predates its first commit of .squad/" if parsed else "no log names one agent"
         )
         return {**row, "failed": f"{why} ({len(parsed)} spawns of one known agent with a task)"}
-    born = births(history, commits[: max(s.state for s in chosen)])
+    born = births(history, max(s.state for s in chosen))
     root = work / "replay"
     git(work, "init", "-q", "-b", "main", str(root))
     git(root, "fetch", "-q", str(history), "main")

@@ -77,7 +77,7 @@ def test_a_spawn_is_scored_on_the_state_before_its_time_stamp(tmp_path: Path, re
     (spawn,) = study.logged_spawns(history, commits)
     assert spawn.moment == dt.datetime(2026, 3, 3, 10, tzinfo=dt.UTC)
     assert spawn.state == 1  # only the first commit precedes it
-    born = study.births(history, commits)
+    born = study.births(history, len(commits))
     assert max(born.values()) == commits[1][1]  # the write-up was born with the log
 
 
@@ -95,3 +95,25 @@ def test_study_team_scores_every_fill_without_a_late_entry(tmp_path: Path, repo:
     assert tally.held["bound"][4096] == tally.held["squad"][4096] == 1
     assert tally.held["squadmem"][4096] == 1 and tally.one_away == 1
     assert tally.spawn_bytes > 0 and tally.recalls == 0  # held: nothing to recall
+
+
+def test_a_log_merged_in_from_a_branch_is_a_spawn_too(tmp_path: Path, repo: GitRepo) -> None:
+    """A log that reaches the default branch through a merge is found (a diff of the merge commit alone
+    shows nothing), and its spawn is no later than the merge."""
+    repo.commit("squad", {HISTORY: EARLY, DECISIONS: OWNERS}, date="2026-03-01T09:00:00Z")
+    repo.git("checkout", "-q", "-b", "work")
+    repo.commit("spawned", {LOG_PATH: LOG, HISTORY: WRITE_UP}, date="2026-03-02T09:00:00Z")
+    repo.git("checkout", "-q", "main")
+    repo.commit(
+        "meanwhile", {DECISIONS: OWNERS + "\n### 2026-03-02: Later\nx\n"}, date="2026-03-02T10:00:00Z"
+    )
+    repo.git("merge", "-q", "--no-ff", "--no-gpg-sign", "-m", "merge", "work", date="2026-03-04T09:00:00Z")
+    history = tmp_path / "history"
+    study.export_at(repo.root, repo.head(), history)
+    commits = study.first_parents(history)
+    (spawn,) = study.logged_spawns(history, commits)
+    assert (spawn.log.agent, spawn.moment, spawn.state) == (
+        "parker",
+        dt.datetime(2026, 3, 3, 10, tzinfo=dt.UTC),
+        2,
+    )
