@@ -335,6 +335,26 @@ class Tally:
                 setattr(self, field.name, mine + theirs)
 
 
+def squad_loads(root: Path, agent: str, today: dt.date) -> tuple[str, str]:
+    """What Squad loads for ``agent``'s spawn: its history and the decisions as they stand, and the same
+    with Squad's own limits applied on ``today``."""
+    files = [
+        committed(root, rel) if git(root, "ls-files", "--", rel).strip() else ""
+        for rel in (f".squad/agents/{agent}/history.md", squad.DECISIONS)
+    ]
+    return "".join(files), squad_spawns.squad_rule(files[0], files[1], today)
+
+
+def recall_queries(wanted: dict[bytes, list[str]], held: set[bytes]) -> dict[str, list[bytes]]:
+    """The one recall per reference an agent would type, for the references whose entries the spawn
+    does not all hold, each with the relevant entries it should find."""
+    queries: dict[str, list[bytes]] = {}
+    for key, refs in wanted.items():
+        for ref in refs:
+            queries.setdefault(study_rules.query_for(ref), []).append(key)
+    return {q: keys for q, keys in queries.items() if not set(keys) <= held}
+
+
 def score_spawn(root: Path, spawn: Logged, born: dict[bytes, dt.datetime], when: str) -> Tally | None:
     """One logged spawn on the replay's state (``root``), or None when squadmem has no spawn for it."""
     log = spawn.log
@@ -346,12 +366,8 @@ def score_spawn(root: Path, spawn: Logged, born: dict[bytes, dt.datetime], when:
         return None
     tally = Tally(spawns=1, relevant=len(wanted), uncleaned=len(squad_spawns.relevant(log, entries)))
     tally.late = sum(born.get(k, spawn.moment) >= spawn.moment for k in wanted)
-    core = sum(
-        len(e.text.encode("utf-8"))
-        for e in entries
-        if e.owner == log.agent and e.kind == "core" and e.source.endswith("/history.md")
-    )
     by_key = {e.key: e for e in seen}
+    core = sum(len(e.text.encode("utf-8")) for e in entries if _core_of(e, log.agent))
     for budget in BUDGETS:
         text = ours.get(budget, ("", 0))[0]
         tally.held.setdefault("squadmem", {})[budget] = sum(
@@ -360,29 +376,27 @@ def score_spawn(root: Path, spawn: Logged, born: dict[bytes, dt.datetime], when:
         offline = baseline_held(log.task, seen, set(wanted), born, budget - frame_bytes() - core)
         for name, hits in offline.items():
             tally.held.setdefault(name, {})[budget] = len(hits)
-    files = [
-        committed(root, rel) if git(root, "ls-files", "--", rel).strip() else ""
-        for rel in (f".squad/agents/{log.agent}/history.md", squad.DECISIONS)
-    ]
-    load, rule = "".join(files), squad_spawns.squad_rule(files[0], files[1], spawn.moment.date())
-    squad_hits = sum(squad_spawns.holds(load, by_key[k].raw) for k in wanted)
-    for budget in BUDGETS:
-        tally.held.setdefault("squad", {})[budget] = squad_hits
-        tally.held.setdefault("rule", {})[budget] = sum(
-            squad_spawns.holds(rule, by_key[k].raw) for k in wanted
-        )
-    small, small_bytes = ours[BUDGETS[0]]
+    load, rule = squad_loads(root, log.agent, spawn.moment.date())
+    tally.squad_held = sum(squad_spawns.holds(load, by_key[k].raw) for k in wanted)
+    rule_held = sum(squad_spawns.holds(rule, by_key[k].raw) for k in wanted)
+    tally.held["squad"], tally.held["rule"] = (
+        dict.fromkeys(BUDGETS, tally.squad_held),
+        dict.fromkeys(BUDGETS, rule_held),
+    )
+    small, tally.spawn_bytes = ours[BUDGETS[0]]
     held = {k for k in wanted if squad_spawns.holds(small, by_key[k].text)}
-    queries: dict[str, list[bytes]] = {}
-    for key, refs in wanted.items():
-        for ref in refs:
-            queries.setdefault(study_rules.query_for(ref), []).append(key)
-    asked = {q: keys for q, keys in queries.items() if not set(keys) <= held}
-    found, spent, ran = recall_found(root, log.agent, asked, when) if asked else (set(), 0, 0)
-    tally.spawn_bytes, tally.recall_bytes, tally.recalls = small_bytes, spent, ran
+    asked = recall_queries(wanted, held)
+    found, tally.recall_bytes, tally.recalls = (
+        recall_found(root, log.agent, asked, when) if asked else (set(), 0, 0)
+    )
     tally.one_away = len(held | found)
-    tally.squad_bytes, tally.squad_held = len(load.encode("utf-8")), squad_hits
+    tally.squad_bytes = len(load.encode("utf-8"))
     return tally
+
+
+def _core_of(entry: squad.Entry, agent: str) -> bool:
+    """Whether ``entry`` is a Core Context of ``agent``'s history (what its spawn pins)."""
+    return entry.owner == agent and entry.kind == "core" and entry.source.endswith("/history.md")
 
 
 # -- one team, replayed at the moments its spawns started -------------------------------------------
@@ -414,56 +428,60 @@ def steps_for(
     return out
 
 
+def scorable(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> tuple[list[Logged], str]:
+    """The logged spawns that have a state before them, and why there are none when so."""
+    parsed = logged_spawns(history, commits)
+    every = [s for s in parsed if s.state > 0]
+    why = "every logged spawn predates its first commit of .squad/" if parsed else "no log names one agent"
+    return every, f"{why} ({len(parsed)} spawns of one known agent with a task)"
+
+
+def commit_state(root: Path, history: Path, sha: str, when: str, first: bool) -> str | None:
+    """The team's ``.squad/`` at ``sha`` committed into the replay at ``when`` (squadmem set up in the
+    first), then ``maintain``; None, or why it failed."""
+    env = identity(when)
+    git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
+    if git(history, "ls-tree", sha, ".squad").strip():  # a state may hold no .squad/ at all
+        git(root, "checkout", sha, "--", ".squad", env=env)
+    git(root, "commit", "-q", "--allow-empty", "-m", f"squad state before {when}", env=env)
+    if first:
+        code, out, err, _ = squadmem(root, env, "init")
+        if code:
+            return f"init: {(err or out).strip()[:160]}"
+        git(root, "add", "-A", env=env)
+        git(root, "commit", "-q", "-m", "squadmem init", env=env)
+    code, out, err, _ = squadmem(root, env, "maintain", "--now", when)
+    return f"maintain before {when}: {(err or out).strip()[:160]}" if code else None
+
+
 def study_team(team: Team, source: Path, work: Path, max_spawns: int, warmup_days: int) -> dict[str, Any]:
+    """One team's row: its logged spawns, the last ``max_spawns`` scored (``tally``), or ``failed``."""
     row: dict[str, Any] = {"repo": team.repo, "split": team.split, "commit": team.commit}
     history = work / "history"
     why = export_at(source, team.commit, history)
     if why is not None:
         return {**row, "failed": why}
     commits = first_parents(history)
-    parsed = logged_spawns(history, commits)
-    every = [s for s in parsed if s.state > 0]
-    chosen = every[-max_spawns:]
-    row["logged"] = len(every)
+    every, why_none = scorable(history, commits)
+    row["logged"], chosen = len(every), every[-max_spawns:]
     if not chosen:
-        why = (
-            "every logged spawn predates its first commit of .squad/" if parsed else "no log names one agent"
-        )
-        return {**row, "failed": f"{why} ({len(parsed)} spawns of one known agent with a task)"}
+        return {**row, "failed": why_none}
     born = births(history, max(s.state for s in chosen))
     root = work / "replay"
     git(work, "init", "-q", "-b", "main", str(root))
     git(root, "fetch", "-q", str(history), "main")
-    total = Tally()
-    skipped = 0
+    total, skipped = Tally(), 0
     for number, (state, moment, spawns) in enumerate(steps_for(commits, chosen, warmup_days)):
-        when = moment.isoformat()
-        env = identity(when)
-        sha = commits[state - 1][0]
-        git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
-        if git(history, "ls-tree", sha, ".squad").strip():  # a state may hold no .squad/ at all
-            git(root, "checkout", sha, "--", ".squad", env=env)
-        git(root, "commit", "-q", "--allow-empty", "-m", f"squad state before {when}", env=env)
-        if number == 0:
-            code, out, err, _ = squadmem(root, env, "init")
-            if code:
-                return {**row, "failed": f"init: {(err or out).strip()[:160]}"}
-            git(root, "add", "-A", env=env)
-            git(root, "commit", "-q", "-m", "squadmem init", env=env)
-        code, out, err, _ = squadmem(root, env, "maintain", "--now", when)
-        if code:
-            return {**row, "failed": f"maintain before {when}: {(err or out).strip()[:160]}"}
+        failed = commit_state(root, history, commits[state - 1][0], moment.isoformat(), number == 0)
+        if failed is not None:
+            return {**row, "failed": failed}
         for spawn in spawns:
             later = max(spawn.moment - dt.timedelta(seconds=30), moment).isoformat()
             scored = score_spawn(root, spawn, born, later)
-            if scored is None:
-                skipped += 1
-            else:
-                total.add(scored)
-        print(f"  {team.repo}: state {number + 1} ({when[:16]})", file=sys.stderr)
-    row["skipped"] = skipped
-    row["tally"] = dataclasses.asdict(total)
-    return row
+            skipped += scored is None
+            total.add(scored or Tally())
+        print(f"  {team.repo}: state {number + 1} ({moment.isoformat()[:16]})", file=sys.stderr)
+    return {**row, "skipped": skipped, "tally": dataclasses.asdict(total)}
 
 
 # -- the table ---------------------------------------------------------------------------------------
