@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import hashlib
 import json
 import os
 import sqlite3
@@ -32,7 +31,6 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from squadmem.engine import ranking
-from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import Layout, TierFile
 
@@ -63,12 +61,22 @@ def match_expression(words: Sequence[str]) -> str | None:
     return " AND ".join(phrases) if phrases else None
 
 
+# The modules that cut sections and give titles and ids: an index made by others is made again. Their
+# size and time are enough (a stat each, no import: a warm recall reads no tier file, and imports no
+# section scanner).
+_CUTTERS = ("model/sections.py", "model/scanner.py", "engine/titles.py", "engine/catalog.py")
+
+
 def _key() -> str:
-    digest = hashlib.blake2b(digest_size=8)
-    digest.update(str(FORMAT).encode())
-    with contextlib.suppress(OSError):
-        digest.update(b"".join(source.read_bytes() for source in sections.SOURCES))
-    return digest.hexdigest()
+    marks = [str(FORMAT)]
+    top = Path(__file__).resolve().parent.parent
+    for rel in _CUTTERS:
+        try:
+            st = os.stat(top / rel)
+            marks.append(f"{rel}:{st.st_size}:{st.st_mtime_ns}")
+        except OSError:
+            marks.append(rel)
+    return ";".join(marks)
 
 
 def _signature(layout: Layout, files: Sequence[TierFile]) -> str:
