@@ -162,7 +162,11 @@ def squadmem(
 
 
 def hooked_commit(
-    repo: GitRepo, date: str, *args: str, env: Mapping[str, str] | None = None
+    repo: GitRepo,
+    date: str,
+    *args: str,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """A real ``git commit`` (its hooks fire) dated ``date``, in ``env`` (this process's by default)."""
     env = dict(os.environ if env is None else env, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
@@ -172,6 +176,7 @@ def hooked_commit(
         env=env,
         text=True,
         capture_output=True,
+        timeout=timeout,
     )
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, init_hooked
+from conftest import GitRepo, hooked_commit, init_hooked
 
 from squadmem.model.layout import MEMORY_DIR
 
@@ -52,15 +52,7 @@ def run(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
 
 def commit(repo: GitRepo, *args: str) -> subprocess.CompletedProcess[str]:
     """A real ``git commit`` (its hooks fire) at ``DAY``, with a timeout."""
-    env = dict(os.environ, GIT_AUTHOR_DATE=DAY, GIT_COMMITTER_DATE=DAY)
-    return subprocess.run(
-        ["git", "commit", "-q", "--no-gpg-sign", *args],
-        cwd=repo.root,
-        env=env,
-        text=True,
-        capture_output=True,
-        timeout=TIMEOUT,
-    )
+    return hooked_commit(repo, DAY, *args, timeout=TIMEOUT)
 
 
 @pytest.fixture

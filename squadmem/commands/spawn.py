@@ -12,6 +12,7 @@ commit of its own, and ``doctor`` says when they are missing.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterator
 from typing import Any
 
 from squadmem.commands import intake
@@ -141,15 +142,20 @@ class Changed:
         return {"files": sorted(self.files), "blocks": self.keys}
 
 
+def _squad_texts(repo: Repo) -> Iterator[tuple[str, str]]:
+    """Squad's spawn files that are there, with their texts."""
+    for rel in spawnblock.FILES:
+        text = _read(repo, rel)
+        if text is not None:
+            yield rel, text
+
+
 def plan_on(repo: Repo) -> Changed:
     """The texts that carry every block Squad's files have a line for, and the record of those lines."""
     record = load_record(repo)
     files: dict[str, str] = {}
     made: dict[str, list[str]] = {}
-    for rel in spawnblock.FILES:
-        text = _read(repo, rel)
-        if text is None:
-            continue
+    for rel, text in _squad_texts(repo):
         _blocks(rel, text)
         applied = spawnblock.apply(rel, text)
         if applied.missing and rel == spawnblock.SPAWN_TEMPLATE:
@@ -173,10 +179,7 @@ def plan_off(repo: Repo) -> Changed:
     record = load_record(repo)
     files: dict[str, str] = {}
     removed: dict[str, list[str]] = {}
-    for rel in spawnblock.FILES:
-        text = _read(repo, rel)
-        if text is None:
-            continue
+    for rel, text in _squad_texts(repo):
         keys = _blocks(rel, text)
         if not keys:
             continue
