@@ -7,13 +7,12 @@ in a section, its title's occurrences counting again.
 ``context --task`` is given a sentence a coordinator wrote ("Fix the
 document-indexer logging (Issue #302)"), which no section holds whole. Its
 words (:func:`query_tokens`) are cut as FTS5's ``unicode61`` tokenizer cuts
-them (runs of letters and digits, case folded), without a few English
-function words and words under three characters but numbers; sections rank
-by BM25 (:func:`bm25`, k1 = 1.2, b = 0.75, the title counting twice). On the
-spawns real teams' orchestration logs record, plain BM25 held more of the
-entries their work named in 4 KB than the earlier order (the rarer words
-first, then the denser), which :func:`rank`, :func:`task_terms` and
-:func:`weights` still give the benchmarks that compare the two.
+them (runs of letters and digits, case folded), each once; sections rank by
+BM25 (:func:`bm25`, k1 = 1.2, b = 0.75) over their whole text. On the train
+split of the real-team study (``bench/squad_study.py``) it held more of the
+entries the work named than the earlier order (the rarer words first, then
+the denser), which :func:`rank`, :func:`task_terms` and :func:`weights`
+still give the benchmarks that compare the two.
 """
 
 from __future__ import annotations
@@ -177,21 +176,17 @@ def tokens(text: str) -> list[str]:
 
 
 def query_tokens(task: str) -> list[str]:
-    """A task's words for BM25: its tokens, each once, without function words and, but for numbers,
-    words under three characters."""
-    found: list[str] = []
-    for token in tokens(task):
-        short = len(token) < MIN_TASK_WORD and not token.isdigit()
-        if not short and token not in FUNCTION_WORDS and token not in found:
-            found.append(token)
-    return found
+    """A task's words for BM25: its tokens, each once (BM25's weights make common words count for
+    little; leaving out function words and short words held fewer of real spawns' entries, on the
+    study's train split)."""
+    return list(dict.fromkeys(tokens(task)))
 
 
 def bm25(entries: Sequence[T], terms: Sequence[str]) -> list[tuple[T, float]]:
     """The entries holding any of ``terms``, each with its BM25 score, best first; of equal scores
-    the shorter first, then the given order. An entry's text is its title and its whole section
-    (the heading line too: the title counts twice, as in ``recall``'s index)."""
-    docs = [tokens(e.title) + tokens(e.text) for e in entries]
+    the shorter first, then the given order. An entry's text is its whole section, heading line
+    included (counting the title twice held fewer of real spawns' entries, on the train split)."""
+    docs = [tokens(e.text) for e in entries]
     if not docs or not terms:
         return []
     average = sum(len(d) for d in docs) / len(docs) or 1.0
