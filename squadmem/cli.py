@@ -512,7 +512,9 @@ def recall_command(
     (#123), an ID (FR-022) or a name (FooBar) matches those parts in that
     order, and a word also matches as a prefix (token finds tokens; a number
     does not: #12 is not #123). The best come first (BM25, titles weighing
-    twice), from an index in .git/squadmem/ kept current by file. The sections shown are
+    twice), from an index in .git/squadmem/ kept current by file; when fewer
+    than --limit hold the words whole, sections holding them inside longer
+    words follow (token in accessTokenCache). The sections shown are
     recorded as used, so one recalled from cold or the archive comes back to
     hot at the next maintain if it fits the hot budget (else it stays, with a
     warning); --no-record only looks. --history also finds sections no tier

@@ -65,6 +65,11 @@ def memory(repo: GitRepo) -> GitRepo:
         ("TokenCache", ["picard/token-refresh", "picard/tokens-elsewhere"]),
         ("rotat", ["wiki:security/key-rotation"]),  # a prefix
         ("vpn billing", []),  # every word
+        (
+            "cache",
+            ["picard/token-refresh", "picard/tokens-elsewhere"],
+        ),  # inside TokenCache, when whole words are few
+        ("#12", []),  # a number is found whole
     ],
 )
 def test_what_agents_type_finds_what_names_it(memory: GitRepo, query: str, expected: list[str]) -> None:

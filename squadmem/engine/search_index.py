@@ -37,6 +37,8 @@ from squadmem.model.layout import Layout, TierFile
 FILE = "search.sqlite"
 FORMAT = 1
 TITLE_WEIGHT = 2.0
+INSIDE_SCAN = 500  # sections holding the words inside longer ones, looked at when whole words are few
+_SELECT = "SELECT id, tier, file, name, title, body FROM sections"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -205,27 +207,57 @@ class SearchIndex:
     def search(
         self, words: Sequence[str], agent: str | None = None, tier: str | None = None, limit: int = 5
     ) -> tuple[list[Found], int]:
-        """The first ``limit`` sections holding every word, best first (BM25), and how many hold them.
+        """The first ``limit`` sections holding every word, best first, and how many hold them.
 
-        Hot's Index is never found; with ``agent``, only its own sections and the wiki's."""
+        Whole words first (BM25); when they are fewer than ``limit``, sections holding every word
+        inside a longer one follow (``token`` in ``accessTokenCache``; ASCII case folded), those
+        holding them most often first. Hot's Index is never found; with ``agent``, only its own
+        sections and the wiki's."""
+        filters, args = self._filters(agent, tier)
         expression = match_expression(words)
-        if expression is None:
-            return [], 0
-        where = ["sections MATCH ?", "is_index = '0'"]
-        args: list[str | int] = [expression]
+        found: list[Found] = []
+        total = 0
+        if expression is not None:
+            clause = " WHERE sections MATCH ? AND " + filters
+            total = self.db.execute("SELECT count(*) FROM sections" + clause, [expression, *args]).fetchone()[
+                0
+            ]
+            order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
+            rows = self.db.execute(_SELECT + clause + order, [expression, *args, limit])
+            found = [Found(*row) for row in rows]
+        exact = any(ranking.tokens(w)[-1:] and ranking.tokens(w)[-1].isdigit() for w in words)
+        if len(found) < limit and words and not exact:  # a number is found whole (#12 is not #123)
+            inner, more = self._inside_words(words, filters, args, {f.id for f in found})
+            found += inner[: limit - len(found)]
+            total = max(total, more, len(found))
+        return found, total
+
+    @staticmethod
+    def _filters(agent: str | None, tier: str | None) -> tuple[str, list[str | int]]:
+        where, args = ["is_index = '0'"], []
         if agent is not None:
             where.append("(name = ? OR tier = 'wiki')")
             args.append(agent)
         if tier is not None:
             where.append("tier = ?")
             args.append(tier)
-        clause = " WHERE " + " AND ".join(where)
-        total = self.db.execute("SELECT count(*) FROM sections" + clause, args).fetchone()[0]
-        order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
-        rows = self.db.execute(
-            "SELECT id, tier, file, name, title, body FROM sections" + clause + order, [*args, limit]
-        )
-        return [Found(*row) for row in rows], total
+        return " AND ".join(where), list(args)
+
+    def _inside_words(
+        self, words: Sequence[str], filters: str, args: list[str | int], seen: set[str]
+    ) -> tuple[list[Found], int]:
+        """Sections holding every word as a substring and not found already (at most
+        :data:`INSIDE_SCAN` looked at, ranked by how often the words occur), and how many there are."""
+        terms = [w.casefold() for w in words]
+        clause = " WHERE " + filters + "".join(" AND instr(lower(body), ?) > 0" for _ in terms)
+        rows = [
+            Found(*row)
+            for row in self.db.execute(_SELECT + clause + f" LIMIT {INSIDE_SCAN}", [*args, *terms])
+        ]
+        fresh = [f for f in rows if f.id not in seen]
+        fresh.sort(key=lambda f: -sum(ranking.counts(f, terms)))
+        count = self.db.execute("SELECT count(*) FROM sections" + clause, [*args, *terms]).fetchone()[0]
+        return fresh, count
 
 
 @contextlib.contextmanager
