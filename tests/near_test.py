@@ -47,9 +47,9 @@ def memory(repo: GitRepo) -> GitRepo:
 @pytest.mark.parametrize(
     ("tool_input", "touched"),
     [
-        ({"file_path": "/work/app/src/auth/token.py"}, ("token.py",)),
+        ({"file_path": "src/app/src/auth/token.py"}, ("token.py",)),
         ({"notebook_path": "notes/plan.ipynb"}, ("plan.ipynb",)),
-        ({"file_path": "/work/app/.squad/memory/cold/picard.md"}, ()),  # memory itself
+        ({"file_path": "src/app/.squad/memory/cold/picard.md"}, ()),  # memory itself
         ({"command": "gh issue view #123 && pytest tests/auth_test.py -k refresh"}, ("#123", "auth_test.py")),
         ({"command": "ls -la"}, ()),
     ],
@@ -60,7 +60,7 @@ def test_parse_takes_what_the_tool_touched(tool_input: dict[str, str], touched: 
 
 
 def test_a_read_brings_the_entries_naming_the_file_once_a_session(memory: GitRepo) -> None:
-    code, out, err = hook(memory, read("/elsewhere/src/auth/token.py"), "--agent", "picard")
+    code, out, err = hook(memory, read("../other-checkout/src/auth/token.py"), "--agent", "picard")
     assert (code, err) == (0, "")
     context = json.loads(out)["hookSpecificOutput"]
     assert context["hookEventName"] == "PostToolUse"

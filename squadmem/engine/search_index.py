@@ -225,7 +225,7 @@ class SearchIndex:
             order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
             rows = self.db.execute(_SELECT + clause + order, [expression, *args, limit])
             found = [Found(*row) for row in rows]
-        exact = any(ranking.tokens(w)[-1:] and ranking.tokens(w)[-1].isdigit() for w in words)
+        exact = any(parts and parts[-1].isdigit() for parts in map(ranking.tokens, words))
         if len(found) < limit and words and not exact:  # a number is found whole (#12 is not #123)
             inner, more = self._inside_words(words, filters, args, {f.id for f in found})
             found += inner[: limit - len(found)]
