@@ -32,7 +32,7 @@ import os
 import re
 import time
 from collections.abc import Sequence
-from pathlib import PurePosixPath
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from squadmem.engine import search_index
@@ -86,7 +86,7 @@ def parse(stdin_text: str) -> Event:
     )
 
 
-def _given_path(repo: Repo, session: str) -> Any:
+def _given_path(repo: Repo, session: str) -> Path:
     digest = hashlib.blake2b(session.encode("utf-8"), digest_size=10).hexdigest()
     return repo.state_dir / "near" / f"{digest}.txt"
 

@@ -238,11 +238,6 @@ def keys(text: str) -> list[str]:
     return [b.key for b in blocks(text)]
 
 
-def pending(rel: str, text: str) -> list[str]:
-    """Keys of the edits whose Squad line stands in ``text`` without squadmem's block (after an upgrade)."""
-    return sorted(apply(rel, text).originals)
-
-
 # -- the record: Squad's lines, kept so that `spawn off` gives them back ---------------------------
 
 
