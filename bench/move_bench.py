@@ -3,7 +3,7 @@
 A generated history (``bench/generate.py``, 2,000 commits by default) is
 checked out; one hot section is moved to cold and back, again and again:
 
-- *move commit*: ``moves.Writer.commit`` for one move, what each move of a
+- *move commit*: ``writer.Writer.commit`` for one move, what each move of a
   ``maintain`` run costs: git's ``index.lock`` taken, blobs, trees and commit
   object written in-process, the journal, ``git update-ref``
   (compare-and-swap), the two tier files replaced atomically, ``git
@@ -41,8 +41,7 @@ import generate
 from paired import compare_timings
 
 from squadmem.commands import maintain
-from squadmem.engine import catalog, index, policy
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, index, policy, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import settings
 
@@ -74,11 +73,11 @@ def _texts(repo: Repo, hot: str, cold: str, section: str, there: bool) -> dict[s
 
 def time_move(repo: Repo, hot: str, cold: str, section: str, there: bool) -> float:
     files = _texts(repo, hot, cold, section, there)
-    with moves.session(repo) as writer:
-        writer.listing()  # the identity is read once per run (counted in the overhead row)
+    with writer.session(repo) as scribe:
+        scribe.listing()  # the identity is read once per run (counted in the overhead row)
         start = time.perf_counter()
-        writer.commit(
-            files, moves.message("memory(bench): move", "bench", [("Squad-Memory-Reason", "bench")])
+        scribe.commit(
+            files, writer.message("memory(bench): move", "bench", [("Squad-Memory-Reason", "bench")])
         )
         return time.perf_counter() - start
 
@@ -98,10 +97,10 @@ def time_overhead(repo: Repo) -> float:
     memory = catalog.load(repo.layout)
     plan = policy.plan(memory, {}, conf, maintain_now())
     start = time.perf_counter()
-    with moves.session(repo) as writer:
-        writer.refuse_dirty(plan.read() or [memory.entries[0].file])
-        writer.listing()
-        writer.rehearse(plan, maintain.header)
+    with writer.session(repo) as scribe:
+        scribe.refuse_dirty(plan.read() or [memory.entries[0].file])
+        scribe.listing()
+        scribe.rehearse(plan, maintain.header)
     return time.perf_counter() - start
 
 
@@ -162,7 +161,7 @@ def main() -> None:
         print()
         print("| what | median |")
         print("|---|---|")
-        print(f"| one move commit during maintain (`moves.Writer.commit`) | {m:.1f} ms |")
+        print(f"| one move commit during maintain (`writer.Writer.commit`) | {m:.1f} ms |")
         print(f"| one `git commit -q --no-verify` of the same change | {c:.1f} ms |")
         mark = "✓" if paired.ratio <= TARGET else "✗"
         print(f"| paired ratio, median of the rounds' (target ≤ {TARGET:g}×) | {paired.ratio:.2f}× {mark} |")

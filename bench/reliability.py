@@ -2,7 +2,7 @@
 
 - *crash at every step*: in a fresh copy of a seeded repository (three agents,
   moves of every kind due), ``squadmem maintain`` is killed at each step of
-  the n-th commit (``SQUADMEM_FAULT=<step>@<n>``, every step of ``moves.STEPS``,
+  the n-th commit (``SQUADMEM_FAULT=<step>@<n>``, every step of ``writer.STEPS``,
   n = 1..3), then ``squadmem doctor --fix`` and a second ``maintain`` run. It
   counts runs where a section went missing or doubled in HEAD (checked right
   after the crash and after recovery), where the work tree or index differ
@@ -27,8 +27,7 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from squadmem.engine import catalog
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, writer
 from squadmem.model.layout import MEMORY_DIR
 from squadmem.model.sections import trimmed
 
@@ -44,10 +43,10 @@ def git(root: Path, *args: str, date: str | None = None) -> bytes:
 
 
 def squadmem(root: Path, *args: str, fault: str | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if k != moves.FAULT_ENV}
+    env = {k: v for k, v in os.environ.items() if k != writer.FAULT_ENV}
     if fault:
-        env[moves.FAULT_ENV] = fault
-    env.setdefault(moves.LOCK_TIMEOUT_ENV, "300")
+        env[writer.FAULT_ENV] = fault
+    env.setdefault(writer.LOCK_TIMEOUT_ENV, "300")
     return subprocess.run([sys.executable, "-m", "squadmem", *args], cwd=root, env=env, capture_output=True)
 
 
@@ -98,13 +97,13 @@ def crashes(base: Path, work: Path) -> list[tuple[str, int, int, int, int, int]]
     final = work_files(clean)
     expected = sections(head_files(base))
     rows = []
-    for step in moves.STEPS:
+    for step in writer.STEPS:
         bad = wrong = differs = unreached = 0
         for nth in (1, 2, 3):
             root = work / f"{step}-{nth}"
             shutil.copytree(base, root)
             crashed = squadmem(root, "maintain", "--now", NOW, fault=f"{step}@{nth}")
-            if crashed.returncode != moves.FAULT_STATUS:
+            if crashed.returncode != writer.FAULT_STATUS:
                 unreached += 1
             lost, doubled = compare(expected, sections(head_files(root)))
             squadmem(root, "doctor", "--fix")
@@ -128,7 +127,7 @@ def concurrent(base: Path, work: Path, rounds: int) -> tuple[int, int, int, int]
         commands = [["demote", f"picard/picard-note-{n}"] for n in range(3)]
         commands += [["promote", "worf/worf-old"], ["demote", "data/data-old"], ["maintain", "--now", NOW]]
         commands += [["demote", "worf/worf-note-1", "--to", "archive"], ["maintain", "--now", NOW]]
-        env = dict(os.environ, **{moves.LOCK_TIMEOUT_ENV: "300"})
+        env = dict(os.environ, **{writer.LOCK_TIMEOUT_ENV: "300"})
         procs = [
             subprocess.Popen(
                 [sys.executable, "-m", "squadmem", *c],

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import GitRepo
 
 from squadmem.cli import app
-from squadmem.engine import writer as moves
+from squadmem.engine import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import uses
 from squadmem.model.layout import MEMORY_DIR
@@ -137,7 +137,7 @@ def test_doctor_reports_and_fixes_a_half_finished_move(repo: GitRepo) -> None:
     repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
     with Repo(repo.root) as gateway:
         head = gateway.head() or ""
-        moves.Journal(head, "0" * 40, (HOT,), (), 'memory(picard): demote "A" hot → cold').write(gateway)
+        writer.Journal(head, "0" * 40, (HOT,), (), 'memory(picard): demote "A" hot → cold').write(gateway)
     before = repo.snapshot()
     code, checks = doctor(repo.root)
     assert code == 1
@@ -190,8 +190,8 @@ def test_doctor_warns_about_a_shallow_clone_in_its_linked_worktree(repo: GitRepo
 def test_doctor_warns_while_another_writer_holds_the_lock(repo: GitRepo) -> None:
     repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
     script = (
-        "import sys, time; from pathlib import Path; from squadmem.engine import writer as moves\n"
-        "with moves.Lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(30)\n"
+        "import sys, time; from pathlib import Path; from squadmem.engine import writer\n"
+        "with writer.Lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(30)\n"
     )
     holder = subprocess.Popen(
         [sys.executable, "-c", script, str(repo.root / ".git" / "squadmem")],

@@ -12,7 +12,7 @@ import pytest
 from conftest import GitRepo, assert_refused, run_squadmem
 from conftest import squadmem as cli
 
-from squadmem.engine import writer as moves
+from squadmem.engine import writer
 from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
@@ -143,7 +143,7 @@ def test_linked_worktrees_each_keep_their_own_journal(repo: GitRepo, tmp_path: P
         env=env,
         capture_output=True,
     )
-    assert crashed.returncode == moves.FAULT_STATUS
+    assert crashed.returncode == writer.FAULT_STATUS
     own = repo.root / ".git" / "worktrees" / "other" / "squadmem" / "journal.json"
     assert own.exists() and not (repo.root / ".git" / "squadmem" / "journal.json").exists()
     code, out, err = cli(repo, "demote", "picard/notes")

@@ -7,8 +7,7 @@ from conftest import GitRepo
 from conftest import squadmem as cli
 
 from squadmem.commands import scaffold
-from squadmem.engine import index
-from squadmem.engine import writer as moves
+from squadmem.engine import index, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model.layout import MEMORY_DIR
 
@@ -331,7 +330,7 @@ def test_restore_refuses_what_it_cannot_find(repo: GitRepo, args: list[str], mes
 def test_maintain_dry_run_mentions_an_interrupted_move_and_leaves_it(repo: GitRepo) -> None:
     seed(repo)
     with Repo(repo.root) as gateway:
-        moves.Journal(gateway.head() or "", "0" * 40, (HOT,), (), "memory(picard): demote").write(gateway)
+        writer.Journal(gateway.head() or "", "0" * 40, (HOT,), (), "memory(picard): demote").write(gateway)
     before = repo.snapshot()
     code, out, _ = cli(repo, "maintain", "--dry-run", "--now", NOW)
     assert code == 0
@@ -339,7 +338,7 @@ def test_maintain_dry_run_mentions_an_interrupted_move_and_leaves_it(repo: GitRe
         "an interrupted move waits to be finished (memory(picard): demote): run squadmem doctor --fix"
     )
     assert repo.snapshot() == before
-    assert (repo.root / ".git" / "squadmem" / moves.JOURNAL).exists()
+    assert (repo.root / ".git" / "squadmem" / writer.JOURNAL).exists()
 
 
 def test_a_use_counts_for_its_owner_only_in_the_index(repo: GitRepo) -> None:

@@ -16,8 +16,7 @@ from hypothesis import strategies as st
 
 from squadmem.cli import app
 from squadmem.commands import maintain
-from squadmem.engine import catalog
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, uses
 from squadmem.model.errors import SquadmemError
@@ -171,13 +170,13 @@ def test_move_commit_without_identity_is_refused(repo: GitRepo) -> None:
 
 def test_writer_fails_cleanly_when_a_commit_meanwhile_changes_its_files(repo: GitRepo) -> None:
     seed(repo)
-    with Repo(repo.root) as gateway, moves.session(gateway) as writer:
+    with Repo(repo.root) as gateway, writer.session(gateway) as scribe:
         repo.commit("someone else", {COLD: COLD_TEXT + "## Theirs\nx\n"}, date=NOW)
         moved_head = repo.head()
         before = repo.snapshot()
         with pytest.raises(SquadmemError, match="changed by a commit made while squadmem was running"):
-            writer.commit({COLD: COLD_TEXT + "## New\n"}, "memory(picard): test\n")
-        assert moves.pending(gateway) is None
+            scribe.commit({COLD: COLD_TEXT + "## New\n"}, "memory(picard): test\n")
+        assert writer.pending(gateway) is None
     assert repo.head() == moved_head
     assert repo.snapshot() == before
 
@@ -185,10 +184,10 @@ def test_writer_fails_cleanly_when_a_commit_meanwhile_changes_its_files(repo: Gi
 def test_writer_builds_on_an_unrelated_commit_made_meanwhile(repo: GitRepo) -> None:
     """A user's commit landing while squadmem runs neither fails the move nor is reverted by it."""
     seed(repo)
-    with Repo(repo.root) as gateway, moves.session(gateway) as writer:
+    with Repo(repo.root) as gateway, writer.session(gateway) as scribe:
         repo.commit("someone else", {"other.txt": "x\n"}, date=NOW)
         theirs = repo.head()
-        made = writer.commit({COLD: COLD_TEXT + "## New\n"}, "memory(picard): test\n")
+        made = scribe.commit({COLD: COLD_TEXT + "## New\n"}, "memory(picard): test\n")
     assert repo.git("rev-parse", f"{made}^").strip() == theirs
     assert repo.read("other.txt") == "x\n"
     assert repo.git("status", "--porcelain") == ""
@@ -196,10 +195,10 @@ def test_writer_builds_on_an_unrelated_commit_made_meanwhile(repo: GitRepo) -> N
 
 def test_writer_refuses_a_file_changed_during_the_run(repo: GitRepo) -> None:
     seed(repo)
-    with Repo(repo.root) as gateway, moves.session(gateway) as writer:
+    with Repo(repo.root) as gateway, writer.session(gateway) as scribe:
         repo.write(COLD, "edited meanwhile\n")
         with pytest.raises(SquadmemError, match="changed while squadmem was running"):
-            writer.commit({COLD: "x\n"}, "memory(picard): test\n")
+            scribe.commit({COLD: "x\n"}, "memory(picard): test\n")
     assert repo.read(COLD) == "edited meanwhile\n"
 
 
@@ -221,7 +220,7 @@ def test_writer_puts_pending_uses_on_the_first_commit_and_consumes_them(repo: Gi
 def test_lock_makes_a_second_writer_give_up_with_a_clear_message(repo: GitRepo) -> None:
     seed(repo)
     before = repo.snapshot()
-    with moves.Lock(repo.root / ".git" / "squadmem"):
+    with writer.Lock(repo.root / ".git" / "squadmem"):
         env = dict(os.environ, SQUADMEM_LOCK_TIMEOUT="0.3")
         result = subprocess.run(
             [sys.executable, "-m", "squadmem", "maintain", "--now", NOW],
@@ -253,7 +252,7 @@ def test_lock_timeout_must_be_a_number(repo: GitRepo) -> None:
 
 # -- crashes -------------------------------------------------------------------------------------
 
-FAULTS = [(step, nth) for step in moves.STEPS for nth in (1, 2)]
+FAULTS = [(step, nth) for step in writer.STEPS for nth in (1, 2)]
 
 
 @pytest.mark.parametrize(("step", "nth"), FAULTS, ids=[f"{s}@{n}" for s, n in FAULTS])
@@ -271,7 +270,7 @@ def test_maintain_killed_at_any_step_is_completed_or_rolled_back(repo: GitRepo, 
         capture_output=True,
         text=True,
     )
-    assert crashed.returncode == moves.FAULT_STATUS, crashed.stderr
+    assert crashed.returncode == writer.FAULT_STATUS, crashed.stderr
     assert normalized_sections(tree_files(repo)) == expected  # HEAD is whole at every moment
     code, out = cli(repo, "doctor")
     journaled = step != "journal-cleared"  # a journal or squadmem's index.lock is left
@@ -297,7 +296,7 @@ def test_next_writer_recovers_an_interrupted_move_itself(repo: GitRepo) -> None:
         env=env,
         capture_output=True,
     )
-    assert crashed.returncode == moves.FAULT_STATUS
+    assert crashed.returncode == writer.FAULT_STATUS
     result = run_squadmem(repo.root, "maintain", "--now", NOW)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("squadmem: an interrupted move was completed: memory(picard): demote")

@@ -12,8 +12,7 @@ import pytest
 from conftest import GitRepo
 
 from squadmem.commands import maintain
-from squadmem.engine import catalog, lastuse, policy
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, lastuse, policy, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
@@ -70,9 +69,9 @@ def test_replaying_a_plan_against_head_scans_each_byte_a_bounded_number_of_times
         plan = maintain.make_plan(gateway, Settings(), NOW)
         assert len(plan.moves) > SECTIONS - 50
         scanned.clear()
-        with moves.session(gateway) as writer:
-            writer.rehearse(plan, maintain.header)
-            steps = writer.steps(plan, maintain.header)
+        with writer.session(gateway) as scribe:
+            scribe.rehearse(plan, maintain.header)
+            steps = scribe.steps(plan, maintain.header)
             first = next(steps)
             assert set(first[0]) == {HOT, f"{MEMORY_DIR}/cold/picard.md"}
     assert sum(scanned) <= BOUND * len(text), sum(scanned) / len(text)

@@ -10,8 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from squadmem.commands import session
-from squadmem.engine import clock
-from squadmem.engine import writer as moves
+from squadmem.engine import clock, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, uses
 from squadmem.model.layout import MEMORY_DIR
@@ -339,13 +338,13 @@ def test_verify_is_clean_after_sessions(repo: GitRepo, monkeypatch: pytest.Monke
 
 
 def test_commit_files_commits_beside_the_index(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
-    """moves.Writer.commit_files: the public way to commit a few files' new texts."""
+    """writer.Writer.commit_files: the public way to commit a few files' new texts."""
     seed(repo)
     repo.write("src/app.py", "staged\n")
     repo.git("add", "src/app.py")
     at(monkeypatch, START)
-    with Repo(repo.root) as handle, moves.session(handle) as writer:
-        made = writer.commit_files({HOT: "# Hot\n", COLD: "# Cold\n"}, "subject", "body")
+    with Repo(repo.root) as handle, writer.session(handle) as scribe:
+        made = scribe.commit_files({HOT: "# Hot\n", COLD: "# Cold\n"}, "subject", "body")
     assert made.subject == "subject" and repo.head() == made.sha
     assert repo.git("log", "-1", "--format=%B").rstrip("\n") == "subject\n\nbody"
     assert (repo.read(HOT), repo.read(COLD)) == ("# Hot\n", "# Cold\n")

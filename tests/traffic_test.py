@@ -17,8 +17,7 @@ import pytest
 from conftest import GitRepo, run_squadmem
 from conftest import squadmem as cli
 
-from squadmem.engine import catalog
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, writer
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
 
@@ -65,7 +64,7 @@ def crash(repo: GitRepo, fault: str, *args: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "squadmem", *args], cwd=repo.root, env=env, capture_output=True
     )
-    assert done.returncode == moves.FAULT_STATUS, done.stderr
+    assert done.returncode == writer.FAULT_STATUS, done.stderr
 
 
 def install_hooks(repo: GitRepo) -> None:

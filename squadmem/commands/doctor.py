@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import githooks, intake, mergedriver, settle, spawn
-from squadmem.engine import catalog, index
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, index, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, settings, uses
 from squadmem.model.errors import Exit, SquadmemError
@@ -161,8 +160,8 @@ def odd_log_files(repo: Repo) -> list[SquadmemError]:
 
 
 def journal(repo: Repo, fix: bool) -> Check:
-    found = moves.pending(repo)
-    stale_lock = moves.IndexLock(repo).ours() and not moves.Lock(repo.work_state_dir).held_by_other()
+    found = writer.pending(repo)
+    stale_lock = writer.IndexLock(repo).ours() and not writer.Lock(repo.work_state_dir).held_by_other()
     if found is None and not stale_lock:
         return Check("moves", OK, "no half-finished move")
     if not fix:
@@ -172,8 +171,8 @@ def journal(repo: Repo, fix: bool) -> Check:
             else "an interrupted squadmem command left git's index.lock"
         )
         return Check("moves", FAIL, f"{what} (run: squadmem doctor --fix)")
-    with moves.Lock(repo.work_state_dir):
-        note = moves.recover(repo)
+    with writer.Lock(repo.work_state_dir):
+        note = writer.recover(repo)
     return Check("moves", OK, f"fixed: {note}")
 
 
@@ -199,9 +198,9 @@ GIT_LOCK_BUSY_SECONDS = 60  # an index.lock younger than this may belong to a gi
 
 
 def lock(repo: Repo) -> Check:
-    if moves.Lock(repo.work_state_dir).held_by_other():
+    if writer.Lock(repo.work_state_dir).held_by_other():
         return Check("lock", WARN, "another squadmem command is writing right now")
-    index_lock = moves.IndexLock(repo)
+    index_lock = writer.IndexLock(repo)
     if not index_lock.ours():
         try:
             age = time.time() - index_lock.path.stat().st_mtime

@@ -35,8 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import scaffold
-from squadmem.engine import catalog, history, index, lastuse
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, history, index, lastuse, writer
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, render, sections, squad
@@ -89,7 +88,7 @@ class Result:
     placed: tuple[Placed, ...]
     known: int  # entries already taken in
     dry_run: bool
-    commit: moves.Made | None = None
+    commit: writer.Made | None = None
     retired: tuple[str, ...] = ()  # Core Context versions sent to the archive
     warnings: tuple[str, ...] = ()
     recovered: str | None = None
@@ -358,19 +357,19 @@ def intake(
     now: dt.datetime,
     *,
     dry_run: bool = False,
-    writer: moves.Writer | None = None,
+    scribe: writer.Writer | None = None,
 ) -> Result:
     """Take in every entry of Squad's committed files not taken before: one commit, or none."""
-    if writer is None:
-        with moves.session(repo) as own:
-            return intake(repo, conf, now, dry_run=dry_run, writer=own)
+    if scribe is None:
+        with writer.session(repo) as own:
+            return intake(repo, conf, now, dry_run=dry_run, scribe=own)
     refuse_backend(repo.root)
-    tree = writer.tree
-    paths = source_paths(repo, writer.head)
-    entries, left_out = usable(read_entries(repo, writer.objects, tree, paths))
-    ledger_text = writer.text(ledger_path())
+    tree = scribe.tree
+    paths = source_paths(repo, scribe.head)
+    entries, left_out = usable(read_entries(repo, scribe.objects, tree, paths))
+    ledger_text = scribe.text(ledger_path())
     rows = read_ledger(ledger_text)
-    tier_texts = _tier_texts(repo, writer)
+    tier_texts = _tier_texts(repo, scribe)
     taken = _taken(rows, tier_texts)
     new: list[squad.Entry] = []
     seen: set[tuple[str, bytes]] = set()
@@ -385,7 +384,7 @@ def intake(
             continue
         new.append(entry)
     if not new:
-        return Result((), known, dry_run, warnings=tuple(left_out), recovered=writer.recovered)
+        return Result((), known, dry_run, warnings=tuple(left_out), recovered=scribe.recovered)
     facts = history.read_facts(repo)
     first_seen = {
         e.key: (clock.from_epoch(facts.first[e.key][0]) if e.key in facts.first else None) for e in new
@@ -418,14 +417,14 @@ def intake(
         dry_run,
         retired=tuple(rel for rel, _ in retired),
         warnings=tuple([*left_out, *warnings]),
-        recovered=writer.recovered,
+        recovered=scribe.recovered,
     )
     if dry_run:
         return result
-    grown = _untouched_templates(repo, writer, files)
+    grown = _untouched_templates(repo, scribe, files)
     subject = f"memory: intake {len(placed)} Squad entr{'y' if len(placed) == 1 else 'ies'}"
     body = "\n".join(f"{count} -> {target}" for target, count in _counts(placed).items())
-    made = writer.commit_files(files, subject, body, grown=grown, trailers=[(TRAILER, str(len(placed)))])
+    made = scribe.commit_files(files, subject, body, grown=grown, trailers=[(TRAILER, str(len(placed)))])
     return dataclasses.replace(result, commit=made)
 
 
@@ -502,9 +501,9 @@ def _tier_of(rel: str) -> tuple[str, str]:
     return parts[-2], parts[-1].removesuffix(".md")
 
 
-def _tier_texts(repo: Repo, writer: moves.Writer) -> dict[str, str | None]:
+def _tier_texts(repo: Repo, scribe: writer.Writer) -> dict[str, str | None]:
     """Every tier file HEAD holds, by path."""
-    return {rel: writer.text(rel) for rel in _tier_paths(repo, writer.head)}
+    return {rel: scribe.text(rel) for rel in _tier_paths(repo, scribe.head)}
 
 
 def _last_use(repo: Repo, texts: Mapping[str, str | None], now: dt.datetime) -> Callable[[str], float]:
@@ -617,12 +616,12 @@ def _current(cores: list[Placed]) -> list[Placed]:
     return [newest]
 
 
-def _untouched_templates(repo: Repo, writer: moves.Writer, files: Mapping[str, str]) -> list[str]:
+def _untouched_templates(repo: Repo, scribe: writer.Writer, files: Mapping[str, str]) -> list[str]:
     """Files ``init`` created and nobody has committed or touched: safe to commit with the intake."""
     grown = []
     for rel in files:
         path = repo.root / rel
-        if rel == ledger_path() or writer.text(rel) is not None or not path.is_file():
+        if rel == ledger_path() or scribe.text(rel) is not None or not path.is_file():
             continue
         current = path.read_bytes().decode("utf-8", "replace")
         if files[rel].startswith(current) and current.strip() == _header(*_tier_of(rel)).strip():

@@ -15,8 +15,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from squadmem.commands import intake, settle, spawn
-from squadmem.engine import catalog, index, lastuse, policy
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, index, lastuse, policy, writer
 from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections, settings, templates
@@ -37,7 +36,7 @@ class Outcome:
     """What a command planned and made."""
 
     plan: policy.Plan | None
-    made: tuple[moves.Made, ...] = ()
+    made: tuple[writer.Made, ...] = ()
     dry_run: bool = False
     recovered: str | None = None
     note: str | None = None  # "nothing to do" and why
@@ -198,7 +197,7 @@ def maintain(
     conf = load_settings(repo, overrides)
     take_in = take_in and agent is None and intake.is_squad_team(repo.root)
     if dry_run:
-        waiting = moves.pending(repo)
+        waiting = writer.pending(repo)
         note = (
             f"an interrupted move waits to be finished ({waiting.subject}): run squadmem doctor --fix"
             if waiting
@@ -209,27 +208,27 @@ def maintain(
             note = "the plan below is for the tiers as they are now, before the intake"
         return Outcome(make_plan(repo, conf, now, agent), dry_run=True, note=note, intake=taken)
     settled = tuple(settle.settle(repo)) if settle.pending(repo) else ()  # a merge's leftovers first
-    with moves.session(repo) as writer:
-        edits = _edits(writer, "maintain", commit_edits)
-        taken = intake.intake(repo, conf, now, writer=writer) if take_in else None
+    with writer.session(repo) as scribe:
+        edits = _edits(scribe, "maintain", commit_edits)
+        taken = intake.intake(repo, conf, now, scribe=scribe) if take_in else None
         plan = make_plan(repo, conf, now, agent)
-        made = writer.execute(plan, header)
-        kept, warning = spawn.upkeep(repo, writer) if agent is None else (None, None)
+        made = scribe.execute(plan, header)
+        kept, warning = spawn.upkeep(repo, scribe) if agent is None else (None, None)
     first = (*edits, *(() if taken is None or taken.commit is None else (taken.commit,)))
     last = () if kept is None else (kept,)
     return Outcome(
         plan,
         (*first, *made, *last),
-        recovered=writer.recovered,
+        recovered=scribe.recovered,
         intake=taken,
         settled=settled,
         spawn_note=warning,
     )
 
 
-def _edits(writer: moves.Writer, command: str, commit_edits: bool) -> tuple[moves.Made, ...]:
+def _edits(scribe: writer.Writer, command: str, commit_edits: bool) -> tuple[writer.Made, ...]:
     """``--commit-edits``: the tier files' uncommitted changes committed first, as they are."""
-    made = writer.commit_edits(command) if commit_edits else None
+    made = scribe.commit_edits(command) if commit_edits else None
     return () if made is None else (made,)
 
 
@@ -261,7 +260,7 @@ def move(
     commit_edits: bool = False,
 ) -> Outcome:
     """``promote`` / ``demote``: one section, by id or exact heading, as one commit (and its Index)."""
-    with moves.session(repo) as writer:
+    with writer.session(repo) as scribe:
         memory = catalog.load(repo.layout)
         entry = memory.find(ref)
         if entry.is_index:
@@ -287,11 +286,11 @@ def move(
         if (tier, name) == (entry.tier, entry.name):
             return Outcome(None, note=f"{entry.id} is already in {entry.tier} ({entry.file}): nothing to do")
         conf = load_settings(repo)
-        edits = _edits(writer, verb, commit_edits)
+        edits = _edits(scribe, verb, commit_edits)
         ages = lastuse.last_uses(repo, memory, now=now)
         plan = policy.manual(memory, ages, conf, now, entry, tier, name, header=header)
-        made = writer.execute(plan, header)
-    return Outcome(plan, (*edits, *made), recovered=writer.recovered)
+        made = scribe.execute(plan, header)
+    return Outcome(plan, (*edits, *made), recovered=scribe.recovered)
 
 
 # -- restore -------------------------------------------------------------------------------------
@@ -375,7 +374,7 @@ def restore(
     topic: str | None = None,
 ) -> Outcome:
     """Put a section that is no longer in any tier back, from the last commit that had it (or ``at``)."""
-    with moves.session(repo) as writer:
+    with writer.session(repo) as scribe:
         memory = catalog.load(repo.layout)
         if at is None:
             present = next((e for e in memory.entries if _matches(e, ref)), None)
@@ -390,12 +389,12 @@ def restore(
         else:
             rev = resolve(repo, at)
             found = Found(rev, memory_at(repo, rev).find(ref))
-        return _restore(repo, writer, memory, found, now, to, topic)
+        return _restore(repo, scribe, memory, found, now, to, topic)
 
 
 def _restore(
     repo: Repo,
-    writer: moves.Writer,
+    scribe: writer.Writer,
     memory: catalog.Memory,
     found: Found,
     now: dt.datetime,
@@ -442,5 +441,5 @@ def _restore(
         rev=found.rev,
         header=header,
     )
-    made = writer.execute(plan, header)
-    return Outcome(plan, tuple(made), recovered=writer.recovered)
+    made = scribe.execute(plan, header)
+    return Outcome(plan, tuple(made), recovered=scribe.recovered)

@@ -18,7 +18,7 @@ import datetime as dt
 from typing import Any
 
 from squadmem.commands import intake, scaffold
-from squadmem.engine import writer as moves
+from squadmem.engine import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, squad, writes
 from squadmem.model.errors import SquadmemError
@@ -63,21 +63,21 @@ def squad_team(
             hint="run squadmem migrate squad at the top of a repository where `squad init` ran",
         )
     _, refused = scaffold.discover_agents(root)
-    with moves.session(repo) as writer:
-        result = intake.intake(repo, conf, now, dry_run=dry_run, writer=writer)
-        replaced = () if dry_run or not remove_originals else _remove_originals(repo, writer)
+    with writer.session(repo) as scribe:
+        result = intake.intake(repo, conf, now, dry_run=dry_run, scribe=scribe)
+        replaced = () if dry_run or not remove_originals else _remove_originals(repo, scribe)
     return Result(result, replaced, tuple(refused))
 
 
-def _remove_originals(repo: Repo, writer: moves.Writer) -> tuple[str, ...]:
+def _remove_originals(repo: Repo, scribe: writer.Writer) -> tuple[str, ...]:
     """Cut each history.md whose every entry is taken in, as HEAD and the work tree agree, to its header."""
-    taken = {r.key for r in intake.read_ledger(writer.text(intake.ledger_path()))}
+    taken = {r.key for r in intake.read_ledger(scribe.text(intake.ledger_path()))}
     done = []
-    for rel in intake.source_paths(repo, writer.head):
+    for rel in intake.source_paths(repo, scribe.head):
         if not rel.endswith("/history.md"):
             continue
         path = repo.root / rel
-        committed = writer.text(rel)
+        committed = scribe.text(rel)
         if committed is None or not path.is_file() or path.is_symlink():
             continue
         current = decode_tier(path.read_bytes(), rel)

@@ -32,8 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import scaffold
-from squadmem.engine import catalog, index
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, index, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, logs, render, sections, uses
 from squadmem.model import places as where
@@ -101,7 +100,7 @@ class Result:
     file_records: int  # file-level access records, not carried
     ignored: tuple[str, ...]  # files of memory/ that are neither tier nor daily log
     dry_run: bool
-    commit: moves.Made | None = None
+    commit: writer.Made | None = None
     recovered: str | None = None
 
     @property
@@ -388,10 +387,10 @@ def memory_tiers(
             raise SquadmemError(f"{rel}: a daily log of a future day", hint="check the file's name")
     access = root / ACCESS_LOG
     records, file_records = read_access_log(access, ACCESS_LOG) if access.is_file() else ([], 0)
-    with moves.session(repo) as writer:
+    with writer.session(repo) as scribe:
         targets = {tier: layout.rel(layout.tier_path(tier, name)) for tier in AGENT_TIERS}
-        writer.refuse_dirty(list(targets.values()))
-        current = {tier: writer.text(rel) for tier, rel in targets.items()}
+        scribe.refuse_dirty(list(targets.values()))
+        current = {tier: scribe.text(rel) for tier, rel in targets.items()}
         known = {sections.trimmed(s.text) for t in current.values() if t for s in sections.split(t).sections}
         files: dict[str, str] = {}
         tiers: list[Tier] = []
@@ -421,7 +420,7 @@ def memory_tiers(
             data = _read(path, rel)
             assert data is not None
             target = layout.rel(layout.log_path(day))
-            there = writer.text(target)
+            there = scribe.text(target)
             if there == data:
                 present += 1
                 continue
@@ -455,15 +454,15 @@ def memory_tiers(
             file_records,
             tuple(ignored),
             dry_run,
-            recovered=writer.recovered,
+            recovered=scribe.recovered,
         )
         if dry_run or not files:
             return result
-        made = _commit(writer, files, result)
+        made = _commit(scribe, files, result)
     return dataclasses.replace(result, commit=made)
 
 
-def _commit(writer: moves.Writer, files: dict[str, str], result: Result) -> moves.Made:
+def _commit(scribe: writer.Writer, files: dict[str, str], result: Result) -> writer.Made:
     sections_moved = sum(len(t.titles) for t in result.tiers)
     subject = (
         f"memory({result.agent}): migrate memory-tiers workspace "
@@ -481,9 +480,9 @@ def _commit(writer: moves.Writer, files: dict[str, str], result: Result) -> move
         f"{u.id}: last accessed {_stamp(u.when)}, {u.count} access(es) ({ACCESS_LOG})" for u in result.uses
     )
     body.append("The skill's Index → Deeper Tiers is not copied: squadmem maintain writes the agent's own.")
-    pending = uses.pending_ids(writer.repo.state_dir)
+    pending = uses.pending_ids(scribe.repo.state_dir)
     trailers = [(uses.TRAILER, uses.join(pending))] if pending else []
     trailers += [(uses.TRAILER, uses.dated(u.id, u.when)) for u in result.uses]
-    writer.refuse_dirty(list(files))
-    sha = writer.commit(files, moves.message(subject, "\n".join(body), trailers), pending)
-    return moves.Made(sha, subject)
+    scribe.refuse_dirty(list(files))
+    sha = scribe.commit(files, writer.message(subject, "\n".join(body), trailers), pending)
+    return writer.Made(sha, subject)

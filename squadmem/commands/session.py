@@ -6,7 +6,7 @@ section of ``hot/<agent>.md`` and commits it. ``end`` appends the raw block to
 today's daily log, writes a dated cold section ``## <YYYY-MM-DD>: <task>``
 holding a summary (the caller's, or an extractive one of about a tenth of
 the block's size), clears the block back to :data:`EMPTY`, and commits hot,
-cold and log in one commit. Both commit through :meth:`moves.Writer.commit_files`,
+cold and log in one commit. Both commit through :meth:`writer.Writer.commit_files`,
 under the writers' lock, beside the user's index: their other changes stay
 untouched, and a file it writes with uncommitted changes makes it refuse.
 The block is never pinned: the rules never move a section titled ``Session``.
@@ -24,8 +24,7 @@ import mistune
 from mistune.renderers.markdown import MarkdownRenderer
 
 from squadmem.commands import scaffold
-from squadmem.engine import catalog, index, titles
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, index, titles, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings
 from squadmem.model.errors import SquadmemError
@@ -48,7 +47,7 @@ class Result:
 
     agent: str
     task: str
-    commit: moves.Made
+    commit: writer.Made
     files: tuple[str, ...]
     summary: str | None = None
     session_bytes: int | None = None
@@ -281,9 +280,9 @@ def _appended(current: str | None, entry: str, day: dt.date) -> str:
 # -- the commands --------------------------------------------------------------------------------
 
 
-def _hot(writer: moves.Writer, repo: Repo, agent: str) -> tuple[str, str]:
+def _hot(scribe: writer.Writer, repo: Repo, agent: str) -> tuple[str, str]:
     rel = repo.layout.rel(repo.layout.tier_path("hot", agent))
-    found = writer.text(rel)
+    found = scribe.text(rel)
     return rel, scaffold.template("hot.md", name=agent) + "\n" if found is None else found
 
 
@@ -305,10 +304,10 @@ def start(
     task = _one_line(task, "--task")
     talking_to = _one_line(talking_to, "--talking-to") if talking_to is not None else None
     tz = repo.layout.settings.tz
-    with moves.session(repo) as writer:
+    with writer.session(repo) as scribe:
         rel = repo.layout.rel(repo.layout.tier_path("hot", agent))
-        writer.refuse_dirty([rel])
-        rel, text = _hot(writer, repo, agent)
+        scribe.refuse_dirty([rel])
+        rel, text = _hot(scribe, repo, agent)
         position = find(text)
         if position is not None and not force and has_content(index.split(text).sections[position]):
             raise SquadmemError(
@@ -316,22 +315,22 @@ def start(
                 hint=f"squadmem session end --agent {agent} first (or start again with --force)",
             )
         started = _splice(text, position, block(task, now.astimezone(tz).replace(microsecond=0), talking_to))
-        made = writer.commit_files({rel: started}, f'memory({agent}): session start "{task}"')
-    return Result(agent, task, made, (rel,), recovered=writer.recovered)
+        made = scribe.commit_files({rel: started}, f'memory({agent}): session start "{task}"')
+    return Result(agent, task, made, (rel,), recovered=scribe.recovered)
 
 
-def _refuse_a_frozen_log(repo: Repo, writer: moves.Writer, rel: str, new: str, day: dt.date) -> None:
+def _refuse_a_frozen_log(repo: Repo, scribe: writer.Writer, rel: str, new: str, day: dt.date) -> None:
     """squadmem never makes a commit its own ``verify`` refuses: the log of ``--now``'s day must still
     be open at the date the commit will carry (``GIT_COMMITTER_DATE`` or the clock, or HEAD's when
     later), judged by the rules ``verify`` applies (HEAD's settings)."""
     ident = repo.run("var", "GIT_COMMITTER_IDENT").split(">")[-1].split()
     committed = dt.datetime.fromtimestamp(int(ident[0]), dt.UTC)
-    head = int(repo.run("log", "-1", "--format=%ct", writer.head).strip())
+    head = int(repo.run("log", "-1", "--format=%ct", scribe.head).strip())
     moment = logs.effective(committed, [dt.datetime.fromtimestamp(head, dt.UTC)])
-    old = writer.text(rel)
+    old = scribe.text(rel)
     change = logs.Change(rel, None if old is None else old.encode("utf-8"), new.encode("utf-8"))
     path = repo.layout.places.settings
-    raw = writer.text(path)
+    raw = scribe.text(path)
     conf = settings.Settings() if raw is None else settings.parse(raw, Path(path))
     why = logs.judge(change, moment, logs.Rules(conf.tz, conf.log.grace_minutes))
     if why:
@@ -347,13 +346,13 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
     repo.layout.require_agent(agent)
     tz = repo.layout.settings.tz
     day = logs.refuse_future(logs.today(now, tz), tz)
-    with moves.session(repo) as writer:
+    with writer.session(repo) as scribe:
         hot_rel = repo.layout.rel(repo.layout.tier_path("hot", agent))
         cold_rel = repo.layout.rel(repo.layout.tier_path("cold", agent))
         log_rel = repo.layout.rel(repo.layout.log_path(day))
-        writer.refuse_dirty([hot_rel, cold_rel])
-        log_text = writer.grown_text(log_rel)  # today's log may hold uncommitted `log add` entries
-        hot_rel, hot = _hot(writer, repo, agent)
+        scribe.refuse_dirty([hot_rel, cold_rel])
+        log_text = scribe.grown_text(log_rel)  # today's log may hold uncommitted `log add` entries
+        hot_rel, hot = _hot(scribe, repo, agent)
         position = find(hot)
         raw = index.split(hot).sections[position] if position is not None else None
         if raw is None or not has_content(raw):
@@ -368,7 +367,7 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
             text = summary.replace("\r\n", "\n").strip("\n") + "\n"
             if not text.strip():
                 raise SquadmemError("the summary is empty", hint="write one, or leave out --summary-file")
-        cold = writer.text(cold_rel)
+        cold = scribe.text(cold_rel)
         cold = scaffold.template("cold.md", name=agent) + "\n" if cold is None else cold
         # A session that made decisions leaves a summary the wiki keeps when it ages out of cold.
         flags = "<!-- squadmem: kind=decision -->\n" if parts(raw.text)["decisions"] else ""
@@ -390,9 +389,9 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
             cold_rel: new_cold,
             log_rel: _appended(log_text, entry, day),
         }
-        _refuse_a_frozen_log(repo, writer, log_rel, files[log_rel], day)
+        _refuse_a_frozen_log(repo, scribe, log_rel, files[log_rel], day)
         first = next(line for line in text.split("\n") if line.strip())
-        made = writer.commit_files(files, f'memory({agent}): session end "{task}"', first, grown=[log_rel])
+        made = scribe.commit_files(files, f'memory({agent}): session end "{task}"', first, grown=[log_rel])
     return Result(
         agent,
         task,
@@ -400,5 +399,5 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
         (hot_rel, cold_rel, log_rel),
         summary=text,
         session_bytes=len(raw.text.encode("utf-8")),
-        recovered=writer.recovered,
+        recovered=scribe.recovered,
     )

@@ -23,8 +23,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from squadmem.engine import catalog, index
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, index, writer
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, writes
@@ -66,7 +65,7 @@ def noted(repo: Repo) -> list[Relocation]:
 
 def merging(repo: Repo) -> bool:
     """Whether a merge waits to be concluded (MERGE_HEAD is there, and no commit of it yet)."""
-    operation = moves.operation_under_way(repo)
+    operation = writer.operation_under_way(repo)
     return operation is not None and operation.name == "a merge"
 
 
@@ -143,9 +142,9 @@ def settle(repo: Repo) -> list[str]:
             hint="conclude it (git commit), then run: squadmem doctor --fix",
         )
     done = []
-    with moves.session(repo) as writer:
+    with writer.session(repo) as scribe:
         for item in items:
-            texts = {rel: writer.text(rel) for rel in (item.source, item.target)}
+            texts = {rel: scribe.text(rel) for rel in (item.source, item.target)}
             if not applies(item, texts):
                 done.append(f"already settled: {item.describe()}")
                 continue
@@ -154,7 +153,7 @@ def settle(repo: Repo) -> list[str]:
             tier = classify(item.target)
             agent, where = (tier.name, tier.tier) if tier else ("memory", item.target)
             subject = f'memory({agent}): settle merge: "{item.title}" edited, at its new place in {where}'
-            writer.commit_files(
+            scribe.commit_files(
                 {item.source: source, item.target: target},
                 subject,
                 f"A merge kept this edit in {item.source}; the section had moved to {item.target}.",
@@ -162,12 +161,12 @@ def settle(repo: Repo) -> list[str]:
             done.append(f"settled: {item.describe()}")
         writes.discard(_path(repo))
         try:
-            heads = _head_texts(repo, writer)
+            heads = _head_texts(repo, scribe)
             changed, notes = without_repeats(heads)
         except SquadmemError:
             return done  # a tier file squadmem cannot read: the "tier files" check names it
         if changed:
-            writer.commit_files(
+            scribe.commit_files(
                 changed,
                 f"memory: settle merge: {len(notes)} section(s) that were in two places",
                 "\n".join(notes),
@@ -176,10 +175,10 @@ def settle(repo: Repo) -> list[str]:
     return done
 
 
-def _head_texts(repo: Repo, writer: moves.Writer) -> dict[str, str]:
+def _head_texts(repo: Repo, scribe: writer.Writer) -> dict[str, str]:
     found = {}
     for tf in repo.layout.tier_files():
-        data = writer.objects.content(writer.tree, tf.rel)
+        data = scribe.objects.content(scribe.tree, tf.rel)
         if data is not None:
             found[tf.rel] = decode_tier(data, tf.rel)
     return found

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from squadmem.commands import intake
-from squadmem.engine import writer as moves
+from squadmem.engine import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import spawnblock
 from squadmem.model.errors import SquadmemError
@@ -200,7 +200,7 @@ def plan_off(repo: Repo) -> Changed:
 class Turned:
     on: bool
     changed: Changed
-    made: moves.Made | None
+    made: writer.Made | None
     dry_run: bool
 
     def as_dict(self) -> dict[str, Any]:
@@ -228,12 +228,12 @@ def turn(repo: Repo, on: bool, dry_run: bool = False) -> Turned:
     """``spawn on`` / ``spawn off``: one commit, or none when nothing changes."""
     if on:
         refuse_unsupported(repo)
-    with moves.session(repo) as writer:
+    with writer.session(repo) as scribe:
         changed = plan_on(repo) if on else plan_off(repo)
         made = (
             None
             if dry_run or not changed.files
-            else writer.commit_files(changed.files, ON_SUBJECT if on else OFF_SUBJECT)
+            else scribe.commit_files(changed.files, ON_SUBJECT if on else OFF_SUBJECT)
         )
     return Turned(on, changed, made, dry_run)
 
@@ -259,7 +259,7 @@ def apply_worktree(repo: Repo) -> tuple[list[str], str | None]:
     return sorted(changed.files), None
 
 
-def upkeep(repo: Repo, writer: moves.Writer) -> tuple[moves.Made | None, str | None]:
+def upkeep(repo: Repo, scribe: writer.Writer) -> tuple[writer.Made | None, str | None]:
     """``maintain``: with the record on, put back the blocks a rewrite of Squad's files dropped."""
     if not squad_team(repo) or not load_record(repo).on:
         return None, None
@@ -282,4 +282,4 @@ def upkeep(repo: Repo, writer: moves.Writer) -> tuple[moves.Made | None, str | N
             f"{dirty[0]}: squadmem's spawn block is missing and the file has uncommitted changes:"
             f" commit them (squad upgrade?), then run {TURN_ON}"
         )
-    return writer.commit_files(changed.files, UPKEEP_SUBJECT), None
+    return scribe.commit_files(changed.files, UPKEEP_SUBJECT), None

@@ -15,8 +15,7 @@ import dataclasses
 from typing import Any
 
 from squadmem.commands import scaffold
-from squadmem.engine import catalog, index, titles
-from squadmem.engine import writer as moves
+from squadmem.engine import catalog, index, titles, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import layout, sections
 from squadmem.model.errors import SquadmemError
@@ -29,7 +28,7 @@ class Written:
     added: tuple[str, ...]
     replaced: tuple[str, ...]
     skipped: tuple[str, ...]
-    commit: moves.Made | None
+    commit: writer.Made | None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -84,9 +83,9 @@ def write(repo: Repo, topic: str, text: str, title: str | None = None, replace: 
     layout.check_name(topic, "topic")
     rel = repo.layout.rel(repo.layout.tier_path("wiki", topic))
     new = entry_sections(text, title)
-    with moves.session(repo) as writer:
-        writer.refuse_dirty([rel])
-        page = writer.text(rel)
+    with writer.session(repo) as scribe:
+        scribe.refuse_dirty([rel])
+        page = scribe.text(rel)
         page = scaffold.template("wiki.md", name=topic) + "\n" if page is None else page
         added, replaced, skipped = [], [], []
         for section in new:
@@ -117,5 +116,5 @@ def write(repo: Repo, topic: str, text: str, title: str | None = None, replace: 
             first = (added or replaced)[0]
             more = len(added) + len(replaced) - 1
             subject = f'memory(wiki:{topic}): write "{first}"' + (f" and {more} more" if more else "")
-            made = writer.commit_files({rel: page}, subject)
+            made = scribe.commit_files({rel: page}, subject)
     return Written(topic, rel, tuple(added), tuple(replaced), tuple(skipped), made)
