@@ -78,7 +78,6 @@ class GitError(SquadmemError):
     def __init__(
         self, args: Sequence[str], status: int, stderr: str, hint: str = "", code: Exit = Exit.INTERNAL
     ) -> None:
-        self.args_run = tuple(args)
         self.status = status
         self.stderr = stderr
         super().__init__(
