@@ -43,14 +43,15 @@ import contextlib
 import dataclasses
 import json
 import os
-import shutil
 import sys
-import time
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from squadmem.engine import index, policy
+from squadmem.gitio.config import Config
+from squadmem.gitio.conversion import Conversion
+from squadmem.gitio.indexlock import IndexLock, index_locked, next_index, updated_by_git
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import gitstate, uses, writes
@@ -80,10 +81,7 @@ FAULT_STATUS = 99
 LOCK_TIMEOUT_ENV = writes.LOCK_TIMEOUT_ENV
 JOURNAL = gitstate.JOURNAL
 LOCK = "lock"
-HOLD = "index.lock.hold"  # squadmem's hard link to the index.lock it holds
 _BUSY = "another squadmem command (pid {pid}) is writing to this repository; gave up after waiting {waited} s"
-_TREES_KEPT = 64
-_TMP_SUFFIX = ".squadmem-tmp"
 _reached: dict[str, int] = {}
 
 
@@ -112,152 +110,7 @@ class Lock(writes.FileLock):
         super().__init__(state_dir / LOCK, timeout, busy=_BUSY)
 
 
-class IndexLock:
-    """git's own ``index.lock`` for this work tree, taken as git takes it (created only if absent).
-
-    While squadmem holds it no git command can stage, commit or check out here, so
-    none can interleave with a move; ``git status`` only skips its optional index
-    refresh. It is taken by hard-linking a placeholder in squadmem's state folder,
-    so an ``index.lock`` a killed squadmem left is known as its own (the same file)
-    and recovery removes it; anyone else's is waited for, then reported.
-    """
-
-    def __init__(self, repo: Repo, timeout: float | None = None) -> None:
-        self.index = repo.work_git_dir / "index"
-        self.path = repo.work_git_dir / "index.lock"
-        self.hold = repo.work_state_dir / HOLD
-        self.root = repo.root
-        self.timeout = writes.lock_timeout() if timeout is None else timeout
-
-    def shown(self) -> str:
-        try:
-            return self.path.relative_to(self.root).as_posix()
-        except ValueError:
-            return str(self.path)
-
-    def ours(self) -> bool:
-        """Whether the ``index.lock`` there now is the one squadmem took."""
-        try:
-            return os.path.samefile(self.hold, self.path)
-        except OSError:
-            return False
-
-    def acquire(self) -> None:
-        self.hold.parent.mkdir(parents=True, exist_ok=True)
-        self.hold.unlink(missing_ok=True)
-        os.close(os.open(self.hold, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644))
-        deadline = time.monotonic() + self.timeout
-        while True:
-            try:
-                os.link(self.hold, self.path)
-                return
-            except FileExistsError:
-                if time.monotonic() >= deadline:
-                    self.hold.unlink(missing_ok=True)
-                    raise SquadmemError(
-                        f"git's index is locked ({self.shown()}): another git command is running "
-                        f"in this work tree; gave up after waiting {self.timeout:g} s, nothing written",
-                        hint="run it again when that command is done "
-                        f"(if none is running, delete {self.shown()}); "
-                        f"or wait longer: {LOCK_TIMEOUT_ENV}=SECONDS",
-                    ) from None
-                time.sleep(0.01)
-
-    def write(self, data: bytes) -> None:
-        """The new index, into the lock file (the placeholder is the same file)."""
-        with open(self.hold, "r+b") as handle:
-            handle.write(data)
-            handle.truncate()
-
-    def commit(self) -> None:
-        """Put the new index in place, as git commits its lock."""
-        os.replace(self.path, self.index)
-        self.hold.unlink(missing_ok=True)
-
-    def release(self) -> None:
-        """Drop the lock if it is still squadmem's (the index stays as it was)."""
-        if self.ours():
-            self.path.unlink(missing_ok=True)
-        self.hold.unlink(missing_ok=True)
-
-
-@contextlib.contextmanager
-def index_locked(repo: Repo) -> Iterator[IndexLock]:
-    lock = IndexLock(repo)
-    lock.acquire()
-    try:
-        yield lock
-    finally:
-        lock.release()
-
-
-def next_index(repo: Repo, paths: Sequence[str]) -> bytes:
-    """The index with only ``paths`` refreshed from the work tree, built in a scratch copy."""
-    real = repo.work_git_dir / "index"
-    scratch = repo.work_git_dir / f"index{writes.TMP_SUFFIX}"
-    if real.exists():
-        shutil.copyfile(real, scratch)
-    else:
-        scratch.unlink(missing_ok=True)
-    try:
-        repo.run("update-index", "--add", "--", *paths, env={"GIT_INDEX_FILE": str(scratch)})
-        return scratch.read_bytes()
-    finally:
-        scratch.unlink(missing_ok=True)
-
-
-# -- git's work-tree conversion ------------------------------------------------------------------
-
-
-class Conversion:
-    """git's conversion between blobs and checked-out files (``core.autocrlf``, text/eol/filter).
-
-    Costs nothing where none can apply: no ``core.autocrlf``/``core.eol``, no attributes file.
-    """
-
-    _ATTRS = ("text", "eol", "filter", "ident", "working-tree-encoding", "crlf")
-
-    def __init__(self, repo: Repo, listing: str) -> None:
-        self.repo = repo
-        autocrlf = (_config(listing, "core.autocrlf") or "false").lower()
-        self.autocrlf = autocrlf in ("true", "yes", "on", "1", "input")
-        self.possible = self.autocrlf or self._attributes_exist(listing)
-        self._applies: dict[str, bool] = {}
-
-    def _attributes_exist(self, listing: str) -> bool:
-        if _config(listing, "core.attributesfile") or _config(listing, "core.eol"):
-            return True
-        root = self.repo.root
-        folders = [root, root / ".squad", root / ".squad" / "memory"]
-        folders += [root / ".squad" / "memory" / tier for tier in ("hot", "cold", "archive", "wiki", "log")]
-        folders += [root / "memory", root / "memory" / "wiki"]  # a memory-tiers workspace's
-        if any((folder / ".gitattributes").exists() for folder in folders):
-            return True
-        config_home = Path(os.environ.get("XDG_CONFIG_HOME") or Path.home() / ".config")
-        return (self.repo.git_dir / "info" / "attributes").exists() or (
-            config_home / "git" / "attributes"
-        ).exists()
-
-    def applies(self, rel: str) -> bool:
-        if not self.possible:
-            return False
-        if rel not in self._applies:
-            out = self.repo.run("check-attr", "-z", *self._ATTRS, "--", rel).split("\0")
-            values = out[2::3]
-            self._applies[rel] = self.autocrlf or any(v not in ("unspecified", "unset") for v in values)
-        return self._applies[rel]
-
-    def to_worktree(self, rel: str, sha: str, data: bytes) -> bytes:
-        """A blob's bytes as git would check them out at ``rel``."""
-        if not self.applies(rel):
-            return data
-        return self.repo.run_bytes("cat-file", "--filters", f"--path={rel}", sha)
-
-    def to_blob(self, objects: Objects, rel: str, data: bytes) -> str:
-        """The blob git would store for these checked-out bytes at ``rel`` (written to the store)."""
-        if not self.applies(rel):
-            return objects.write("blob", data)
-        return self.repo.run("hash-object", "-w", "--stdin", f"--path={rel}", input=data).strip()
+__all__ = ["IndexLock", "Lock", "Made", "Writer", "message", "recover", "session"]
 
 
 # -- the journal ---------------------------------------------------------------------------------
@@ -355,7 +208,7 @@ def _roll_back(repo: Repo, objects: Objects, journal: Journal, problem: Squadmem
     """HEAD moved, but the work tree cannot take the commit (a file where its folder goes):
     HEAD goes back to where it was (compare-and-swap) and the files to what it holds."""
     shown = problem.message
-    repo.run("update-ref", "-m", f"squadmem: roll back {journal.subject}", "HEAD", journal.old, journal.new)
+    repo.update_ref("HEAD", journal.old, journal.new, f"squadmem: roll back {journal.subject}")
     old_tree = objects.tree_of(journal.old)
     kept = [rel for rel in journal.paths if objects.entry(old_tree, rel) is not None]
     _sync(repo, objects, dataclasses.replace(journal, new=journal.old, consume=()), kept)
@@ -368,8 +221,10 @@ def _roll_back(repo: Repo, objects: Objects, journal: Journal, problem: Squadmem
 def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) -> None:
     tree = objects.tree_of(journal.new)
     if paths:
-        conversion = Conversion(repo, repo.run("var", "-l"))
+        config = repo.git_config()
+        conversion = Conversion(repo, config)
         with index_locked(repo) as lock:
+            blobs = {}
             for rel in paths:
                 found = objects.entry(tree, rel)
                 if found is None or found.is_tree:
@@ -378,7 +233,8 @@ def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) 
                 target = repo.root / rel
                 if repo.layout.read_file(repo.layout.writable(target)) != data:
                     _replace(target, data, like=target)
-            lock.write(next_index(repo, paths))
+                blobs[rel] = found.sha
+            lock.write(refreshed_index(repo, conversion, config, blobs, paths))
             lock.commit()
     if journal.consume:
         uses.consume(repo.state_dir, journal.consume)
@@ -387,7 +243,7 @@ def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) 
 def _sync_if_untouched(repo: Repo, objects: Objects, journal: Journal, head: str) -> int:
     """HEAD moved past the journal: bring up to date the files nobody has touched since."""
     old_tree, new_tree, head_tree = (objects.tree_of(c) for c in (journal.old, journal.new, head))
-    conversion = Conversion(repo, repo.run("var", "-l"))
+    conversion = Conversion(repo, repo.git_config())
     paths = []
     for rel in journal.paths:
         current = repo.layout.read_file(repo.root / rel)
@@ -400,27 +256,17 @@ def _sync_if_untouched(repo: Repo, objects: Objects, journal: Journal, head: str
     return len(paths)
 
 
-def _head_now(repo: Repo) -> str | None:
-    """HEAD read from git's files (no process); ``git rev-parse`` where they say anything unusual.
+def refreshed_index(
+    repo: Repo, conversion: Conversion, config: Config, blobs: Mapping[str, str], paths: Sequence[str]
+) -> bytes:
+    """The next index, ``paths`` refreshed from the work tree (``blobs``: the blob each now holds).
 
-    Only a hint: ``update-ref``'s compare-and-swap stays the judge of where HEAD is.
-    """
-    try:
-        head = (repo.work_git_dir / "HEAD").read_text("ascii").strip()
-        if not head.startswith("ref: refs/heads/"):
-            return repo.head()
-        ref = head[5:]
-        loose = repo.git_dir / ref
-        if loose.is_file():
-            return loose.read_text("ascii").strip() or repo.head()
-        with open(repo.git_dir / "packed-refs", encoding="ascii") as packed:
-            for line in packed:
-                sha, _, name = line.strip().partition(" ")
-                if name == ref:
-                    return sha
-    except (OSError, UnicodeDecodeError):
-        pass
-    return repo.head()
+    Built in-process where each file is its blob byte for byte; git's ``update-index`` where
+    git converts a file (its clean filter is the judge), or a path's blob is not known."""
+    if set(paths) <= set(blobs) and not any(conversion.applies(rel) for rel in paths):
+        filemode = config.get("core.filemode") is None or config.flag("core.filemode")
+        return next_index(repo, {rel: blobs[rel] for rel in paths}, filemode)
+    return updated_by_git(repo, paths)
 
 
 def merge_committed(repo: Repo) -> bool:
@@ -428,7 +274,7 @@ def merge_committed(repo: Repo) -> bool:
     before git removes ``MERGE_HEAD``, and the merge's commit then has it as a parent."""
     try:
         merged = (repo.work_git_dir / "MERGE_HEAD").read_text("ascii").split()
-        parents = repo.run("rev-parse", "HEAD^@").split()
+        parents = repo.parents("HEAD")
     except (OSError, UnicodeDecodeError, SquadmemError):
         return False
     return bool(merged) and len(parents) > 1 and set(merged) <= set(parents[1:])
@@ -476,26 +322,36 @@ class Made:
         return {"commit": self.sha, "subject": self.subject}
 
 
-def _ident(listing: str, key: str) -> str:
-    for row in listing.splitlines():
-        if row.startswith(key + "="):
-            value = row[len(key) + 1 :]
-            if "(none)" in value.split(">")[0]:
-                break
-            return value
-    raise SquadmemError(
-        "git does not know who you are (user.name / user.email are not set)",
-        hint='set them: git config user.name "Your Name" && git config user.email you@example.com',
-    )
+def refuse_sparse(repo: Repo, config: Config, paths: Sequence[str]) -> None:
+    """Refuse (exit 2) to write a file a sparse checkout leaves out of this work tree."""
+    if not config.flag("core.sparsecheckout"):
+        return
+    folders = sorted({rel.rpartition("/")[0] + "/" for rel in paths})
+    excluded, tracked = repo.sparse_excluded([*paths, *folders])
+    for rel in paths:
+        folder = rel.rpartition("/")[0]
+        siblings_out = any(e.rpartition("/")[0] == folder for e in excluded)
+        if rel in excluded or (rel not in tracked and siblings_out):
+            raise SquadmemError(
+                f"{rel}: outside this sparse checkout; squadmem writes nowhere git leaves files out",
+                hint=f"include it first: git sparse-checkout add {folder}",
+            )
 
 
-def _config(listing: str, key: str) -> str | None:
-    found = None
-    for row in listing.splitlines():
-        name, eq, value = row.partition("=")
-        if eq and name.lower() == key:
-            found = value
-    return found
+def _write_worktree(repo: Repo, files: Mapping[str, str]) -> None:
+    """The new texts, the files that grow first: a section is on disk twice for a moment, never zero."""
+
+    def growth(item: tuple[str, str]) -> int:
+        path = repo.root / item[0]
+        return len(item[1].encode("utf-8")) - (path.stat().st_size if path.exists() else 0)
+
+    ordered = sorted(files.items(), key=growth, reverse=True)
+    for number, (rel, content) in enumerate(ordered):
+        path = repo.root / rel
+        _replace(path, content.encode("utf-8"), like=path)
+        if number == 0 and len(ordered) > 1:
+            fault("worktree-partial")
+    fault("worktree-written")
 
 
 def message(subject: str, body: str, trailers: Sequence[tuple[str, str]]) -> str:
@@ -519,18 +375,19 @@ class Writer:
             )
         self.head = head
         self.tree = self.objects.tree_of(head)
-        self._listing: str | None = None
+        self._config: Config | None = None
         self._conversion: Conversion | None = None
 
     # -- facts, read once per run -----------------------------------------------------------------
-    def listing(self) -> str:
-        if self._listing is None:
-            self._listing = self.repo.run("var", "-l")
-        return self._listing
+    def config(self) -> Config:
+        """git's configuration and identity, read once per run."""
+        if self._config is None:
+            self._config = self.repo.git_config()
+        return self._config
 
     def conversion(self) -> Conversion:
         if self._conversion is None:
-            self._conversion = Conversion(self.repo, self.listing())
+            self._conversion = Conversion(self.repo, self.config())
         return self._conversion
 
     def checked_out(self, rel: str) -> bytes | None:
@@ -544,29 +401,6 @@ class Writer:
         """A tier file as HEAD has it, as checked out (None if HEAD has no such file)."""
         data = self.checked_out(rel)
         return None if data is None else decode_tier(data, rel)
-
-    def refuse_sparse(self, paths: Sequence[str]) -> None:
-        """Refuse (exit 2) to write a file a sparse checkout leaves out of this work tree."""
-        if (_config(self.listing(), "core.sparsecheckout") or "false").lower() not in (
-            "true",
-            "yes",
-            "on",
-            "1",
-        ):
-            return
-        folders = sorted({rel.rpartition("/")[0] + "/" for rel in paths})
-        out = self.repo.run("ls-files", "-t", "-z", "--", *paths, *folders)
-        rows = [row for row in out.split("\0") if len(row) > 2]
-        excluded = {row[2:] for row in rows if row.startswith("S ")}
-        tracked = {row[2:] for row in rows}
-        for rel in paths:
-            folder = rel.rpartition("/")[0]
-            siblings_out = any(e.rpartition("/")[0] == folder for e in excluded)
-            if rel in excluded or (rel not in tracked and siblings_out):
-                raise SquadmemError(
-                    f"{rel}: outside this sparse checkout; squadmem writes nowhere git leaves files out",
-                    hint=f"include it first: git sparse-checkout add {folder}",
-                )
 
     def refuse_file_in_the_way(self, rel: str) -> None:
         """Refuse (exit 2) a path HEAD cannot hold: a file of HEAD's where one of its folders goes."""
@@ -602,7 +436,7 @@ class Writer:
 
     def refuse_dirty(self, paths: Sequence[str]) -> None:
         """Refuse (exit 2, nothing written) if a tier file differs from HEAD in the index or work tree."""
-        self.refuse_sparse(paths)
+        refuse_sparse(self.repo, self.config(), paths)
         dirty = self.repo.dirty(paths)
         for rel in paths:
             if rel in dirty:
@@ -625,11 +459,9 @@ class Writer:
         unstaged changes both (which of the two to commit is the user's call).
         """
         memory = self.repo.layout.memory
-        out = self.repo.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", str(memory))
         files: dict[str, str] = {}
         on_disk: dict[str, bytes | None] = {}
-        for entry in (e for e in out.split("\0") if len(e) > 3):
-            code, rel = entry[:2], entry[3:]
+        for code, rel in self.repo.status([str(memory)]):
             tier = classify(rel)
             if tier is None or tier.tier not in TIERS:
                 continue
@@ -669,16 +501,14 @@ class Writer:
         for rel in paths:
             self.repo.layout.writable(self.repo.root / rel)
             self.refuse_file_in_the_way(rel)
-        self.refuse_sparse(paths)
+        refuse_sparse(self.repo, self.config(), paths)
         with index_locked(self.repo) as lock:
             fault("index-locked")
             self._catch_up(paths)
             self._check_on_disk(paths, on_disk_now or {})
-            tree = self.tree
-            for rel, data in encoded.items():
-                blob = self.conversion().to_blob(self.objects, rel, data)
-                tree = self.objects.with_blob(tree, rel, blob)
-            new = self._commit_object(tree, text)
+            blobs = {rel: self.conversion().to_blob(self.objects, rel, data) for rel, data in encoded.items()}
+            tree = self.objects.with_blobs(self.tree, blobs)
+            new = self.objects.commit(tree, self.head, text, self.config())
             fault("objects-written")
             subject = text.split("\n", 1)[0]
             Journal(self.head, new, tuple(files), tuple(consume), subject).write(self.repo)
@@ -686,8 +516,8 @@ class Writer:
             self._advance(new, subject)
             fault("head-moved")
             try:
-                self._write_worktree(files)
-                lock.write(next_index(self.repo, paths))
+                _write_worktree(self.repo, files)
+                lock.write(refreshed_index(self.repo, self.conversion(), self.config(), blobs, paths))
                 fault("index-staged")
                 lock.commit()
             except (OSError, SquadmemError) as exc:
@@ -708,7 +538,7 @@ class Writer:
 
     def _catch_up(self, paths: Sequence[str]) -> None:
         """Build on a commit made meanwhile if it left these files alone; else stop, nothing written."""
-        now = _head_now(self.repo)
+        now = self.repo.head_from_files()
         if now is None or now == self.head:
             return
         tree = self.objects.tree_of(now)
@@ -730,21 +560,6 @@ class Writer:
                 raise SquadmemError(
                     f"{rel}: changed while squadmem was running", hint="run the command again"
                 )
-
-    def _write_worktree(self, files: Mapping[str, str]) -> None:
-        """The new texts, the files that grow first: a section is on disk twice for a moment, never zero."""
-
-        def growth(item: tuple[str, str]) -> int:
-            path = self.repo.root / item[0]
-            return len(item[1].encode("utf-8")) - (path.stat().st_size if path.exists() else 0)
-
-        ordered = sorted(files.items(), key=growth, reverse=True)
-        for number, (rel, content) in enumerate(ordered):
-            path = self.repo.root / rel
-            _replace(path, content.encode("utf-8"), like=path)
-            if number == 0 and len(ordered) > 1:
-                fault("worktree-partial")
-        fault("worktree-written")
 
     def commit_files(
         self,
@@ -774,31 +589,10 @@ class Writer:
         every = [*trailers, *([(uses.TRAILER, uses.join(pending_ids))] if pending_ids else [])]
         return Made(self.commit(files, message(subject, body, every), pending_ids, on_disk), subject)
 
-    def _commit_object(self, tree: str, text: str) -> str:
-        listing = self.listing()
-        author = _ident(listing, "GIT_AUTHOR_IDENT")
-        committer = _ident(listing, "GIT_COMMITTER_IDENT")
-        sign = (_config(listing, "commit.gpgsign") or "false").lower() in ("true", "yes", "on", "1")
-        encoding = (_config(listing, "i18n.commitencoding") or "utf-8").lower()
-        if sign or encoding not in ("utf-8", "utf8"):
-            out = self.repo.run(
-                "commit-tree",
-                *(["-S"] if sign else []),
-                tree,
-                "-p",
-                self.head,
-                "-F",
-                "-",
-                input=text.encode(),
-            )
-            return out.strip()
-        raw = f"tree {tree}\nparent {self.head}\nauthor {author}\ncommitter {committer}\n\n{text}"
-        return self.objects.write("commit", raw.encode("utf-8"))
-
     def _advance(self, new: str, subject: str) -> None:
         """HEAD from the old commit to ``new``, only if it is still the old one."""
         try:
-            self.repo.run("update-ref", "-m", f"commit (squadmem): {subject}", "HEAD", new, self.head)
+            self.repo.update_ref("HEAD", new, self.head, f"commit (squadmem): {subject}")
         except SquadmemError:
             Journal.clear(self.repo)
             raise SquadmemError(

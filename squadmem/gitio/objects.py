@@ -11,12 +11,14 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from squadmem.gitio.formats import TreeEntry, format_tree, parse_tree
 from squadmem.model.errors import Exit, SquadmemError
 
 if TYPE_CHECKING:
+    from squadmem.gitio.config import Config
     from squadmem.gitio.repo import Repo
 
 TREES_KEPT = 64
@@ -50,8 +52,9 @@ class Objects:
         if not path.exists():
             path.parent.mkdir(exist_ok=True)
             tmp = path.parent / f"tmp_obj_squadmem_{os.getpid()}_{sha[2:10]}"
-            tmp.write_bytes(zlib.compress(raw))
-            tmp.chmod(0o444)
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_BINARY", 0), 0o444)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(zlib.compress(raw))
             os.replace(tmp, path)
         return sha
 
@@ -97,17 +100,39 @@ class Objects:
 
     def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
         """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
-        head, _, rest = path.partition("/")
-        entries = self.tree(tree) if tree else []
-        name = head.encode("utf-8")
-        old = next((e for e in entries if e.name == name), None)
-        others = [e for e in entries if e.name != name]
-        if rest:
-            sub = self.with_blob(old.sha if old is not None and old.is_tree else None, rest, blob, mode)
-            new = TreeEntry(b"40000", name, sub)
-        else:
-            new = TreeEntry(old.mode if old is not None and not old.is_tree else mode, name, blob)
-        data = format_tree([*others, new])
+        return self.with_blobs(tree, {path: blob}, mode)
+
+    def with_blobs(self, tree: str | None, blobs: Mapping[str, str], mode: bytes = b"100644") -> str:
+        """A new tree: ``tree`` with each path of ``blobs`` set to its blob (folders created as
+        needed), each tree that changes written once."""
+        folders: dict[bytes, dict[str, str]] = {}
+        files: dict[bytes, str] = {}
+        for path, blob in blobs.items():
+            head, _, rest = path.partition("/")
+            if rest:
+                folders.setdefault(head.encode("utf-8"), {})[rest] = blob
+            else:
+                files[head.encode("utf-8")] = blob
+        entries = {e.name: e for e in (self.tree(tree) if tree else [])}
+        for name, inner in folders.items():
+            old = entries.get(name)
+            sub = self.with_blobs(old.sha if old is not None and old.is_tree else None, inner, mode)
+            entries[name] = TreeEntry(b"40000", name, sub)
+        for name, blob in files.items():
+            old = entries.get(name)
+            entries[name] = TreeEntry(old.mode if old is not None and not old.is_tree else mode, name, blob)
+        data = format_tree(list(entries.values()))
         sha = self.write("tree", data)
         self._trees[sha] = parse_tree(data, self.width)
         return sha
+
+    def commit(self, tree: str, parent: str, text: str, config: Config) -> str:
+        """A commit object of ``tree`` on ``parent`` with message ``text``, under git's identity and
+        date; written in-process, or by ``git commit-tree`` to be signed or in another encoding."""
+        author, committer = config.ident("AUTHOR"), config.ident("COMMITTER")
+        sign = config.flag("commit.gpgsign")
+        encoding = (config.get("i18n.commitencoding") or "utf-8").lower()
+        if sign or encoding not in ("utf-8", "utf8"):
+            return self.repo.commit_tree(tree, parent, text, sign)
+        raw = f"tree {tree}\nparent {parent}\nauthor {author}\ncommitter {committer}\n\n{text}"
+        return self.write("commit", raw.encode("utf-8"))

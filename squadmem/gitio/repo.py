@@ -14,8 +14,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from squadmem.gitio import runner
+from squadmem.gitio import config, runner
 from squadmem.gitio.catfile import CatFile
+from squadmem.gitio.formats import parse_ls_tree
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import Layout
 
@@ -127,6 +128,28 @@ class Repo:
         out = self._run_ok("rev-parse", "--verify", "-q", "HEAD^{commit}")
         return out.strip() or None
 
+    def head_from_files(self) -> str | None:
+        """HEAD read from git's files (no process); ``git rev-parse`` where they say anything unusual.
+
+        Only a hint: ``update-ref``'s compare-and-swap stays the judge of where HEAD is.
+        """
+        try:
+            head = (self.work_git_dir / "HEAD").read_text("ascii").strip()
+            if not head.startswith("ref: refs/heads/"):
+                return self.head()
+            ref = head[5:]
+            loose = self.git_dir / ref
+            if loose.is_file():
+                return loose.read_text("ascii").strip() or self.head()
+            with open(self.git_dir / "packed-refs", encoding="ascii") as packed:
+                for line in packed:
+                    sha, _, name = line.strip().partition(" ")
+                    if name == ref:
+                        return sha
+        except (OSError, UnicodeDecodeError):
+            pass
+        return self.head()
+
     def shallow_boundary(self) -> frozenset[str]:
         """The commits a shallow clone holds without their parents; empty when it is not shallow.
 
@@ -142,20 +165,81 @@ class Repo:
     def is_shallow(self) -> bool:
         return bool(self.shallow_boundary())
 
-    def config(self, key: str) -> str | None:
-        out = self._run_ok("config", "--get", key)
-        return out.strip() or None
+    # -- configuration and identity: read one way (:mod:`squadmem.gitio.config`) ------------------
+    def git_config(self) -> config.Config:
+        """git's configuration and identity as they are now (one ``git var -l``)."""
+        return config.read(self._env, self.root)
 
-    def dirty(self, paths: Sequence[str]) -> list[str]:
-        """Those of ``paths`` with staged or unstaged changes, or untracked."""
+    def config(self, key: str) -> str | None:
+        return self.git_config().get(key)
+
+    def set_config(self, key: str, value: str) -> None:
+        """Set ``key`` in this repository's own configuration (``.git/config``)."""
+        self.run("config", "--local", key, value)
+
+    # -- named questions -------------------------------------------------------------------------
+    def status(self, paths: Sequence[str]) -> list[tuple[str, str]]:
+        """(two-letter status, path) of those of ``paths`` with staged or unstaged changes, or untracked."""
         if not paths:
             return []
         out = self.run("status", "--porcelain=v1", "-z", "--untracked-files=all", "--", *paths)
-        found = []
-        for entry in out.split("\0"):
-            if len(entry) > 3:
-                found.append(entry[3:])
-        return sorted(set(found))
+        return [(entry[:2], entry[3:]) for entry in out.split("\0") if len(entry) > 3]
+
+    def dirty(self, paths: Sequence[str]) -> list[str]:
+        """Those of ``paths`` with staged or unstaged changes, or untracked."""
+        return sorted({path for _, path in self.status(paths)})
+
+    def commit(self, rev: str) -> str:
+        """The commit ``rev`` names (``git rev-parse --verify``); a GitError when it names none."""
+        return self.run("rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}").strip()
+
+    def parents(self, rev: str) -> list[str]:
+        return self.run("rev-parse", f"{rev}^@").split()
+
+    def commit_time(self, rev: str) -> int:
+        """A commit's committer date, in seconds since the epoch."""
+        return int(self.run("show", "-s", "--format=%ct", rev).strip() or 0)
+
+    def count(self, revs: Sequence[str]) -> int:
+        """How many commits ``revs`` reach (``git rev-list --count``)."""
+        return int(self.run("rev-list", "--count", *revs).strip() or 0)
+
+    def tree_files(self, rev: str, pathspecs: Sequence[str]) -> dict[str, str]:
+        """Path -> blob of the files under ``pathspecs`` in commit ``rev``'s whole tree."""
+        return parse_ls_tree(self.run_bytes("ls-tree", "-r", "-z", "--full-tree", rev, "--", *pathspecs))
+
+    def check_attr(self, path: str, *attributes: str) -> dict[str, str]:
+        """Attribute -> value (``set``, ``unset``, ``unspecified`` or a value) for ``path``."""
+        out = self.run("check-attr", "-z", *attributes, "--", path).split("\0")
+        return dict(zip(out[1::3], out[2::3], strict=False))
+
+    def sparse_excluded(self, paths: Sequence[str]) -> tuple[set[str], set[str]]:
+        """(left out by the sparse checkout, tracked) among ``paths`` (files or ``folder/``)."""
+        out = self.run("ls-files", "-t", "-z", "--", *paths)
+        rows = [row for row in out.split("\0") if len(row) > 2]
+        return {row[2:] for row in rows if row.startswith("S ")}, {row[2:] for row in rows}
+
+    # -- writing ---------------------------------------------------------------------------------
+    def checked_out_blob(self, sha: str, path: str) -> bytes:
+        """A blob as git checks it out at ``path`` (its smudge filter, text/eol conversion)."""
+        return self.run_bytes("cat-file", "--filters", f"--path={path}", sha)
+
+    def clean_blob(self, path: str, data: bytes) -> str:
+        """The blob git stores for work-tree bytes at ``path`` (its clean filter), written."""
+        return self.run("hash-object", "-w", "--stdin", f"--path={path}", input=data).strip()
+
+    def commit_tree(self, tree: str, parent: str, text: str, sign: bool = False) -> str:
+        """A commit object made by ``git commit-tree`` (signed, or in a configured encoding)."""
+        args = ["commit-tree", *(["-S"] if sign else []), tree, "-p", parent, "-F", "-"]
+        return self.run(*args, input=text.encode()).strip()
+
+    def update_index(self, index_file: Path, paths: Sequence[str]) -> None:
+        """``git update-index --add`` of ``paths`` in the index file ``index_file``."""
+        self.run("update-index", "--add", "--", *paths, env={"GIT_INDEX_FILE": str(index_file)})
+
+    def update_ref(self, ref: str, new: str, old: str, message: str) -> None:
+        """``ref`` from ``old`` to ``new``, only if it is still ``old`` (compare-and-swap)."""
+        self.run("update-ref", "-m", message, ref, new, old)
 
     def _run_ok(self, *args: str) -> str:
         """Run git, returning '' instead of raising when it exits non-zero."""
