@@ -22,7 +22,7 @@ from typing import Any
 
 from squadmem.commands import maintain, report, scaffold
 from squadmem.engine import verify
-from squadmem.gitio import runner
+from squadmem.gitio import fastimport, runner
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, templates, uses
 from squadmem.model.errors import Exit, SquadmemError
@@ -93,10 +93,6 @@ def _log(texts: dict[str, str], moment: dt.datetime, agent: str, lines: list[str
     texts[rel] = text
 
 
-def _data(payload: bytes) -> bytes:
-    return b"data %d\n" % len(payload) + payload + b"\n"
-
-
 def fast_import_stream(story: Story) -> bytes:
     """The whole history as one ``git fast-import`` stream."""
     texts: dict[str, str] = {f"{MEMORY_DIR}/tiers.toml": settings.TEMPLATE}
@@ -120,13 +116,8 @@ def fast_import_stream(story: Story) -> bytes:
         if commit.get("used"):
             message += "\n" + uses.trailer_line(commit["used"]) + "\n"
         who = f"{story.agents[commit['agent']]} {int(moment.timestamp())} +0000"
-        out.append(f"commit refs/heads/main\nmark :{number}\nauthor {who}\ncommitter {who}\n".encode())
-        out.append(_data(message.encode()))
-        if number > 1:
-            out.append(f"from :{number - 1}\n".encode())
-        for path in sorted(changed):
-            out.append(f"M 100644 inline {path}\n".encode() + _data(texts[path].encode()))
-    out.append(b"done\n")
+        out.append(fastimport.commit("refs/heads/main", number, who, message, {p: texts[p] for p in changed}))
+    out.append(fastimport.DONE)
     return b"".join(out)
 
 
@@ -151,7 +142,7 @@ def build(root: Path, story: Story) -> None:
         ("core.autocrlf", "false"),
     ):
         _git(root, "config", key, value)
-    _git(root, "fast-import", "--quiet", "--done", input=fast_import_stream(story))
+    _git(root, *fastimport.ARGS, input=fast_import_stream(story))
     _git(root, "reset", "-q", "--hard", "main")
     with Repo(root) as repo:
         for use in story.pending:

@@ -304,8 +304,7 @@ class Found:
 
 def memory_at(repo: Repo, rev: str) -> catalog.Memory:
     """The memory of commit ``rev``'s tree."""
-    out = repo.run_bytes("ls-tree", "-r", "-z", "--full-tree", rev, "--", *repo.layout.places.pathspecs)
-    listed = formats.parse_ls_tree(out)
+    listed = repo.tree_files(rev, repo.layout.places.pathspecs)
     return catalog.from_blobs(
         {rel: repo.blob(sha) for rel, sha in listed.items() if classify(rel) is not None}
     )
@@ -313,7 +312,7 @@ def memory_at(repo: Repo, rev: str) -> catalog.Memory:
 
 def resolve(repo: Repo, rev: str) -> str:
     try:
-        return repo.run("rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}").strip()
+        return repo.commit(rev)
     except SquadmemError:
         raise SquadmemError(
             f"--at {rev!r}: not a commit here", hint="give a commit: a sha, a tag, HEAD~3..."

@@ -30,7 +30,7 @@ def configure(repo: Repo) -> bool:
     changed = False
     for key, value in (("name", DESCRIPTION), ("driver", command())):
         if repo.config(f"merge.{NAME}.{key}") != value:
-            repo.run("config", "--local", f"merge.{NAME}.{key}", value)
+            repo.set_config(f"merge.{NAME}.{key}", value)
             changed = True
     return changed
 
@@ -86,8 +86,7 @@ def problem(repo: Repo) -> str | None:
         return f"the merge driver's interpreter {python} is gone"
     places = repo.layout.places
     probe = places.tier_rel("hot", "x" if places.kind == "squad" else places.agent)
-    out = repo.run("check-attr", "merge", "--", probe)
-    setting = out.rsplit(":", 1)[-1].strip()
+    setting = repo.check_attr(probe, "merge").get("merge", "unspecified")
     if setting != NAME:
         shown = f"{MEMORY_DIR}/hot/*.md" if places.kind == "squad" else probe
         return f".gitattributes routes {shown} to merge={setting}, not merge={NAME}"

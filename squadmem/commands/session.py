@@ -323,9 +323,8 @@ def _refuse_a_frozen_log(repo: Repo, scribe: writer.Writer, rel: str, new: str, 
     """squadmem never makes a commit its own ``verify`` refuses: the log of ``--now``'s day must still
     be open at the date the commit will carry (``GIT_COMMITTER_DATE`` or the clock, or HEAD's when
     later), judged by the rules ``verify`` applies (HEAD's settings)."""
-    ident = repo.run("var", "GIT_COMMITTER_IDENT").split(">")[-1].split()
-    committed = dt.datetime.fromtimestamp(int(ident[0]), dt.UTC)
-    head = int(repo.run("log", "-1", "--format=%ct", scribe.head).strip())
+    committed = dt.datetime.fromtimestamp(scribe.config().committer_time(), dt.UTC)
+    head = repo.commit_time(scribe.head)
     moment = logs.effective(committed, [dt.datetime.fromtimestamp(head, dt.UTC)])
     old = scribe.text(rel)
     change = logs.Change(rel, None if old is None else old.encode("utf-8"), new.encode("utf-8"))

@@ -38,7 +38,7 @@ class Progress:
         if not _is_terminal(out):
             return cls(label, 0, out)
         try:
-            total = int(repo.run("rev-list", "--count", *revs).strip() or 0)
+            total = repo.count(revs)
         except Exception:
             total = 0
         return cls(label, total, out)
