@@ -33,8 +33,8 @@ without it) and a sentence a coordinator would write naming it; a share F of
 its uses is drawn from that topic's entries, the rest as above. squadmem
 without and with ``context --task`` and Squad are scored on the same uses.
 
-    python bench/squad_bench.py [--days 180] [--agents 8] [--every 10] [--set hot.max_bytes=8192]...
-    python bench/squad_bench.py --task-focus 0 0.25 0.5 0.75
+    python -m bench.squad_bench [--days 180] [--agents 8] [--every 10] [--set hot.max_bytes=8192]...
+    python -m bench.squad_bench --task-focus 0 0.25 0.5 0.75
 
 ``--set TABLE.KEY=VALUE`` writes a setting into the team's tiers.toml before
 the migration (the payload budget and the ceiling follow ``hot.max_bytes``).
@@ -52,19 +52,14 @@ import datetime as dt
 import math
 import os
 import random
-import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from squad_team import AGENTS, TOPICS, SquadTeam, Written
-
+from bench.gitrun import git, squadmem
+from bench.squad_team import AGENTS, TOPICS, SquadTeam, Written
 from squadmem.commands import context, maintain, scaffold
 from squadmem.commands import migrate as migrating
 from squadmem.engine import catalog
@@ -227,7 +222,8 @@ def simulate(
 ) -> tuple[list[Row], str, int]:
     os.environ["GIT_AUTHOR_NAME"] = os.environ["GIT_COMMITTER_NAME"] = "Scribe"
     os.environ["GIT_AUTHOR_EMAIL"] = os.environ["GIT_COMMITTER_EMAIL"] = "scribe@example.com"
-    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
     # real teams' entries (bench/squad_corpus.py): learnings about 1.1 KB, decisions about 535 B
     team = SquadTeam(root, agents, **(REAL_SIZES if real_sizes else {}))
     team.found()
@@ -240,8 +236,8 @@ def simulate(
         configure(repo.layout.memory / "tiers.toml", overrides)
         budget = settings.load(repo.layout.memory).hot.max_bytes
     _env(start)
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
-    subprocess.run(["git", "commit", "-q", "-m", "squadmem init"], cwd=root, check=True)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "squadmem init")
     with Repo(root) as repo:
         migrating.squad_team(repo, maintain.load_settings(repo), start)
     rows = []
@@ -297,14 +293,9 @@ def simulate(
         _env(evening)
         with Repo(root) as repo:
             maintain.maintain(repo, now=evening)
-    verify = subprocess.run(
-        [sys.executable, "-m", "squadmem", "verify", "--now", team.when(days, 19).isoformat()],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent)),
-    )
-    verdict = "ok" if verify.returncode == 0 else f"FAILED ({verify.stdout or verify.stderr}".strip() + ")"
+    checkout = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    verify = squadmem(root, "verify", "--now", team.when(days, 19).isoformat(), env=checkout, check=False)
+    verdict = "ok" if verify.returncode == 0 else f"FAILED ({verify.out or verify.err}".strip() + ")"
     return rows, verdict, budget
 
 

@@ -25,7 +25,7 @@ logged task (``--task-budgets``). ``--dump DIR`` writes each logged spawn's
 sections and relevant entries for ``spawn_study.py``, which scores other
 fills of the spawn on them.
 
-    python bench/squad_replay.py REPO [REPO ...] [--step-days 1] [--max-steps N] [--task-budgets B ...]
+    python -m bench.squad_replay REPO [REPO ...] [--step-days 1] [--max-steps N] [--task-budgets B ...]
         [--dump DIR]
 
 Prints one row per repository and a summary, then the logged spawns' table.
@@ -41,31 +41,27 @@ import datetime as dt
 import json
 import statistics
 import sys
-import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import squad_spawns
-from squad_corpus import (
+from bench import squad_spawns
+from bench.gitrun import git, squadmem
+from bench.paired import Stopwatch
+from bench.squad_corpus import (
     BUDGET,
     carries,
     committed,
     exported,
+    failure,
     first_line,
-    git,
     identity,
     run_all,
     squad_entries,
-    squadmem,
     table_head,
     tier_sections,
 )
-
 from squadmem.commands import context, intake
 from squadmem.engine import catalog, ranking
 from squadmem.gitio.repo import Repo
@@ -75,7 +71,7 @@ from squadmem.model.layout import MEMORY_DIR, tier_rel
 
 def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
     """The last first-parent commit of each step, with its commit time, oldest first."""
-    rows = git(root, "log", "--first-parent", "--reverse", "--format=%H %cI").split("\n")
+    rows = git(root, "log", "--first-parent", "--reverse", "--format=%H %cI").out.split("\n")
     picked: dict[int, tuple[str, dt.datetime]] = {}
     start: dt.date | None = None
     for row in filter(None, rows):
@@ -121,7 +117,7 @@ def replay_one(
     entries: list[squad.Entry] = []
     plain: dict[str, str] = {}  # each agent's last spawn without a task
     memory: catalog.Memory | None = None
-    started = time.perf_counter()
+    clock = Stopwatch()  # how long the replay took, to report
     for number, (sha, moment) in enumerate(steps):
         env = identity(moment.isoformat())
         if memory is not None:  # the tiers as the last step's maintain left them
@@ -144,14 +140,14 @@ def replay_one(
                 )
             )
         git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
-        if git(history, "ls-tree", sha, ".squad").strip():
+        if git(history, "ls-tree", sha, ".squad").out.strip():
             git(root, "checkout", sha, "--", ".squad", env=env)
         git(root, "commit", "-q", "--allow-empty", "-m", f"squad state of {moment.date()}", env=env)
         if number == 0:
-            first = git(root, "rev-parse", "HEAD").strip()
-            code, out, err, _ = squadmem(root, env, "init")
-            if code:
-                row["failed"] = f"init (exit {code}): {first_line(err or out)}"
+            first = git(root, "rev-parse", "HEAD").out.strip()
+            done = squadmem(root, "init", env=env, check=False)
+            if done.returncode:
+                row["failed"] = f"init (exit {done.returncode}): {failure(done)}"
                 return row
             git(root, "add", "-A", env=env)
             git(root, "commit", "-q", "-m", "squadmem init", env=env)
@@ -159,9 +155,9 @@ def replay_one(
         for e in entries:
             ever.setdefault((e.owner, e.key), e)
         night = (moment + dt.timedelta(minutes=30)).isoformat()
-        code, out, err, _ = squadmem(root, identity(night), "maintain", "--now", night)
-        if code:
-            row["failed"] = f"maintain on {moment.date()} (exit {code}): {first_line(err or out)}"
+        done = squadmem(root, "maintain", "--now", night, env=identity(night), check=False)
+        if done.returncode:
+            row["failed"] = f"maintain on {moment.date()} (exit {done.returncode}): {failure(done)}"
             return row
         cores: dict[str, list[squad.Entry]] = collections.defaultdict(list)  # some agents keep two
         for e in entries:
@@ -170,10 +166,10 @@ def replay_one(
         with Repo(root) as repo:
             memory = catalog.load(repo.layout)
         for agent in sorted({e.owner for e in entries if e.owner != "decisions"}):
-            code, out, err, _ = squadmem(root, identity(night), "context", "--agent", agent, "--json")
-            if code:
+            done = squadmem(root, "context", "--agent", agent, "--json", env=identity(night), check=False)
+            if done.returncode:
                 continue  # an agent with no tier file yet (nothing of it taken in)
-            spawn = json.loads(out)
+            spawn = json.loads(done.out)
             plain[agent] = spawn["text"]
             spawns += 1
             payload_max = max(payload_max, spawn["bytes"])
@@ -196,14 +192,18 @@ def replay_one(
         print(f"  {row['repo']}: step {number + 1}/{len(steps)} ({moment.date()})", file=sys.stderr)
     row["steps"] = len(steps)
     row["days"] = (steps[-1][1] - steps[0][1]).days + 1
-    row["seconds"] = round(time.perf_counter() - started, 1)
-    row["squadmem_commits"] = int(git(root, "rev-list", "--count", "HEAD", "--grep=^Squad-Memory-").strip())
+    row["seconds"] = round(clock.seconds(), 1)
+    row["squadmem_commits"] = int(
+        git(root, "rev-list", "--count", "HEAD", "--grep=^Squad-Memory-").out.strip()
+    )
     end = (steps[-1][1] + dt.timedelta(hours=1)).isoformat()
-    code, out, err, _ = squadmem(root, identity(end), "verify", f"{first}..HEAD", "--now", end)
-    row["verify"] = "ok" if code == 0 else f"exit {code}: {first_line(out + err)}"
-    before = git(root, "rev-parse", "HEAD").strip()
-    squadmem(root, identity(end), "intake", "--now", end)
-    row["rerun_new_commits"] = int(git(root, "rev-list", "--count", f"{before}..HEAD").strip())
+    done = squadmem(root, "verify", f"{first}..HEAD", "--now", end, env=identity(end), check=False)
+    row["verify"] = (
+        "ok" if done.returncode == 0 else f"exit {done.returncode}: {first_line(done.out + done.err)}"
+    )
+    before = git(root, "rev-parse", "HEAD").out.strip()
+    squadmem(root, "intake", "--now", end, env=identity(end), check=False)
+    row["rerun_new_commits"] = int(git(root, "rev-list", "--count", f"{before}..HEAD").out.strip())
     tiers = tier_sections(root)
     counts = collections.Counter((owner, key) for owner, key, _ in tiers)
     row["entries_ever"] = len(ever)
@@ -237,10 +237,12 @@ def score_logs(
     """The spawns whose orchestration logs ``sha`` adds, scored on the state before them (``before``'s
     Squad files, ``entries``, and the tiers squadmem made of them, ``memory``)."""
     total = squad_spawns.Score()
-    added = git(history, "diff", "--name-only", "--diff-filter=A", before, sha, "--", squad_spawns.LOG_DIR)
+    added = git(
+        history, "diff", "--name-only", "--diff-filter=A", before, sha, "--", squad_spawns.LOG_DIR
+    ).out
     agents = {e.owner for e in entries if not e.decision}
     for rel in filter(None, added.split("\n")):
-        text = git(history, "show", f"{sha}:{rel}")
+        text = git(history, "show", f"{sha}:{rel}").out
         log = squad_spawns.parse(rel, text, agents)
         if log is None or log.agent not in plain:
             continue
@@ -253,7 +255,7 @@ def score_logs(
         by_id = memory.by_id()
         named = {b: "".join(by_id[i].text for i in done.named) for b, (_, _, done) in built.items()}
         files = [
-            committed(root, rel) if git(root, "ls-files", "--", rel).strip() else ""
+            committed(root, rel) if git(root, "ls-files", "--", rel).out.strip() else ""
             for rel in (f".squad/agents/{log.agent}/history.md", ".squad/decisions.md")
         ]
         load, rule = "".join(files), squad_spawns.squad_rule(files[0], files[1], today)
