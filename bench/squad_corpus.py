@@ -167,7 +167,34 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
     row["agents"] = len(agents)
     before = git(root, "rev-parse", "HEAD").out.strip()
     squad_before = {rel: (root / rel).read_bytes() for rel in sources}
+    if not take_in(root, env, evening, row):
+        return row
+    check_again(root, env, evening, before, row)
 
+    tiers = tier_sections(root)
+    counts = collections.Counter((owner, key) for owner, key, _ in tiers)
+    wanted = {(e.owner, e.key): e for e in entries}
+    row["lost"] = sorted(f"{e.source}: {e.title}" for k, e in wanted.items() if counts[k] == 0)
+    row["twice"] = sorted(f"{o}: {t}" for o, k, t in tiers if counts[(o, k)] > 1)
+    row["squad_files_unchanged"] = all(
+        (root / rel).read_bytes() == data for rel, data in squad_before.items()
+    )
+    payloads = spawn_payloads(root, env, evening, agents, entries, texts)
+    row["payloads"] = payloads
+    good = [p for p in payloads if "bytes" in p]
+    row["payload_max"] = max((p["bytes"] for p in good), default=0)
+    row["over_budget"] = sum(p["bytes"] > BUDGET for p in good)
+    # over only because the Core Context itself leaves no room: the spawn carries it all the same
+    row["over_by_core"] = sum(p["bytes"] > BUDGET and p["core_bytes"] > BUDGET - 512 for p in good)
+    row["core_missing"] = sum(p["core_wanted"] and not p["core_in"] for p in good)
+    row["context_errors"] = [p for p in payloads if "error" in p]
+    row["squad_load_max"] = max((p["squad_bytes"] for p in good), default=0)
+    return row
+
+
+def take_in(root: Path, env: dict[str, str], evening: str, row: dict[str, Any]) -> bool:
+    """``squadmem init`` (committed), ``migrate squad`` and ``maintain``, each one's seconds in ``row``;
+    False, with ``row["failed"]``, at the first that fails."""
     steps: list[tuple[str, tuple[str, ...]]] = [
         ("init", ("init",)),
         ("migrate", ("migrate", "squad", "--now", evening)),
@@ -180,10 +207,16 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
         row["seconds"][label] = round(clock.seconds(), 2)
         if done.returncode:
             row["failed"] = f"{label} (exit {done.returncode}): {failure(done)}"
-            return row
+            return False
         if label == "init":
             git(root, "add", "-A", env=env)
             git(root, "commit", "-q", "-m", "squadmem init", env=env)
+    return True
+
+
+def check_again(root: Path, env: dict[str, str], evening: str, before: str, row: dict[str, Any]) -> None:
+    """After the first intake: squadmem's commits, a second ``intake`` (it must find nothing new),
+    ``doctor``, and ``verify`` over every commit squadmem made, into ``row``."""
     made = int(git(root, "rev-list", "--count", f"{before}..HEAD").out.strip())
     row["squadmem_commits"] = made
 
@@ -205,15 +238,16 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
         "ok" if done.returncode == 0 else f"exit {done.returncode}: {first_line(done.out + done.err)}"
     )
 
-    tiers = tier_sections(root)
-    counts = collections.Counter((owner, key) for owner, key, _ in tiers)
-    wanted = {(e.owner, e.key): e for e in entries}
-    row["lost"] = sorted(f"{e.source}: {e.title}" for k, e in wanted.items() if counts[k] == 0)
-    row["twice"] = sorted(f"{o}: {t}" for o, k, t in tiers if counts[(o, k)] > 1)
-    row["squad_files_unchanged"] = all(
-        (root / rel).read_bytes() == data for rel, data in squad_before.items()
-    )
 
+def spawn_payloads(
+    root: Path,
+    env: dict[str, str],
+    evening: str,
+    agents: Sequence[str],
+    entries: Sequence[squad.Entry],
+    texts: dict[str, str],
+) -> list[dict[str, Any]]:
+    """``context --agent A`` for every agent: its bytes, Squad's own load beside it, its Core Context."""
     decisions = len(texts.get(squad.DECISIONS, "").encode("utf-8"))
     payloads: list[dict[str, Any]] = []
     for agent in agents:
@@ -236,16 +270,7 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
                 "core_bytes": sum(len(e.text.encode("utf-8")) for e in core),
             }
         )
-    row["payloads"] = payloads
-    good = [p for p in payloads if "bytes" in p]
-    row["payload_max"] = max((p["bytes"] for p in good), default=0)
-    row["over_budget"] = sum(p["bytes"] > BUDGET for p in good)
-    # over only because the Core Context itself leaves no room: the spawn carries it all the same
-    row["over_by_core"] = sum(p["bytes"] > BUDGET and p["core_bytes"] > BUDGET - 512 for p in good)
-    row["core_missing"] = sum(p["core_wanted"] and not p["core_in"] for p in good)
-    row["context_errors"] = [p for p in payloads if "error" in p]
-    row["squad_load_max"] = max((p["squad_bytes"] for p in good), default=0)
-    return row
+    return payloads
 
 
 def table_head(*columns: str) -> None:

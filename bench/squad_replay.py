@@ -90,6 +90,38 @@ def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
     return out
 
 
+@dataclasses.dataclass
+class Payloads:
+    """The nightly plain spawns of a replay (``context --agent A``): their sizes, and their Core Context."""
+
+    spawns: int = 0
+    payload_max: int = 0
+    over: int = 0
+    over_by_core: int = 0
+    core_missing: int = 0
+    odd: list[str] = dataclasses.field(default_factory=list)
+
+    def add(
+        self, day: dt.date, agent: str, spawn: dict[str, Any], core: list[squad.Entry], memory: catalog.Memory
+    ) -> None:
+        self.spawns += 1
+        self.payload_max = max(self.payload_max, spawn["bytes"])
+        missing = not all(carries(spawn["text"], e) for e in core)
+        # what squadmem pins for the agent: every Core Context its history.md held last (some hold
+        # two), or its archive's newest; together larger than the room, they make the spawn larger
+        files = (tier_rel("hot", agent), tier_rel("cold", agent))
+        pinned = [e.bytes for rel in files for e in memory.in_file(rel) if e.pinned]
+        by_core = sum(pinned) > BUDGET - 512
+        if spawn["bytes"] > BUDGET:
+            self.over += 1
+            self.over_by_core += by_core
+        self.core_missing += missing
+        if missing or (spawn["bytes"] > BUDGET and not by_core):
+            self.odd.append(
+                f"{day} {agent}: {spawn['bytes']} B, Core Context missing: {missing}, pinned {pinned} B"
+            )
+
+
 def replay_one(
     source: Path,
     work: Path,
@@ -110,93 +142,97 @@ def replay_one(
     git(work, "init", "-q", "-b", "main", str(root))
     git(root, "fetch", "-q", str(history), "HEAD")
     ever: dict[tuple[str, bytes], squad.Entry] = {}
-    payload_max = over = over_by_core = core_missing = spawns = 0
-    first: str | None = None
-    odd: list[str] = []
+    payloads = Payloads()
     spawned = squad_spawns.Score()  # the orchestration logs' spawns (squad_spawns.py)
     entries: list[squad.Entry] = []
     plain: dict[str, str] = {}  # each agent's last spawn without a task
     memory: catalog.Memory | None = None
     clock = Stopwatch()  # how long the replay took, to report
     for number, (sha, moment) in enumerate(steps):
-        env = identity(moment.isoformat())
+        day = moment.date()
         if memory is not None:  # the tiers as the last step's maintain left them
-            before = steps[number - 1][0]
             born = {k: n for n, (_, k) in enumerate(ever)} if dump else {}  # content key -> first seen
+            logs = dump and dump / f"{row['repo']}.jsonl"
+            previous = steps[number - 1][0]
             spawned.add(
                 score_logs(
-                    history,
-                    before,
-                    sha,
-                    moment.date(),
-                    root,
-                    memory,
-                    entries,
-                    plain,
-                    budgets,
-                    show,
-                    born,
-                    dump and dump / f"{row['repo']}.jsonl",
+                    history, previous, sha, day, root, memory, entries, plain, budgets, show, born, logs
                 )
             )
-        git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
-        if git(history, "ls-tree", sha, ".squad").out.strip():
-            git(root, "checkout", sha, "--", ".squad", env=env)
-        git(root, "commit", "-q", "--allow-empty", "-m", f"squad state of {moment.date()}", env=env)
-        if number == 0:
-            first = git(root, "rev-parse", "HEAD").out.strip()
-            done = squadmem(root, "init", env=env, check=False)
-            if done.returncode:
-                row["failed"] = f"init (exit {done.returncode}): {failure(done)}"
-                return row
-            git(root, "add", "-A", env=env)
-            git(root, "commit", "-q", "-m", "squadmem init", env=env)
+        failed = commit_state(root, history, sha, moment, number == 0)
+        if failed:
+            row["failed"] = failed
+            return row
         entries, _ = intake.usable(squad_entries(root))
         for e in entries:
             ever.setdefault((e.owner, e.key), e)
         night = (moment + dt.timedelta(minutes=30)).isoformat()
         done = squadmem(root, "maintain", "--now", night, env=identity(night), check=False)
         if done.returncode:
-            row["failed"] = f"maintain on {moment.date()} (exit {done.returncode}): {failure(done)}"
+            row["failed"] = f"maintain on {day} (exit {done.returncode}): {failure(done)}"
             return row
-        cores: dict[str, list[squad.Entry]] = collections.defaultdict(list)  # some agents keep two
-        for e in entries:
-            if e.kind == "core" and e.source.endswith("/history.md"):
-                cores[e.owner].append(e)
-        with Repo(root) as repo:
-            memory = catalog.load(repo.layout)
-        for agent in sorted({e.owner for e in entries if e.owner != "decisions"}):
-            done = squadmem(root, "context", "--agent", agent, "--json", env=identity(night), check=False)
-            if done.returncode:
-                continue  # an agent with no tier file yet (nothing of it taken in)
-            spawn = json.loads(done.out)
-            plain[agent] = spawn["text"]
-            spawns += 1
-            payload_max = max(payload_max, spawn["bytes"])
-            core = cores.get(agent, [])
-            missing = not all(carries(spawn["text"], e) for e in core)
-            # what squadmem pins for the agent: every Core Context its history.md held last (some hold
-            # two), or its archive's newest; together larger than the room, they make the spawn larger
-            files = (tier_rel("hot", agent), tier_rel("cold", agent))
-            pinned = [e.bytes for rel in files for e in memory.in_file(rel) if e.pinned]
-            by_core = sum(pinned) > BUDGET - 512
-            if spawn["bytes"] > BUDGET:
-                over += 1
-                over_by_core += by_core
-            core_missing += missing
-            if missing or (spawn["bytes"] > BUDGET and not by_core):
-                odd.append(
-                    f"{moment.date()} {agent}: {spawn['bytes']} B, Core Context missing: {missing}, "
-                    f"pinned {pinned} B"
-                )
-        print(f"  {row['repo']}: step {number + 1}/{len(steps)} ({moment.date()})", file=sys.stderr)
+        memory = night_spawns(root, night, day, entries, payloads, plain)
+        print(f"  {row['repo']}: step {number + 1}/{len(steps)} ({day})", file=sys.stderr)
     row["steps"] = len(steps)
     row["days"] = (steps[-1][1] - steps[0][1]).days + 1
     row["seconds"] = round(clock.seconds(), 1)
+    settle(row, root, (steps[-1][1] + dt.timedelta(hours=1)).isoformat(), ever)
+    row.update(dataclasses.asdict(payloads))
+    row["logs"] = dataclasses.asdict(spawned)
+    return row
+
+
+def commit_state(root: Path, history: Path, sha: str, moment: dt.datetime, first: bool) -> str | None:
+    """The team's ``.squad/`` at ``sha`` committed into the replay (squadmem set up after the first);
+    None, or why it failed."""
+    env = identity(moment.isoformat())
+    git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
+    if git(history, "ls-tree", sha, ".squad").out.strip():
+        git(root, "checkout", sha, "--", ".squad", env=env)
+    git(root, "commit", "-q", "--allow-empty", "-m", f"squad state of {moment.date()}", env=env)
+    if first:
+        done = squadmem(root, "init", env=env, check=False)
+        if done.returncode:
+            return f"init (exit {done.returncode}): {failure(done)}"
+        git(root, "add", "-A", env=env)
+        git(root, "commit", "-q", "-m", "squadmem init", env=env)
+    return None
+
+
+def night_spawns(
+    root: Path,
+    night: str,
+    day: dt.date,
+    entries: list[squad.Entry],
+    payloads: Payloads,
+    plain: dict[str, str],
+) -> catalog.Memory:
+    """Each agent's plain spawn after the night's ``maintain``, into ``payloads`` and ``plain``; the tiers
+    as it left them."""
+    cores: dict[str, list[squad.Entry]] = collections.defaultdict(list)  # some agents keep two
+    for e in entries:
+        if e.kind == "core" and e.source.endswith("/history.md"):
+            cores[e.owner].append(e)
+    with Repo(root) as repo:
+        memory = catalog.load(repo.layout)
+    for agent in sorted({e.owner for e in entries if e.owner != "decisions"}):
+        done = squadmem(root, "context", "--agent", agent, "--json", env=identity(night), check=False)
+        if done.returncode:
+            continue  # an agent with no tier file yet (nothing of it taken in)
+        spawn = json.loads(done.out)
+        plain[agent] = spawn["text"]
+        payloads.add(day, agent, spawn, cores.get(agent, []), memory)
+    return memory
+
+
+def settle(row: dict[str, Any], root: Path, end: str, ever: dict[tuple[str, bytes], squad.Entry]) -> None:
+    """The end of a replay, into ``row``: squadmem's commits, ``verify`` over them (from the replay's
+    first commit, the team's first state), a last ``intake`` (it must find nothing new), and which
+    entries ever seen the tiers lost or hold twice."""
+    first = git(root, "rev-list", "--max-parents=0", "HEAD").out.split()[0]
     row["squadmem_commits"] = int(
         git(root, "rev-list", "--count", "HEAD", "--grep=^Squad-Memory-").out.strip()
     )
-    end = (steps[-1][1] + dt.timedelta(hours=1)).isoformat()
     done = squadmem(root, "verify", f"{first}..HEAD", "--now", end, env=identity(end), check=False)
     row["verify"] = (
         "ok" if done.returncode == 0 else f"exit {done.returncode}: {first_line(done.out + done.err)}"
@@ -213,11 +249,6 @@ def replay_one(
         f"{e.source}: {e.title}" for e in ever.values() if not any(counts[(e.owner, k)] for k in e.keys)
     )
     row["twice"] = sorted({f"{o}: {t}" for o, k, t in tiers if counts[(o, k)] > 1})
-    row.update(spawns=spawns, payload_max=payload_max, over=over, over_by_core=over_by_core)
-    row["core_missing"] = core_missing
-    row["odd"] = odd
-    row["logs"] = dataclasses.asdict(spawned)
-    return row
 
 
 def score_logs(

@@ -158,15 +158,8 @@ def scenario(
             upgraded = run_squad(cli, root, "upgrade")
             assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
             git(root, "add", "-A")
-            git(
-                root,
-                "commit",
-                "-q",
-                "--no-gpg-sign",
-                "-m",
-                "squad upgrade",
-                date=team.when(day, 18).isoformat(),
-            )
+            when = team.when(day, 18).isoformat()
+            git(root, "commit", "-q", "--no-gpg-sign", "-m", "squad upgrade", date=when)
         night = team.when(day, 19).isoformat()
         done = squadmem(root, "maintain", "--now", night, date=night, check=False)
         assert done.returncode == 0, done.out + done.err
