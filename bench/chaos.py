@@ -36,7 +36,7 @@ and counts it as *forged logs passed* if ``squadmem verify`` accepts it;
 pushes the remote and the pre-push hook took; *notes* say what happened on
 the way (merge conflicts, what ``doctor --fix`` did, why a push was refused).
 
-    python bench/chaos.py [--seconds 60] [--seed 1]
+    python -m bench.chaos [--seconds 60] [--seed 1]
 """
 
 from __future__ import annotations
@@ -48,7 +48,6 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -56,6 +55,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.gitrun import SQUADMEM, Done, git, squadmem
 from squadmem.engine import catalog
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
@@ -66,32 +66,13 @@ NEXT_NIGHT = "2026-01-02T23:00:00+00:00"  # and its nightly maintain
 LOG = f"{MEMORY_DIR}/log/2026-01-01.md"
 AGENTS = ("picard", "worf")
 SHA = re.compile(r"[0-9a-f]{7,} ")  # a violation line of verify starts with its commit
-
-
-def git(
-    root: Path, *args: str, date: str | None = None, check: bool = True
-) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ)
-    if date:
-        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    return subprocess.run(["git", *args], cwd=root, env=env, check=check, capture_output=True)
-
-
-def squadmem(root: Path, *args: str, date: str | None = None) -> subprocess.CompletedProcess[bytes]:
-    env = dict(os.environ, SQUADMEM_LOCK_TIMEOUT="30")
-    if date:
-        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    return subprocess.run([sys.executable, "-m", "squadmem", *args], cwd=root, env=env, capture_output=True)
+LOCKED = dict(os.environ, SQUADMEM_LOCK_TIMEOUT="30")  # squadmem's environment: waits out a busy lock
 
 
 def spawn(root: Path, *args: str) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, SQUADMEM_LOCK_TIMEOUT="30")
+    """squadmem started and left running (to be killed), beside the user's own git traffic."""
     return subprocess.Popen(
-        [sys.executable, "-m", "squadmem", *args],
-        cwd=root,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        [*SQUADMEM, *args], cwd=root, env=LOCKED, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
 
 
@@ -109,7 +90,9 @@ def seed(root: Path) -> None:
     (root / LOG).parent.mkdir(parents=True, exist_ok=True)
     (root / LOG).write_text("# Daily log 2026-01-01\n- 09:00 started\n")
     (root / "notes.txt").write_text("0\n")
-    squadmem(root, "init", "--no-hooks")  # as a team sets up: attributes and the merge driver
+    squadmem(
+        root, "init", "--no-hooks", env=LOCKED, check=False
+    )  # as a team sets up: attributes and the merge driver
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "memory", date=OLD)
 
@@ -123,7 +106,7 @@ def tree_sections(root: Path, tree: str) -> Counter[str]:
     names = git(root, "ls-tree", "-r", "--name-only", tree, "--", MEMORY_DIR).stdout.decode().split()
     names = [n for n in names if "/log/" not in n and n.endswith(".md")]
     specs = "".join(f"{tree}:{n}\n" for n in names).encode()
-    out = subprocess.run(["git", "cat-file", "--batch"], cwd=root, input=specs, capture_output=True).stdout
+    out = git(root, "cat-file", "--batch", input=specs, check=False).stdout
     files, at = {}, 0
     for name in names:
         end = out.index(b"\n", at)
@@ -162,7 +145,11 @@ class Tally:
         duplicated = max(sum((f - expected).values()) for f in found)
         self.lost += lost
         self.duplicated += duplicated
-        verified = squadmem(root, "verify", "HEAD").returncode if self.verdict is None else self.verdict
+        verified = (
+            squadmem(root, "verify", "HEAD", env=LOCKED, check=False).returncode
+            if self.verdict is None
+            else self.verdict
+        )
         self.verify_ok += verified == 0
         if (lost or duplicated) and verified == 0:
             self.verify_missed += 1
@@ -175,7 +162,7 @@ class Tally:
             handle.write("- 23:00 a line written long after the day\n")
         git(root, "add", LOG)
         git(root, "commit", "-q", "--no-verify", "-m", "forged")
-        if squadmem(root, "verify", "HEAD").returncode == 0:
+        if squadmem(root, "verify", "HEAD", env=LOCKED, check=False).returncode == 0:
             self.forged_passed += 1
 
 
@@ -219,7 +206,7 @@ def commit_loop(root: Path, tally: Tally, deadline: float) -> None:
             entry = pick(root, ("hot", "cold"))
             if entry is not None:
                 verb = "demote" if entry.tier == "hot" else "promote"
-                tally.squadmem_ok += squadmem(root, verb, entry.id).returncode == 0
+                tally.squadmem_ok += squadmem(root, verb, entry.id, env=LOCKED, check=False).returncode == 0
 
     tally.user_commits += beside(root, ["commit", "-a", "-q", "-m", "user"], True, work)
 
@@ -232,9 +219,13 @@ def status_loop(root: Path, tally: Tally, deadline: float) -> None:
             for _ in range(2):
                 entry = pick(root, ("cold", "archive"))
                 if entry is not None:
-                    tally.squadmem_ok += squadmem(root, "promote", entry.id).returncode == 0
+                    tally.squadmem_ok += (
+                        squadmem(root, "promote", entry.id, env=LOCKED, check=False).returncode == 0
+                    )
             now = f"2027-0{day + 1}-15"
-            tally.squadmem_ok += squadmem(root, "maintain", "--now", now).returncode == 0
+            tally.squadmem_ok += (
+                squadmem(root, "maintain", "--now", now, env=LOCKED, check=False).returncode == 0
+            )
 
     beside(root, ["status", "--porcelain"], False, work)
     (root / "notes.txt").write_text("after\n")
@@ -250,10 +241,12 @@ def kill_maintain(root: Path, tally: Tally, deadline: float) -> None:
     proc.wait()
     (root / "notes.txt").write_text("after the kill\n")
     if git(root, "commit", "-a", "-q", "-m", "user", check=False).returncode != 0:
-        squadmem(root, "doctor", "--fix")
+        squadmem(root, "doctor", "--fix", env=LOCKED, check=False)
         git(root, "commit", "-a", "-q", "-m", "user", check=False)
     tally.user_commits += 1
-    tally.squadmem_ok += squadmem(root, "maintain", "--now", "2027-06-01").returncode == 0
+    tally.squadmem_ok += (
+        squadmem(root, "maintain", "--now", "2027-06-01", env=LOCKED, check=False).returncode == 0
+    )
 
 
 def x_merge(root: Path, tally: Tally, deadline: float) -> None:
@@ -266,16 +259,16 @@ def x_merge(root: Path, tally: Tally, deadline: float) -> None:
         second = pick(root, ("hot",), agent)
     assert first is not None and second is not None
     git(root, "checkout", "-q", "-b", "side")
-    tally.squadmem_ok += squadmem(root, "demote", first.id).returncode == 0
+    tally.squadmem_ok += squadmem(root, "demote", first.id, env=LOCKED, check=False).returncode == 0
     git(root, "checkout", "-q", "main")
-    tally.squadmem_ok += squadmem(root, "demote", second.id).returncode == 0
+    tally.squadmem_ok += squadmem(root, "demote", second.id, env=LOCKED, check=False).returncode == 0
     git(root, "merge", "-q", "--no-edit", "-X", side, "side", check=False)
     if git(root, "rev-parse", "-q", "--verify", "MERGE_HEAD", check=False).returncode == 0:
         git(root, "merge", "--abort", check=False)
     tally.user_commits += 1
 
 
-def _first_line(proc: subprocess.CompletedProcess[bytes]) -> str:
+def _first_line(proc: Done) -> str:
     lines = (proc.stderr or proc.stdout).decode("utf-8", "replace").strip().splitlines()
     return lines[0] if lines else f"exit {proc.returncode}"
 
@@ -286,7 +279,7 @@ def merge_settle_push(root: Path, tally: Tally, deadline: float) -> None:
     Everything happens the day after the seed (dates set), so the nightly ``maintain`` moves only
     what that day's rules move, not every section of a year-old seed.
     """
-    squadmem(root, "init")  # the hooks too: pre-push runs verify on what leaves
+    squadmem(root, "init", env=LOCKED, check=False)  # the hooks too: pre-push runs verify on what leaves
     remote = root.parent / f"{root.name}-remote.git"
     git(root.parent, "init", "-q", "--bare", str(remote))
     git(root, "remote", "add", "origin", str(remote))
@@ -301,20 +294,22 @@ def merge_settle_push(root: Path, tally: Tally, deadline: float) -> None:
     committed = git(root, "commit", "-a", "-q", "-m", "edit", date=NEXT_DAY, check=False)
     tally.user_commits += committed.returncode == 0
     git(root, "checkout", "-q", "main")
-    tally.squadmem_ok += squadmem(root, "demote", entry.id, date=NEXT_DAY).returncode == 0
+    tally.squadmem_ok += (
+        squadmem(root, "demote", entry.id, date=NEXT_DAY, env=LOCKED, check=False).returncode == 0
+    )
     merged = git(root, "merge", "-q", "--no-edit", "side", date=NEXT_DAY, check=False)
     tally.user_commits += merged.returncode == 0
     if merged.returncode != 0:
         tally.notes["merge refused: " + _first_line(merged)] += 1
         git(root, "merge", "--abort", check=False)
     for args in (["maintain", "--now", NEXT_NIGHT], ["doctor", "--fix"]):
-        done = squadmem(root, *args, date=NEXT_NIGHT)
+        done = squadmem(root, *args, date=NEXT_NIGHT, env=LOCKED, check=False)
         tally.squadmem_ok += done.returncode == 0
         if done.returncode != 0:
             tally.notes[f"{args[0]} exit {done.returncode}"] += 1
         elif args[0] == "doctor" and b"fixed:" in done.stdout:
             tally.notes["doctor --fix settled"] += 1
-    verified = squadmem(root, "verify", "--now", NEXT_NIGHT, "origin/main..HEAD")
+    verified = squadmem(root, "verify", "--now", NEXT_NIGHT, "origin/main..HEAD", env=LOCKED, check=False)
     tally.verdict = verified.returncode
     if verified.returncode != 0:
         violations = [line for line in verified.stdout.decode().splitlines() if SHA.match(line)]
@@ -346,9 +341,9 @@ def clone_without_driver(root: Path, tally: Tally, deadline: float) -> None:
         second = pick(clone, ("hot",), agent)
     assert first is not None and second is not None
     git(clone, "checkout", "-q", "-b", "side")
-    tally.squadmem_ok += squadmem(clone, "demote", first.id).returncode == 0
+    tally.squadmem_ok += squadmem(clone, "demote", first.id, env=LOCKED, check=False).returncode == 0
     git(clone, "checkout", "-q", "main")
-    tally.squadmem_ok += squadmem(clone, "demote", second.id).returncode == 0
+    tally.squadmem_ok += squadmem(clone, "demote", second.id, env=LOCKED, check=False).returncode == 0
     driver = driver or git(clone, "config", "--get", "merge.squadmem.driver", check=False).returncode == 0
     tally.notes["merge driver set up in the clone" if driver else "no merge driver in the clone"] += 1
     merged = git(clone, "merge", "-q", "--no-edit", "side", check=False)

@@ -9,7 +9,7 @@ as of that evening. Squad today appends the raw session to the agent's
 `history.md` and each decision to `decisions.md`, and loads both at every
 spawn; squadmem's spawn loads `context --agent A` (hot only).
 
-    python bench/context_bench.py [--days 180]
+    python -m bench.context_bench [--days 180]
 
 Prints a table; asserts nothing. Target (DESIGN): the payload stays within
 4 KB every day and is at least 10 times smaller than Squad's at day 180.
@@ -21,13 +21,10 @@ import argparse
 import datetime as dt
 import os
 import random
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+from bench.gitrun import git
 from squadmem.commands import context, maintain
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
@@ -47,15 +44,6 @@ TOPICS = [
 ]
 VERBS = ["reviewed", "fixed", "measured", "rewrote", "documented", "benchmarked", "split", "retired"]
 START = dt.datetime(2026, 1, 5, tzinfo=dt.UTC)
-
-
-def git(root: Path, *args: str, when: dt.datetime | None = None) -> str:
-    env = dict(os.environ)
-    if when is not None:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
-    return subprocess.run(
-        ["git", *args], cwd=root, env=env, check=True, capture_output=True, text=True
-    ).stdout
 
 
 def session_text(rng: random.Random, day: int, topic: str) -> tuple[str, str, str | None]:
@@ -142,7 +130,7 @@ def simulate(days: int) -> list[tuple[int, int, int, int]]:
             used = [u for u in used if u in known]
             if used:
                 message += "\n\nSquad-Memory-Used: " + ", ".join(used)
-            git(root, "commit", "-q", "--no-verify", "-m", message, when=evening)
+            git(root, "commit", "-q", "--no-verify", "-m", message, date=evening.isoformat())
             os.environ["GIT_AUTHOR_DATE"] = os.environ["GIT_COMMITTER_DATE"] = evening.isoformat()
             with Repo(root) as repo:
                 maintain.maintain(repo, now=evening + dt.timedelta(minutes=5))

@@ -10,7 +10,7 @@ around it), Index refreshes, wiki entries, and ``Squad-Memory-Used``
 trailers on memory and code commits alike. Every tier file stays within its
 budget, as squadmem would keep it.
 
-    python bench/generate.py DIR [--commits 20000] [--seed 1] [--memory-share 0.5]
+    python -m bench.generate DIR [--commits 20000] [--seed 1] [--memory-share 0.5]
 
 The result is deterministic for a given seed. ``generate()`` is the library
 entry point the benchmark uses.
@@ -27,6 +27,8 @@ import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
+
+from bench.gitrun import git
 
 AGENTS = ("picard", "riker", "data", "worf", "troi")
 TOPICS = ("security", "architecture", "release")
@@ -371,7 +373,8 @@ def fast_import_stream(stream: Iterator[Change]) -> Iterator[bytes]:
 def generate(root: Path, commits: int, seed: int = 1, memory_share: float = 0.5) -> None:
     """A new repository at ``root`` holding the generated history, checked out."""
     root.mkdir(parents=True, exist_ok=True)
-    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+    git(root, "init", "-q", "-b", "main")
+    # streamed as it is generated (a 100,000-commit history is not held in memory), so not through git()
     proc = subprocess.Popen(["git", "fast-import", "--quiet", "--done"], cwd=root, stdin=subprocess.PIPE)
     assert proc.stdin is not None
     for chunk in fast_import_stream(changes(commits, seed, memory_share)):
@@ -380,8 +383,8 @@ def generate(root: Path, commits: int, seed: int = 1, memory_share: float = 0.5)
     proc.stdin.close()
     if proc.wait() != 0:
         raise SystemExit("git fast-import failed")
-    subprocess.run(["git", "branch", "-q", "-D", "topic"], cwd=root, capture_output=True)
-    subprocess.run(["git", "checkout", "-q", "-f", "main"], cwd=root, check=True)
+    git(root, "branch", "-q", "-D", "topic", check=False)
+    git(root, "checkout", "-q", "-f", "main")
 
 
 def main(argv: list[str] | None = None) -> int:

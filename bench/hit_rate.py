@@ -24,7 +24,7 @@ seed 13) through squadmem's policy in memory (``bench/replay.py``: the code
 - ``--plot PATH``: a PNG of hit rate and bytes over the days for every policy
   (needs matplotlib: ``pip install '.[bench]'``).
 
-    python bench/hit_rate.py [--agents 8] [--days 180] [--seed 13] [--sweep] [--sweep-second-use] [--compare]
+    python -m bench.hit_rate [--agents 8] [--days 180] [--seed 13] [--sweep] [--sweep-second-use] [--compare]
                              [--plot docs/hit-rate.png]
 
 Deterministic: the same arguments print the same tables. Asserts nothing but
@@ -37,17 +37,13 @@ import argparse
 import contextlib
 import csv
 import dataclasses
-import sys
 import tempfile
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import replay  # siblings, not a package
-import workload as wl
-import yardsticks
-
+from bench import replay, yardsticks
+from bench import workload as wl
+from bench.paired import Stopwatch
 from squadmem.model.settings import Settings
 
 SQUADMEM = "squadmem"
@@ -210,13 +206,13 @@ def candidates(work: wl.Workload, settings: Settings) -> str:
 
 def compare(work: wl.Workload, settings: Settings) -> str:
     """Replay through the real tool and the model; raise unless every row and tier file agrees."""
-    started = time.perf_counter()
+    clock = Stopwatch()
     modelled, model_texts = replay.model(work, settings)
-    model_s = time.perf_counter() - started
+    model_s = clock.seconds()
     with tempfile.TemporaryDirectory(prefix="squadmem-hit-rate-") as tmp:
-        started = time.perf_counter()
+        clock = Stopwatch()
         real_rows, real_texts = replay.real(work, settings, Path(tmp) / "repo")
-        real_s = time.perf_counter() - started
+        real_s = clock.seconds()
     differ = [(m, r) for m, r in zip(modelled, real_rows, strict=True) if m != r]
     if differ:
         raise SystemExit(f"model and real tool disagree first at {differ[0][0]} vs {differ[0][1]}")

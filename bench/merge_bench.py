@@ -12,21 +12,17 @@ time of the whole ``git merge`` process; the driver's merge is paired round
 by round with git's line merge (``bench/paired.py``), and its ratio is the
 median of the per-round ratios.
 
-    python bench/merge_bench.py [--rounds 11] [--notes 10]
+    python -m bench.merge_bench [--rounds 11] [--notes 10]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from paired import Command, compare, environment
-
+from bench.gitrun import git, squadmem
+from bench.paired import Command, compare, environment
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
 
@@ -34,42 +30,29 @@ HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"
 
 
-def _git(root: Path, *args: str, date: str | None = None, check: bool = True) -> int:
-    env = dict(os.environ)
-    if date:
-        env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = date
-    return subprocess.run(["git", *args], cwd=root, env=env, capture_output=True, check=check).returncode
-
-
-def _squadmem(root: Path, *args: str) -> None:
-    subprocess.run(
-        [sys.executable, "-m", "squadmem", "-C", str(root), *args], check=True, capture_output=True
-    )
-
-
 def _commit(root: Path, files: dict[str, str], message: str, date: str) -> None:
     for rel, text in files.items():
         (root / rel).write_text(text, "utf-8")
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "--no-verify", "-m", message, date=date)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-verify", "-m", message, date=date)
 
 
 def build(root: Path, notes: int) -> None:
-    _git(root, "init", "-q", "-b", "main")
-    _git(root, "config", "user.name", "Bench")
-    _git(root, "config", "user.email", "bench@example.com")
-    _squadmem(root, "init", "--agent", "picard", "--no-hooks")
+    git(root, "init", "-q", "-b", "main")
+    git(root, "config", "user.name", "Bench")
+    git(root, "config", "user.email", "bench@example.com")
+    squadmem(root, "init", "--agent", "picard", "--no-hooks")
     early = "".join(f"## Note {n}\nnote {n}\n\n" for n in range(notes))
     facts = "".join(f"## Fact {n}\n<!-- squadmem: kind=fact -->\nfact {n}\n\n" for n in range(notes))
     _commit(root, {HOT: f"# Hot\n\n{early}", COLD: f"# Cold\n\n{facts}"}, "setup", "2026-01-01T10:00:00Z")
     later = "".join(f"## Later {n}\nlater {n}\n\n" for n in range(notes // 2))
     _commit(root, {HOT: f"# Hot\n\n{early}{later}"}, "more", "2026-01-20T10:00:00Z")
-    _git(root, "checkout", "-q", "-b", "side")
+    git(root, "checkout", "-q", "-b", "side")
     side = (root / HOT).read_text("utf-8") + "## Side 1\ns1\n\n## Side 2\ns2\n"
     _commit(root, {HOT: side}, "side notes", "2026-02-05T10:00:00Z")
-    _squadmem(root, "maintain", "--now", "2026-02-06T12:00:00Z")
-    _git(root, "checkout", "-q", "main")
-    _squadmem(root, "maintain", "--now", "2026-01-25T12:00:00Z")
+    squadmem(root, "maintain", "--now", "2026-02-06T12:00:00Z")
+    git(root, "checkout", "-q", "main")
+    squadmem(root, "maintain", "--now", "2026-01-25T12:00:00Z")
 
 
 def titles(root: Path) -> list[str]:
@@ -92,7 +75,7 @@ def merge(root: Path, strategy: str, driver: bool, tip: str) -> Command:
     an outcome, not a failure)."""
 
     def before() -> None:
-        _git(root, "reset", "-q", "--hard", tip)
+        git(root, "reset", "-q", "--hard", tip)
         _attributes(root, driver)
 
     argv = ("git", "merge", "-q", "--no-edit", "-X", strategy, "side")
@@ -102,7 +85,7 @@ def merge(root: Path, strategy: str, driver: bool, tip: str) -> Command:
 def merged_titles(root: Path, strategy: str, driver: bool, tip: str) -> list[str]:
     merge(root, strategy, driver, tip).run()
     found = titles(root)
-    _git(root, "reset", "-q", "--hard", tip)
+    git(root, "reset", "-q", "--hard", tip)
     return found
 
 
@@ -115,12 +98,10 @@ def main(argv: list[str] | None = None) -> int:
         root = Path(folder)
         build(root, args.notes)
         expected = set(titles(root))
-        _git(root, "checkout", "-q", "side")
+        git(root, "checkout", "-q", "side")
         expected |= set(titles(root))
-        _git(root, "checkout", "-q", "main")
-        tip = subprocess.run(
-            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True
-        ).stdout.strip()
+        git(root, "checkout", "-q", "main")
+        tip = git(root, "rev-parse", "HEAD").out.strip()
         rows = []
         for strategy in ("ours", "theirs"):
             driver = merged_titles(root, strategy, True, tip)

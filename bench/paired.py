@@ -7,7 +7,12 @@ are medians: of each side's wall time, of the per-round ratios and of the
 per-round differences (what the candidate costs above its yardstick).
 Pairing keeps a slow moment of the machine from landing on one side only.
 
-    from paired import Command, compare
+Every duration a benchmark prints is taken here: the pairings above, a
+whole process tree's time and peak memory (:func:`measure`), the CPU time of
+in-process work (:func:`best_cpu`), and a stopwatch for how long a run took
+(:class:`Stopwatch`: a duration to report, compared with nothing).
+
+    from bench.paired import Command, compare
     result = compare(Command(["squadmem", "context"]), Command([sys.executable, "-c", "pass"]), rounds=41)
     print(result.row("context", "python -c pass"))
 """
@@ -18,6 +23,7 @@ import os
 import resource
 import statistics
 import subprocess
+import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -181,6 +187,52 @@ def compare_timings(
             theirs.append(yardstick())
             mine.append(candidate())
     return Paired.of(mine, theirs)
+
+
+class Stopwatch:
+    """Seconds since it was made (``time.perf_counter``): how long one run took, to report."""
+
+    def __init__(self) -> None:
+        self.started = time.perf_counter()
+
+    def seconds(self) -> float:
+        return time.perf_counter() - self.started
+
+
+_PEAK = """
+import resource, subprocess, sys, time
+start = time.perf_counter()
+done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+took = time.perf_counter() - start
+print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode)
+"""
+
+
+def measure(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[float, float]:
+    """Seconds and peak MB of one run of ``argv`` (its whole process tree), taken by a small wrapper
+    process so this one's memory is left out. A status other than 0 or 1 stops the benchmark."""
+    out = subprocess.run(
+        [sys.executable, "-c", _PEAK, *argv],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=True,
+        env=None if env is None else dict(env),
+    ).stdout.split()
+    if out[2] not in ("0", "1"):
+        raise SystemExit(f"{' '.join(argv)} failed in {cwd}")
+    return float(out[0]), int(out[1]) / 1024
+
+
+def best_cpu(repeat: int, action: Callable[[], object]) -> float:
+    """The least CPU time (``time.process_time``) of ``repeat`` in-process runs of ``action``: a
+    throughput figure for one function, where there is no process to pair."""
+    timings = []
+    for _ in range(repeat):
+        started = time.process_time()
+        action()
+        timings.append(time.process_time() - started)
+    return min(timings)
 
 
 def environment(**extra: str) -> dict[str, str]:

@@ -13,7 +13,7 @@ is committed once. Then, as whole processes, paired and alternating
 
 ``--checkout`` times the squadmem of another source folder (before/after).
 
-    python bench/recall_scale_bench.py [--agents 100] [--per-agent 1000] [--rounds 21]
+    python -m bench.recall_scale_bench [--agents 100] [--per-agent 1000] [--rounds 21]
 """
 
 from __future__ import annotations
@@ -21,15 +21,12 @@ from __future__ import annotations
 import argparse
 import random
 import string
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from paired import HEADER, Command, compare_both, compile_bytecode, environment
+from bench.gitrun import SQUADMEM, git, squadmem
+from bench.paired import HEADER, Command, compare_both, compile_bytecode, environment
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,9 +57,9 @@ def build(root: Path, agents: int, per_agent: int, seed: int) -> str:
         name = f"agent{a}"
         (memory / "archive" / f"{name}.md").write_text(archive(rng, words, name, per_agent), "utf-8")
         (memory / "hot" / f"{name}.md").write_text(f"# Hot memory: {name}\n", "utf-8")
-    git = ["git", "-C", str(root), "-c", "user.name=bench", "-c", "user.email=bench@example.com"]
-    subprocess.run([*git, "add", "-A"], check=True)
-    subprocess.run([*git, "commit", "-q", "--no-gpg-sign", "-m", "memory"], check=True)
+    identity = ("-c", "user.name=bench", "-c", "user.email=bench@example.com")
+    git(root, *identity, "add", "-A")
+    git(root, *identity, "commit", "-q", "--no-gpg-sign", "-m", "memory")
     return words[7]
 
 
@@ -81,15 +78,13 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "repo"
         root.mkdir()
-        subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
+        git(root, "init", "-q", "-b", "main")
         word = build(root, args.agents, args.per_agent, args.seed)
-        recall = Command([sys.executable, "-m", "squadmem", "recall", word, "--no-record"], cwd=root, env=env)
+        recall = Command([*SQUADMEM, "recall", word, "--no-record"], cwd=root, env=env)
         grep = Command(["git", "grep", "-i", word, "--", ".squad/memory"], cwd=root, env=env, ok=(0, 1))
         python = Command([sys.executable, "-c", "pass"], cwd=root, env=env)
-        start = time.perf_counter()
-        recall.run()
-        first = time.perf_counter() - start
-        found = subprocess.run(recall.argv, cwd=root, env=env, capture_output=True, text=True).stdout
+        first = recall.run()  # paired.Command times the whole process
+        found = squadmem(root, "recall", word, "--no-record", env=env, check=False).out
         sections = args.agents * args.per_agent
         print(f"{sections:,} archived sections; the word {word!r}: {found.splitlines()[-1] if found else ''}")
         print(f"first recall (the index built): {first:.2f} s\n")

@@ -12,13 +12,12 @@
   (``demote``, ``promote``, ``maintain``) started at once on one repository;
   it counts failed processes, lost and doubled sections.
 
-    python bench/reliability.py [--rounds 5]
+    python -m bench.reliability [--rounds 5]
 """
 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import os
 import shutil
 import subprocess
@@ -27,7 +26,10 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from squadmem.engine import catalog, writer
+from bench.gitrun import SQUADMEM, git, squadmem
+from bench.paired import Stopwatch
+from squadmem.engine import catalog
+from squadmem.engine import writer
 from squadmem.model.layout import MEMORY_DIR
 from squadmem.model.sections import trimmed
 
@@ -35,19 +37,13 @@ OLD = "2026-01-01T10:00:00+00:00"
 NOW = "2026-02-20T12:00:00+00:00"
 
 
-def git(root: Path, *args: str, date: str | None = None) -> bytes:
-    env = dict(os.environ)
-    if date:
-        env.update(GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date)
-    return subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True).stdout
-
-
-def squadmem(root: Path, *args: str, fault: str | None = None) -> subprocess.CompletedProcess[bytes]:
+def locked(fault: str | None = None) -> dict[str, str]:
+    """squadmem's environment: a long wait on a busy lock, and a crash injected at ``fault`` if given."""
     env = {k: v for k, v in os.environ.items() if k != writer.FAULT_ENV}
     if fault:
         env[writer.FAULT_ENV] = fault
     env.setdefault(writer.LOCK_TIMEOUT_ENV, "300")
-    return subprocess.run([sys.executable, "-m", "squadmem", *args], cwd=root, env=env, capture_output=True)
+    return env
 
 
 def seed(root: Path) -> None:
@@ -70,8 +66,8 @@ def seed(root: Path) -> None:
 
 
 def head_files(root: Path) -> dict[str, bytes]:
-    names = git(root, "ls-tree", "-r", "--name-only", "HEAD", "--", MEMORY_DIR).decode().split()
-    return {n: git(root, "cat-file", "blob", f"HEAD:{n}") for n in names}
+    names = git(root, "ls-tree", "-r", "--name-only", "HEAD", "--", MEMORY_DIR).out.split()
+    return {n: git(root, "cat-file", "blob", f"HEAD:{n}").stdout for n in names}
 
 
 def work_files(root: Path) -> dict[str, bytes]:
@@ -93,7 +89,7 @@ def crashes(base: Path, work: Path) -> list[tuple[str, int, int, int, int, int]]
     """Per step: (step, runs, lost or doubled, work tree/index wrong, final state differs, not reached)."""
     clean = work / "clean"
     shutil.copytree(base, clean)
-    squadmem(clean, "maintain", "--now", NOW)
+    squadmem(clean, "maintain", "--now", NOW, env=locked(), check=False)
     final = work_files(clean)
     expected = sections(head_files(base))
     rows = []
@@ -102,16 +98,16 @@ def crashes(base: Path, work: Path) -> list[tuple[str, int, int, int, int, int]]
         for nth in (1, 2, 3):
             root = work / f"{step}-{nth}"
             shutil.copytree(base, root)
-            crashed = squadmem(root, "maintain", "--now", NOW, fault=f"{step}@{nth}")
+            crashed = squadmem(root, "maintain", "--now", NOW, env=locked(fault=f"{step}@{nth}"), check=False)
             if crashed.returncode != writer.FAULT_STATUS:
                 unreached += 1
             lost, doubled = compare(expected, sections(head_files(root)))
-            squadmem(root, "doctor", "--fix")
+            squadmem(root, "doctor", "--fix", env=locked(), check=False)
             after = compare(expected, sections(head_files(root)))
             bad += int(lost + doubled + sum(after) > 0)
-            status = git(root, "status", "--porcelain", "--", MEMORY_DIR)
+            status = git(root, "status", "--porcelain", "--", MEMORY_DIR).stdout
             wrong += int(bool(status) or work_files(root) != head_files(root))
-            squadmem(root, "maintain", "--now", NOW)
+            squadmem(root, "maintain", "--now", NOW, env=locked(), check=False)
             differs += int(work_files(root) != final)
         rows.append((step, 3, bad, wrong, differs, unreached))
     return rows
@@ -130,7 +126,7 @@ def concurrent(base: Path, work: Path, rounds: int) -> tuple[int, int, int, int]
         env = dict(os.environ, **{writer.LOCK_TIMEOUT_ENV: "300"})
         procs = [
             subprocess.Popen(
-                [sys.executable, "-m", "squadmem", *c],
+                [*SQUADMEM, *c],
                 cwd=root,
                 env=env,
                 stdout=subprocess.DEVNULL,
@@ -156,7 +152,7 @@ def main() -> None:
         "--rounds", type=int, default=5, help="rounds of eight concurrent writers (default 5)"
     )
     args = parser.parse_args()
-    started = dt.datetime.now()
+    clock = Stopwatch()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
         base.mkdir()
@@ -181,7 +177,7 @@ def main() -> None:
     print("|---|---|---|---|")
     print(f"| {processes} | {failed} | {lost} | {doubled} |")
     print()
-    print(f"({(dt.datetime.now() - started).total_seconds():.0f} s)")
+    print(f"({clock.seconds():.0f} s)")
 
 
 if __name__ == "__main__":

@@ -29,14 +29,11 @@ import dataclasses
 import datetime as dt
 import json
 import os
-import subprocess
-import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import workload as wl  # a sibling script, not a package
-
+from bench import workload as wl
+from bench.gitrun import git
 from squadmem.commands import context, maintain
 from squadmem.engine import catalog, index, policy
 from squadmem.model import sections
@@ -241,15 +238,6 @@ class Real:
         for key in ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE"):
             self.env.pop(key, None)
 
-    def git(self, *args: str, when: dt.datetime | None = None) -> str:
-        env = dict(self.env)
-        if when is not None:
-            env["GIT_AUTHOR_DATE"] = env["GIT_COMMITTER_DATE"] = when.isoformat()
-        done = subprocess.run(["git", *args], cwd=self.root, env=env, capture_output=True, text=True)
-        if done.returncode:
-            raise RuntimeError(f"git {' '.join(args)}: {done.stderr}")
-        return done.stdout
-
     def squadmem(self, *args: str, when: dt.datetime, now: bool = True) -> str:
         from squadmem.cli import app
 
@@ -262,17 +250,17 @@ class Real:
 
     def setup(self) -> None:
         self.root.mkdir(parents=True, exist_ok=True)
-        self.git("init", "-q", "-b", "main")
-        self.git("config", "user.name", "Scribe")
-        self.git("config", "user.email", "scribe@example.com")
-        self.git("config", "commit.gpgsign", "false")
+        git(self.root, "init", "-q", "-b", "main", env=self.env)
+        git(self.root, "config", "user.name", "Scribe", env=self.env)
+        git(self.root, "config", "user.email", "scribe@example.com", env=self.env)
+        git(self.root, "config", "commit.gpgsign", "false", env=self.env)
         agents = [f"--agent={a}" for a in self.work.agents]
         self.squadmem("init", *agents, when=at(0, 8), now=False)
         (self.root / MEMORY / "tiers.toml").write_text(settings_toml(self.settings))
         for rel, text in initial_texts(self.work).items():
             (self.root / rel).write_text(text)
-        self.git("add", "-A")
-        self.git("commit", "-q", "-m", "squadmem init", when=at(0, 8))
+        git(self.root, "add", "-A", env=self.env)
+        git(self.root, "commit", "-q", "-m", "squadmem init", date=at(0, 8).isoformat(), env=self.env)
 
     def run(self) -> Iterator[Row]:
         self.setup()
@@ -306,8 +294,16 @@ class Real:
         path.write_bytes(
             with_entries(path.read_bytes().decode("utf-8"), self.work.writes[day, agent]).encode()
         )
-        self.git("add", "--", tier_rel("hot", agent))
-        self.git("commit", "-q", "-m", f"{agent}: day {day}", when=commit_time(day, i))
+        git(self.root, "add", "--", tier_rel("hot", agent), env=self.env)
+        git(
+            self.root,
+            "commit",
+            "-q",
+            "-m",
+            f"{agent}: day {day}",
+            date=commit_time(day, i).isoformat(),
+            env=self.env,
+        )
         held = tuple(sorted(k for k, t in tiers.items() if t == "hot"))
         return Row(day, agent, len(used), hot, cold, recall, len(payload.encode("utf-8")), held, 0, 0)
 

@@ -1,6 +1,6 @@
 """How ``squadmem maintain`` scales with the size of the memory and the number of moves.
 
-    python bench/scale_bench.py [--runs 3] [--sections 10000] [--real-sections N] [--real-runs 1]
+    python -m bench.scale_bench [--runs 3] [--sections 10000] [--real-sections N] [--real-runs 1]
                                 [--agents 100] [--per-agent 500]
                                 [--commits 20000] [--moves 1840] [--history-runs N]
 
@@ -34,16 +34,12 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
-from collections.abc import Sequence
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import generate  # a sibling script, not a package
-from paired import Paired
+from bench import generate
+from bench.gitrun import SQUADMEM, git, squadmem
+from bench.paired import Command, Paired, compare_timings, measure
 
 TARGET = 2.0
 SEEDED = "2026-01-01T00:00:00Z"
@@ -52,32 +48,6 @@ ENV = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "SQUADME
 ENV |= {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com"}
 ENV |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
 ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache")
-_WRAPPER = """
-import resource, subprocess, sys, time
-start = time.perf_counter()
-done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-took = time.perf_counter() - start
-print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode)
-"""
-
-
-def measure(cmd: Sequence[str], cwd: Path) -> tuple[float, float]:
-    """Seconds and peak MB of one run of ``cmd`` (its whole process tree)."""
-    out = subprocess.run(
-        [sys.executable, "-c", _WRAPPER, *cmd], cwd=cwd, capture_output=True, text=True, check=True, env=ENV
-    ).stdout.split()
-    if out[2] not in ("0", "1"):
-        raise SystemExit(f"{' '.join(cmd)} failed in {cwd}")
-    return float(out[0]), int(out[1]) / 1024
-
-
-def git(cwd: Path, *args: str, date: str | None = None) -> str:
-    env = dict(ENV, **({"GIT_AUTHOR_DATE": date, "GIT_COMMITTER_DATE": date} if date else {}))
-    return subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, check=True, env=env).stdout
-
-
-def squadmem(*args: str) -> list[str]:
-    return [sys.executable, "-m", "squadmem", *args]
 
 
 def sections(agent: str, count: int) -> str:
@@ -88,23 +58,18 @@ def sections(agent: str, count: int) -> str:
 
 def seed(root: Path, hot: dict[str, int]) -> None:
     """A repository made by ``squadmem init``, then one commit of hot files of these many sections."""
-    git(root.parent, "init", "-q", "-b", "main", str(root))
-    subprocess.run(
-        squadmem("-C", str(root), "init", "--agent", next(iter(hot))),
-        check=True,
-        capture_output=True,
-        env=ENV,
-    )
+    git(root.parent, "init", "-q", "-b", "main", str(root), env=ENV)
+    squadmem(root, "init", "--agent", next(iter(hot)), env=ENV)
     for agent, count in hot.items():
         path = root / f".squad/memory/hot/{agent}.md"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# Hot memory: {agent}\n\n## Session\n\n- task: bench\n\n" + sections(agent, count))
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "seed", date=SEEDED)
+    git(root, "add", "-A", env=ENV)
+    git(root, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "seed", date=SEEDED, env=ENV)
 
 
 def commits(root: Path) -> int:
-    return int(git(root, "rev-list", "--count", "HEAD"))
+    return int(git(root, "rev-list", "--count", "HEAD", env=ENV).out)
 
 
 def yardstick(root: Path, n: int) -> float:
@@ -118,20 +83,9 @@ def yardstick(root: Path, n: int) -> float:
     for n_ in range(n):
         hot.write_text(body[: len(body) - n_ % 50])
         cold.write_text(body[: n_ % 50])
-        git(root, "add", "--", hot.name, cold.name)
-        start = time.perf_counter()
-        git(
-            root,
-            "-c",
-            "core.hooksPath=/dev/null",
-            "commit",
-            "-q",
-            "--no-verify",
-            "--no-gpg-sign",
-            "-m",
-            f"y{n_}",
-        )
-        total += time.perf_counter() - start
+        git(root, "add", "--", hot.name, cold.name, env=ENV)
+        argv = ["git", "-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-verify", "--no-gpg-sign"]
+        total += Command([*argv, "-m", f"y{n_}"], cwd=root, env=ENV).run()
     return total
 
 
@@ -148,32 +102,17 @@ def row(name: str, seconds: float, peak: float, extra: str = "") -> str:
 def big_file(scratch: Path, count: int, runs: int, real_runs: int, real_count: int) -> list[str]:
     base = scratch / "big"
     seed(base, {"picard": count})
-    dry = [measure(squadmem("maintain", "--dry-run", "--now", NOW), base) for _ in range(runs)]
+    dry = [measure([*SQUADMEM, "maintain", "--dry-run", "--now", NOW], base, ENV) for _ in range(runs)]
     out = [row(f"one hot file of {count} sections: maintain --dry-run", *_median(dry))]
     if real_count != count:
         count, base = real_count, scratch / "big-real"
         seed(base, {"picard": count})
-    made = _count_commits(base, NOW)
-    timed, yards, peaks = [], [], []
-    for number in range(real_runs):
-        work = copy(base, scratch / "big-run")
-        yard_root = copy(base, scratch / "big-yard")
-        before = commits(work)
-        if number % 2:
-            yards.append(yardstick(yard_root, made))
-        seconds, peak = measure(squadmem("maintain", "--now", NOW), work)
-        if not number % 2:
-            yards.append(yardstick(yard_root, made))
-        if commits(work) - before != made:
-            raise SystemExit(f"maintain made {commits(work) - before} commits, its dry run said {made}")
-        timed.append(seconds)
-        peaks.append(peak)
-    paired = Paired.of(timed, yards)
+    paired, peak, made = maintain_against_commits(base, scratch, NOW, real_runs)
     out.append(
         row(
             f"one hot file of {count} sections: maintain",
             paired.candidate,
-            statistics.median(peaks),
+            peak,
             f"{made} commits; {made} git commits: {paired.yardstick:.2f} s ({paired.ratio:.2f}x)",
         )
     )
@@ -183,61 +122,60 @@ def big_file(scratch: Path, count: int, runs: int, real_runs: int, real_count: i
 def many_agents(scratch: Path, agents: int, per_agent: int, runs: int) -> list[str]:
     base = scratch / "agents"
     seed(base, {f"agent{n:03d}": per_agent for n in range(agents)})
-    dry = [measure(squadmem("maintain", "--dry-run", "--now", NOW), base) for _ in range(runs)]
+    dry = [measure([*SQUADMEM, "maintain", "--dry-run", "--now", NOW], base, ENV) for _ in range(runs)]
     return [row(f"{agents} agents x {per_agent} sections: maintain --dry-run", *_median(dry))]
 
 
 def history_moves(scratch: Path, history: int, moves: int, runs: int) -> list[str]:
     base = scratch / "history"
     generate.generate(base, history)
-    git(base, "repack", "-adq")
-    last = git(base, "log", "-1", "--format=%cI").strip()
+    git(base, "repack", "-adq", env=ENV)
+    last = git(base, "log", "-1", "--format=%cI", env=ENV).out.strip()
     now = f"{last[:10]}T23:00:00Z"
-    subprocess.run(squadmem("-C", str(base), "report", "--json", "--now", now), capture_output=True, env=ENV)
+    squadmem(base, "report", "--json", "--now", now, env=ENV, check=False)
     out = []
     for count in (max(moves // 10, 1), moves):
         added = copy(base, scratch / f"history-{count}")
         hot = added / ".squad/memory/hot/picard.md"
         hot.write_text(hot.read_text() + sections("bulk", count))
-        git(added, "add", "-A")
-        git(added, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "bulk notes", date=last)
-        timed, yards, peaks = [], [], []
-        made = _count_commits(added, now)
-        for number in range(runs):
-            work = copy(added, scratch / "history-run")
-            yard_root = copy(added, scratch / "history-yard")
-            before = commits(work)
-            if number % 2:
-                yard = yardstick(yard_root, made)
-            seconds, peak = measure(squadmem("maintain", "--now", now), work)
-            if not number % 2:
-                yard = yardstick(yard_root, made)
-            if commits(work) - before != made:
-                raise SystemExit(f"maintain made {commits(work) - before} commits, its dry run said {made}")
-            timed.append(seconds)
-            yards.append(yard)
-            peaks.append(peak)
-        paired = Paired.of(timed, yards)
+        git(added, "add", "-A", env=ENV)
+        git(added, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "bulk notes", date=last, env=ENV)
+        paired, peak, made = maintain_against_commits(added, scratch, now, runs)
         out.append(
             row(
                 f"{history}-commit history, {made} commits due: maintain",
                 paired.candidate,
-                statistics.median(peaks),
+                peak,
                 f"{made} git commits: {paired.yardstick:.2f} s ({paired.ratio:.2f}x, target <= {TARGET:g}x)",
             )
         )
     return out
 
 
+def maintain_against_commits(base: Path, scratch: Path, now: str, runs: int) -> tuple[Paired, float, int]:
+    """The real ``maintain`` on a copy of ``base`` against as many ``git commit`` processes as it makes
+    commits, round by round (``bench.paired``): the medians, its median peak MB, and the commits."""
+    made = _count_commits(base, now)
+    peaks: list[float] = []
+
+    def candidate() -> float:
+        work = copy(base, scratch / "run")
+        before = commits(work)
+        seconds, peak = measure([*SQUADMEM, "maintain", "--now", now], work, ENV)
+        if commits(work) - before != made:
+            raise SystemExit(f"maintain made {commits(work) - before} commits, its dry run said {made}")
+        peaks.append(peak)
+        return seconds
+
+    def commits_alone() -> float:
+        return yardstick(copy(base, scratch / "yard"), made)
+
+    return compare_timings(candidate, commits_alone, runs), statistics.median(peaks), made
+
+
 def _count_commits(root: Path, now: str) -> int:
     """How many commits ``maintain`` will make: its dry run's moves and Index refreshes."""
-    out = subprocess.run(
-        squadmem("-C", str(root), "maintain", "--dry-run", "--json", "--now", now),
-        capture_output=True,
-        text=True,
-        env=ENV,
-        check=True,
-    ).stdout
+    out = squadmem(root, "maintain", "--dry-run", "--json", "--now", now, env=ENV).out
     data = json.loads(out)
     return len(data["moves"]) + len(data["indexes"])
 

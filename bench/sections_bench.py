@@ -1,6 +1,6 @@
 """Throughput of the section scanner on tier-file Markdown, next to markdown-it-py's full parse.
 
-Run: ``python bench/sections_bench.py [--mb 5] [--repeat 5]``. Prints a table; asserts nothing.
+Run: ``python -m bench.sections_bench [--mb 5] [--repeat 5]``. Prints a table; asserts nothing.
 Times are CPU seconds of this process (best of the repeats), so other work on the machine
 disturbs them less than wall-clock time would.
 """
@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import argparse
 import random
-import time
-from collections.abc import Callable
 
+from bench.paired import best_cpu
 from squadmem.model import sections
 
 WORDS = [
@@ -95,15 +94,6 @@ def tier_markdown(size: int, seed: int = 7) -> str:
     return "\n".join(out) + "\n"
 
 
-def best_of(repeat: int, action: Callable[[], object]) -> float:
-    timings = []
-    for _ in range(repeat):
-        started = time.process_time()
-        action()
-        timings.append(time.process_time() - started)
-    return min(timings)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--mb", type=float, default=5.0, help="size of the generated Markdown")
@@ -116,9 +106,9 @@ def main() -> None:
     found = len(sections.boundaries(text))
     print(f"{megabytes:.2f} MB, {text.count(chr(10))} lines, {found} sections")
     rows: list[tuple[str, float]] = [
-        ("sections.split", best_of(args.repeat, lambda: sections.split(text))),
-        ("sections.boundaries", best_of(args.repeat, lambda: sections.boundaries(text))),
-        ("sections.split (CRLF)", best_of(args.repeat, lambda: sections.split(crlf))),
+        ("sections.split", best_cpu(args.repeat, lambda: sections.split(text))),
+        ("sections.boundaries", best_cpu(args.repeat, lambda: sections.boundaries(text))),
+        ("sections.split (CRLF)", best_cpu(args.repeat, lambda: sections.split(crlf))),
     ]
     try:
         from markdown_it import MarkdownIt
@@ -126,7 +116,7 @@ def main() -> None:
         print("markdown-it-py not installed: no comparison")
     else:
         parse = MarkdownIt("commonmark").parse
-        seconds = best_of(max(1, args.repeat // 3), lambda: parse(text))
+        seconds = best_cpu(max(1, args.repeat // 3), lambda: parse(text))
         rows.append(("markdown-it-py parse (commonmark)", seconds))
     print(f"{'what':<36}{'CPU s':>10}{'MB/s':>10}")
     for name, seconds in rows:

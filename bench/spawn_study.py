@@ -22,8 +22,8 @@ date): title``; squadmem's own lines leave the date out), for the agent to
 bring. A
 relevant entry is then held, named, or neither.
 
-    python bench/squad_replay.py REPO... --dump DIR
-    python bench/spawn_study.py DIR [--budget 4096 ...] [--pointers 0 512 ...]
+    python -m bench.squad_replay REPO... --dump DIR
+    python -m bench.spawn_study DIR [--budget 4096 ...] [--pointers 0 512 ...]
 
 Prints one row per order: the share of relevant entries held, at each
 budget, over every repository, and over each half of them (the repositories
@@ -37,11 +37,8 @@ import argparse
 import dataclasses
 import json
 import math
-import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from squadmem.commands.context import MORE_HEADING, MORE_NOTE, TASK_HEADING
 from squadmem.engine import ranking

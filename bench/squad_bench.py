@@ -33,8 +33,8 @@ without it) and a sentence a coordinator would write naming it; a share F of
 its uses is drawn from that topic's entries, the rest as above. squadmem
 without and with ``context --task`` and Squad are scored on the same uses.
 
-    python bench/squad_bench.py [--days 180] [--agents 8] [--every 10] [--set hot.max_bytes=8192]...
-    python bench/squad_bench.py --task-focus 0 0.25 0.5 0.75
+    python -m bench.squad_bench [--days 180] [--agents 8] [--every 10] [--set hot.max_bytes=8192]...
+    python -m bench.squad_bench --task-focus 0 0.25 0.5 0.75
 
 ``--set TABLE.KEY=VALUE`` writes a setting into the team's tiers.toml before
 the migration (the payload budget and the ceiling follow ``hot.max_bytes``).
@@ -52,19 +52,14 @@ import datetime as dt
 import math
 import os
 import random
-import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-from squad_team import AGENTS, TOPICS, SquadTeam, Written
-
+from bench.gitrun import git, squadmem
+from bench.squad_team import AGENTS, TOPICS, SquadTeam, Written
 from squadmem.commands import context, maintain, scaffold
 from squadmem.commands import migrate as migrating
 from squadmem.engine import catalog
@@ -225,25 +220,10 @@ def simulate(
     focus: float = 0.0,
     real_sizes: bool = False,
 ) -> tuple[list[Row], str, int]:
-    os.environ["GIT_AUTHOR_NAME"] = os.environ["GIT_COMMITTER_NAME"] = "Scribe"
-    os.environ["GIT_AUTHOR_EMAIL"] = os.environ["GIT_COMMITTER_EMAIL"] = "scribe@example.com"
-    subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
-    # real teams' entries (bench/squad_corpus.py): learnings about 1.1 KB, decisions about 535 B
-    team = SquadTeam(root, agents, **(REAL_SIZES if real_sizes else {}))
-    team.found()
+    team, budget = _set_up(root, agents, overrides, real_sizes)
     rng = random.Random(180)
     pop = Popularity(rng)
     coin = random.Random(8180)  # the tasks and their focus: a stream of their own
-    start = team.when(0, 9, 30)
-    with Repo(root) as repo:
-        scaffold.init(repo, [], hooks=True, squad_skill=True)
-        configure(repo.layout.memory / "tiers.toml", overrides)
-        budget = settings.load(repo.layout.memory).hot.max_bytes
-    _env(start)
-    subprocess.run(["git", "add", "-A"], cwd=root, check=True)
-    subprocess.run(["git", "commit", "-q", "-m", "squadmem init"], cwd=root, check=True)
-    with Repo(root) as repo:
-        migrating.squad_team(repo, maintain.load_settings(repo), start)
     rows = []
     size: dict[str, int] = {}
     for day in range(1, days + 1):
@@ -283,29 +263,58 @@ def simulate(
                     used_ids.append(found)
         with Repo(root) as repo:
             uses.record(repo.state_dir, dict.fromkeys(used_ids), team.when(day, 9))
-        sizes = [len(p.encode("utf-8")) for p in payloads.values()]
-        squad_sizes = [len(t.encode("utf-8")) for t in loads.values()]
-        row.payload_max, row.payload_mean = max(sizes), sum(sizes) / len(sizes)
-        row.squad_max, row.squad_mean = max(squad_sizes), sum(squad_sizes) / len(squad_sizes)
-        row.core = all("\n## Core Context\n" in p for p in payloads.values())
-        task_sizes = [len(p.encode("utf-8")) for p in tasked.values()]
-        row.task_max, row.task_mean = max(task_sizes), sum(task_sizes) / len(task_sizes)
-        row.task_core = all("\n## Core Context\n" in p for p in tasked.values())
+        _payload_sizes(row, payloads, loads, tasked)
         rows.append(row)
         team.grow(day)
         evening = team.when(day, 18, 30)
         _env(evening)
         with Repo(root) as repo:
             maintain.maintain(repo, now=evening)
-    verify = subprocess.run(
-        [sys.executable, "-m", "squadmem", "verify", "--now", team.when(days, 19).isoformat()],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        env=dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent)),
-    )
-    verdict = "ok" if verify.returncode == 0 else f"FAILED ({verify.stdout or verify.stderr}".strip() + ")"
-    return rows, verdict, budget
+    return rows, _verify(root, team.when(days, 19)), budget
+
+
+def _verify(root: Path, when: dt.datetime) -> str:
+    """``squadmem verify`` over the whole history, run from this checkout: "ok", or why not."""
+    checkout = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
+    verify = squadmem(root, "verify", "--now", when.isoformat(), env=checkout, check=False)
+    return "ok" if verify.returncode == 0 else f"FAILED ({verify.out or verify.err}".strip() + ")"
+
+
+def _set_up(
+    root: Path, agents: Sequence[str], overrides: Sequence[str], real_sizes: bool
+) -> tuple[SquadTeam, int]:
+    """A Squad team founded at ``root``, then squadmem set up (hooks, the Squad skill, ``overrides``)
+    and the team's entries taken in: the team, and the hot budget."""
+    os.environ["GIT_AUTHOR_NAME"] = os.environ["GIT_COMMITTER_NAME"] = "Scribe"
+    os.environ["GIT_AUTHOR_EMAIL"] = os.environ["GIT_COMMITTER_EMAIL"] = "scribe@example.com"
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main")
+    # real teams' entries (bench/squad_corpus.py): learnings about 1.1 KB, decisions about 535 B
+    team = SquadTeam(root, agents, **(REAL_SIZES if real_sizes else {}))
+    team.found()
+    start = team.when(0, 9, 30)
+    with Repo(root) as repo:
+        scaffold.init(repo, [], hooks=True, squad_skill=True)
+        configure(repo.layout.memory / "tiers.toml", overrides)
+        budget = settings.load(repo.layout.memory).hot.max_bytes
+    _env(start)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "squadmem init")
+    with Repo(root) as repo:
+        migrating.squad_team(repo, maintain.load_settings(repo), start)
+    return team, budget
+
+
+def _payload_sizes(row: Row, payloads: dict[str, str], loads: dict[str, str], tasked: dict[str, str]) -> None:
+    """The day's spawn sizes into ``row``: squadmem's plain and task spawns, and Squad's own load."""
+    sizes = [len(p.encode("utf-8")) for p in payloads.values()]
+    squad_sizes = [len(t.encode("utf-8")) for t in loads.values()]
+    row.payload_max, row.payload_mean = max(sizes), sum(sizes) / len(sizes)
+    row.squad_max, row.squad_mean = max(squad_sizes), sum(squad_sizes) / len(squad_sizes)
+    row.core = all("\n## Core Context\n" in p for p in payloads.values())
+    task_sizes = [len(p.encode("utf-8")) for p in tasked.values()]
+    row.task_max, row.task_mean = max(task_sizes), sum(task_sizes) / len(task_sizes)
+    row.task_core = all("\n## Core Context\n" in p for p in tasked.values())
 
 
 def _env(when: dt.datetime) -> None:

@@ -44,8 +44,8 @@ agent's own by ``lru``:
   BM25), and ``task: densest, 1/4 kept for hot`` (a quarter of the room kept
   from the matches for the agent's recently used entries).
 
-    python bench/squad_ceiling.py [--days 180] [--agents 8] [--budgets 4096 6144 ...]
-    python bench/squad_ceiling.py --real-sizes --task-focus 0.5 --budgets 4096
+    python -m bench.squad_ceiling [--days 180] [--agents 8] [--budgets 4096 6144 ...]
+    python -m bench.squad_ceiling --real-sizes --task-focus 0.5 --budgets 4096
 
 Prints one table (hit rate per rule and budget, Squad's own rule beside), then
 each rule's hit rate per kind at the first budget. Asserts nothing.
@@ -60,25 +60,20 @@ import math
 import os
 import random
 import re
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import squad_bench as bench
-from squad_team import AGENTS, SquadTeam, Written
-
+from bench import squad_bench
+from bench.gitrun import git
+from bench.squad_team import AGENTS, SquadTeam, Written
 from squadmem.engine import ranking
 from squadmem.model import squad
 
 DEFAULT_BUDGETS = (4096, 5120, 6144, 8192, 12288)
 SHARES = (512, 1024)
 Rule = Callable[[str, int], set[str]]  # (agent, room in bytes) -> marks loaded
-TaskRule = Callable[[str, int, "bench.Task"], set[str]]  # the same, knowing the spawn's task
+TaskRule = Callable[[str, int, "squad_bench.Task"], set[str]]  # the same, knowing the spawn's task
 Order = Callable[[Sequence["_Doc"], Sequence[str]], list["_Doc"]]  # the matches, best first
 
 
@@ -88,12 +83,13 @@ class Replay:
     def __init__(
         self, root: Path, agents: Sequence[str], *, real_sizes: bool = False, focus: float = 0.0
     ) -> None:
-        subprocess.run(["git", "init", "-q", "-b", "main", str(root)], check=True)
-        self.team = SquadTeam(root, agents, **(bench.REAL_SIZES if real_sizes else {}))
+        root.mkdir(parents=True, exist_ok=True)
+        git(root, "init", "-q", "-b", "main")
+        self.team = SquadTeam(root, agents, **(squad_bench.REAL_SIZES if real_sizes else {}))
         self.team.found()
         self.agents = tuple(agents)
         self.rng = random.Random(180)  # squad_bench's seed: the same walk, the same draws
-        self.pop = bench.Popularity(self.rng)
+        self.pop = squad_bench.Popularity(self.rng)
         self.coin = random.Random(8180)  # squad_bench's task stream
         self.focus = focus
         self.size: dict[str, int] = {}
@@ -127,7 +123,7 @@ class Replay:
         ]
 
     def room(self, agent: str, budget: int) -> int:
-        return budget - len(bench._FRAME.encode("utf-8")) - self.core.get(agent, 0)
+        return budget - len(squad_bench._FRAME.encode("utf-8")) - self.core.get(agent, 0)
 
     def recency(self, agent: str, entry: Written, team: bool = False) -> int:
         who = "team" if team and entry.kind == "decision" else agent
@@ -185,7 +181,7 @@ class Replay:
         return _fill(sorted(own, key=key, reverse=True), self.size, room)
 
     # -- rules that read the spawn's task (``--task-focus``) ----------------------------------------
-    def task_informed(self, agent: str, room: int, task: bench.Task) -> set[str]:
+    def task_informed(self, agent: str, room: int, task: squad_bench.Task) -> set[str]:
         """The exact odds of the day's draw, the task's focus included, per byte."""
         pool = self.pool(agent)
         weight = {e.mark: self.pop.weight(e, self.day) for e in pool}
@@ -202,7 +198,7 @@ class Replay:
         return _best(pool, odds, self.size, room)
 
     def task_matches(
-        self, agent: str, room: int, task: bench.Task, order: Order, reserve: float = 0.0
+        self, agent: str, room: int, task: squad_bench.Task, order: Order, reserve: float = 0.0
     ) -> set[str]:
         """The sections matching the task's words in ``order``, each while it fits (``reserve``: a share
         of the room kept from them); then the agent's own by ``lru`` in what is left (hot's sections,
@@ -266,7 +262,7 @@ class Replay:
             for a in self.agents
         }
         self.pop.step()
-        tasks = {a: bench.Task.draw(self.coin, self.pop, self.focus) for a in self.agents}
+        tasks = {a: squad_bench.Task.draw(self.coin, self.pop, self.focus) for a in self.agents}
         task_rules = self.task_rules()
         loaded.update(
             ((name, budget, a), rule(a, self.room(a, budget), tasks[a]))
@@ -280,8 +276,8 @@ class Replay:
                 for e in self.team.written
                 if e.day < self.day and (e.owner == agent or e.kind == "decision")
             ]
-            count = self.rng.randint(*bench.USES_PER_SPAWN)
-            for entry in bench.pick(self.rng, pool, self.pop, self.day, count, tasks[agent]):
+            count = self.rng.randint(*squad_bench.USES_PER_SPAWN)
+            for entry in squad_bench.pick(self.rng, pool, self.pop, self.day, count, tasks[agent]):
                 tally("Squad (its own load)", 0, entry.kind, entry.mark in loads[agent])
                 for name in [*rules, *task_rules]:
                     for budget in budgets:

@@ -17,7 +17,7 @@ tiers, none twice; Squad's own files are byte-identical; each spawn payload
 is within ``hot.max_bytes`` and carries the agent's Core Context. Squad's own
 load (``history.md`` + ``decisions.md``) is printed beside the payload.
 
-    python bench/squad_corpus.py REPO [REPO ...] [--json] [--keep DIR]
+    python -m bench.squad_corpus REPO [REPO ...] [--json] [--keep DIR]
 
 Prints one row per repository and a summary. Asserts nothing; exit 0.
 """
@@ -31,16 +31,14 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
+from bench.gitrun import Done, git, squadmem
+from bench.paired import Stopwatch
 from squadmem.commands import intake
 from squadmem.model import sections, squad
 from squadmem.model.layout import MEMORY_DIR
@@ -50,40 +48,15 @@ INDEX_TITLE = "Index → Deeper Tiers"
 BUDGET = 4096
 
 
-def git(where: Path, *args: str, env: dict[str, str] | None = None, check: bool = True) -> str:
-    done = subprocess.run(
-        ["git", *args], cwd=where, env=env, text=True, capture_output=True, encoding="utf-8", errors="replace"
-    )
-    if done.returncode and check:
-        raise RuntimeError(f"git {' '.join(args)}: {done.stderr.strip()}")
-    return done.stdout
-
-
-def squadmem(where: Path, env: dict[str, str], *args: str) -> tuple[int, str, str, float]:
-    start = time.perf_counter()
-    done = subprocess.run(
-        [sys.executable, "-m", "squadmem", *args],
-        cwd=where,
-        env=env,
-        text=True,
-        capture_output=True,
-        encoding="utf-8",
-        errors="replace",
-        stdin=subprocess.DEVNULL,
-    )
-    return done.returncode, done.stdout, done.stderr, time.perf_counter() - start
-
-
 def squad_sources(root: Path) -> list[str]:
     """Every Squad memory file committed at HEAD, as repository paths."""
-    listed = git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ".squad").split("\0")
+    listed = git(root, "ls-tree", "-r", "-z", "--name-only", "HEAD", "--", ".squad").out.split("\0")
     return sorted(rel for rel in listed if rel and squad.is_source(rel))
 
 
 def committed(root: Path, rel: str) -> str:
     """A file as HEAD has it (what squadmem reads: a work tree may hold it with other line endings)."""
-    done = subprocess.run(["git", "-C", str(root), "show", f"HEAD:{rel}"], capture_output=True, check=True)
-    return done.stdout.decode("utf-8", errors="replace")
+    return git(root, "show", f"HEAD:{rel}").stdout.decode("utf-8", errors="replace")
 
 
 def squad_entries(root: Path) -> list[squad.Entry]:
@@ -109,6 +82,11 @@ def carries(payload: str, entry: squad.Entry) -> bool:
     return sections.normalize(entry.text) in sections.normalize(payload)
 
 
+def failure(done: Done) -> str:
+    """The last non-blank line a failed squadmem printed, stderr first."""
+    return first_line(done.err or done.out)
+
+
 def first_line(text: str) -> str:
     lines = [line for line in text.strip().splitlines() if line.strip()]
     return lines[-1][:160] if lines else ""
@@ -119,14 +97,13 @@ def export_squad_history(source: Path, root: Path) -> str | None:
     why it cannot be had. Dates and messages are kept (squadmem reads no other path), so a mirror
     that lacks large blobs elsewhere still works, and the copy is small."""
     root.mkdir()
-    ref = git(source, "symbolic-ref", "-q", "HEAD").strip()  # refs/heads/<default branch>
+    ref = git(source, "symbolic-ref", "-q", "HEAD").out.strip()  # refs/heads/<default branch>
     git(root, "init", "-q", "-b", ref.removeprefix("refs/heads/"))
     export = ["fast-export", "--signed-tags=strip", "--tag-of-filtered-object=drop", ref]
-    exported = subprocess.run(  # fast-export takes the first "--" as its own: a second one ends the revisions
-        ["git", "-C", str(source), *export, "--", "--", ".squad"], capture_output=True, check=True
-    ).stdout
-    subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=exported, check=True)
-    if not git(root, "rev-parse", "--verify", "-q", ref, check=False).strip():
+    # fast-export takes the first "--" as its own: a second one ends the revisions
+    exported = git(source, *export, "--", "--", ".squad").stdout
+    git(root, "fast-import", "--quiet", input=exported)
+    if not git(root, "rev-parse", "--verify", "-q", ref, check=False).out.strip():
         return "skipped: .squad/ is in none of its default branch's commits"
     git(root, "reset", "-q", "--hard", ref)
     if not (root / ".squad").is_dir():
@@ -166,10 +143,10 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
     row = exported(source, root)
     if "failed" in row:
         return row
-    head_date = dt.datetime.fromisoformat(git(root, "log", "-1", "--format=%cI").strip())
+    head_date = dt.datetime.fromisoformat(git(root, "log", "-1", "--format=%cI").out.strip())
     evening = (head_date + dt.timedelta(hours=1)).isoformat()
     env = identity(evening)
-    row["commits"] = int(git(root, "rev-list", "--count", "HEAD").strip())
+    row["commits"] = int(git(root, "rev-list", "--count", "HEAD").out.strip())
     row["last_commit"] = head_date.date().isoformat()
     sources = squad_sources(root)
     texts = {rel: committed(root, rel) for rel in sources}
@@ -188,38 +165,11 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
         if squad.is_source(p.relative_to(root).as_posix())
     )
     row["agents"] = len(agents)
-    before = git(root, "rev-parse", "HEAD").strip()
+    before = git(root, "rev-parse", "HEAD").out.strip()
     squad_before = {rel: (root / rel).read_bytes() for rel in sources}
-
-    steps: list[tuple[str, tuple[str, ...]]] = [
-        ("init", ("init",)),
-        ("migrate", ("migrate", "squad", "--now", evening)),
-        ("maintain", ("maintain", "--now", evening)),
-    ]
-    row["seconds"] = {}
-    for label, args in steps:
-        code, out, err, took = squadmem(root, env, *args)
-        row["seconds"][label] = round(took, 2)
-        if code:
-            row["failed"] = f"{label} (exit {code}): {first_line(err or out)}"
-            return row
-        if label == "init":
-            git(root, "add", "-A", env=env)
-            git(root, "commit", "-q", "-m", "squadmem init", env=env)
-    made = int(git(root, "rev-list", "--count", f"{before}..HEAD").strip())
-    row["squadmem_commits"] = made
-
-    code, out, err, took = squadmem(root, env, "intake", "--now", evening)
-    again = int(git(root, "rev-list", "--count", f"{before}..HEAD").strip()) - made
-    row["rerun_new_commits"] = again if code == 0 else f"exit {code}: {first_line(err or out)}"
-
-    code, out, err, _ = squadmem(root, env, "doctor", "--json")
-    failed = [c for c in json.loads(out)["checks"] if c["status"] == "fail"] if out.startswith("{") else []
-    row["doctor"] = "ok" if code == 0 else "; ".join(f"{c['name']}: {c['detail']}" for c in failed)[:200]
-
-    code, out, err, took = squadmem(root, env, "verify", f"{before}..HEAD", "--now", evening)
-    row["seconds"]["verify"] = round(took, 2)
-    row["verify"] = "ok" if code == 0 else f"exit {code}: {first_line(out + err)}"
+    if not take_in(root, env, evening, row):
+        return row
+    check_again(root, env, evening, before, row)
 
     tiers = tier_sections(root)
     counts = collections.Counter((owner, key) for owner, key, _ in tiers)
@@ -229,15 +179,83 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
     row["squad_files_unchanged"] = all(
         (root / rel).read_bytes() == data for rel, data in squad_before.items()
     )
+    payloads = spawn_payloads(root, env, evening, agents, entries, texts)
+    row["payloads"] = payloads
+    good = [p for p in payloads if "bytes" in p]
+    row["payload_max"] = max((p["bytes"] for p in good), default=0)
+    row["over_budget"] = sum(p["bytes"] > BUDGET for p in good)
+    # over only because the Core Context itself leaves no room: the spawn carries it all the same
+    row["over_by_core"] = sum(p["bytes"] > BUDGET and p["core_bytes"] > BUDGET - 512 for p in good)
+    row["core_missing"] = sum(p["core_wanted"] and not p["core_in"] for p in good)
+    row["context_errors"] = [p for p in payloads if "error" in p]
+    row["squad_load_max"] = max((p["squad_bytes"] for p in good), default=0)
+    return row
 
+
+def take_in(root: Path, env: dict[str, str], evening: str, row: dict[str, Any]) -> bool:
+    """``squadmem init`` (committed), ``migrate squad`` and ``maintain``, each one's seconds in ``row``;
+    False, with ``row["failed"]``, at the first that fails."""
+    steps: list[tuple[str, tuple[str, ...]]] = [
+        ("init", ("init",)),
+        ("migrate", ("migrate", "squad", "--now", evening)),
+        ("maintain", ("maintain", "--now", evening)),
+    ]
+    row["seconds"] = {}
+    for label, args in steps:
+        clock = Stopwatch()
+        done = squadmem(root, *args, env=env, check=False)
+        row["seconds"][label] = round(clock.seconds(), 2)
+        if done.returncode:
+            row["failed"] = f"{label} (exit {done.returncode}): {failure(done)}"
+            return False
+        if label == "init":
+            git(root, "add", "-A", env=env)
+            git(root, "commit", "-q", "-m", "squadmem init", env=env)
+    return True
+
+
+def check_again(root: Path, env: dict[str, str], evening: str, before: str, row: dict[str, Any]) -> None:
+    """After the first intake: squadmem's commits, a second ``intake`` (it must find nothing new),
+    ``doctor``, and ``verify`` over every commit squadmem made, into ``row``."""
+    made = int(git(root, "rev-list", "--count", f"{before}..HEAD").out.strip())
+    row["squadmem_commits"] = made
+
+    done = squadmem(root, "intake", "--now", evening, env=env, check=False)
+    again = int(git(root, "rev-list", "--count", f"{before}..HEAD").out.strip()) - made
+    row["rerun_new_commits"] = again if done.returncode == 0 else f"exit {done.returncode}: {failure(done)}"
+
+    done = squadmem(root, "doctor", "--json", env=env, check=False)
+    out = done.out
+    failed = [c for c in json.loads(out)["checks"] if c["status"] == "fail"] if out.startswith("{") else []
+    row["doctor"] = (
+        "ok" if done.returncode == 0 else "; ".join(f"{c['name']}: {c['detail']}" for c in failed)[:200]
+    )
+
+    clock = Stopwatch()
+    done = squadmem(root, "verify", f"{before}..HEAD", "--now", evening, env=env, check=False)
+    row["seconds"]["verify"] = round(clock.seconds(), 2)
+    row["verify"] = (
+        "ok" if done.returncode == 0 else f"exit {done.returncode}: {first_line(done.out + done.err)}"
+    )
+
+
+def spawn_payloads(
+    root: Path,
+    env: dict[str, str],
+    evening: str,
+    agents: Sequence[str],
+    entries: Sequence[squad.Entry],
+    texts: dict[str, str],
+) -> list[dict[str, Any]]:
+    """``context --agent A`` for every agent: its bytes, Squad's own load beside it, its Core Context."""
     decisions = len(texts.get(squad.DECISIONS, "").encode("utf-8"))
     payloads: list[dict[str, Any]] = []
     for agent in agents:
-        code, out, err, _ = squadmem(root, env, "context", "--agent", agent, "--json", "--now", evening)
-        if code:
-            payloads.append({"agent": agent, "error": first_line(err or out)})
+        done = squadmem(root, "context", "--agent", agent, "--json", "--now", evening, env=env, check=False)
+        if done.returncode:
+            payloads.append({"agent": agent, "error": failure(done)})
             continue
-        spawn = json.loads(out)
+        spawn = json.loads(done.out)
         core = [
             e for e in entries if e.owner == agent and e.kind == "core" and e.source.endswith("/history.md")
         ]
@@ -252,16 +270,7 @@ def run_one(source: Path, work: Path) -> dict[str, Any]:
                 "core_bytes": sum(len(e.text.encode("utf-8")) for e in core),
             }
         )
-    row["payloads"] = payloads
-    good = [p for p in payloads if "bytes" in p]
-    row["payload_max"] = max((p["bytes"] for p in good), default=0)
-    row["over_budget"] = sum(p["bytes"] > BUDGET for p in good)
-    # over only because the Core Context itself leaves no room: the spawn carries it all the same
-    row["over_by_core"] = sum(p["bytes"] > BUDGET and p["core_bytes"] > BUDGET - 512 for p in good)
-    row["core_missing"] = sum(p["core_wanted"] and not p["core_in"] for p in good)
-    row["context_errors"] = [p for p in payloads if "error" in p]
-    row["squad_load_max"] = max((p["squad_bytes"] for p in good), default=0)
-    return row
+    return payloads
 
 
 def table_head(*columns: str) -> None:

@@ -25,7 +25,7 @@ logged task (``--task-budgets``). ``--dump DIR`` writes each logged spawn's
 sections and relevant entries for ``spawn_study.py``, which scores other
 fills of the spawn on them.
 
-    python bench/squad_replay.py REPO [REPO ...] [--step-days 1] [--max-steps N] [--task-budgets B ...]
+    python -m bench.squad_replay REPO [REPO ...] [--step-days 1] [--max-steps N] [--task-budgets B ...]
         [--dump DIR]
 
 Prints one row per repository and a summary, then the logged spawns' table.
@@ -41,31 +41,27 @@ import datetime as dt
 import json
 import statistics
 import sys
-import time
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import squad_spawns
-from squad_corpus import (
+from bench import squad_spawns
+from bench.gitrun import git, squadmem
+from bench.paired import Stopwatch
+from bench.squad_corpus import (
     BUDGET,
     carries,
     committed,
     exported,
+    failure,
     first_line,
-    git,
     identity,
     run_all,
     squad_entries,
-    squadmem,
     table_head,
     tier_sections,
 )
-
 from squadmem.commands import context, intake
 from squadmem.engine import catalog, ranking
 from squadmem.gitio.repo import Repo
@@ -75,7 +71,7 @@ from squadmem.model.layout import MEMORY_DIR, tier_rel
 
 def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
     """The last first-parent commit of each step, with its commit time, oldest first."""
-    rows = git(root, "log", "--first-parent", "--reverse", "--format=%H %cI").split("\n")
+    rows = git(root, "log", "--first-parent", "--reverse", "--format=%H %cI").out.split("\n")
     picked: dict[int, tuple[str, dt.datetime]] = {}
     start: dt.date | None = None
     for row in filter(None, rows):
@@ -92,6 +88,38 @@ def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
             moment = out[-1][1] + dt.timedelta(minutes=1)
         out.append((sha, moment))
     return out
+
+
+@dataclasses.dataclass
+class Payloads:
+    """The nightly plain spawns of a replay (``context --agent A``): their sizes, and their Core Context."""
+
+    spawns: int = 0
+    payload_max: int = 0
+    over: int = 0
+    over_by_core: int = 0
+    core_missing: int = 0
+    odd: list[str] = dataclasses.field(default_factory=list)
+
+    def add(
+        self, day: dt.date, agent: str, spawn: dict[str, Any], core: list[squad.Entry], memory: catalog.Memory
+    ) -> None:
+        self.spawns += 1
+        self.payload_max = max(self.payload_max, spawn["bytes"])
+        missing = not all(carries(spawn["text"], e) for e in core)
+        # what squadmem pins for the agent: every Core Context its history.md held last (some hold
+        # two), or its archive's newest; together larger than the room, they make the spawn larger
+        files = (tier_rel("hot", agent), tier_rel("cold", agent))
+        pinned = [e.bytes for rel in files for e in memory.in_file(rel) if e.pinned]
+        by_core = sum(pinned) > BUDGET - 512
+        if spawn["bytes"] > BUDGET:
+            self.over += 1
+            self.over_by_core += by_core
+        self.core_missing += missing
+        if missing or (spawn["bytes"] > BUDGET and not by_core):
+            self.odd.append(
+                f"{day} {agent}: {spawn['bytes']} B, Core Context missing: {missing}, pinned {pinned} B"
+            )
 
 
 def replay_one(
@@ -114,96 +142,104 @@ def replay_one(
     git(work, "init", "-q", "-b", "main", str(root))
     git(root, "fetch", "-q", str(history), "HEAD")
     ever: dict[tuple[str, bytes], squad.Entry] = {}
-    payload_max = over = over_by_core = core_missing = spawns = 0
-    first: str | None = None
-    odd: list[str] = []
+    payloads = Payloads()
     spawned = squad_spawns.Score()  # the orchestration logs' spawns (squad_spawns.py)
     entries: list[squad.Entry] = []
     plain: dict[str, str] = {}  # each agent's last spawn without a task
     memory: catalog.Memory | None = None
-    started = time.perf_counter()
+    clock = Stopwatch()  # how long the replay took, to report
     for number, (sha, moment) in enumerate(steps):
-        env = identity(moment.isoformat())
+        day = moment.date()
         if memory is not None:  # the tiers as the last step's maintain left them
-            before = steps[number - 1][0]
             born = {k: n for n, (_, k) in enumerate(ever)} if dump else {}  # content key -> first seen
+            logs = dump and dump / f"{row['repo']}.jsonl"
+            previous = steps[number - 1][0]
             spawned.add(
                 score_logs(
-                    history,
-                    before,
-                    sha,
-                    moment.date(),
-                    root,
-                    memory,
-                    entries,
-                    plain,
-                    budgets,
-                    show,
-                    born,
-                    dump and dump / f"{row['repo']}.jsonl",
+                    history, previous, sha, day, root, memory, entries, plain, budgets, show, born, logs
                 )
             )
-        git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
-        if git(history, "ls-tree", sha, ".squad").strip():
-            git(root, "checkout", sha, "--", ".squad", env=env)
-        git(root, "commit", "-q", "--allow-empty", "-m", f"squad state of {moment.date()}", env=env)
-        if number == 0:
-            first = git(root, "rev-parse", "HEAD").strip()
-            code, out, err, _ = squadmem(root, env, "init")
-            if code:
-                row["failed"] = f"init (exit {code}): {first_line(err or out)}"
-                return row
-            git(root, "add", "-A", env=env)
-            git(root, "commit", "-q", "-m", "squadmem init", env=env)
+        failed = commit_state(root, history, sha, moment, number == 0)
+        if failed:
+            row["failed"] = failed
+            return row
         entries, _ = intake.usable(squad_entries(root))
         for e in entries:
             ever.setdefault((e.owner, e.key), e)
         night = (moment + dt.timedelta(minutes=30)).isoformat()
-        code, out, err, _ = squadmem(root, identity(night), "maintain", "--now", night)
-        if code:
-            row["failed"] = f"maintain on {moment.date()} (exit {code}): {first_line(err or out)}"
+        done = squadmem(root, "maintain", "--now", night, env=identity(night), check=False)
+        if done.returncode:
+            row["failed"] = f"maintain on {day} (exit {done.returncode}): {failure(done)}"
             return row
-        cores: dict[str, list[squad.Entry]] = collections.defaultdict(list)  # some agents keep two
-        for e in entries:
-            if e.kind == "core" and e.source.endswith("/history.md"):
-                cores[e.owner].append(e)
-        with Repo(root) as repo:
-            memory = catalog.load(repo.layout)
-        for agent in sorted({e.owner for e in entries if e.owner != "decisions"}):
-            code, out, err, _ = squadmem(root, identity(night), "context", "--agent", agent, "--json")
-            if code:
-                continue  # an agent with no tier file yet (nothing of it taken in)
-            spawn = json.loads(out)
-            plain[agent] = spawn["text"]
-            spawns += 1
-            payload_max = max(payload_max, spawn["bytes"])
-            core = cores.get(agent, [])
-            missing = not all(carries(spawn["text"], e) for e in core)
-            # what squadmem pins for the agent: every Core Context its history.md held last (some hold
-            # two), or its archive's newest; together larger than the room, they make the spawn larger
-            files = (tier_rel("hot", agent), tier_rel("cold", agent))
-            pinned = [e.bytes for rel in files for e in memory.in_file(rel) if e.pinned]
-            by_core = sum(pinned) > BUDGET - 512
-            if spawn["bytes"] > BUDGET:
-                over += 1
-                over_by_core += by_core
-            core_missing += missing
-            if missing or (spawn["bytes"] > BUDGET and not by_core):
-                odd.append(
-                    f"{moment.date()} {agent}: {spawn['bytes']} B, Core Context missing: {missing}, "
-                    f"pinned {pinned} B"
-                )
-        print(f"  {row['repo']}: step {number + 1}/{len(steps)} ({moment.date()})", file=sys.stderr)
+        memory = night_spawns(root, night, day, entries, payloads, plain)
+        print(f"  {row['repo']}: step {number + 1}/{len(steps)} ({day})", file=sys.stderr)
     row["steps"] = len(steps)
     row["days"] = (steps[-1][1] - steps[0][1]).days + 1
-    row["seconds"] = round(time.perf_counter() - started, 1)
-    row["squadmem_commits"] = int(git(root, "rev-list", "--count", "HEAD", "--grep=^Squad-Memory-").strip())
-    end = (steps[-1][1] + dt.timedelta(hours=1)).isoformat()
-    code, out, err, _ = squadmem(root, identity(end), "verify", f"{first}..HEAD", "--now", end)
-    row["verify"] = "ok" if code == 0 else f"exit {code}: {first_line(out + err)}"
-    before = git(root, "rev-parse", "HEAD").strip()
-    squadmem(root, identity(end), "intake", "--now", end)
-    row["rerun_new_commits"] = int(git(root, "rev-list", "--count", f"{before}..HEAD").strip())
+    row["seconds"] = round(clock.seconds(), 1)
+    settle(row, root, (steps[-1][1] + dt.timedelta(hours=1)).isoformat(), ever)
+    row.update(dataclasses.asdict(payloads))
+    row["logs"] = dataclasses.asdict(spawned)
+    return row
+
+
+def commit_state(root: Path, history: Path, sha: str, moment: dt.datetime, first: bool) -> str | None:
+    """The team's ``.squad/`` at ``sha`` committed into the replay (squadmem set up after the first);
+    None, or why it failed."""
+    env = identity(moment.isoformat())
+    git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
+    if git(history, "ls-tree", sha, ".squad").out.strip():
+        git(root, "checkout", sha, "--", ".squad", env=env)
+    git(root, "commit", "-q", "--allow-empty", "-m", f"squad state of {moment.date()}", env=env)
+    if first:
+        done = squadmem(root, "init", env=env, check=False)
+        if done.returncode:
+            return f"init (exit {done.returncode}): {failure(done)}"
+        git(root, "add", "-A", env=env)
+        git(root, "commit", "-q", "-m", "squadmem init", env=env)
+    return None
+
+
+def night_spawns(
+    root: Path,
+    night: str,
+    day: dt.date,
+    entries: list[squad.Entry],
+    payloads: Payloads,
+    plain: dict[str, str],
+) -> catalog.Memory:
+    """Each agent's plain spawn after the night's ``maintain``, into ``payloads`` and ``plain``; the tiers
+    as it left them."""
+    cores: dict[str, list[squad.Entry]] = collections.defaultdict(list)  # some agents keep two
+    for e in entries:
+        if e.kind == "core" and e.source.endswith("/history.md"):
+            cores[e.owner].append(e)
+    with Repo(root) as repo:
+        memory = catalog.load(repo.layout)
+    for agent in sorted({e.owner for e in entries if e.owner != "decisions"}):
+        done = squadmem(root, "context", "--agent", agent, "--json", env=identity(night), check=False)
+        if done.returncode:
+            continue  # an agent with no tier file yet (nothing of it taken in)
+        spawn = json.loads(done.out)
+        plain[agent] = spawn["text"]
+        payloads.add(day, agent, spawn, cores.get(agent, []), memory)
+    return memory
+
+
+def settle(row: dict[str, Any], root: Path, end: str, ever: dict[tuple[str, bytes], squad.Entry]) -> None:
+    """The end of a replay, into ``row``: squadmem's commits, ``verify`` over them (from the replay's
+    first commit, the team's first state), a last ``intake`` (it must find nothing new), and which
+    entries ever seen the tiers lost or hold twice."""
+    first = git(root, "rev-list", "--max-parents=0", "HEAD").out.split()[0]
+    row["squadmem_commits"] = int(
+        git(root, "rev-list", "--count", "HEAD", "--grep=^Squad-Memory-").out.strip()
+    )
+    done = squadmem(root, "verify", f"{first}..HEAD", "--now", end, env=identity(end), check=False)
+    row["verify"] = (
+        "ok" if done.returncode == 0 else f"exit {done.returncode}: {first_line(done.out + done.err)}"
+    )
+    before = git(root, "rev-parse", "HEAD").out.strip()
+    squadmem(root, "intake", "--now", end, env=identity(end), check=False)
+    row["rerun_new_commits"] = int(git(root, "rev-list", "--count", f"{before}..HEAD").out.strip())
     tiers = tier_sections(root)
     counts = collections.Counter((owner, key) for owner, key, _ in tiers)
     row["entries_ever"] = len(ever)
@@ -213,11 +249,6 @@ def replay_one(
         f"{e.source}: {e.title}" for e in ever.values() if not any(counts[(e.owner, k)] for k in e.keys)
     )
     row["twice"] = sorted({f"{o}: {t}" for o, k, t in tiers if counts[(o, k)] > 1})
-    row.update(spawns=spawns, payload_max=payload_max, over=over, over_by_core=over_by_core)
-    row["core_missing"] = core_missing
-    row["odd"] = odd
-    row["logs"] = dataclasses.asdict(spawned)
-    return row
 
 
 def score_logs(
@@ -237,10 +268,12 @@ def score_logs(
     """The spawns whose orchestration logs ``sha`` adds, scored on the state before them (``before``'s
     Squad files, ``entries``, and the tiers squadmem made of them, ``memory``)."""
     total = squad_spawns.Score()
-    added = git(history, "diff", "--name-only", "--diff-filter=A", before, sha, "--", squad_spawns.LOG_DIR)
+    added = git(
+        history, "diff", "--name-only", "--diff-filter=A", before, sha, "--", squad_spawns.LOG_DIR
+    ).out
     agents = {e.owner for e in entries if not e.decision}
     for rel in filter(None, added.split("\n")):
-        text = git(history, "show", f"{sha}:{rel}")
+        text = git(history, "show", f"{sha}:{rel}").out
         log = squad_spawns.parse(rel, text, agents)
         if log is None or log.agent not in plain:
             continue
@@ -253,7 +286,7 @@ def score_logs(
         by_id = memory.by_id()
         named = {b: "".join(by_id[i].text for i in done.named) for b, (_, _, done) in built.items()}
         files = [
-            committed(root, rel) if git(root, "ls-files", "--", rel).strip() else ""
+            committed(root, rel) if git(root, "ls-files", "--", rel).out.strip() else ""
             for rel in (f".squad/agents/{log.agent}/history.md", ".squad/decisions.md")
         ]
         load, rule = "".join(files), squad_spawns.squad_rule(files[0], files[1], today)

@@ -18,7 +18,7 @@ installed it (before squadmem), on the same day's files; *the spawn* is the
 count over the template as it stands in the work tree that morning.
 
     SQUADMEM_SQUAD_CLI=.ci/node/node_modules/.bin/squad \\
-        python3 bench/squad_spawn_reads.py [--days-before 30] [--days 15] [--days-after 30]
+        python -m bench.squad_spawn_reads [--days-before 30] [--days 15] [--days-after 30]
 """
 
 from __future__ import annotations
@@ -30,14 +30,12 @@ import random
 import re
 import statistics
 import subprocess
-import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import squad_team
+from bench import squad_team
+from bench.gitrun import git, squadmem
 
 TEMPLATE = ".squad/templates/spawn-reference.md"
 READ = re.compile(r"^\s*Read `[^`]*`.*?(?:fall back to `(?P<local>[^`]+)`|$)")
@@ -60,7 +58,9 @@ def spawn_reads(root: Path, template: str, agent: str, task: str, now: str) -> l
         run = RUN.match(line)
         if run:
             command = run["command"].replace("{name}", agent).replace(TASK_SLOT, task)
-            out = _squadmem(root, command, now)
+            words = _split(command)
+            assert words[0] == "squadmem", command
+            out = squadmem(root, *words[1:], "--now", now).stdout
             reads.append(Read("command", command, len(out)))
             continue
         read = READ.match(line)
@@ -69,18 +69,6 @@ def spawn_reads(root: Path, template: str, agent: str, task: str, now: str) -> l
             path = root / target
             reads.append(Read("file", target, path.stat().st_size if path.is_file() else 0))
     return reads
-
-
-def _squadmem(root: Path, command: str, now: str) -> bytes:
-    words = _split(command)
-    assert words[0] == "squadmem", command
-    done = subprocess.run(
-        [sys.executable, "-m", "squadmem", *words[1:], "--now", now],
-        cwd=root,
-        capture_output=True,
-        check=True,
-    )
-    return done.stdout
 
 
 def _split(command: str) -> list[str]:
@@ -99,22 +87,6 @@ def run_squad(cli: Path, root: Path, *args: str) -> subprocess.CompletedProcess[
         env["PATH"] = f"{node_bin}{os.pathsep}{env.get('PATH', '')}"
     return subprocess.run(
         [str(cli), *args], cwd=root, env=env, text=True, capture_output=True, stdin=subprocess.DEVNULL
-    )
-
-
-def _git(root: Path, *args: str, when: str | None = None) -> str:
-    env = dict(os.environ)
-    if when:
-        env.update(GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
-    return subprocess.run(
-        ["git", *args], cwd=root, env=env, text=True, capture_output=True, check=True
-    ).stdout
-
-
-def _sm(root: Path, *args: str, when: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, GIT_AUTHOR_DATE=when, GIT_COMMITTER_DATE=when)
-    return subprocess.run(
-        [sys.executable, "-m", "squadmem", *args], cwd=root, env=env, text=True, capture_output=True
     )
 
 
@@ -148,11 +120,11 @@ def scenario(
     seed: int = 3,
 ) -> Scenario:
     """Grow a real ``squad init`` team, take it in, upgrade Squad midway; measure every spawn's reads."""
-    _git(root, "init", "-q", "-b", "main")
-    done = run_squad(cli, root, "init")
-    assert done.returncode == 0, done.stdout + done.stderr
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "--no-gpg-sign", "-m", "squad init", when="2026-01-05T08:00:00+00:00")
+    git(root, "init", "-q", "-b", "main")
+    founded = run_squad(cli, root, "init")
+    assert founded.returncode == 0, founded.stdout + founded.stderr
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-gpg-sign", "-m", "squad init", date="2026-01-05T08:00:00+00:00")
     squad_template = (root / TEMPLATE).read_text("utf-8")
     team = squad_team.SquadTeam(root, agents, seed=seed, decision_rate=0.8)
     team.found()
@@ -172,34 +144,27 @@ def scenario(
         team.grow(day)
         measure(day, "before squadmem")
     evening = team.when(days_before, 20).isoformat()
-    done = _sm(root, "init", when=evening)
-    assert done.returncode == 0, done.stderr
-    _git(root, "add", "-A")
-    _git(root, "commit", "-q", "--no-gpg-sign", "-m", "squadmem init", when=evening)
-    done = _sm(root, "migrate", "squad", "--now", evening, when=evening)
-    assert done.returncode == 0, done.stderr
+    done = squadmem(root, "init", date=evening, check=False)
+    assert done.returncode == 0, done.err
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "--no-gpg-sign", "-m", "squadmem init", date=evening)
+    done = squadmem(root, "migrate", "squad", "--now", evening, date=evening, check=False)
+    assert done.returncode == 0, done.err
     upgraded_on = days_before + days
     restored_by = ""
     for day in range(days_before + 1, days_before + days + days_after + 1):
         team.grow(day)
         if day == upgraded_on:
-            done = run_squad(cli, root, "upgrade")
-            assert done.returncode == 0, done.stdout + done.stderr
-            _git(root, "add", "-A")
-            _git(
-                root,
-                "commit",
-                "-q",
-                "--no-gpg-sign",
-                "-m",
-                "squad upgrade",
-                when=team.when(day, 18).isoformat(),
-            )
+            upgraded = run_squad(cli, root, "upgrade")
+            assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
+            git(root, "add", "-A")
+            when = team.when(day, 18).isoformat()
+            git(root, "commit", "-q", "--no-gpg-sign", "-m", "squad upgrade", date=when)
         night = team.when(day, 19).isoformat()
-        done = _sm(root, "maintain", "--now", night, when=night)
-        assert done.returncode == 0, done.stdout + done.stderr
+        done = squadmem(root, "maintain", "--now", night, date=night, check=False)
+        assert done.returncode == 0, done.out + done.err
         if day == upgraded_on:
-            restored_by = next((line for line in done.stdout.splitlines() if "spawns read" in line), "")
+            restored_by = next((line for line in done.out.splitlines() if "spawns read" in line), "")
         measure(day, "squadmem" if day < upgraded_on else "after squad upgrade")
     return Scenario(rows, squad_template, upgraded_on, restored_by.strip(), team)
 

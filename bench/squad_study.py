@@ -29,9 +29,9 @@ state is committed into a replay repository with squadmem's hooks installed (aft
   recall lists its section. Bytes per relevant entry found: the spawn's bytes plus the recalls'
   output bytes, over the entries found; Squad's: its load's bytes over the entries it holds.
 
-    python bench/squad_study.py --clones DIR [--corpus bench/corpus/squad-teams.tsv]
+    python -m bench.squad_study --clones DIR [--corpus bench/corpus/squad-teams.tsv]
         [--split held-out|train|all] [--max-spawns 20] [--warmup-days 7] [--jobs 1] [--json]
-    python bench/squad_study.py --clones DIR --rows ROWS.json [--split ...]   # the tables again
+    python -m bench.squad_study --clones DIR --rows ROWS.json [--split ...]   # the tables again
 
 Prints a row per team and the table per split. Asserts nothing; exit 0.
 """
@@ -46,20 +46,15 @@ import datetime as dt
 import json
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import squad_spawns
-import study_rules
-from squad_corpus import committed, git, identity, squad_entries, squadmem
-
+from bench import squad_spawns, study_rules
+from bench.gitrun import git, squadmem
+from bench.squad_corpus import committed, identity, squad_entries
 from squadmem.commands import intake
 from squadmem.commands.context import TASK_HEADING
 from squadmem.engine import catalog
@@ -91,7 +86,7 @@ def locate(clones: Path, repo: str) -> Path | None:
     """The git directory for ``owner/name`` under ``clones``, or None."""
     owner, name = repo.split("/", 1)
     for where in (clones / f"{owner}+{name}" / "repo", clones / f"{owner}+{name}", clones / owner / name):
-        if where.is_dir() and git(where, "rev-parse", "--git-dir", check=False).strip():
+        if where.is_dir() and git(where, "rev-parse", "--git-dir", check=False).out.strip():
             return where
     return None
 
@@ -119,24 +114,21 @@ def _renamed(stream: bytes, commit: str, ref: bytes) -> bytes:
 
 def export_at(source: Path, commit: str, root: Path) -> str | None:
     """The history of ``.squad/`` up to ``commit`` into a new repository at ``root``; None, or why not."""
-    if git(source, "cat-file", "-t", commit, check=False).strip() != "commit":
+    if git(source, "cat-file", "-t", commit, check=False).out.strip() != "commit":
         return f"commit {commit[:12]} is not in the clone"
     root.mkdir()
     git(root, "init", "-q", "-b", "main")
     export = ["fast-export", "--signed-tags=strip", "--tag-of-filtered-object=drop", commit]
-    stream = subprocess.run(
-        ["git", "-C", str(source), *export, "--", "--", ".squad"], capture_output=True, check=True
-    ).stdout
-    stream = _renamed(stream, commit, b"refs/heads/main")
-    subprocess.run(["git", "-C", str(root), "fast-import", "--quiet"], input=stream, check=True)
-    if not git(root, "rev-parse", "--verify", "-q", "main", check=False).strip():
+    stream = _renamed(git(source, *export, "--", "--", ".squad").stdout, commit, b"refs/heads/main")
+    git(root, "fast-import", "--quiet", input=stream)
+    if not git(root, "rev-parse", "--verify", "-q", "main", check=False).out.strip():
         return ".squad/ is in none of its commits"
     git(root, "reset", "-q", "--hard", "main")
     return None
 
 
 def first_parents(history: Path) -> list[tuple[str, dt.datetime]]:
-    rows = git(history, "log", "--first-parent", "--reverse", "--format=%H %cI").split("\n")
+    rows = git(history, "log", "--first-parent", "--reverse", "--format=%H %cI").out.split("\n")
     return [(r.split(" ")[0], dt.datetime.fromisoformat(r.split(" ", 1)[1])) for r in rows if r]
 
 
@@ -163,7 +155,7 @@ def walk(history: Path) -> Iterator[Step]:
         history,
         *("-c", "core.quotePath=false", "log", "--first-parent", "--reverse", "--raw", "--no-renames"),
         *("--no-abbrev", "--format=@@ %H %cI %aI"),
-    )
+    ).out
     head: list[str] = []
     changed: list[tuple[str, str, str]] = []
     for line in [*out.split("\n"), "@@ end"]:
@@ -266,11 +258,22 @@ def squadmem_spawns(root: Path, agent: str, task: str, when: str) -> dict[int, t
     env = identity(when)
     for budget in BUDGETS:
         set_budget(root, budget)
-        code, text, _, _ = squadmem(
-            root, env, "context", "--agent", agent, "--task", task, "--json", "--no-record", "--now", when
+        done = squadmem(
+            root,
+            "context",
+            "--agent",
+            agent,
+            "--task",
+            task,
+            "--json",
+            "--no-record",
+            "--now",
+            when,
+            env=env,
+            check=False,
         )
-        if code == 0:
-            spawn = json.loads(text)
+        if done.returncode == 0:
+            spawn = json.loads(done.out)
             out[budget] = (spawn["text"], spawn["bytes"])
     git(root, "checkout", "-q", "--", f"{MEMORY_DIR}/tiers.toml")
     return out
@@ -285,9 +288,8 @@ def recall_found(
     found: set[bytes] = set()
     spent = 0
     for query, keys in queries.items():
-        code, out, _, _ = squadmem(
+        done = squadmem(
             root,
-            identity(when),
             "recall",
             query,
             "--agent",
@@ -298,12 +300,16 @@ def recall_found(
             "--json",
             "--now",
             when,
+            env=identity(when),
+            check=False,
         )
-        spent += len(out.encode("utf-8"))
-        if code:
+        spent += len(done.out.encode("utf-8"))
+        if done.returncode:
             continue
         listed = {
-            sections.content_key(by_id[h["id"]].text) for h in json.loads(out)["sections"] if h["id"] in by_id
+            sections.content_key(by_id[h["id"]].text)
+            for h in json.loads(done.out)["sections"]
+            if h["id"] in by_id
         }
         found |= listed & set(keys)
     return found, spent, len(queries)
@@ -339,7 +345,7 @@ def squad_loads(root: Path, agent: str, today: dt.date) -> tuple[str, str]:
     """What Squad loads for ``agent``'s spawn: its history and the decisions as they stand, and the same
     with Squad's own limits applied on ``today``."""
     files = [
-        committed(root, rel) if git(root, "ls-files", "--", rel).strip() else ""
+        committed(root, rel) if git(root, "ls-files", "--", rel).out.strip() else ""
         for rel in (f".squad/agents/{agent}/history.md", squad.DECISIONS)
     ]
     return "".join(files), squad_spawns.squad_rule(files[0], files[1], today)
@@ -441,17 +447,17 @@ def commit_state(root: Path, history: Path, sha: str, when: str, first: bool) ->
     first), then ``maintain``; None, or why it failed."""
     env = identity(when)
     git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
-    if git(history, "ls-tree", sha, ".squad").strip():  # a state may hold no .squad/ at all
+    if git(history, "ls-tree", sha, ".squad").out.strip():  # a state may hold no .squad/ at all
         git(root, "checkout", sha, "--", ".squad", env=env)
     git(root, "commit", "-q", "--allow-empty", "-m", f"squad state before {when}", env=env)
     if first:
-        code, out, err, _ = squadmem(root, env, "init")
-        if code:
-            return f"init: {(err or out).strip()[:160]}"
+        done = squadmem(root, "init", env=env, check=False)
+        if done.returncode:
+            return f"init: {(done.err or done.out).strip()[:160]}"
         git(root, "add", "-A", env=env)
         git(root, "commit", "-q", "-m", "squadmem init", env=env)
-    code, out, err, _ = squadmem(root, env, "maintain", "--now", when)
-    return f"maintain before {when}: {(err or out).strip()[:160]}" if code else None
+    done = squadmem(root, "maintain", "--now", when, env=env, check=False)
+    return f"maintain before {when}: {(done.err or done.out).strip()[:160]}" if done.returncode else None
 
 
 def study_team(team: Team, source: Path, work: Path, max_spawns: int, warmup_days: int) -> dict[str, Any]:

@@ -27,7 +27,7 @@ three-container history.md above it keeps everything; this generator applies
 the documented intent at the level of ``###`` / ``📌`` entries, which makes
 Squad's own load smaller, never larger.
 
-    python bench/squad_team.py DIR [--agents 8] [--days 180] [--seed 8]
+    python -m bench.squad_team DIR [--agents 8] [--days 180] [--seed 8]
 
 ``SquadTeam`` is the library entry point (tests, ``squad_bench.py``).
 """
@@ -40,9 +40,10 @@ import datetime as dt
 import os
 import random
 import re
-import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+
+from bench.gitrun import git
 
 AGENTS = ("picard", "riker", "data", "worf", "troi", "crusher", "laforge", "obrien")
 TOPICS = (
@@ -172,10 +173,10 @@ class SquadTeam:
         present = [rel for rel in dict.fromkeys(paths) if (self.root / rel).exists()]
         gone = [rel for rel in dict.fromkeys(paths) if not (self.root / rel).exists()]
         if present:
-            _git(self.root, env, "add", "-f", "--", *present)
+            git(self.root, "add", "-f", "--", *present, env=env)
         if gone:
-            _git(self.root, env, "rm", "-q", "--cached", "--ignore-unmatch", "--", *gone)
-        _git(self.root, env, "commit", "-q", "--no-gpg-sign", "--allow-empty", "-m", message)
+            git(self.root, "rm", "-q", "--cached", "--ignore-unmatch", "--", *gone, env=env)
+        git(self.root, "commit", "-q", "--no-gpg-sign", "--allow-empty", "-m", message, env=env)
 
     # -- day 0 -------------------------------------------------------------------------------------
 
@@ -365,10 +366,6 @@ class SquadTeam:
 # -- text helpers (pure) ---------------------------------------------------------------------------
 
 
-def _git(root: Path, env: dict[str, str], *args: str) -> None:
-    subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
-
-
 def _span(text: str, heading: str) -> tuple[int, int]:
     """(start of the body, end) of the ``##`` section ``heading`` in ``text``."""
     at = text.index(heading + "\n")
@@ -471,7 +468,7 @@ def main() -> None:
     args = parser.parse_args()
     args.dir.mkdir(parents=True, exist_ok=True)
     if not (args.dir / ".git").exists():
-        subprocess.run(["git", "init", "-q", "-b", "main", str(args.dir)], check=True)
+        git(args.dir, "init", "-q", "-b", "main")
     team = SquadTeam(args.dir, AGENTS[: args.agents], seed=args.seed)
     team.found()
     for day in range(1, args.days + 1):

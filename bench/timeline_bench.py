@@ -1,6 +1,6 @@
 """``squadmem history ID`` and ``recall --history`` on a long history, against a warm ``report``.
 
-    python bench/timeline_bench.py [--commits 20000] [--rounds 11] [--repo DIR]
+    python -m bench.timeline_bench [--commits 20000] [--rounds 11] [--repo DIR]
 
 Generates a history with ``bench/generate.py`` (or reuses ``--repo``), fills
 the caches once (``report``, ``history``, ``recall --history``), then times
@@ -21,17 +21,14 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import generate  # a sibling script, not a package
-from paired import Command, compare_both, environment
+from bench import generate
+from bench.gitrun import SQUADMEM, git, squadmem
+from bench.paired import Command, compare_both, environment
 
 NOW = "2026-01-01T00:00:00Z"
-SQUADMEM = (sys.executable, "-m", "squadmem")
 ENV = environment(PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache"))
 
 
@@ -41,9 +38,7 @@ def command(repo: Path, *args: str) -> Command:
 
 def pick(repo: Path) -> dict[str, str]:
     """A few sections of different lives: the longest walk first."""
-    out = subprocess.run(
-        [*SQUADMEM, "list", "--json"], cwd=repo, env=ENV, capture_output=True, text=True, check=True
-    ).stdout
+    out = squadmem(repo, "list", "--json", env=ENV).out
     rows = json.loads(out)["sections"]
     by_tier = {t: [r["id"] for r in rows if r["tier"] == t] for t in ("hot", "cold", "wiki")}
     sessions = [i for i in by_tier["hot"] if i.endswith("/session")]
@@ -84,9 +79,7 @@ def main(argv: list[str] | None = None) -> int:
         first = {name: command(repo, *words).run() for name, words in commands.items()}  # fill the caches
         yard = "report --json (warm cache)"
         report = command(repo, *commands[yard])
-        count = subprocess.run(
-            ["git", "rev-list", "--count", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
-        ).stdout.strip()
+        count = git(repo, "rev-list", "--count", "HEAD").out.strip()
         print(f"\n{count} commits; whole processes, each paired with a warm `report`, {args.rounds} rounds\n")
         print(
             "| command | first run (fills its cache) | warm | warm `report` | paired ratio "

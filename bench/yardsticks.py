@@ -40,14 +40,10 @@ from __future__ import annotations
 
 import bisect
 import math
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-import replay  # siblings, not a package
-import workload as wl
-
+from bench import replay
+from bench import workload as wl
 from squadmem.commands import maintain
 from squadmem.model.settings import Settings
 

@@ -9,11 +9,10 @@ from __future__ import annotations
 import random
 from pathlib import Path
 
-from conftest import bench_module
-
 
 def _run(tmp_path: Path, name: str) -> object:
-    chaos = bench_module("chaos")
+    from bench import chaos
+
     random.seed(1)
     template = tmp_path / "template"
     template.mkdir()

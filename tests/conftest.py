@@ -7,13 +7,11 @@ GIT_COMMITTER_DATE so ages are exact. Nothing is mocked.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 from hypothesis import settings
@@ -206,20 +204,3 @@ def assert_refused(repo: GitRepo, *args: str, message: str) -> None:
     assert done.stderr.splitlines()[0] == message
     assert done.stderr.splitlines()[1].startswith("hint: ")
     assert repo.snapshot() == before
-
-
-BENCH = Path(__file__).resolve().parents[1] / "bench"
-
-
-def bench_module(name: str) -> ModuleType:
-    """``bench/NAME.py`` imported once (the benchmarks import each other by plain name)."""
-    if name in sys.modules:
-        return sys.modules[name]
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    spec = importlib.util.spec_from_file_location(name, BENCH / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module

@@ -6,7 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, bench_module
+from conftest import GitRepo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -307,7 +307,9 @@ def test_last_uses_shallow_clone_a_pending_use_decides_it(repo: GitRepo, tmp_pat
 @pytest.fixture(scope="module")
 def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("generated") / "repo"
-    bench_module("generate").generate(root, 400, seed=7)
+    from bench import generate
+
+    generate.generate(root, 400, seed=7)
     return root
 
 

@@ -6,12 +6,9 @@ import datetime as dt
 from pathlib import Path
 
 import pytest
-from conftest import bench_module
 
+from bench import replay, workload
 from squadmem.model.settings import Settings
-
-workload = bench_module("workload")
-replay = bench_module("replay")
 
 # Short thresholds, so that in a few days every rule fires: stale, ttl, used, budget.
 QUICK = Settings().replace(

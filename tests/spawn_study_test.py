@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import bench_module
 
-study = bench_module("spawn_study")
+from bench import spawn_study as study
 
 
 def _section(

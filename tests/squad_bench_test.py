@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import random
-import sys
 from pathlib import Path
 
 import pytest
 
+from bench import squad_bench, squad_ceiling
+from bench.squad_team import Written
 from squadmem.commands import context
 from squadmem.engine import catalog
 from squadmem.model import settings
 from squadmem.model.errors import SquadmemError
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
-
-import squad_bench
-import squad_ceiling
-from squad_team import Written
 
 
 def _entry(title: str, topic: str, kind: str = "learning", day: int = 1) -> Written:

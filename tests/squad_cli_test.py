@@ -13,7 +13,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, bare_remote, bench_module, run_squadmem
+from conftest import GitRepo, bare_remote, run_squadmem
 
 from squadmem.model import sections, spawnblock, squad
 from squadmem.model.layout import MEMORY_DIR
@@ -96,7 +96,8 @@ def test_the_whole_path_on_a_real_squad_init(squad_cli: Path, repo: GitRepo, tmp
     squad_init(squad_cli, repo)
     status_before = run_squad(squad_cli, repo, "status").returncode
     doctor_before = doctor_summary(run_squad(squad_cli, repo, "doctor"))
-    gen = bench_module("squad_team")
+    from bench import squad_team as gen
+
     team = gen.SquadTeam(repo.root, AGENTS, seed=3, decision_rate=0.8)
     team.found()
     grown = [team.grow(day) for day in range(1, 31)]
@@ -217,7 +218,8 @@ def test_squads_hook_text_after_squadmems_and_the_orphan_backend(squad_cli: Path
 def test_the_spawn_reads_squadmem_every_day_through_squad_upgrade(squad_cli: Path, tmp_path: Path) -> None:
     """What Squad's installed spawn template tells each agent to read, every day: a grown team, then
     squadmem, then `squad upgrade` rewriting the template, then more days with nightly maintain."""
-    reads = bench_module("squad_spawn_reads")
+    from bench import squad_spawn_reads as reads
+
     root = tmp_path / "team"
     root.mkdir()
     run = reads.scenario(squad_cli, root, AGENTS, days_before=12, days=6, days_after=12)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from conftest import GitRepo, bench_module
+from conftest import GitRepo
 
-replay = bench_module("squad_replay")
-study = bench_module("spawn_study")
+from bench import spawn_study as study
+from bench import squad_replay as replay
 
 HISTORY = ".squad/agents/parker/history.md"
 LEARNINGS = (

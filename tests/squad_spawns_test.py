@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 
-from conftest import bench_module
-
+from bench import squad_spawns as spawns
 from squadmem.model import squad
-
-spawns = bench_module("squad_spawns")
 
 HISTORY = ".squad/agents/parker/history.md"
 DECISIONS = ".squad/decisions.md"

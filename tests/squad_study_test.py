@@ -6,9 +6,9 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-from conftest import GitRepo, bench_module
+from conftest import GitRepo
 
-study = bench_module("squad_study")
+from bench import squad_study as study
 
 HISTORY = ".squad/agents/parker/history.md"
 DECISIONS = ".squad/decisions.md"

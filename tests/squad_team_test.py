@@ -6,13 +6,13 @@ import datetime as dt
 import statistics
 from pathlib import Path
 
-from conftest import GitRepo, bench_module
+from conftest import GitRepo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bench import squad_team as gen
 from squadmem.model import squad
 
-gen = bench_module("squad_team")
 HISTORY = ".squad/agents/picard/history.md"
 words = st.text(alphabet="abc :-#()", min_size=1, max_size=12).filter(lambda t: t.strip())
 
@@ -89,8 +89,9 @@ def test_the_same_seed_grows_the_same_team(repo: GitRepo, tmp_path: Path) -> Non
 
 def test_entries_can_be_sized_like_real_teams(repo: GitRepo) -> None:
     """``--real-sizes``: learnings of about 1.1 KB and decisions of about 535 B, as on real teams'."""
-    bench = bench_module("squad_bench")
-    team = gen.SquadTeam(repo.root, ("picard",), seed=5, decision_rate=1.0, **bench.REAL_SIZES)
+    from bench import squad_bench
+
+    team = gen.SquadTeam(repo.root, ("picard",), seed=5, decision_rate=1.0, **squad_bench.REAL_SIZES)
     team.found()
     for day in range(1, 15):
         team.grow(day)

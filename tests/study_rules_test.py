@@ -7,9 +7,8 @@ import datetime as dt
 import math
 
 import pytest
-from conftest import bench_module
 
-rules = bench_module("study_rules")
+from bench import study_rules as rules
 
 PLUS_TWO = dt.timezone(dt.timedelta(hours=2))
 ADDED = dt.datetime(2026, 7, 20, 12, 0, tzinfo=PLUS_TWO)  # the commit that added the log
