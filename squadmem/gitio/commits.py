@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 
-from squadmem.gitio.formats import Change, log_format, parse_log, parse_trailers, raw_blobs
+from squadmem.gitio.formats import Change, log_format, parse_log, parse_ls_tree, parse_trailers, raw_blobs
 from squadmem.gitio.repo import Repo
 from squadmem.model import places as where
 from squadmem.model import squad, uses
@@ -198,3 +198,8 @@ def commit_of(repo: Repo, rev: str) -> str:
 def merge_base(repo: Repo, one: str, other: str) -> str:
     """The best common ancestor of two commits ("" when git names none); SquadmemError when unrelated."""
     return repo.run("merge-base", one, other).strip()
+
+
+def blobs_at(repo: Repo, commit: str, paths: Sequence[str]) -> dict[str, str]:
+    """Path -> blob of each of ``paths`` that ``commit``'s tree holds (one ``ls-tree``)."""
+    return parse_ls_tree(repo.run_bytes("ls-tree", "-z", "--full-tree", commit, "--", *paths))
