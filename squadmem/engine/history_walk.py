@@ -23,12 +23,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import datetime as dt
-import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from squadmem.engine import catalog, cutter, history_past
+from squadmem.engine import catalog, cutter, history_graph, history_past
 from squadmem.engine.catalog import Entry
 from squadmem.engine.history_cache import Cache
 from squadmem.engine.history_graph import Tree
@@ -71,11 +70,12 @@ Walk = tuple[list[Event], set[str]]
 
 
 def walks_key(repo: Repo) -> str:
-    """The history caches' key and this walk's own code: a record made by other code is not used."""
+    """The history caches' key and the walk's own code: a record made by other code is not used."""
     code = b""
     with contextlib.suppress(OSError):
         code = b"".join(
-            Path(m.__file__ or "").read_bytes() for m in (sys.modules[__name__], history_past, cutter)
+            Path(m).read_bytes()
+            for m in (__file__, history_past.__file__, history_graph.__file__, cutter.__file__)
         )
     return WALKS.key(repo, code)
 
