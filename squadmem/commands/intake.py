@@ -26,7 +26,6 @@ entry of a Squad file in that commit's tree.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import datetime as dt
 import json
@@ -36,28 +35,17 @@ from typing import Any
 
 from squadmem.commands import scaffold
 from squadmem.engine import catalog, history, index, lastuse, writer
+from squadmem.engine.intake_ledger import LEDGER_HEADER, TRAILER, Row, ledger_path, read_ledger
+from squadmem.engine.intake_ledger import taken as _taken
+from squadmem.engine.intake_ledger import tier_of as _tier_of
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, render, sections, squad
-from squadmem.model import places as where
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, check_name, classify, tier_rel
+from squadmem.model.layout import MAX_FILE_BYTES, check_name, classify, tier_rel
 from squadmem.model.settings import Settings
 
-LEDGER = f"{MEMORY_DIR}/intake.tsv"  # the Squad layout's; the work tree's is ledger_path()
-
-
-def ledger_path() -> str:
-    """The intake ledger's path in the work tree's places."""
-    return where.current().ledger
-
-
-LEDGER_HEADER = (
-    "# squadmem intake ledger: one line per Squad entry taken into the tiers "
-    "(key, source, kind, title). Written by squadmem; do not edit.\n"
-)
-TRAILER = "Squad-Memory-Intake"
 TOPIC = "decisions"
 UNSUPPORTED_BACKENDS = ("orphan", "two-layer", "git-notes")
 
@@ -126,32 +114,6 @@ def _counts(placed: Iterable[Placed]) -> dict[str, int]:
     for p in placed:
         counts[p.target] = counts.get(p.target, 0) + 1
     return counts
-
-
-# -- the ledger -----------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Row:
-    key: str
-    source: str
-    kind: str
-    title: str
-
-    def line(self) -> str:
-        clean = " ".join(self.title.split())
-        return f"{self.key}\t{self.source}\t{self.kind}\t{clean}\n"
-
-
-def read_ledger(text: str | None) -> list[Row]:
-    rows = []
-    for line in (text or "").splitlines():
-        if not line or line.startswith("#"):
-            continue
-        parts = line.split("\t", 3)
-        if len(parts) == 4:
-            rows.append(Row(*parts))
-    return rows
 
 
 # -- reading Squad's files from a commit ----------------------------------------------------------
@@ -473,32 +435,6 @@ def _page_number(topic: str) -> int | None:
         return 1
     head, _, tail = topic.rpartition("-")
     return int(tail) if head == TOPIC and tail.isdigit() and int(tail) > 1 else None
-
-
-def _owner_of_tier(rel: str) -> str:
-    """Whose entries a tier file holds: its agent, or "decisions" for any wiki page."""
-    tier, name = _tier_of(rel)
-    return "decisions" if tier == "wiki" else name
-
-
-def _taken(rows: Sequence[Row], texts: Mapping[str, str | None]) -> set[tuple[str, bytes]]:
-    """(owner, key) of every entry taken in: listed in the ledger, or already a section of a tier file."""
-    taken = set()
-    for row in rows:
-        owner = squad.source_owner(row.source)
-        if owner is not None:
-            with contextlib.suppress(ValueError):
-                taken.add((owner, bytes.fromhex(row.key)))
-    for rel, text in texts.items():
-        if text is not None:
-            owner = _owner_of_tier(rel)
-            taken.update((owner, sections.content_key(s.text)) for s in index.split(text).sections)
-    return taken
-
-
-def _tier_of(rel: str) -> tuple[str, str]:
-    parts = rel.split("/")
-    return parts[-2], parts[-1].removesuffix(".md")
 
 
 def _tier_texts(repo: Repo, scribe: writer.Writer) -> dict[str, str | None]:

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from squadmem.engine import catalog, facts, history, titles
+from squadmem.gitio import commits
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections
 from squadmem.model.errors import SquadmemError
@@ -162,7 +163,7 @@ def _located(repo: Repo, points: int, departure: facts.Departure, entry: catalog
         wanted = sections.content_key(entry.text)
         at = _entries({p: files[n] for p, n in owner.items() if n in files})
         ident = next((e.id for e in at if sections.content_key(e.text) == wanted), entry.id)
-    held = dt.datetime.fromtimestamp(int(repo.run("show", "-s", "--format=%ct", holder).strip() or 0), dt.UTC)
+    held = dt.datetime.fromtimestamp(commits.commit_time(repo, holder), dt.UTC)
     return Removed(
         ident,
         entry.title,

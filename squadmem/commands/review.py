@@ -34,6 +34,7 @@ from squadmem.engine.verify import (
     default_range,
     resolve,
 )
+from squadmem.gitio import commits as log
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget as budget_rule
 from squadmem.model import logs, render, settings
@@ -151,7 +152,7 @@ def base_of(repo: Repo, tip: str, bases: Sequence[str]) -> str | None:
     if not bases:
         return None
     try:
-        return repo.run("merge-base", tip, bases[0]).strip() or None
+        return log.merge_base(repo, tip, bases[0]) or None
     except SquadmemError:
         return None
 

@@ -43,10 +43,9 @@ from collections.abc import Iterable, Sequence
 
 from squadmem.engine.cutter import Cut, cut
 from squadmem.engine.facts import Facts, First, add_use, earlier, heading_key
-from squadmem.engine.history_cache import CACHE_FILE, cache_key, load_cache, save_cache
+from squadmem.engine.history_cache import HISTORY, cache_key, load_cache, save_cache
 from squadmem.engine.progress import Progress
-from squadmem.gitio.commits import NULL_SHA, Commit, blobs, memory_log
-from squadmem.gitio.formats import parse_ls_tree
+from squadmem.gitio.commits import NULL_SHA, Commit, blobs, blobs_at, memory_log
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad, uses
 from squadmem.model.errors import SquadmemError
@@ -103,7 +102,7 @@ def _bases(repo: Repo, base: str, read: _Read) -> dict[str, str]:
     changed = sorted({p for p in read.paths.values()} | {p for *_, p in read.deleted})
     if not changed:
         return {}
-    return parse_ls_tree(repo.run_bytes("ls-tree", "-z", "--full-tree", base, "--", *changed))
+    return blobs_at(repo, base, changed)
 
 
 def _record_blobs(repo: Repo, read: _Read, facts: Facts, bases: dict[str, str]) -> None:
@@ -237,7 +236,7 @@ def read_facts(repo: Repo, *, cache: bool = True, verbose: bool = False) -> Fact
     if head is None:
         return Facts()
     key = cache_key(repo)
-    path = repo.state_dir / CACHE_FILE
+    path = HISTORY.path(repo)
     facts, why = load_cache(path, key, repo.hash_width // 2) if cache else (None, "cache not used")
     if facts is not None and facts.tip == head:
         say("history cache: up to date")

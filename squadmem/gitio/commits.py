@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 
-from squadmem.gitio.formats import log_format, parse_log
+from squadmem.gitio.formats import Change, log_format, parse_log, parse_ls_tree, parse_trailers, raw_blobs
 from squadmem.gitio.repo import Repo
 from squadmem.model import places as where
 from squadmem.model import squad, uses
@@ -97,3 +97,109 @@ def blobs(repo: Repo, shas: Sequence[str]) -> Iterator[tuple[str, bytes]]:
         if data is None:
             raise SquadmemError(f"git cat-file: no object {sha}", code=Exit.INTERNAL)
         yield sha, data
+
+
+def commit_time(repo: Repo, sha: str) -> int:
+    """A commit's committer time (epoch seconds; 0 when git gives none)."""
+    return int(repo.run("show", "-s", "--format=%ct", sha).strip() or 0)
+
+
+# -- a range as ``verify`` reads it: every commit, its trailers, its raw changes with renames ----------
+_RANGE_FIELDS = ("%H", "%T", "%ct", "%P", "%s", "%(trailers:only,unfold)", "%b")
+_RANGE_FORMAT = log_format(*_RANGE_FIELDS)
+_PATH_LOG = ("log", "--full-history", "-c", "--raw", "-z", "--no-abbrev")
+
+
+@dataclasses.dataclass(frozen=True)
+class Logged:
+    """One commit of a range, as ``git log -z --raw -c -M`` gives it."""
+
+    sha: str
+    tree: str
+    time: int
+    parents: tuple[str, ...]
+    subject: str
+    trailers: dict[str, list[str]]  # lowercase key -> values
+    body: str
+    changes: tuple[Change, ...]  # a merge's change lists one old blob per parent
+
+
+def range_log(repo: Repo, revs: Sequence[str]) -> Iterator[Logged]:
+    """Every commit of ``revs`` with its trailers and raw changes, from one ``git log`` process."""
+    args = ["log", "-z", "--raw", "-c", "-M", "--no-abbrev", "--no-color", "--no-ext-diff", _RANGE_FORMAT]
+    for entry in parse_log(repo.stream(*args, *revs, "--"), len(_RANGE_FIELDS)):
+        sha, tree, stamp, parents, subject, trailers, body = (
+            f.decode("utf-8", "surrogateescape") for f in entry.fields
+        )
+        found = parse_trailers(trailers)
+        yield Logged(sha, tree, int(stamp), tuple(parents.split()), subject, found, body, entry.changes)
+
+
+def range_dates(repo: Repo, revs: Sequence[str]) -> Iterator[tuple[str, int, int, list[str]]]:
+    """(sha, committer time, author time, parents) of every commit of ``revs``, parents first."""
+    out = repo.run("log", "--topo-order", "--reverse", "--format=%H %ct %at %P", *revs, "--")
+    for line in out.splitlines():
+        sha, committed, authored, *parents = line.split()
+        yield sha, int(committed), int(authored), parents
+
+
+def path_versions(repo: Repo, revs: Sequence[str], path: str) -> list[str]:
+    """Every blob ``path`` had in the history of ``revs`` (merges' sides too), each once."""
+    return raw_blobs(repo.run_bytes(*_PATH_LOG, "--format=", *revs, "--", path))
+
+
+def remote_changes(repo: Repo, sha: str, path: str) -> list[tuple[str, int, int, tuple[Change, ...]]]:
+    """(sha, committer time, author time, changes of ``path``) of each commit that remote-tracking
+    branches hold and ``sha`` does not."""
+    fields = log_format("%H", "%ct", "%at")
+    out = repo.run_bytes(*_PATH_LOG, fields, "--remotes", f"^{sha}", "--", path)
+    if not out.strip():
+        return []
+    found = []
+    for entry in parse_log([out], 3):
+        name, committed, authored = (f.decode("ascii") for f in entry.fields)
+        found.append((name, int(committed), int(authored), entry.changes))
+    return found
+
+
+def remote_descendants(repo: Repo, sha: str) -> set[str]:
+    """The commits of remote-tracking branches that descend from ``sha``."""
+    return set(repo.run("rev-list", "--ancestry-path", "--remotes", f"^{sha}").split())
+
+
+def first_parents(repo: Repo, sha: str, count: int) -> list[str]:
+    """``sha`` and its first-parent ancestors, at most ``count`` commits."""
+    return repo.run("rev-list", "--first-parent", f"--max-count={count}", sha).split()
+
+
+def octopus_base(repo: Repo, parents: Sequence[str]) -> str:
+    """The merge base of all ``parents`` ("" when git names none); SquadmemError when unrelated."""
+    return repo.run("merge-base", "--octopus", *parents).strip()
+
+
+def upstream(repo: Repo) -> str:
+    """The full name of the current branch's upstream, "" when it has none."""
+    try:
+        return repo.run("rev-parse", "--verify", "-q", "--symbolic-full-name", "@{upstream}").strip()
+    except SquadmemError:
+        return ""
+
+
+def rev_words(repo: Repo, revs: Sequence[str]) -> list[str]:
+    """``git rev-parse --revs-only`` of a range: object names, ``^`` before excluded ones, ``--not``."""
+    return repo.run("rev-parse", "--revs-only", *revs, "--").split()
+
+
+def commit_of(repo: Repo, rev: str) -> str:
+    """The commit ``rev`` names (SquadmemError when there is none)."""
+    return repo.run("rev-parse", "--verify", "-q", f"{rev}^{{commit}}").strip()
+
+
+def merge_base(repo: Repo, one: str, other: str) -> str:
+    """The best common ancestor of two commits ("" when git names none); SquadmemError when unrelated."""
+    return repo.run("merge-base", one, other).strip()
+
+
+def blobs_at(repo: Repo, commit: str, paths: Sequence[str]) -> dict[str, str]:
+    """Path -> blob of each of ``paths`` that ``commit``'s tree holds (one ``ls-tree``)."""
+    return parse_ls_tree(repo.run_bytes("ls-tree", "-z", "--full-tree", commit, "--", *paths))

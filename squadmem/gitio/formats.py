@@ -171,6 +171,16 @@ def parse_log(chunks: Iterable[bytes], count: int) -> Iterator[LogEntry]:
         yield LogEntry(tuple(fields), tuple(changes))
 
 
+def parse_trailers(text: str) -> dict[str, list[str]]:
+    """``%(trailers:only,unfold)`` output: each key, lowercase, with its values in order."""
+    trailers: dict[str, list[str]] = {}
+    for line in text.splitlines():
+        key, sep, value = line.partition(":")
+        if sep:
+            trailers.setdefault(key.strip().lower(), []).append(value.strip())
+    return trailers
+
+
 def _tokens(chunks: Iterable[bytes]) -> Iterator[bytes]:
     """NUL-terminated tokens from a stream of byte chunks."""
     rest = b""
