@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo
 
-from squadmem.gitio import questions, runner
+from squadmem.gitio import gitdir, questions, runner
 from squadmem.gitio.repo import Repo
 
 DATE = "2026-03-01T12:00:00Z"
@@ -167,3 +167,16 @@ def test_repos_questions_for_maintain_and_intake(at_top: GitRepo) -> None:
         entries = list(repo.changes(("%P",), [".squad/"]))
         assert [e.fields[0].decode() for e in entries] == [one, ""]
         assert [(c.status, c.path) for c in entries[0].changes] == [("D", HOT), ("A", LOG)]
+
+
+def test_the_common_git_dir_read_without_git_is_what_git_says(
+    at_top: GitRepo, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    at_top.commit("one", {"x.txt": "x\n"}, date=DATE)
+    linked = at_top.root.parent / f"{at_top.root.name}-linked"
+    at_top.git("worktree", "add", "-q", str(linked))
+    for top in (at_top.root, linked):
+        monkeypatch.chdir(top)
+        assert gitdir.common_dir() == questions.common_dir(_env()) == str((at_top.root / ".git").resolve())
+    monkeypatch.chdir(at_top.root / ".git")
+    assert gitdir.common_dir() is None  # not at the top of a work tree

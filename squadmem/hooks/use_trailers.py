@@ -56,9 +56,12 @@ PENDING = ("squadmem", "pending-uses.json")  # uses.FILE in the state folder (a 
 def state_dir(env: Mapping[str, str]) -> Path:
     from pathlib import Path
 
-    from squadmem.gitio import questions
+    found = gitdir.common_dir()  # at the top of the work tree, where git runs hooks: no process
+    if found is None:
+        from squadmem.gitio import questions
 
-    return Path(questions.common_dir(env)) / "squadmem"
+        found = questions.common_dir(env)
+    return Path(found) / "squadmem"
 
 
 def carried_since(since: dt.datetime, env: Mapping[str, str], start: str = "HEAD") -> dict[str, dt.datetime]:
