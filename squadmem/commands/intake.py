@@ -153,18 +153,7 @@ def refuse_backend(root: Path) -> None:
 
 def source_paths(repo: Repo, commit: str) -> list[str]:
     """Squad's memory files in ``commit``'s tree, sorted."""
-    out = repo.run_bytes(
-        "ls-tree",
-        "-r",
-        "-z",
-        "--name-only",
-        commit,
-        "--",
-        squad.AGENTS_DIR,
-        *squad.DECISION_FILES,
-        squad.INBOX_DIR,
-    )
-    paths = [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+    paths = repo.tree_paths(commit, [squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR])
     return sorted(p for p in paths if squad.is_source(p))
 
 
@@ -588,6 +577,4 @@ def pending_count(repo: Repo) -> int:
 
 def _tier_paths(repo: Repo, head: str) -> list[str]:
     """Every tier file in ``head``'s tree."""
-    out = repo.run_bytes("ls-tree", "-r", "-z", "--name-only", head, "--", *repo.layout.places.pathspecs)
-    rels = [r.decode("utf-8", "surrogateescape") for r in out.split(b"\0") if r]
-    return [r for r in rels if classify(r) is not None]
+    return [r for r in repo.tree_paths(head, repo.layout.places.pathspecs) if classify(r) is not None]

@@ -16,7 +16,6 @@ from typing import Any
 
 from squadmem.commands import intake, settle, spawn
 from squadmem.engine import catalog, index, lastuse, policy, writer
-from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections, settings, templates
 from squadmem.model.errors import SquadmemError
@@ -152,20 +151,9 @@ def demoted(repo: Repo, now: dt.datetime, hours: float) -> dict[str, dt.datetime
         since = dt.datetime.min.replace(tzinfo=dt.UTC)
     if repo.head() is None:
         return {}
-    out = repo.run(
-        "log",
-        f"--since={since.isoformat()}",
-        "--format=%x1e%ct%x1f%B",
-        "--no-merges",
-        "--",
-        *repo.layout.places.pathspecs,
-    )
     found: dict[str, dt.datetime] = {}
-    for record in out.split("\x1e"):
-        stamp, _, body = record.partition("\x1f")
-        if not stamp.strip():
-            continue
-        when = dt.datetime.fromtimestamp(int(stamp), dt.UTC)
+    for stamp, body in repo.messages(since.isoformat(), repo.layout.places.pathspecs, merges=False):
+        when = dt.datetime.fromtimestamp(stamp, dt.UTC)
         trailers = dict(
             row.split(": ", 1)
             for row in body.splitlines()
@@ -321,17 +309,7 @@ def resolve(repo: Repo, rev: str) -> str:
 
 def _removals(repo: Repo) -> Iterator[tuple[str, str, str]]:
     """(parent commit, tier file, its blob there) for each tier file changed, newest commit first."""
-    args = (
-        "log",
-        formats.log_format("%P"),
-        "--raw",
-        "-z",
-        "--no-renames",
-        "--no-abbrev",
-        "--",
-        *repo.layout.places.pathspecs,
-    )
-    for entry in formats.parse_log(repo.stream(*args), 1):
+    for entry in repo.changes(("%P",), repo.layout.places.pathspecs):
         parent = entry.fields[0].decode("ascii").partition(" ")[0]
         for change in entry.changes if parent else ():
             if classify(change.path) is not None and change.old is not None:

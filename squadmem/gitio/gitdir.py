@@ -27,6 +27,21 @@ def git_dir(start: str | None = None) -> str | None:
     return found if os.path.isabs(found) else os.path.join(os.path.dirname(dot), found)
 
 
+def common_dir(start: str | None = None) -> str | None:
+    """The common git directory of that work tree, absolute and real as ``git rev-parse
+    --path-format=absolute --git-common-dir`` says it (a linked worktree's ``commondir`` names it),
+    found without starting git; None if there is no git directory."""
+    where = git_dir(start)
+    if where is None:
+        return None
+    try:
+        with open(os.path.join(where, "commondir"), encoding="utf-8") as handle:
+            common = handle.read().strip()
+    except (OSError, UnicodeDecodeError):
+        common = ""
+    return os.path.realpath(os.path.join(where, common) if common else where)
+
+
 def merge_head_file(start: str | None = None) -> str | None:
     """The first commit in ``MERGE_HEAD`` while a merge is being concluded, else None."""
     where = git_dir(start)

@@ -14,9 +14,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from squadmem.gitio import config, runner
+from squadmem.gitio import config, questions, runner
 from squadmem.gitio.catfile import CatFile
-from squadmem.gitio.formats import parse_ls_tree
+from squadmem.gitio.formats import LogEntry, log_format, parse_log, parse_ls_tree
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import Layout
 
@@ -207,6 +207,23 @@ class Repo:
     def tree_files(self, rev: str, pathspecs: Sequence[str]) -> dict[str, str]:
         """Path -> blob of the files under ``pathspecs`` in commit ``rev``'s whole tree."""
         return parse_ls_tree(self.run_bytes("ls-tree", "-r", "-z", "--full-tree", rev, "--", *pathspecs))
+
+    def tree_paths(self, rev: str, pathspecs: Sequence[str]) -> list[str]:
+        """Every path under ``pathspecs`` in commit ``rev``'s tree (``ls-tree --name-only``)."""
+        out = self.run_bytes("ls-tree", "-r", "-z", "--name-only", rev, "--", *pathspecs)
+        return [p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p]
+
+    def messages(self, since: str, pathspecs: Sequence[str], merges: bool = True) -> list[tuple[int, str]]:
+        """(committer seconds, whole message) of each commit from HEAD made since ``since`` (ISO 8601)
+        that changes ``pathspecs``, newest first."""
+        args = questions.messages_args(since, (), pathspecs, merges)
+        return questions.parse_messages(self.run_bytes(*args))
+
+    def changes(self, placeholders: Sequence[str], pathspecs: Sequence[str]) -> Iterator[LogEntry]:
+        """Each commit from HEAD that changes ``pathspecs``, newest first: its ``placeholders``' fields
+        and its raw changes against its first parent (no renames), streamed from one ``git log``."""
+        args = ("log", log_format(*placeholders), "--raw", "-z", "--no-renames", "--no-abbrev")
+        return parse_log(self.stream(*args, "--", *pathspecs), len(placeholders))
 
     def check_attr(self, path: str, *attributes: str) -> dict[str, str]:
         """Attribute -> value (``set``, ``unset``, ``unspecified`` or a value) for ``path``."""

@@ -25,7 +25,7 @@ import datetime as dt
 import os
 from collections.abc import Sequence
 
-from squadmem.gitio import formats, gitdir, runner
+from squadmem.gitio import formats, gitdir, questions
 from squadmem.hooks import staged
 from squadmem.model import logs
 from squadmem.model import places as where
@@ -51,12 +51,9 @@ def merge_head(env: dict[str, str], environ: dict[str, str] | None = None) -> st
     else:
         return None
     for name in names:
-        try:
-            return (
-                runner.git(["rev-parse", "-q", "--verify", f"{name}^{{commit}}"], env).decode("ascii").strip()
-            )
-        except SquadmemError:
-            continue
+        found = questions.commit(env, name)
+        if found:
+            return found
     return None
 
 
@@ -123,12 +120,9 @@ def history(path: str, env: dict[str, str], merging: str | None, born: bool = Tr
     else:
         revs = ["HEAD", merging, "--remotes"] if merging else ["HEAD", "--remotes"]
     try:
-        out = runner.git(
-            ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", *revs, "--", path], env
-        )
+        shas = questions.history_blobs(env, revs, path)
     except SquadmemError:
         return []  # the first commit of a repository: no branch has any history yet
-    shas = formats.raw_blobs(out)
     return [b for b in formats.cat_files(shas, env).values() if b is not None]
 
 
@@ -138,9 +132,7 @@ def _published_append(change: logs.Change, env: dict[str, str], rules: logs.Rule
     branch that changed the log kept the log rules by its own dates (``logs.published_append``)."""
     if change.others or change.old is None or change.new is None or not change.new.startswith(change.old):
         return False
-    fields = formats.log_format("%ct", "%at")
-    args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", fields, "--remotes", "^HEAD"]
-    found = list(formats.parse_log([runner.git([*args, "--", change.path], env)], 2))
+    found = questions.history_log(env, ["--remotes", "^HEAD"], change.path, ("%ct", "%at"))
     shas = [sha for e in found for c in e.changes for sha in (*c.olds, c.new) if sha is not None]
     blobs = formats.cat_files(shas, env)
     steps = []

@@ -31,14 +31,13 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
-from squadmem.gitio import formats, runner
+from squadmem.gitio import formats, questions
 from squadmem.model import merge, sections, writes
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, classify
 
 SETTLE = "merge-settle.json"
-_LABELS = ("-L", "ours", "-L", "base", "-L", "theirs")
 _PICKS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")
 
 Trees = tuple[dict[str, str], dict[str, str], dict[str, str]]
@@ -54,12 +53,7 @@ def git_line_merge(size: int, env: Mapping[str, str]) -> merge.LineMerge:
                 path = Path(folder) / name
                 path.write_bytes(text.encode("utf-8"))
                 paths.append(str(path))
-            args = ["merge-file", f"--marker-size={size}", *_LABELS, *paths]
-            try:
-                runner.git(args, env)  # writes the result into ours; exit status: the conflicts
-                conflicted = False
-            except SquadmemError:
-                conflicted = True
+            conflicted = not questions.merge_file(env, size, *paths)  # the result is written into ours
             merged = Path(paths[0]).read_bytes().decode("utf-8", "replace")
         if conflicted and "<" * size + " ours" not in merged:  # an error, not a count of conflicts
             return merge.conflict_lines(base, ours, theirs, size)
@@ -77,17 +71,6 @@ def _decode(raw: bytes) -> str | None:
         return None
 
 
-def _ok(args: Sequence[str], env: Mapping[str, str]) -> str:
-    try:
-        return runner.git(args, env).decode("utf-8", "surrogateescape")
-    except SquadmemError:
-        return ""
-
-
-def _blob_ids(paths: Sequence[str], env: Mapping[str, str]) -> list[str]:
-    return _ok(["hash-object", "--no-filters", "--", *paths], env).split()
-
-
 def _theirs_candidates(env: Mapping[str, str]) -> Iterator[str]:
     """Commits that may be the other side, likeliest first, resolved only when asked for.
 
@@ -99,7 +82,7 @@ def _theirs_candidates(env: Mapping[str, str]) -> Iterator[str]:
             seen.add(name[len("GITHEAD_") :])
             yield name[len("GITHEAD_") :]
     for name in [*_rebase_pick(env), *_picked_by_parent(), *_PICKS]:
-        sha = _ok(["rev-parse", "-q", "--verify", f"{name}^{{commit}}"], env).strip()
+        sha = questions.commit(env, name)
         if sha and sha not in seen:
             seen.add(sha)
             yield sha
@@ -107,7 +90,7 @@ def _theirs_candidates(env: Mapping[str, str]) -> Iterator[str]:
 
 def _rebase_pick(env: Mapping[str, str]) -> list[str]:
     """The commit a rebase is picking: the last line of ``rebase-merge/done``."""
-    done = Path(_ok(["rev-parse", "--git-path", "rebase-merge/done"], env).strip() or "-")
+    done = Path(questions.git_path(env, "rebase-merge/done") or "-")
     try:
         rows = done.read_text("utf-8").split("\n")
     except OSError:
@@ -132,32 +115,18 @@ def _picked_by_parent() -> list[str]:
     return []
 
 
-def _blob_at(revs: Sequence[str], path: str, env: Mapping[str, str]) -> dict[str, str | None]:
-    """The blob id of ``path`` in each revision (None where it has no such file)."""
-    specs = [f"{rev}:{path}" for rev in revs]
-    try:
-        out = runner.git(["cat-file", "--batch-check"], env, input="".join(s + "\n" for s in specs).encode())
-    except SquadmemError:
-        return {}
-    found: dict[str, str | None] = {}
-    for rev, row in zip(revs, out.decode("utf-8", "surrogateescape").splitlines(), strict=False):
-        parts = row.split()
-        found[rev] = parts[0] if len(parts) == 3 and parts[1] == "blob" else None
-    return found
-
-
 def find_trio(path: str, files: Sequence[str], env: Mapping[str, str]) -> tuple[str, str, str] | None:
     """(base, ours, theirs) commits whose ``path`` is exactly the files git gave, or None."""
-    ids = _blob_ids(files, env)
-    head = _ok(["rev-parse", "-q", "--verify", "HEAD^{commit}"], env).strip()
+    ids = questions.blob_ids(env, files)
+    head = questions.commit(env, "HEAD")
     if len(ids) != 3 or not head:
         return None
     empty = os.path.getsize(files[0]) == 0
     for theirs in _theirs_candidates(env):
-        bases = _ok(["merge-base", "--all", head, theirs], env).split()
-        parent = _ok(["rev-parse", "-q", "--verify", f"{theirs}^1"], env).strip()
+        bases = questions.merge_bases(env, head, theirs)
+        parent = questions.commit(env, f"{theirs}^1")
         candidates = [b for b in [*(bases if len(bases) == 1 else []), parent] if b]
-        blobs = _blob_at([head, theirs, *candidates], path, env)
+        blobs = questions.blob_at(env, [head, theirs, *candidates], path)
         if blobs.get(head) != ids[1] or blobs.get(theirs) != ids[2]:
             continue
         for base in candidates:
@@ -167,14 +136,11 @@ def find_trio(path: str, files: Sequence[str], env: Mapping[str, str]) -> tuple[
 
 
 def _tier_blobs(rev: str, env: Mapping[str, str]) -> dict[str, str]:
-    out = _ok(["ls-tree", "-r", "-z", "--full-tree", rev, "--", *where.current().pathspecs], env)
-    found = {}
-    for row in out.split("\0"):
-        meta, _, rel = row.partition("\t")
-        parts = meta.split()
-        if len(parts) == 3 and parts[1] == "blob" and classify(rel) is not None:
-            found[rel] = parts[2]
-    return found
+    try:
+        files = questions.tree_blobs(env, rev, where.current().pathspecs)
+    except SquadmemError:
+        return {}
+    return {rel: sha for rel, sha in files.items() if classify(rel) is not None}
 
 
 def read_trees(trio: tuple[str, str, str], env: Mapping[str, str]) -> Trees:
@@ -193,7 +159,10 @@ def read_trees(trio: tuple[str, str, str], env: Mapping[str, str]) -> Trees:
 
 
 def _state_dir(env: Mapping[str, str]) -> Path | None:
-    common = _ok(["rev-parse", "--git-common-dir"], env).strip()
+    try:
+        common = questions.common_dir(env)
+    except SquadmemError:
+        return None
     return Path(common).resolve() / "squadmem" if common else None
 
 
@@ -217,25 +186,7 @@ def note_settle(relocations: Sequence[merge.Relocation], env: Mapping[str, str])
 
 def line_merge_only(files: Sequence[str], size: int, env: Mapping[str, str]) -> int:
     """What git would do without the driver: a line merge of the file, in place."""
-    ours, base, theirs = files[1], files[0], files[2]
-    args = [
-        "merge-file",
-        f"--marker-size={size}",
-        "-L",
-        "ours",
-        "-L",
-        "base",
-        "-L",
-        "theirs",
-        ours,
-        base,
-        theirs,
-    ]
-    try:
-        runner.git(args, env)
-    except SquadmemError:
-        return 1
-    return 0
+    return 0 if questions.merge_file(env, size, files[1], files[0], files[2]) else 1
 
 
 def _title(text: str) -> str:

@@ -20,9 +20,9 @@ import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
-from squadmem.gitio import gitdir
-from squadmem.gitio.formats import Staged, cat_files, parse_raw
-from squadmem.gitio.runner import git, git_env
+from squadmem.gitio import gitdir, questions
+from squadmem.gitio.formats import Staged, cat_files
+from squadmem.gitio.runner import git_env
 from squadmem.model import places as where
 from squadmem.model.errors import Exit, SquadmemError
 
@@ -54,8 +54,7 @@ def memory_changes(env: Mapping[str, str]) -> list[Staged]:
     """Every memory file the index changes against HEAD (renames found), read once per process."""
     key = env.get("GIT_INDEX_FILE")
     if key not in _changes:
-        args = ["diff", "--cached", "--raw", "-z", "-M", "--no-ext-diff", "--no-color", "--"]
-        _changes[key] = parse_raw(git([*args, *(f":(top){p}" for p in places(env).pathspecs)], env))
+        _changes[key] = questions.staged_changes(env, places(env).pathspecs)
     return _changes[key]
 
 
@@ -89,9 +88,7 @@ def staged(folder: str, env: Mapping[str, str], against: str | None = None) -> l
         return [
             e for e in memory_changes(env) if e.path.startswith(folder) or (e.source or "").startswith(folder)
         ]
-    args = ["diff", "--cached", "--raw", "-z", "--no-ext-diff", "--no-color"]
-    args += ["--no-renames", against] if against else ["-M"]
-    return parse_raw(git([*args, "--", f":(top){folder}"], env))
+    return questions.staged_changes(env, [folder], against)
 
 
 def read_settings(blobs: Mapping[str, bytes | None], spec: str | None = None) -> settings.Settings:
@@ -116,7 +113,7 @@ def top(env: Mapping[str, str]) -> str:
     if gitdir.git_dir() is not None:
         return _bind(os.getcwd())
     try:
-        out = git(["rev-parse", "--show-toplevel"], env).decode("utf-8", "surrogateescape").strip()
+        out = questions.toplevel(env)
     except SquadmemError:
         raise SquadmemError(NOT_A_REPO) from None
     if not out:
@@ -136,7 +133,7 @@ def git_dir(env: Mapping[str, str]) -> str:
     found = gitdir.git_dir()
     if found is not None:
         return found
-    return git(["rev-parse", "--absolute-git-dir"], env).decode("utf-8", "surrogateescape").strip()
+    return questions.absolute_git_dir(env)
 
 
 def relative(names: Sequence[str], root: str) -> list[str]:

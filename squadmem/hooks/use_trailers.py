@@ -53,40 +53,31 @@ TRAILER = "Squad-Memory-Used"  # uses.TRAILER (a test holds them equal)
 PENDING = ("squadmem", "pending-uses.json")  # uses.FILE in the state folder (a test holds them equal)
 
 
-def _git(env: Mapping[str, str], *args: str, input: str | None = None) -> str:
-    from squadmem.gitio import runner
-
-    data = None if input is None else input.encode("utf-8", "surrogateescape")
-    return runner.git(args, env, input=data).decode("utf-8", "surrogateescape")
-
-
 def state_dir(env: Mapping[str, str]) -> Path:
     from pathlib import Path
 
-    return Path(_git(env, "rev-parse", "--path-format=absolute", "--git-common-dir").strip()) / "squadmem"
+    found = gitdir.common_dir()  # at the top of the work tree, where git runs hooks: no process
+    if found is None:
+        from squadmem.gitio import questions
+
+        found = questions.common_dir(env)
+    return Path(found) / "squadmem"
 
 
 def carried_since(since: dt.datetime, env: Mapping[str, str], start: str = "HEAD") -> dict[str, dt.datetime]:
     """Id -> time of the latest commit (from ``start``, made since ``since``) whose trailer names it."""
+    from squadmem.gitio import questions
     from squadmem.model import uses
 
     try:
-        out = _git(
-            env,
-            "log",
-            "-z",
-            f"--since={(since - dt.timedelta(days=1)).isoformat()}",
-            "--format=%ct%x00%B",
-            start,
-        )
+        commits = questions.messages(env, (since - dt.timedelta(days=1)).isoformat(), [start])
     except SquadmemError:
         return {}  # no commit yet
     found: dict[str, dt.datetime] = {}
-    fields = out.split("\0")
-    for when, body in zip(fields[0::2], fields[1::2], strict=False):
+    for when, body in commits:
         if uses.TRAILER.lower() not in body.lower():
             continue
-        moment = dt.datetime.fromtimestamp(int(when.strip()), dt.UTC)
+        moment = dt.datetime.fromtimestamp(when, dt.UTC)
         for ident in uses.parse_used(body):
             if ident not in found or found[ident] < moment:
                 found[ident] = moment
@@ -99,11 +90,9 @@ def _is_trailer(line: str) -> bool:
 
 def comment_string(env: Mapping[str, str]) -> str:
     """git's comment prefix (``core.commentChar``; ``#`` by default and for ``auto``)."""
-    try:
-        value = _git(env, "config", "core.commentChar").rstrip("\n")
-    except SquadmemError:
-        return "#"
-    return value if value and value != "auto" else "#"
+    from squadmem.gitio import questions
+
+    return questions.comment_char(env)
 
 
 def content(text: str, comment: str = "#") -> tuple[bool, bool]:
@@ -178,7 +167,7 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
     """Add the pending ids the message lacks; return them (empty when nothing was added).
 
     Raises SquadmemError (exit 1) for a message of trailers only: git would commit it."""
-    from squadmem.gitio import runner
+    from squadmem.gitio import questions, runner
     from squadmem.model import uses
 
     environ = os.environ if environ is None else environ
@@ -194,7 +183,7 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
     kept: list[str] = []
     amend = amending(environ)
     if amend:
-        head = _git(env, "log", "-1", "--format=%B", "HEAD") if _has_head(env) else ""
+        head = questions.message(env, "HEAD") if questions.commit(env, "HEAD") else ""
         named = set(uses.parse_used(text))
         kept = [line for line in trailer_lines(head) if not set(uses.parse_used(line)) <= named]
     if not pending and not kept:
@@ -208,20 +197,9 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
     lines = [*kept, *([uses.trailer_line(ids)] if ids else [])]
     if not lines:
         return []
-    args = ["interpret-trailers", "--where", "end", "--if-exists", "add"]
-    for line in lines:
-        args += ["--trailer", line]
-    out = _git(env, *args, input=text)
+    out = questions.add_trailers(env, text, lines)
     message_file.write_bytes(out.encode("utf-8", "surrogateescape"))
     return [*(i for line in kept for i in uses.parse_used(line)), *ids]
-
-
-def _has_head(env: Mapping[str, str]) -> bool:
-    try:
-        _git(env, "rev-parse", "-q", "--verify", "HEAD^{commit}")
-    except SquadmemError:
-        return False
-    return True
 
 
 def nothing_to_do(environ: Mapping[str, str]) -> bool:

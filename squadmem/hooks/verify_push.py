@@ -29,7 +29,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from squadmem.gitio import formats, runner
+from squadmem.gitio import formats, questions, runner
 from squadmem.hooks import staged
 from squadmem.model import logs
 from squadmem.model.errors import SquadmemError
@@ -62,7 +62,7 @@ def ranges_from_stdin(text: str, remote: str, env: dict[str, str]) -> list[Updat
         local, remote_ref, remote_sha = parts[1], parts[2], parts[3]
         if set(remote_sha) == ZERO:
             found.append(Update([local, "--not", f"--remotes={remote}"], remote_ref, None, local, remote))
-        elif _known(remote_sha, env):
+        elif questions.has_commit(env, remote_sha):
             found.append(Update([f"{remote_sha}..{local}"], remote_ref, remote_sha, local, remote))
         else:
             raise SquadmemError(
@@ -71,18 +71,6 @@ def ranges_from_stdin(text: str, remote: str, env: dict[str, str]) -> list[Updat
                 hint=f"git fetch {remote}, then push again",
             )
     return found
-
-
-def _succeeds(args: Sequence[str], env: dict[str, str]) -> bool:
-    try:
-        runner.git(args, env)
-    except SquadmemError:
-        return False
-    return True
-
-
-def _known(sha: str, env: dict[str, str]) -> bool:
-    return _succeeds(["cat-file", "-e", f"{sha}^{{commit}}"], env)
 
 
 def ranges_from_framework(environ: dict[str, str]) -> list[Update] | None:
@@ -101,14 +89,8 @@ def ranges_from_framework(environ: dict[str, str]) -> list[Update] | None:
 def _log_blobs(commit: str, env: dict[str, str]) -> dict[str, str]:
     """Daily log path -> blob sha at ``commit``."""
     prefix = staged.places(env).log_prefix
-    out = runner.git(["ls-tree", "-r", "-z", "--full-tree", commit, "--", prefix], env)
-    found = {}
-    for row in out.decode("utf-8", "surrogateescape").split("\0"):
-        meta, _, path = row.partition("\t")
-        words = meta.split()
-        if len(words) == 3 and words[1] == "blob" and logs.log_day(path):
-            found[path] = words[2]
-    return found
+    files = questions.tree_blobs(env, commit, [prefix])
+    return {path: sha for path, sha in files.items() if logs.log_day(path)}
 
 
 def kept_logs(update: Update, env: dict[str, str]) -> list[str]:
@@ -149,10 +131,9 @@ def _published(path: str, remote: str, env: dict[str, str]) -> list[bytes]:
     what ``git clone`` records): the record the remote keeps, which a branch rebased onto it may take
     lines from. None without it: the remote's other branches may hold anything."""
     head = f"refs/remotes/{remote}/HEAD"
-    if not remote or not _succeeds(["rev-parse", "-q", "--verify", f"{head}^{{commit}}"], env):
+    if not remote or not questions.commit(env, head):
         return []
-    args = ["log", "--full-history", "-c", "--raw", "-z", "--no-abbrev", "--format=", head, "--", path]
-    shas = formats.raw_blobs(runner.git(args, env))
+    shas = questions.history_blobs(env, [head], path)
     return [b for b in formats.cat_files(shas, env).values() if b is not None]
 
 
