@@ -22,10 +22,10 @@ from typing import Any
 
 from squadmem.commands import maintain, report, scaffold
 from squadmem.engine import verify
-from squadmem.gitio import fastimport, runner
+from squadmem.gitio import fastimport
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, templates, uses
-from squadmem.model.errors import Exit, SquadmemError
+from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MEMORY_DIR, tier_rel
 
 STORY = "demo/story.toml"
@@ -121,29 +121,19 @@ def fast_import_stream(story: Story) -> bytes:
     return b"".join(out)
 
 
-def _git(root: Path, *args: str, input: bytes | None = None) -> str:
-    out = runner.git(args, runner.git_env(keep_index=False), input, cwd=root, hint=_NEEDS, code=Exit.USAGE)
-    return out.decode("utf-8", "replace")
-
-
 _NEEDS = "squadmem demo needs git 2.28 or later on PATH"
 
 
 def build(root: Path, story: Story) -> None:
     """A new repository at ``root`` holding the story's history, checked out, with its pending uses."""
-    root.mkdir(parents=True, exist_ok=True)
-    _git(root, "init", "-q", "-b", "main")
-    scribe = story.agents["scribe"]
-    name, _, email = scribe.partition(" <")
-    for key, value in (
-        ("user.name", name),
-        ("user.email", email.rstrip(">")),
-        ("commit.gpgsign", "false"),
-        ("core.autocrlf", "false"),
-    ):
-        _git(root, "config", key, value)
-    _git(root, *fastimport.ARGS, input=fast_import_stream(story))
-    _git(root, "reset", "-q", "--hard", "main")
+    name, _, email = story.agents["scribe"].partition(" <")
+    config = {
+        "user.name": name,
+        "user.email": email.rstrip(">"),
+        "commit.gpgsign": "false",
+        "core.autocrlf": "false",
+    }
+    fastimport.Repository(root, _NEEDS).create(config, fast_import_stream(story))
     with Repo(root) as repo:
         for use in story.pending:
             uses.record(repo.state_dir, [use["id"]], dt.datetime.fromisoformat(use["at"]))
@@ -201,10 +191,10 @@ def run(keep: Path | None, echo: Callable[[str], None]) -> None:
             echo(verify.text(verify.verify(repo, [f"{before}..HEAD"], story.now)))
             count = len(outcome.made) + 3
             echo(_heading(f"git log --oneline -{count}"))
-            echo(_git(root, "log", "--oneline", f"-{count}").rstrip())
+            echo(fastimport.Repository(root, _NEEDS).oneline(count))
             if outcome.made:
                 first = outcome.made[0].sha
                 echo(_heading(f"git show --stat {first[:7]}  (one move: one section, two files)"))
-                echo(_git(root, "show", "--stat", "--format=medium", "--no-color", first).rstrip())
+                echo(fastimport.Repository(root, _NEEDS).show_stat(first))
             echo(_heading("again: squadmem maintain --dry-run"))
             echo(maintain.maintain(repo, now=story.now, dry_run=True).text())
