@@ -1,7 +1,7 @@
 """``squadmem report``: tier files against their budgets, every section's last use, logs, advice.
 
-:func:`make` builds one JSON-ready object (its schema is in the README and
-is stable: keys are only ever added); :func:`text` and :func:`markdown`
+:func:`make` builds one JSON-ready object (its schema is in docs/commands.md
+and is stable: keys are only ever added); :func:`text` and :func:`markdown`
 render it. The hints (``due``) follow the rules of DESIGN ("Rules") so a
 reader sees what ``squadmem maintain`` would look at; the plan itself is
 ``squadmem maintain --dry-run``'s to make, and each recommendation names the
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import intake
-from squadmem.engine import catalog, lastuse, policy
+from squadmem.engine import catalog, coldfix, lastuse
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget, clock, render, settings, uses
 from squadmem.model.layout import AGENT_TIERS, TierFile, parse_log_name
@@ -26,7 +26,7 @@ MAINTAIN = "squadmem maintain --dry-run"
 
 
 def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: bool = False) -> dict[str, Any]:
-    """The report as one JSON-ready object (see the README for its schema)."""
+    """The report as one JSON-ready object (its schema: docs/commands.md)."""
     now = clock.utc(now)
     config = repo.layout.settings
     memory = catalog.load(repo.layout)
@@ -114,8 +114,8 @@ def _cold_fix(
     now: dt.datetime,
     rel: str,
 ) -> dict[str, Any] | None:
-    """The ``maintain --cold-ttl-days`` run that brings a cold file under budget, proved by its plan."""
-    fix = policy.cold_fix(memory, lasts, config, now, rel)
+    """The ``maintain --cold-ttl-days`` run that brings a cold file under budget."""
+    fix = coldfix.cold_fix(memory, lasts, config, now, rel)
     if fix is None:
         return None
     return {"command": fix.command, "ttl_days": fix.ttl_days, "ids": list(fix.ids), "bytes": fix.size}
