@@ -4,6 +4,7 @@ plan ``maintain`` makes with the TTL it names."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -24,7 +25,7 @@ class Age:
 
 
 def _fix(
-    files: dict[str, str], ages: dict[str, float | None], conf: Settings
+    files: dict[str, str], ages: Mapping[str, float | None], conf: Settings
 ) -> tuple[catalog.Memory, dict[str, Age], coldfix.ColdFix | None]:
     memory = catalog.from_texts(files)
     uses = {e.id: Age(ages.get(e.id, 1.0)) for e in memory.entries}
