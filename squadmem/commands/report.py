@@ -208,8 +208,23 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
         noun = "entry" if waiting == 1 else "entries"
         why = f"{waiting} {noun} of Squad's history.md / decisions files not taken in yet"
         out.append(_rec("squadmem intake", why))
-    budgets = data["budgets"]
-    rows = data["sections"]
+    out += _due_recs(data)
+    out += _cold_recs(data)
+    out += _pinned_recs(data)
+    if data["unknown_ages"]:
+        why = (
+            f"{data['unknown_ages']} section(s) reach this shallow clone's boundary: "
+            "their ages are unknown and they never move"
+        )
+        out.append(_rec("git fetch --unshallow", why))
+    return out
+
+
+def _due_recs(data: dict[str, Any]) -> list[dict[str, str]]:
+    """``maintain`` for what the rules would move: stale hot sections, hot files over budget,
+    expired cold sections, sections used recently in cold or the archive."""
+    out = []
+    budgets, rows = data["budgets"], data["sections"]
     stale = [r["id"] for r in rows if r["due"] == "demote"]
     if stale:
         days = _num(budgets["hot"]["stale_days"])
@@ -228,12 +243,15 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
     recent = [r["id"] for r in rows if r["due"] == "promote"]
     if recent:
         hours = _num(budgets["promote"]["window_hours"])
-        out.append(
-            _rec(
-                MAINTAIN,
-                f"{len(recent)} section(s) used within {hours} h wait in cold or archive: {_some(recent)}",
-            )
-        )
+        why = f"{len(recent)} section(s) used within {hours} h wait in cold or archive: {_some(recent)}"
+        out.append(_rec(MAINTAIN, why))
+    return out
+
+
+def _cold_recs(data: dict[str, Any]) -> list[dict[str, str]]:
+    """The run that brings each cold file over budget under, or what to do by hand."""
+    out = []
+    rows = data["sections"]
     for row in data["files"]:
         if row["tier"] == "cold" and row["over_budget"]:
             fix = row.get("fix")
@@ -244,9 +262,16 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
             ids = _some(fix["ids"])
             why = f"{over}; {len(fix['ids'])} section(s) leave it ({ids}): {fix['bytes']} B after"
             out.append(_rec(fix["command"], why))
+    return out
+
+
+def _pinned_recs(data: dict[str, Any]) -> list[dict[str, str]]:
+    """Pinned cold sections too large for hot: every spawn carries them from cold."""
+    out = []
+    budgets = data["budgets"]
     hot_bytes = {row["file"]: row["bytes"] for row in data["files"] if row["tier"] == "hot"}
     room = budgets["hot"]["max_bytes"]
-    for r in rows:
+    for r in data["sections"]:
         hot_file = r["file"].replace("/cold/", "/hot/", 1)
         too_large = room is not None and r["bytes"] + hot_bytes.get(hot_file, 0) > room  # as context
         if r["pinned"] and r["tier"] == "cold" and too_large:
@@ -256,12 +281,6 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
                 "Context: in history.md) or raise hot.max_bytes in tiers.toml"
             )
             out.append(_rec(f"squadmem history {r['id']}", why))
-    if data["unknown_ages"]:
-        why = (
-            f"{data['unknown_ages']} section(s) reach this shallow clone's boundary: "
-            "their ages are unknown and they never move"
-        )
-        out.append(_rec("git fetch --unshallow", why))
     return out
 
 
