@@ -105,7 +105,8 @@ def cold_fix(
     mine = sorted((e for e in memory.entries if e.file == rel), key=facts.tie_key)
     if not _plain(memory, tf.name, facts):
         return _searched(memory, facts, rel, tf.name, ttls(mine, facts))
-    hot = [e for e in memory.entries if e.file == tier_rel("hot", tf.name)]
+    hot_rel = tier_rel("hot", tf.name)
+    hot = [e for e in memory.entries if e.file == hot_rel]
     limit = budget.limits("cold", settings)
     for ttl in ttls(mine, facts):
         under = dataclasses.replace(facts, settings=settings.replace(cold={"ttl_days": ttl}), warnings=[])
