@@ -2,7 +2,7 @@
 
 :func:`make` builds one JSON-ready object (its schema is in docs/commands.md
 and is stable: keys are only ever added); :func:`text` and :func:`markdown`
-render it. The hints (``due``) follow the rules of DESIGN ("Rules") so a
+render it. The hints (``due``) follow the tier rules (docs/concepts.md) so a
 reader sees what ``squadmem maintain`` would look at; the plan itself is
 ``squadmem maintain --dry-run``'s to make, and each recommendation names the
 exact command to run.

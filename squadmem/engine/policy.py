@@ -1,7 +1,7 @@
 """The tier rules: from sections, their last uses, the settings and ``now``, a plan of moves.
 
 Pure: no git, no files, no clock. The plan a dry run prints is the object the
-real run executes. Order (DESIGN, "Rules"):
+real run executes. Order (docs/concepts.md, "The tier rules"):
 
 1. demotions: a hot section unused for more than ``hot.stale_days`` goes to cold;
 2. expiries: a cold section unused for more than ``cold.ttl_days`` goes to the
