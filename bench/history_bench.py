@@ -179,7 +179,7 @@ def one_commit_copy(root: Path, dest: Path) -> None:
     """A repository of one commit holding the same files as ``root``'s HEAD."""
     subprocess.run(["git", "init", "-q", "-b", "main", str(dest)], check=True)
     archive = subprocess.run(["git", "archive", "HEAD"], cwd=root, capture_output=True, check=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+    subprocess.run(["tar", "-x", "-m", "-C", str(dest)], input=archive, check=True)
     git(dest, "add", "-A")
     env = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com"}
     env |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
