@@ -13,10 +13,10 @@ fewest sections.
 What the last uses alone cannot tell: whether a promotion fits the hot file,
 whether the hot budget pass sends sections to cold, whether a move keeps
 its id (two sections of one agent sharing a title are numbered, and a move
-that would renumber them is refused). Where any of them can matter (a
-section of the agent the promotion rule wants back, a hot file without room
-for the longest Index it could have, two of the agent's sections sharing an
-id's slug, a tier file left out or a tier blocked), the answer is found by
+that would renumber them is refused). Where any of them can matter (a hot
+file without room for every section the promotion rule wants back and the
+longest Index it could have, two of the agent's sections sharing an id's
+slug, a tier file left out or a tier blocked), the answer is found by
 planning the agent's run under each TTL tried (:func:`_searched`).
 """
 
@@ -118,9 +118,9 @@ def cold_fix(
 
 
 def _plain(memory: catalog.Memory, agent: str, facts: rules.Facts) -> bool:
-    """Do the last uses alone tell what leaves the agent's cold file? Nothing of the agent the
-    promotion rule wants back, room in hot for the longest Index it could have, no two sections of
-    the agent sharing an id's slug, nothing left out or blocked."""
+    """Do the last uses alone tell what leaves the agent's cold file? Room in hot for every section
+    the promotion rule wants back and the longest Index it could have, no two sections of the agent
+    sharing an id's slug, nothing left out or blocked."""
     own = [e for e in memory.entries if e.name == agent and e.tier != "wiki"]
     if memory.left_out or memory.blocked:
         return False
