@@ -1,8 +1,8 @@
 """``squadmem report``: tier files against their budgets, every section's last use, logs, advice.
 
-:func:`make` builds one JSON-ready object (its schema is in the README and
-is stable: keys are only ever added); :func:`text` and :func:`markdown`
-render it. The hints (``due``) follow the rules of DESIGN ("Rules") so a
+:func:`make` builds one JSON-ready object (its schema is in docs/commands.md
+and is stable: keys are only ever added); :func:`text` and :func:`markdown`
+render it. The hints (``due``) follow the tier rules (docs/concepts.md) so a
 reader sees what ``squadmem maintain`` would look at; the plan itself is
 ``squadmem maintain --dry-run``'s to make, and each recommendation names the
 exact command to run.
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import intake
-from squadmem.engine import catalog, lastuse, policy
+from squadmem.engine import catalog, coldfix, lastuse
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget, clock, render, settings, uses
 from squadmem.model.layout import AGENT_TIERS, TierFile, parse_log_name
@@ -26,7 +26,7 @@ MAINTAIN = "squadmem maintain --dry-run"
 
 
 def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: bool = False) -> dict[str, Any]:
-    """The report as one JSON-ready object (see the README for its schema)."""
+    """The report as one JSON-ready object (its schema: docs/commands.md)."""
     now = clock.utc(now)
     config = repo.layout.settings
     memory = catalog.load(repo.layout)
@@ -114,8 +114,8 @@ def _cold_fix(
     now: dt.datetime,
     rel: str,
 ) -> dict[str, Any] | None:
-    """The ``maintain --cold-ttl-days`` run that brings a cold file under budget, proved by its plan."""
-    fix = policy.cold_fix(memory, lasts, config, now, rel)
+    """The ``maintain --cold-ttl-days`` run that brings a cold file under budget."""
+    fix = coldfix.cold_fix(memory, lasts, config, now, rel)
     if fix is None:
         return None
     return {"command": fix.command, "ttl_days": fix.ttl_days, "ids": list(fix.ids), "bytes": fix.size}
@@ -208,8 +208,23 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
         noun = "entry" if waiting == 1 else "entries"
         why = f"{waiting} {noun} of Squad's history.md / decisions files not taken in yet"
         out.append(_rec("squadmem intake", why))
-    budgets = data["budgets"]
-    rows = data["sections"]
+    out += _due_recs(data)
+    out += _cold_recs(data)
+    out += _pinned_recs(data)
+    if data["unknown_ages"]:
+        why = (
+            f"{data['unknown_ages']} section(s) reach this shallow clone's boundary: "
+            "their ages are unknown and they never move"
+        )
+        out.append(_rec("git fetch --unshallow", why))
+    return out
+
+
+def _due_recs(data: dict[str, Any]) -> list[dict[str, str]]:
+    """``maintain`` for what the rules would move: stale hot sections, hot files over budget,
+    expired cold sections, sections used recently in cold or the archive."""
+    out = []
+    budgets, rows = data["budgets"], data["sections"]
     stale = [r["id"] for r in rows if r["due"] == "demote"]
     if stale:
         days = _num(budgets["hot"]["stale_days"])
@@ -228,12 +243,15 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
     recent = [r["id"] for r in rows if r["due"] == "promote"]
     if recent:
         hours = _num(budgets["promote"]["window_hours"])
-        out.append(
-            _rec(
-                MAINTAIN,
-                f"{len(recent)} section(s) used within {hours} h wait in cold or archive: {_some(recent)}",
-            )
-        )
+        why = f"{len(recent)} section(s) used within {hours} h wait in cold or archive: {_some(recent)}"
+        out.append(_rec(MAINTAIN, why))
+    return out
+
+
+def _cold_recs(data: dict[str, Any]) -> list[dict[str, str]]:
+    """The run that brings each cold file over budget under, or what to do by hand."""
+    out = []
+    rows = data["sections"]
     for row in data["files"]:
         if row["tier"] == "cold" and row["over_budget"]:
             fix = row.get("fix")
@@ -244,9 +262,16 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
             ids = _some(fix["ids"])
             why = f"{over}; {len(fix['ids'])} section(s) leave it ({ids}): {fix['bytes']} B after"
             out.append(_rec(fix["command"], why))
+    return out
+
+
+def _pinned_recs(data: dict[str, Any]) -> list[dict[str, str]]:
+    """Pinned cold sections too large for hot: every spawn carries them from cold."""
+    out = []
+    budgets = data["budgets"]
     hot_bytes = {row["file"]: row["bytes"] for row in data["files"] if row["tier"] == "hot"}
     room = budgets["hot"]["max_bytes"]
-    for r in rows:
+    for r in data["sections"]:
         hot_file = r["file"].replace("/cold/", "/hot/", 1)
         too_large = room is not None and r["bytes"] + hot_bytes.get(hot_file, 0) > room  # as context
         if r["pinned"] and r["tier"] == "cold" and too_large:
@@ -256,12 +281,6 @@ def recommendations(data: dict[str, Any]) -> list[dict[str, str]]:
                 "Context: in history.md) or raise hot.max_bytes in tiers.toml"
             )
             out.append(_rec(f"squadmem history {r['id']}", why))
-    if data["unknown_ages"]:
-        why = (
-            f"{data['unknown_ages']} section(s) reach this shallow clone's boundary: "
-            "their ages are unknown and they never move"
-        )
-        out.append(_rec("git fetch --unshallow", why))
     return out
 
 

@@ -219,8 +219,8 @@ def _safe_link(destination: str) -> bool:
     return not _BAD_PROTOCOL.match(url) or _GOOD_DATA.match(url) is not None
 
 
-class _Blocks:
-    """markdown-it's block parser reduced to structure; collects the top-level h2 boundaries.
+class _State:
+    """markdown-it's block parser reduced to structure: its state, the lines and their caches.
 
     Each rule below mirrors the markdown-it-py rule of the same name (``rules_block/*.py``), and
     the per-line arrays are its StateBlock caches, with offsets local to each line:
@@ -257,80 +257,13 @@ class _Blocks:
     def is_empty(self, line: int) -> bool:
         return self.bm[line] + self.ts[line] >= len(self.rows[line])
 
-    def tokenize(self, start: int, end: int) -> None:
-        """Parse the blocks of lines ``start`` to ``end``, stopping early at one less indented."""
-        rows, bm, ts, sc = self.rows, self.bm, self.ts, self.sc
-        blk = self.blk
-        line_max = self.line_max  # a nested block quote changes it, and restores it before returning
-        line = start
-        while line < end:
-            while line < line_max and bm[line] + ts[line] >= len(rows[line]):
-                line += 1
-            self.line = line
-            if line >= end or sc[line] < blk:
-                break
-            if self.level >= _MAX_NESTING:
-                self.line = end
-                break
-            if sc[line] - blk < 4 and rows[line][bm[line] + ts[line]] not in _BLOCK_START:
-                self.paragraph(line, end)  # the common case, straight to the only rule that can match
-            else:
-                self.block(line, end)
-            line = self.line
-            if line < end and bm[line] + ts[line] >= len(rows[line]):
-                line += 1
-                self.line = line
-
-    def block(self, line: int, end: int) -> None:
-        """Run the first rule that matches at ``line``, in markdown-it's order.
-
-        code, fence, blockquote, hr, list, reference, html_block, heading, lheading, paragraph:
-        apart from code, each needs its own first character, so the character picks the rules.
-        """
-        if self.sc[line] - self.blk >= 4:
-            self.code(line, end)
-            return
-        row = self.rows[line]
-        pos = self.bm[line] + self.ts[line]
-        char = row[pos]
-        if char == ">":
-            self.blockquote(line, end)
-        elif char in "*-_" and _HR.match(row, pos):
-            self.line = line + 1
-        elif not (
-            (char in "`~" and self.fence(line, end))
-            or (char in "*-+0123456789" and self.list(line, end))
-            or (char == "[" and self.reference(line))
-            or (char == "<" and self.html_block(line, end))
-            or (char == "#" and self.heading(line, row, pos))
-        ):
-            self.paragraph(line, end)
-
     def interrupts(self, line: int, in_paragraph: bool) -> bool:
-        """Whether a block starting at ``line`` ends a paragraph or a block quote's lazy run.
+        """Whether a block starting at ``line`` ends a paragraph (:meth:`_Blocks.interrupts`)."""
+        raise NotImplementedError
 
-        markdown-it's terminator rules for "paragraph" and "blockquote" (fence, blockquote, hr,
-        list, html_block, heading) in silent mode; ``in_paragraph`` is its parentType test.
-        """
-        row = self.rows[line]
-        pos = self.bm[line] + self.ts[line]
-        if pos >= len(row) or self.sc[line] - self.blk >= 4:
-            return False
-        char = row[pos]
-        if char not in _INTERRUPT_START:
-            return False
-        if char in "`~":
-            return self.fence_opens(row, pos)
-        if char == ">":
-            return True
-        if char == "#":
-            return _ATX.match(row, pos) is not None
-        if char == "<":
-            kind = _html_kind(row, pos)
-            return kind is not None and kind[1]
-        if char in "*-_" and _HR.match(row, pos):
-            return True
-        return char != "_" and self.list_opens(line, in_paragraph)
+
+class _Leaves(_State):
+    """markdown-it's leaf block rules: code, fence, heading, paragraph, reference, html_block."""
 
     @staticmethod
     def fence_opens(row: str, pos: int) -> bool:
@@ -418,6 +351,189 @@ class _Blocks:
         if self.level == 0 and underline == "-":
             title = " ".join(rows[i].strip(_MD_TRIM) for i in range(start, line))
             self.found.append(Boundary(start, line - start + 1, title))
+
+    def reference(self, start: int) -> bool:
+        """A link reference definition (markdown-it's reference rule); it can span lines."""
+        text = self.rest_of_line(start)
+        line = start + 1
+        pos = 1
+        label_end = -1
+        while pos < len(text):  # the label, up to its ``]``
+            char = text[pos]
+            if char == "[":
+                return False
+            if char == "]":
+                label_end = pos
+                break
+            if char == "\\":
+                pos += 1
+            if pos < len(text) and text[pos] == "\n" and (more := self.definition_line(line)) is not None:
+                text += more
+                line += 1
+            pos += 1
+        if label_end < 0 or text[label_end + 1 : label_end + 2] != ":":
+            return False
+        if not text[1:label_end].strip(_MD_TRIM):
+            return False  # an empty label; markdown-it checks this last, but it has no side effect
+        pos, text, line = self.skip_blank(text, label_end + 2, line)
+        destination = _link_destination(text, pos)
+        if destination is None or not _safe_link(destination[1]):
+            return False
+        destination_end = pos = destination[0]
+        destination_line = line
+        pos, text, line = self.skip_blank(text, pos, line)
+        status, title_end, closer = _link_title(text, pos, "")
+        title_start = pos
+        while status == "more" and (more := self.definition_line(line)) is not None:
+            pos = len(text)
+            text += more
+            line += 1
+            status, title_end, closer = _link_title(text, pos, closer)
+        if pos < len(text) and pos != destination_end and status == "ok":  # pos: as markdown-it moves it
+            titled = title_end - title_start > 2  # markdown-it tests the title's text, not its quotes
+            pos = title_end
+        else:
+            titled = False
+            pos, line = destination_end, destination_line
+        pos = _skip_spaces(text, pos)
+        if pos < len(text) and text[pos] != "\n" and titled:
+            pos, line = _skip_spaces(text, destination_end), destination_line  # garbage after the title
+        if pos < len(text) and text[pos] != "\n":
+            return False
+        self.line = line
+        return True
+
+    def rest_of_line(self, line: int) -> str:
+        """The line from its content on, with its newline (markdown-it's ``src[pos:max + 1]``)."""
+        rest = self.rows[line][self.bm[line] + self.ts[line] :]
+        return rest if line == self.unterminated else rest + "\n"
+
+    def definition_line(self, line: int) -> str | None:
+        """markdown-it's getNextLine: the next line of a definition, None where one cannot go on."""
+        if line >= self.line_max or self.is_empty(line):
+            return None
+        if self.sc[line] >= 0 and self.interrupts(line, False):
+            return None
+        return self.rest_of_line(line)
+
+    def skip_blank(self, text: str, pos: int, line: int) -> tuple[int, str, int]:
+        """Skip spaces, tabs and newlines, reading in the next line at each newline."""
+        while pos < len(text):
+            char = text[pos]
+            if char == "\n":
+                if (more := self.definition_line(line)) is not None:
+                    text += more
+                    line += 1
+            elif char not in " \t":
+                break
+            pos += 1
+        return pos, text, line
+
+    def html_block(self, start: int, end: int) -> bool:
+        row = self.rows[start]
+        pos = self.bm[start] + self.ts[start]
+        kind = _html_kind(row, pos)
+        if kind is None:
+            return False
+        close = kind[0]
+        line = start + 1
+        if close is None or not close.search(row, pos):
+            rows, bm, ts, sc, blk = self.rows, self.bm, self.ts, self.sc, self.blk
+            while line < end:
+                row = rows[line]
+                pos = bm[line] + ts[line]
+                blank = pos >= len(row)
+                if sc[line] < blk and (close is None or not blank):
+                    break
+                if close is None:
+                    if blank:
+                        break
+                elif close.search(row, pos):
+                    line += 1
+                    break
+                line += 1
+        self.line = line
+        return True
+
+
+class _Blocks(_Leaves):
+    """The block loop (``tokenize``), the choice of rule (``block``), the paragraph terminators and
+    the container rules (block quotes, lists, list items); collects the top-level h2 boundaries."""
+
+    def tokenize(self, start: int, end: int) -> None:
+        """Parse the blocks of lines ``start`` to ``end``, stopping early at one less indented."""
+        rows, bm, ts, sc = self.rows, self.bm, self.ts, self.sc
+        blk = self.blk
+        line_max = self.line_max  # a nested block quote changes it, and restores it before returning
+        line = start
+        while line < end:
+            while line < line_max and bm[line] + ts[line] >= len(rows[line]):
+                line += 1
+            self.line = line
+            if line >= end or sc[line] < blk:
+                break
+            if self.level >= _MAX_NESTING:
+                self.line = end
+                break
+            if sc[line] - blk < 4 and rows[line][bm[line] + ts[line]] not in _BLOCK_START:
+                self.paragraph(line, end)  # the common case, straight to the only rule that can match
+            else:
+                self.block(line, end)
+            line = self.line
+            if line < end and bm[line] + ts[line] >= len(rows[line]):
+                line += 1
+                self.line = line
+
+    def block(self, line: int, end: int) -> None:
+        """Run the first rule that matches at ``line``, in markdown-it's order.
+
+        code, fence, blockquote, hr, list, reference, html_block, heading, lheading, paragraph:
+        apart from code, each needs its own first character, so the character picks the rules.
+        """
+        if self.sc[line] - self.blk >= 4:
+            self.code(line, end)
+            return
+        row = self.rows[line]
+        pos = self.bm[line] + self.ts[line]
+        char = row[pos]
+        if char == ">":
+            self.blockquote(line, end)
+        elif char in "*-_" and _HR.match(row, pos):
+            self.line = line + 1
+        elif not (
+            (char in "`~" and self.fence(line, end))
+            or (char in "*-+0123456789" and self.list(line, end))
+            or (char == "[" and self.reference(line))
+            or (char == "<" and self.html_block(line, end))
+            or (char == "#" and self.heading(line, row, pos))
+        ):
+            self.paragraph(line, end)
+
+    def interrupts(self, line: int, in_paragraph: bool) -> bool:
+        """Whether a block starting at ``line`` ends a paragraph or a block quote's lazy run.
+
+        markdown-it's terminator rules for "paragraph" and "blockquote" (fence, blockquote, hr,
+        list, html_block, heading) in silent mode; ``in_paragraph`` is its parentType test.
+        """
+        row = self.rows[line]
+        pos = self.bm[line] + self.ts[line]
+        if pos >= len(row) or self.sc[line] - self.blk >= 4:
+            return False
+        char = row[pos]
+        if char not in _INTERRUPT_START:
+            return False
+        if char in "`~":
+            return self.fence_opens(row, pos)
+        if char == ">":
+            return True
+        if char == "#":
+            return _ATX.match(row, pos) is not None
+        if char == "<":
+            kind = _html_kind(row, pos)
+            return kind is not None and kind[1]
+        if char in "*-_" and _HR.match(row, pos):
+            return True
+        return char != "_" and self.list_opens(line, in_paragraph)
 
     def blockquote(self, start: int, end: int) -> None:
         """Strip ``>`` from the quote's lines (lazy lines get sCount -1), parse them, restore."""
@@ -582,106 +698,3 @@ class _Blocks:
         if match.group(1) is not None and int(match.group(1)) != 1:
             return False  # only an ordered list starting at 1 may interrupt a paragraph
         return bool(row[match.end() :].strip(" \t"))  # and no empty item may
-
-    def reference(self, start: int) -> bool:
-        """A link reference definition (markdown-it's reference rule); it can span lines."""
-        text = self.rest_of_line(start)
-        line = start + 1
-        pos = 1
-        label_end = -1
-        while pos < len(text):  # the label, up to its ``]``
-            char = text[pos]
-            if char == "[":
-                return False
-            if char == "]":
-                label_end = pos
-                break
-            if char == "\\":
-                pos += 1
-            if pos < len(text) and text[pos] == "\n" and (more := self.definition_line(line)) is not None:
-                text += more
-                line += 1
-            pos += 1
-        if label_end < 0 or text[label_end + 1 : label_end + 2] != ":":
-            return False
-        if not text[1:label_end].strip(_MD_TRIM):
-            return False  # an empty label; markdown-it checks this last, but it has no side effect
-        pos, text, line = self.skip_blank(text, label_end + 2, line)
-        destination = _link_destination(text, pos)
-        if destination is None or not _safe_link(destination[1]):
-            return False
-        destination_end = pos = destination[0]
-        destination_line = line
-        pos, text, line = self.skip_blank(text, pos, line)
-        status, title_end, closer = _link_title(text, pos, "")
-        title_start = pos
-        while status == "more" and (more := self.definition_line(line)) is not None:
-            pos = len(text)
-            text += more
-            line += 1
-            status, title_end, closer = _link_title(text, pos, closer)
-        if pos < len(text) and pos != destination_end and status == "ok":  # pos: as markdown-it moves it
-            titled = title_end - title_start > 2  # markdown-it tests the title's text, not its quotes
-            pos = title_end
-        else:
-            titled = False
-            pos, line = destination_end, destination_line
-        pos = _skip_spaces(text, pos)
-        if pos < len(text) and text[pos] != "\n" and titled:
-            pos, line = _skip_spaces(text, destination_end), destination_line  # garbage after the title
-        if pos < len(text) and text[pos] != "\n":
-            return False
-        self.line = line
-        return True
-
-    def rest_of_line(self, line: int) -> str:
-        """The line from its content on, with its newline (markdown-it's ``src[pos:max + 1]``)."""
-        rest = self.rows[line][self.bm[line] + self.ts[line] :]
-        return rest if line == self.unterminated else rest + "\n"
-
-    def definition_line(self, line: int) -> str | None:
-        """markdown-it's getNextLine: the next line of a definition, None where one cannot go on."""
-        if line >= self.line_max or self.is_empty(line):
-            return None
-        if self.sc[line] >= 0 and self.interrupts(line, False):
-            return None
-        return self.rest_of_line(line)
-
-    def skip_blank(self, text: str, pos: int, line: int) -> tuple[int, str, int]:
-        """Skip spaces, tabs and newlines, reading in the next line at each newline."""
-        while pos < len(text):
-            char = text[pos]
-            if char == "\n":
-                if (more := self.definition_line(line)) is not None:
-                    text += more
-                    line += 1
-            elif char not in " \t":
-                break
-            pos += 1
-        return pos, text, line
-
-    def html_block(self, start: int, end: int) -> bool:
-        row = self.rows[start]
-        pos = self.bm[start] + self.ts[start]
-        kind = _html_kind(row, pos)
-        if kind is None:
-            return False
-        close = kind[0]
-        line = start + 1
-        if close is None or not close.search(row, pos):
-            rows, bm, ts, sc, blk = self.rows, self.bm, self.ts, self.sc, self.blk
-            while line < end:
-                row = rows[line]
-                pos = bm[line] + ts[line]
-                blank = pos >= len(row)
-                if sc[line] < blk and (close is None or not blank):
-                    break
-                if close is None:
-                    if blank:
-                        break
-                elif close.search(row, pos):
-                    line += 1
-                    break
-                line += 1
-        self.line = line
-        return True

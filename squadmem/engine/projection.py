@@ -1,0 +1,207 @@
+"""The projection of a run: the tier files as the moves planned so far leave them.
+
+Pure: no git, no files. :mod:`squadmem.engine.policy` makes each move here
+first (:meth:`Projection.move`), so a move that cannot be made safely is
+refused before it reaches the plan, and the tier rules and the Index
+planning (:mod:`squadmem.engine.index_plan`) read the tiers as they will be.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+
+from squadmem.engine import catalog, index
+from squadmem.model import sections
+from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, TIERS, classify, tier_rel
+
+Header = Callable[[str, str], str]  # (tier, name) -> the text of a new tier file
+
+
+def no_header(tier: str, name: str) -> str:
+    return ""
+
+
+def owner_of(rel: str) -> str:
+    """Whose ids a tier file's sections carry: the agent, or ``wiki:<topic>``."""
+    tf = classify(rel)
+    assert tf is not None
+    return tf.owner
+
+
+def _file_order(rel: str) -> tuple[int, str]:
+    tf = classify(rel)
+    assert tf is not None
+    return TIERS.index(tf.tier), tf.name
+
+
+class Projection:
+    """Tier files as the moves planned so far leave them, each spliced section by section.
+
+    A move costs what it touches (the section, its neighbours), not the size of the
+    files: a file is split once, when a move first touches it (:class:`index.Doc`).
+    Ids are followed by owner: a section whose slug is the only one of its owner keeps
+    it wherever it goes; only repeated slugs are numbered again over the owner's files.
+    """
+
+    def __init__(self, memory: catalog.Memory, header: Header) -> None:
+        self.memory = memory
+        self.header = header
+        self.original = {rel: doc.text for rel, doc in memory.files.items()}
+        self.docs: dict[str, index.Doc] = {}
+        self.names: dict[str, list[tuple[str, str]]] = {}
+        self.bases: dict[str, collections.Counter[str]] = {}
+        self.by_owner: dict[str, set[str]] = {}
+        self.splits = 0  # whole files split (a test counts them: at most once per file)
+        self.wiki_version = 0  # changes whenever a wiki file does
+        for rel in memory.files:
+            self.by_owner.setdefault(owner_of(rel), set()).add(rel)
+        for entry in memory.entries:
+            base = entry.section.flags.id or sections.slugify(entry.title)
+            self.names.setdefault(entry.file, []).append((base, entry.title))
+            self.bases.setdefault(owner_of(entry.file), collections.Counter())[base] += 1
+        self.left_out = memory.left_out
+
+    def writable(self, rel: str, size: int) -> None:
+        """Refuse (SpliceError) a splice that would leave ``rel`` a file squadmem refuses to read."""
+        if rel in self.left_out:
+            raise index.SpliceError(f"{rel} cannot be read: {self.left_out[rel].message}")
+        tier = rel.removeprefix(MEMORY_DIR + "/").partition("/")[0]
+        if tier in self.memory.blocked:
+            raise index.SpliceError(self.memory.blocked[tier].message)
+        if size > MAX_FILE_BYTES:
+            raise index.SpliceError(f"{rel} would be {size} bytes, over the 1 MiB limit for a tier file")
+
+    # -- files -----------------------------------------------------------------------------------
+    def rels(self) -> list[str]:
+        return list(dict.fromkeys([*self.original, *self.docs]))
+
+    def text(self, rel: str) -> str:
+        if rel in self.docs:
+            return self.docs[rel].text()
+        return self.original[rel]
+
+    def texts(self) -> dict[str, str]:
+        return {rel: self.text(rel) for rel in self.rels()}
+
+    def size(self, rel: str) -> int:
+        if rel in self.docs:
+            return self.docs[rel].bytes
+        return len(self.original[rel].encode("utf-8")) if rel in self.original else 0
+
+    def doc(self, rel: str) -> index.Doc:
+        """``rel`` as a Doc, made on first use (a file no tree has yet starts as its template)."""
+        found = self.docs.get(rel)
+        if found is None:
+            if rel in self.memory.files:
+                parsed = self.memory.files[rel]
+                found = index.Doc(parsed.text, parsed.document, self.names.get(rel, []))
+            else:
+                tf = classify(rel)
+                assert tf is not None
+                found = index.Doc(self.header(tf.tier, tf.name))
+                self.by_owner.setdefault(tf.owner, set()).add(rel)
+            self.splits += 1
+            self.docs[rel] = found
+        return found
+
+    def owner_files(self, owner: str) -> list[str]:
+        return sorted(self.by_owner.get(owner, ()), key=_file_order)
+
+    # -- ids -------------------------------------------------------------------------------------
+    def _slugs(
+        self, owner: str, skip: index.Node | None = None, put: tuple[str, index.Node] | None = None
+    ) -> list[tuple[index.Node, str]]:
+        """(node, id) of the owner's sections in id order; ``skip`` left out, ``put`` = (file, node)
+        placed where :meth:`index.Doc.insert` would put it (the file is already a Doc)."""
+        order: list[index.Node] = []
+        for rel in self.owner_files(owner):
+            nodes = [n for n in self.doc(rel).nodes() if n is not skip]
+            if put is not None and put[0] == rel:
+                before = self.doc(rel).index_node()
+                at = nodes.index(before) if before is not None and before in nodes else len(nodes)
+                nodes.insert(at, put[1])
+            order.extend(nodes)
+        slugs = sections.assign_slugs([n.base for n in order])
+        return [(n, f"{owner}/{slug}") for n, slug in zip(order, slugs, strict=True)]
+
+    def id_of(self, rel: str, node: index.Node) -> str:
+        owner = owner_of(rel)
+        if self.bases[owner][node.base] == 1:
+            return f"{owner}/{node.base}"
+        return next(ident for n, ident in self._slugs(owner) if n is node)
+
+    def id_after(self, node: index.Node, target: str) -> str:
+        """The id ``node`` would have once inserted into ``target`` (same owner)."""
+        owner = owner_of(target)
+        if self.bases[owner][node.base] == 1:
+            return f"{owner}/{node.base}"
+        return next(ident for n, ident in self._slugs(owner, skip=node, put=(target, node)) if n is node)
+
+    def ids(self, owner: str) -> list[tuple[str, index.Node, str]]:
+        """(file, node, id) of every section of ``owner``."""
+        found = []
+        slugs = iter(self._slugs(owner))
+        for rel in self.owner_files(owner):
+            for node in self.doc(rel).nodes():
+                n, ident = next(slugs)
+                assert n is node
+                found.append((rel, node, ident))
+        return found
+
+    # -- moves -----------------------------------------------------------------------------------
+    def move(self, source: str, tier: str, name: str, section_text: str) -> tuple[str, str]:
+        """Apply a move; return the section's id (as it is, and stays) and the exact text cut.
+
+        Raises index.SpliceError, changing nothing, if the splice is unsafe or the
+        section's id would not follow it (two sections of one agent sharing a title).
+        """
+        target = tier_rel(tier, name)
+        src, dst = self.doc(source), self.doc(target)
+        node, section_id, placing = self.check(source, tier, name, section_text)
+        src.cut(node)
+        dst.insert(node.text, like=node, placing=placing)
+        self._rebase(node.base, owner_of(source), owner_of(target))
+        self.wiki_version += tier == "wiki" or owner_of(source).startswith("wiki:")
+        return section_id, node.text
+
+    def check(
+        self, source: str, tier: str, name: str, section_text: str
+    ) -> tuple[index.Node, str, index.Placing]:
+        """What :meth:`move` would do, changing nothing: the node, its id, where it lands.
+
+        Raises index.SpliceError if the move cannot be made.
+        """
+        target = tier_rel(tier, name)
+        src = self.doc(source)
+        node = src.find(section_text)
+        if node is None:
+            raise index.SpliceError(f"{source} does not hold the section")
+        section_id = self.id_of(source, node)
+        dst = self.doc(target)
+        src.check_remove(node)
+        placing = dst.check_insert(node.text)
+        self.writable(target, dst.bytes + len(node.text.encode("utf-8")) + 1)
+        if tier != "wiki":
+            arrived = self.id_after(node, target)
+            if arrived != section_id:
+                raise index.SpliceError(
+                    f"its id would become {arrived}: another section has the same title; give one an id= flag"
+                )
+        return node, section_id, placing
+
+    def _rebase(self, base: str, old: str | None, new: str) -> None:
+        if old == new:
+            return
+        if old is not None:
+            self.bases[old][base] -= 1
+        self.bases.setdefault(new, collections.Counter())[base] += 1
+
+    def insert(self, tier: str, name: str, section_text: str) -> str:
+        """Add a section from outside (a restore); return the id it gets."""
+        target = tier_rel(tier, name)
+        self.writable(target, self.doc(target).bytes + len(section_text.encode("utf-8")) + 1)
+        node = self.doc(target).insert(section_text)
+        self._rebase(node.base, None, owner_of(target))
+        self.wiki_version += tier == "wiki"
+        return self.id_of(target, node)
