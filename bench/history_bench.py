@@ -1,6 +1,6 @@
 """How ``squadmem report`` holds up on a long history: the DESIGN's performance targets.
 
-    python bench/history_bench.py [--commits 20000] [--rounds 11] [--cold-kb 60] [--fast] [--repo DIR]
+    python -m bench.history_bench [--commits 20000] [--rounds 11] [--cold-kb 60] [--fast] [--repo DIR]
 
 Generates a history with ``bench/generate.py`` (about half the commits touch
 ``.squad/memory/``). Its cold files grow to ``--cold-kb`` KB (default 60)
@@ -51,11 +51,8 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(1, str(Path(__file__).resolve().parent.parent))
-import generate  # a sibling script, not a package
-from paired import Chain, Command, Paired, compare, compare_both, environment
-
+from bench import generate
+from bench.paired import Chain, Command, Paired, compare, compare_both, environment
 from squadmem.gitio.commits import LOG_OPTIONS, memory_log
 from squadmem.gitio.formats import log_format
 from squadmem.gitio.repo import Repo

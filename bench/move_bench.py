@@ -20,7 +20,7 @@ at going first (``bench/paired.py``); the table gives the medians and the
 median of the per-round ratios (target: a move commit at most 1.3x a git
 commit). The overhead and the whole command have no yardstick: medians.
 
-    python bench/move_bench.py [--rounds 41] [--commits 2000]
+    python -m bench.move_bench [--rounds 41] [--commits 2000]
 """
 
 from __future__ import annotations
@@ -31,26 +31,18 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
-import generate
-from paired import compare_timings
-
+from bench import generate
+from bench.gitrun import git
+from bench.paired import Stopwatch, compare_timings
 from squadmem.commands import maintain
 from squadmem.engine import catalog, index, policy, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import settings
 
 TARGET = 1.3
-
-
-def _git(root: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True)
-    return done.stdout
 
 
 def _pick(repo: Repo) -> tuple[str, str, str]:
@@ -75,20 +67,20 @@ def time_move(repo: Repo, hot: str, cold: str, section: str, there: bool) -> flo
     files = _texts(repo, hot, cold, section, there)
     with writer.session(repo) as scribe:
         scribe.config()  # the identity is read once per run (counted in the overhead row)
-        start = time.perf_counter()
+        watch = Stopwatch()
         scribe.commit(
             files, writer.message("memory(bench): move", "bench", [("Squad-Memory-Reason", "bench")])
         )
-        return time.perf_counter() - start
+        return watch.seconds()
 
 
 def time_git_commit(repo: Repo, hot: str, cold: str, section: str, there: bool) -> float:
     for rel, text in _texts(repo, hot, cold, section, there).items():
         (repo.root / rel).write_text(text, "utf-8")
-    _git(repo.root, "add", hot, cold)
-    start = time.perf_counter()
+    git(repo.root, "add", hot, cold)
+    watch = Stopwatch()
     subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "by hand"], cwd=repo.root, check=True)
-    return time.perf_counter() - start
+    return watch.seconds()
 
 
 def time_overhead(repo: Repo) -> float:
@@ -96,12 +88,12 @@ def time_overhead(repo: Repo) -> float:
     conf = settings.load(repo.layout.memory)
     memory = catalog.load(repo.layout)
     plan = policy.plan(memory, {}, conf, maintain_now())
-    start = time.perf_counter()
+    watch = Stopwatch()
     with writer.session(repo) as scribe:
         scribe.refuse_dirty(plan.read() or [memory.entries[0].file])
         scribe.config()
         scribe.rehearse(plan, maintain.header)
-    return time.perf_counter() - start
+    return watch.seconds()
 
 
 def maintain_now() -> policy.dt.datetime:
@@ -111,11 +103,11 @@ def maintain_now() -> policy.dt.datetime:
 def time_command(root: Path, section_id: str, there: bool) -> float:
     """The whole ``squadmem demote``/``promote`` process: start, history, plan, move and Index commits."""
     verb = "promote" if there else "demote"
-    start = time.perf_counter()
+    watch = Stopwatch()
     subprocess.run(
         [sys.executable, "-m", "squadmem", verb, section_id], cwd=root, check=True, capture_output=True
     )
-    return time.perf_counter() - start
+    return watch.seconds()
 
 
 def main() -> None:
@@ -132,7 +124,7 @@ def main() -> None:
         os.environ.setdefault("GIT_COMMITTER_NAME", "Bench")
         os.environ.setdefault("GIT_COMMITTER_EMAIL", "bench@example.com")
         generate.generate(root, args.commits)
-        _git(root, "config", "commit.gpgsign", "false")
+        git(root, "config", "commit.gpgsign", "false")
         with Repo(root) as repo:
             hot, cold, section = _pick(repo)
             where = {"there": False}  # the section is in cold after an odd number of moves
