@@ -13,12 +13,12 @@ import warnings
 from collections.abc import Iterable, Mapping
 
 from squadmem.engine import titles
-from squadmem.model import sections
+from squadmem.model import constants, sections
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import TIERS, Layout, TierFile, classify, decode_tier, known_agent
 
 SESSION_TITLE = "Session"
-INDEX_TITLE = "Index → Deeper Tiers"
+INDEX_TITLE = constants.INDEX_TITLE
 
 
 @dataclasses.dataclass(frozen=True)

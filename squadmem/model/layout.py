@@ -16,6 +16,7 @@ import re
 import stat
 from collections.abc import Sequence
 
+from squadmem.model import constants
 from squadmem.model import places as where
 from squadmem.model import settings as tiers_toml
 from squadmem.model.errors import SquadmemError
@@ -28,8 +29,8 @@ if TYPE_CHECKING:
 MEMORY_DIR = where.SQUAD_DIR  # the Squad layout's folder (a workspace's places differ: see places)
 TIERS = where.TIERS
 AGENT_TIERS = ("hot", "cold", "archive")
-LOG_DIR = "log"
-MAX_FILE_BYTES = 1024 * 1024  # a tier file or daily log squadmem reads or writes
+LOG_DIR = constants.LOG_DIR
+MAX_FILE_BYTES = constants.MAX_FILE_BYTES
 MAX_NAME = 100  # characters in an agent, topic or id= name (file names stay far below 255 bytes)
 # Squad's own files in .squad/memory/: squadmem never writes, moves or deletes them.
 SQUAD_OWNED = (
