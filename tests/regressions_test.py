@@ -1,4 +1,4 @@
-"""One test per failure of the script version of memory tiers (DESIGN, "Known failures")."""
+"""One test per failure of the script version of memory tiers, which squadmem replaces."""
 
 from __future__ import annotations
 
@@ -98,10 +98,11 @@ def test_uses_are_counted_once_however_often_history_is_read(repo: GitRepo) -> N
     assert uses.pending_ids(state) == ()
     with Repo(repo.root) as gateway:
         memory = catalog.load(gateway.layout)
-        first = lastuse.usage(gateway, memory)
+        now = dt.datetime(2026, 2, 20, 12, tzinfo=dt.UTC)
+        first = lastuse.usage(gateway, memory, now=now)
         (state / history_cache.CACHE_FILE).unlink()
-        rebuilt = lastuse.usage(gateway, memory)
-        again = lastuse.usage(gateway, memory)
+        rebuilt = lastuse.usage(gateway, memory, now=now)
+        again = lastuse.usage(gateway, memory, now=now)
     assert first == rebuilt == again
     assert first["picard/a"].trailer_commits == 1
 

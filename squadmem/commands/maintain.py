@@ -359,9 +359,10 @@ def find_removed(repo: Repo, ref: str) -> Found | None:
             continue
         try:
             return Found(parent, memory_at(repo, parent).find(ref))
-        except SquadmemError as exc:
-            if "ambiguous" in exc.message:
-                raise
+        except catalog.Ambiguous:
+            raise
+        except SquadmemError:
+            pass
     return None
 
 

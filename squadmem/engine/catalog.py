@@ -21,6 +21,10 @@ SESSION_TITLE = "Session"
 INDEX_TITLE = constants.INDEX_TITLE
 
 
+class Ambiguous(SquadmemError):
+    """A reference that names more than one section."""
+
+
 @dataclasses.dataclass(frozen=True)
 class Entry:
     """One section of one tier file, with its identity."""
@@ -145,7 +149,7 @@ class Memory:
                 hint="see the ids with: squadmem list" + (unread if self.left_out else ""),
             )
         candidates = ", ".join(f"{e.id} ({e.file})" for e in matches)
-        raise SquadmemError(f"{ref!r} is ambiguous: {candidates}", hint="name the section by its id")
+        raise Ambiguous(f"{ref!r} is ambiguous: {candidates}", hint="name the section by its id")
 
 
 def parse_file(tf: TierFile, text: str) -> TierDoc:

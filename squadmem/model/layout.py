@@ -32,16 +32,6 @@ AGENT_TIERS = ("hot", "cold", "archive")
 LOG_DIR = constants.LOG_DIR
 MAX_FILE_BYTES = constants.MAX_FILE_BYTES
 MAX_NAME = 100  # characters in an agent, topic or id= name (file names stay far below 255 bytes)
-# Squad's own files in .squad/memory/: squadmem never writes, moves or deletes them.
-SQUAD_OWNED = (
-    "local",
-    "policy-inbox",
-    "semantic-inbox",
-    "tombstones",
-    "config.json",
-    "index.json",
-    "audit.jsonl",
-)
 
 # Squad's files squadmem writes its spawn blocks into (squadmem.model.spawnblock): the only paths
 # outside .squad/memory/ a squadmem commit may write, and only through no symlink.
