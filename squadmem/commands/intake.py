@@ -34,12 +34,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import scaffold
 from squadmem.engine import catalog, history, index, lastuse
 from squadmem.engine import writer as moves
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, render, sections, squad
+from squadmem.model import clock, render, sections, squad, templates
 from squadmem.model import places as where
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
@@ -349,7 +348,7 @@ def place(
 
 
 def _header(tier: str, name: str) -> str:
-    return scaffold.template(f"{tier}.md", name=name)
+    return templates.tier_header(tier, name, workspace=False)
 
 
 def intake(

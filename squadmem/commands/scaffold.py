@@ -34,7 +34,7 @@ DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's mer
 DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
 SQUAD_LAYOUT, IN_PLACE = "squad", "in-place"  # init --layout
-ACCESS_LOG = "state/access-log.json"  # the memory-tiers skill's access log (read by migrate memory-tiers)
+ACCESS_LOG = where.WORKSPACE_ACCESS_LOG  # read by migrate memory-tiers, not in place
 # A memory-tiers workspace kept in place: its tier files merge with the driver, its logs by union.
 WORKSPACE_ATTRIBUTES = (f"{where.WORKSPACE_DIR}/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=union",)
 WORKSPACE_DRIVER_ATTRIBUTES = (
@@ -67,11 +67,6 @@ class InitResult:
     def written(self) -> list[str]:
         """The files init created or changed in the work tree (not git's config or hooks)."""
         return [rel for rel in (*self.created, *self.updated) if not rel.startswith("git config ")]
-
-
-def template(file: str, **values: str) -> str:
-    text = templates.read(file)
-    return text.format(**values) if values else text
 
 
 def discover_agents(root: Path) -> tuple[list[str], list[str]]:
@@ -275,7 +270,7 @@ def init(
     hooks_path = repo.config("core.hooksPath")
     _create(layout, layout.memory / "tiers.toml", settings.TEMPLATE, result)
     for path, tier, agent in targets:
-        _create(layout, path, template(f"{tier}.md", name=agent), result)
+        _create(layout, path, templates.tier_header(tier, agent, workspace=False), result)
     for path in keep:
         _create(layout, path, "", result)
     _attributes(repo.root, result)
@@ -286,7 +281,7 @@ def init(
         result.created += [rel for rel in result.spawn if rel == spawn.spawnblock.RECORD]
         result.updated += [rel for rel in result.spawn if rel != spawn.spawnblock.RECORD]
     if squad_skill and not result.spawn and (repo.root / ".squad" / "agents").is_dir():
-        _create_outside(repo.root, SKILL, template("squad-skill.md"), result)
+        _create_outside(repo.root, SKILL, templates.read("squad-skill.md"), result)
     result.squad_entries = _squad_entries(repo.root)
     if pinned is not None:
         result.workflows = workflows.write(repo.root, pinned)

@@ -14,11 +14,10 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from squadmem.commands import scaffold
 from squadmem.engine import catalog, index, titles
 from squadmem.engine import writer as moves
 from squadmem.gitio.repo import Repo
-from squadmem.model import layout, sections
+from squadmem.model import layout, sections, templates
 from squadmem.model.errors import SquadmemError
 
 
@@ -87,7 +86,7 @@ def write(repo: Repo, topic: str, text: str, title: str | None = None, replace: 
     with moves.session(repo) as writer:
         writer.refuse_dirty([rel])
         page = writer.text(rel)
-        page = scaffold.template("wiki.md", name=topic) + "\n" if page is None else page
+        page = templates.tier_header("wiki", topic) + "\n" if page is None else page
         added, replaced, skipped = [], [], []
         for section in new:
             name = titles.plain(section.raw_heading)

@@ -54,9 +54,7 @@ def usage(
     for entry in memory.entries:
         trail = facts.used.get(entry.id)
         result[entry.id] = Usage(
-            _last_use(
-                facts.first.get(sections.content_key(entry.text)), trail, pending.get(entry.id), now
-            ),
+            _last_use(facts.first.get(sections.content_key(entry.text)), trail, pending.get(entry.id), now),
             trail[2] if trail else 0,
             pending.get(entry.id),
             _previous(trail, pending.get(entry.id)),

@@ -44,6 +44,7 @@ WORKSPACE_FILES = {
 }
 WORKSPACE_WIKI = f"{WORKSPACE_DIR}/wiki"
 WORKSPACE_SETTINGS = f"{WORKSPACE_DIR}/tiers.toml"
+WORKSPACE_ACCESS_LOG = "state/access-log.json"  # the skill's per-file and per-section access times
 DEFAULT_AGENT = "main"  # OpenClaw's default agent id, for a workspace whose tiers.toml names none
 
 

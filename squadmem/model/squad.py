@@ -471,4 +471,3 @@ def _pins(text: str) -> list[int]:
         ):
             starts.append(number)
     return starts
-
