@@ -11,7 +11,6 @@ comments, how sections are compared (:func:`normalize`, :func:`trimmed`), slugs.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import itertools
 import re
 from pathlib import Path
@@ -151,6 +150,8 @@ def trimmed(text: str) -> str:
 
 def content_key(text: str) -> bytes:
     """How history, intake and verify know a section's content: a hash of its normalized text."""
+    import hashlib  # here: loading OpenSSL's hashes costs every command's start-up a few milliseconds
+
     return hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
