@@ -107,13 +107,16 @@ def hook_folder(folder: Path, script: str | None) -> Path:
     return folder
 
 
-def whole_commit(root: Path, env: dict[str, str], rounds: int, hooks: Path) -> Paired:
-    """A whole ``git commit`` of the staged append (every hook squadmem installed: pre-commit,
-    prepare-commit-msg, commit-msg) against the same commit run with the hooks of ``hooks``
-    (``core.hooksPath``); each run starts from the same HEAD and index."""
-    base = subprocess.run(
+def head(root: Path, env: dict[str, str]) -> str:
+    return subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=root, env=env, check=True, capture_output=True, text=True
     ).stdout.strip()
+
+
+def whole_commit(root: Path, env: dict[str, str], rounds: int, hooks: Path, base: str) -> Paired:
+    """A whole ``git commit`` of the staged append (every hook squadmem installed: pre-commit,
+    prepare-commit-msg, commit-msg) against the same commit run with the hooks of ``hooks``
+    (``core.hooksPath``); each run starts from HEAD ``base`` with the append staged."""
 
     def reset() -> None:
         subprocess.run(["git", "reset", "-q", "--soft", base], cwd=root, env=env, check=True)
@@ -157,10 +160,12 @@ def main() -> None:
         bare_start = compare(hook, start, rounds=args.rounds)
         large_hooks = hook_folder(Path(tmp) / "yardstick-hooks", yardstick)
         no_hooks = hook_folder(Path(tmp) / "no-hooks", None)
-        whole = whole_commit(Path(tmp) / "case0", env, args.rounds, large_hooks)
-        whole_plain = whole_commit(plain, env, args.rounds, large_hooks)
-        bare = whole_commit(Path(tmp) / "case0", env, args.rounds, no_hooks)
-        bare_plain = whole_commit(plain, env, args.rounds, no_hooks)
+        log = Path(tmp) / "case0"
+        bases = {log: head(log, env), plain: head(plain, env)}
+        whole = whole_commit(log, env, args.rounds, large_hooks, bases[log])
+        whole_plain = whole_commit(plain, env, args.rounds, large_hooks, bases[plain])
+        bare = whole_commit(log, env, args.rounds, no_hooks, bases[log])
+        bare_plain = whole_commit(plain, env, args.rounds, no_hooks, bases[plain])
     print("The installed pre-commit hook (what git commit runs) against check-added-large-files, paired")
     print()
     print(HEADER)

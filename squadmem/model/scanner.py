@@ -15,15 +15,18 @@ with a BOM still has its first ``## A`` as a boundary.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
+from squadmem.model.values import Value
 
-@dataclasses.dataclass(frozen=True)
-class Boundary:
-    line: int  # 0-based index of the section's first line
-    heading_lines: int  # lines the heading spans (setext: paragraph lines + underline)
-    raw_heading: str  # heading source text: ATX content without the #s, setext lines joined by a space
+
+class Boundary(Value):
+    __slots__ = ("heading_lines", "line", "raw_heading")
+
+    def __init__(self, line: int, heading_lines: int, raw_heading: str) -> None:
+        self.line = line  # 0-based index of the section's first line
+        self.heading_lines = heading_lines  # lines the heading spans (setext: paragraph lines + underline)
+        self.raw_heading = raw_heading  # heading source text: ATX content without the #s, setext lines joined
 
 
 def boundaries(text: str) -> list[Boundary]:
