@@ -103,6 +103,16 @@ def classify(rel: str) -> TierFile | None:
     return TierFile(found[0], found[1], rel)
 
 
+
+def _md_names(folder: Path) -> list[str]:
+    """The names in ``folder`` that end in ``.md``, sorted (what ``glob("*.md")`` finds, without
+    compiling a pattern at every start-up)."""
+    try:
+        with os.scandir(folder) as found:
+            return sorted(entry.name for entry in found if entry.name.endswith(".md"))
+    except (PermissionError, NotADirectoryError, FileNotFoundError):
+        return []
+
 class Layout:
     """The memory layout of one repository work tree (equal when the roots are)."""
 
@@ -206,8 +216,8 @@ class Layout:
             folder = self.root / folder_rel if folder_rel else self.root
             if tier in blocked or not folder.is_dir():
                 continue
-            for path in sorted(folder.glob("*.md")):
-                tf = classify(self.rel(path))
+            for name in _md_names(folder):
+                tf = classify(self.rel(folder / name))
                 if tf is not None and tf.tier == tier:
                     found.append(tf)
         return sorted(found, key=lambda tf: TIERS.index(tf.tier))
