@@ -24,9 +24,14 @@ prepare-commit-msg, commit-msg), against the same commit with the yardstick
 installed the same way, as a plain ``pre-commit`` hook script: the staged
 files' names (``git diff --cached --name-only``, as the pre-commit framework
 asks), then ``check-added-large-files`` on them (its own ``git diff`` of the
-added files included). Each run starts from the same HEAD and index. Two more
-rows set each against the same commit with no hook at all (``core.hooksPath``
-an empty folder; ``--no-verify`` would still run prepare-commit-msg).
+added files included), started as squadmem's shim starts its checks: the
+same Python with ``-I -S``, the package's folder appended to its path, so
+neither side pays for the site-packages' ``.pth`` files (an editable
+install's finder, certifi's) that its console script would. A row with the
+console script as the hook shows what those cost. Each run starts from the
+same HEAD and index. Two more rows set each against the same commit with no
+hook at all (``core.hooksPath`` an empty folder; ``--no-verify`` would still
+run prepare-commit-msg).
 
 Paired whole-process runs (``bench/paired.py``): the two alternate, bytecode is
 written for both (a warm-up compiles it), and the figures are the medians of
@@ -93,18 +98,35 @@ YARDSTICK_HOOK = """#!/bin/sh
 # check-added-large-files as the pre-commit framework runs it: on the names of the staged files
 files=$(git diff --cached --name-only --no-ext-diff --diff-filter=ACMRT) || exit 1
 [ -n "$files" ] || exit 0
-exec "{script}" $files
+exec {command} $files
 """
+# The yardstick started as squadmem's shim starts its checks (templates/hook.sh).
+SAME_START = (
+    "'{python}' -I -S -c 'import sys; sys.path.append(sys.argv.pop(1)); "
+    "from pre_commit_hooks.check_added_large_files import main; raise SystemExit(main())' '{root}'"
+)
 
 
-def hook_folder(folder: Path, script: str | None) -> Path:
-    """A ``core.hooksPath`` folder: the yardstick's pre-commit hook, or no hook at all (None)."""
+def hook_folder(folder: Path, command: str | None) -> Path:
+    """A ``core.hooksPath`` folder: a pre-commit hook that runs the yardstick ``command`` (a shell
+    command line) on the staged files, or no hook at all (None)."""
     folder.mkdir(exist_ok=True)
-    if script is not None:
+    if command is not None:
         hook = folder / "pre-commit"
-        hook.write_text(YARDSTICK_HOOK.format(script=script), "utf-8")
+        hook.write_text(YARDSTICK_HOOK.format(command=command), "utf-8")
         hook.chmod(0o755)
     return folder
+
+
+def same_start() -> str:
+    """The shell command that starts the yardstick as squadmem's shim starts squadmem's checks."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pre_commit_hooks")
+    if spec is None or spec.origin is None:
+        raise SystemExit("pre-commit-hooks: not installed; run: python3 -m pip install -e '.[bench]'")
+    root = Path(spec.origin).resolve().parent.parent
+    return SAME_START.format(python=sys.executable, root=root)
 
 
 def head(root: Path, env: dict[str, str]) -> str:
@@ -158,12 +180,14 @@ def main() -> None:
         hook = Command([str(plain / ".git/hooks/pre-commit")], cwd=plain, env=hook_env)
         start = Command(["sh", "-c", f'"{sys.executable}" -I -S -c pass'], cwd=plain, env=hook_env)
         bare_start = compare(hook, start, rounds=args.rounds)
-        large_hooks = hook_folder(Path(tmp) / "yardstick-hooks", yardstick)
+        large_hooks = hook_folder(Path(tmp) / "yardstick-hooks", same_start())
+        script_hooks = hook_folder(Path(tmp) / "script-hooks", f"'{yardstick}'")
         no_hooks = hook_folder(Path(tmp) / "no-hooks", None)
         log = Path(tmp) / "case0"
         bases = {log: head(log, env), plain: head(plain, env)}
         whole = whole_commit(log, env, args.rounds, large_hooks, bases[log])
         whole_plain = whole_commit(plain, env, args.rounds, large_hooks, bases[plain])
+        whole_script = whole_commit(log, env, args.rounds, script_hooks, bases[log])
         bare = whole_commit(log, env, args.rounds, no_hooks, bases[log])
         bare_plain = whole_commit(plain, env, args.rounds, no_hooks, bases[plain])
     print("The installed pre-commit hook (what git commit runs) against check-added-large-files, paired")
@@ -172,9 +196,11 @@ def main() -> None:
     for label, result in results:
         print(result.row(f"installed pre-commit hook, {label}", "`check-added-large-files`"))
     print(bare_start.row("installed pre-commit hook, no memory file", "`sh` starting `python -I -S -c pass`"))
-    yardstick_commit = "`git commit`, `check-added-large-files` as its pre-commit hook"
+    yardstick_commit = "`git commit`, `check-added-large-files` as its pre-commit hook (`-I -S`)"
     print(whole.row("`git commit` of the log append, squadmem's hooks", yardstick_commit))
     print(whole_plain.row("`git commit` of the README append, squadmem's hooks", yardstick_commit))
+    script_commit = "`git commit`, `check-added-large-files`'s console script as its pre-commit hook"
+    print(whole_script.row("`git commit` of the log append, squadmem's hooks", script_commit))
     print(bare.row("`git commit` of the log append, squadmem's hooks", "`git commit`, no hook"))
     print(bare_plain.row("`git commit` of the README append, squadmem's hooks", "`git commit`, no hook"))
     print()
