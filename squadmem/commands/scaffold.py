@@ -254,9 +254,7 @@ def init(
     if in_place(repo.root, layout_choice):
         result.chosen = layout_choice is None
         init_in_place(repo, names, hooks, result)
-        if pinned is not None:
-            result.workflows = workflows.write(repo.root, pinned)
-            result.created += result.workflows.created
+        _workflows(repo, pinned, result)
         return result
     if not names:
         names, result.skipped_agents = discover_agents(repo.root)
@@ -275,23 +273,33 @@ def init(
         _create(layout, path, "", result)
     _attributes(repo.root, result)
     if spawn_blocks:
-        from squadmem.commands import spawn  # spawn -> intake -> scaffold: imported when used
-
-        result.spawn, result.spawn_left = spawn.apply_worktree(repo)
-        result.created += [rel for rel in result.spawn if rel == spawn.spawnblock.RECORD]
-        result.updated += [rel for rel in result.spawn if rel != spawn.spawnblock.RECORD]
+        _spawn_blocks(repo, result)
     if squad_skill and not result.spawn and (repo.root / ".squad" / "agents").is_dir():
         _create_outside(repo.root, SKILL, templates.read("squad-skill.md"), result)
     result.squad_entries = _squad_entries(repo.root)
-    if pinned is not None:
-        result.workflows = workflows.write(repo.root, pinned)
-        result.created += result.workflows.created
+    _workflows(repo, pinned, result)
     if mergedriver.configure(repo):
         result.updated.append(f"git config merge.{mergedriver.NAME} (the merge driver for tier files)")
     if hooks:
         result.hooks = githooks.install(repo.root, repo.git_dir / "hooks", hooks_path)
     result.existing_agents = layout.agents()
     return result
+
+
+def _spawn_blocks(repo: Repo, result: InitResult) -> None:
+    """Squad's spawn files get squadmem's blocks (``spawn on`` in the work tree)."""
+    from squadmem.commands import spawn  # imported when used: it brings the intake's history reading
+
+    result.spawn, result.spawn_left = spawn.apply_worktree(repo)
+    result.created += [rel for rel in result.spawn if rel == spawn.spawnblock.RECORD]
+    result.updated += [rel for rel in result.spawn if rel != spawn.spawnblock.RECORD]
+
+
+def _workflows(repo: Repo, pinned: str | None, result: InitResult) -> None:
+    """``--workflows``: the GitHub workflows, pinned to ``pinned`` (None: not asked for)."""
+    if pinned is not None:
+        result.workflows = workflows.write(repo.root, pinned)
+        result.created += result.workflows.created
 
 
 def _commit_path(rel: str) -> str:
