@@ -103,7 +103,6 @@ def classify(rel: str) -> TierFile | None:
     return TierFile(found[0], found[1], rel)
 
 
-
 def _md_names(folder: Path) -> list[str]:
     """The names in ``folder`` that end in ``.md``, sorted (what ``glob("*.md")`` finds, without
     compiling a pattern at every start-up)."""
@@ -112,6 +111,7 @@ def _md_names(folder: Path) -> list[str]:
             return sorted(entry.name for entry in found if entry.name.endswith(".md"))
     except (PermissionError, NotADirectoryError, FileNotFoundError):
         return []
+
 
 class Layout:
     """The memory layout of one repository work tree (equal when the roots are)."""
