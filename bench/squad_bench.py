@@ -54,7 +54,6 @@ import os
 import random
 import tempfile
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -64,18 +63,13 @@ from squadmem.commands import context, maintain, scaffold
 from squadmem.commands import migrate as migrating
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
-from squadmem.model import settings, uses
+from squadmem.model import settings, templates, uses
 from squadmem.model.layout import tier_rel
 
 USES_PER_SPAWN = (2, 4)
 TARGET_BYTES = 4096  # issue 8: the spawn payload, every day
-# the spawn prompt around hot's sections (squadmem/templates/spawn.md with nothing in it)
-_FRAME = (
-    resources.files("squadmem")
-    .joinpath("templates/spawn.md")
-    .read_text("utf-8")
-    .format(hot="", cold="", wiki="", sections="")
-)
+# the spawn prompt around hot's sections (templates/spawn.md with nothing in it)
+_FRAME = templates.read("spawn.md").format(hot="", cold="", wiki="", sections="")
 REAL_SIZES: dict[str, Any] = {"learning_lines": (11, 21), "decision_lines": 5}
 WEIGHT = {"learning": 1.0, "summary": 0.3, "update": 0.3, "decision": 0.15}
 

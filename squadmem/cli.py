@@ -20,11 +20,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from squadmem import __version__
-from squadmem.model import render
+from squadmem.commands import invocation
 from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
 
 if TYPE_CHECKING:
-    from squadmem.gitio.repo import Repo
+    from squadmem.commands.invocation import Repo
 
 DEBUG_HINT = "SQUADMEM_DEBUG=1 shows the traceback"
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
@@ -277,22 +277,7 @@ def app(ctx: click.Context, directory: Path) -> None:
 
 
 def open_repo(ctx: click.Context, set_up_driver: bool = True) -> Repo:
-    from squadmem.gitio.repo import Repo
-
-    directory = ctx.find_root().obj or Path(".")
-    if not Path(directory).is_dir():
-        raise SquadmemError(f"-C {directory}: no such folder", hint="pass an existing folder")
-    repo = Repo(directory)
-    try:
-        _ = repo.layout.settings  # a malformed tiers.toml is refused before any work (read once)
-    except SquadmemError:
-        repo.close()
-        raise
-    if set_up_driver:  # a fresh clone's first command (init sets it up itself, and says so)
-        from squadmem.commands import mergedriver
-
-        mergedriver.set_up_in_clone(repo)
-    return repo
+    return invocation.open_repo(ctx.find_root().obj, set_up_driver=set_up_driver)
 
 
 @app.command()
@@ -389,7 +374,7 @@ def list_(ctx: click.Context, agent: str | None, tier: str | None, as_json: bool
 
     with open_repo(ctx) as repo:
         rows = listing.list_sections(repo, agent, tier)
-    click.echo(render.to_json({"sections": rows}) if as_json else listing.text(rows))
+    click.echo(invocation.to_json({"sections": rows}) if as_json else listing.text(rows))
 
 
 # --- spawn context ---
@@ -458,20 +443,19 @@ def context_command(
     Example: squadmem context --agent picard --include-wiki security
     """
     from squadmem.commands import context as spawn
-    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         result = spawn.context(
             repo,
             agent,
-            clock.now(now),
+            invocation.moment(now),
             include_cold=include_cold,
             wiki=include_wiki or [],
             sections=include or [],
             record=record,
             task=task,
         )
-    click.echo(render.to_json(result.as_dict()) if as_json else result.text, nl=False)
+    click.echo(invocation.to_json(result.as_dict()) if as_json else result.text, nl=False)
     click.echo(result.summary(), err=True)
 
 
@@ -523,13 +507,12 @@ def recall_command(
     Example: squadmem recall "token rotation" --agent worf
     """
     from squadmem.commands import recall as recalling
-    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         found = recalling.recall(
             repo,
             query,
-            clock.now(now),
+            invocation.moment(now),
             agent=agent,
             tier=tier,
             limit=limit,
@@ -537,7 +520,7 @@ def recall_command(
             record=record,
             history=in_history,
         )
-    click.echo(render.to_json(found.as_dict()) if as_json else found.text())
+    click.echo(invocation.to_json(found.as_dict()) if as_json else found.text())
 
 
 # --- history, uses and report commands ---
@@ -565,7 +548,6 @@ def report_command(
     Example: squadmem report --agent picard --now 2026-03-01 --format markdown
     """
     from squadmem.commands import report as reporting
-    from squadmem.engine import clock
 
     if fmt is not None and fmt not in ("text", "markdown", "json"):
         raise SquadmemError(f"--format {fmt}: unknown format", hint="use text, markdown or json")
@@ -575,11 +557,11 @@ def report_command(
             hint="give one: --json, or --format text|markdown",
         )
     fmt = "json" if as_json else fmt or "text"
-    moment = clock.now(now)
+    moment = invocation.moment(now)
     with open_repo(ctx) as repo:
         data = reporting.make(repo, now=moment, agent=agent, verbose=verbose)
     if fmt == "json":
-        click.echo(render.to_json(data))
+        click.echo(invocation.to_json(data))
     else:
         click.echo(
             reporting.markdown(data) if fmt == "markdown" else reporting.text(data), nl=fmt != "markdown"
@@ -606,7 +588,7 @@ def history_command(ctx: click.Context, ref: str, as_json: bool) -> None:
 
     with open_repo(ctx) as repo:
         data = timeline.timeline(repo, ref)
-    click.echo(render.to_json(data) if as_json else timeline.text(data))
+    click.echo(invocation.to_json(data) if as_json else timeline.text(data))
 
 
 @app.command("touch")
@@ -631,23 +613,19 @@ def touch_command(ctx: click.Context, refs: tuple[str, ...], now: str | None) ->
 
     Example: squadmem touch picard/auth-tokens "Deploy checklist"
     """
-    from squadmem.engine import catalog, clock
-    from squadmem.model import uses
+    from squadmem.commands import touch
 
-    moment = clock.now(now)
+    moment = invocation.moment(now)
     with open_repo(ctx) as repo:
-        memory = catalog.load(repo.layout)
-        ids = list(dict.fromkeys(memory.find(ref).id for ref in refs))
-        uses.record(repo.state_dir, ids, moment)
-    click.echo(f"recorded {len(ids)} use{'s' if len(ids) != 1 else ''}: {', '.join(ids)}")
-    click.echo(f"they go into your next commit as: {uses.trailer_line(ids)}")
+        ids = touch.touch(repo, refs, moment)
+    click.echo(touch.text(ids))
 
 
 # --- maintain, moves and demo commands ---
 
 
 def _print_outcome(outcome: Any, as_json: bool) -> None:
-    click.echo(render.to_json(outcome.as_dict()) if as_json else outcome.text())
+    click.echo(invocation.to_json(outcome.as_dict()) if as_json else outcome.text())
 
 
 @app.command()
@@ -733,7 +711,6 @@ def maintain(
     Example: squadmem maintain --dry-run --now 2026-03-01
     """
     from squadmem.commands import maintain as maintaining
-    from squadmem.engine import clock
 
     overrides = {
         "hot": {"stale_days": hot_stale_days, "max_bytes": hot_max_bytes, "max_lines": hot_max_lines},
@@ -743,7 +720,7 @@ def maintain(
     with open_repo(ctx) as repo:
         outcome = maintaining.maintain(
             repo,
-            now=clock.now(now),
+            now=invocation.moment(now),
             agent=agent,
             overrides=overrides,
             dry_run=dry_run,
@@ -781,13 +758,11 @@ def promote(
 
     Example: squadmem promote picard/auth-tokens
     """
-    from squadmem.commands import maintain as maintaining
-    from squadmem.engine import clock
+    from squadmem.commands import move
 
     with open_repo(ctx) as repo:
-        outcome = maintaining.move(
-            repo, ref, verb="promote", now=clock.now(now), to=to, topic=topic, commit_edits=commit_edits
-        )
+        moment = invocation.moment(now)
+        outcome = move.promote(repo, ref, now=moment, to=to, topic=topic, commit_edits=commit_edits)
     _print_outcome(outcome, as_json)
 
 
@@ -818,13 +793,11 @@ def demote(
 
     Example: squadmem demote "Auth tokens" --to archive
     """
-    from squadmem.commands import maintain as maintaining
-    from squadmem.engine import clock
+    from squadmem.commands import move
 
     with open_repo(ctx) as repo:
-        outcome = maintaining.move(
-            repo, ref, verb="demote", now=clock.now(now), to=to, topic=topic, commit_edits=commit_edits
-        )
+        moment = invocation.moment(now)
+        outcome = move.demote(repo, ref, now=moment, to=to, topic=topic, commit_edits=commit_edits)
     _print_outcome(outcome, as_json)
 
 
@@ -854,11 +827,10 @@ def restore(
 
     Example: squadmem restore picard/auth-tokens --at HEAD~5
     """
-    from squadmem.commands import maintain as maintaining
-    from squadmem.engine import clock
+    from squadmem.commands import restore as restoring
 
     with open_repo(ctx) as repo:
-        outcome = maintaining.restore(repo, ref, now=clock.now(now), at=at, to=to, topic=topic)
+        outcome = restoring.restore(repo, ref, now=invocation.moment(now), at=at, to=to, topic=topic)
     _print_outcome(outcome, as_json)
 
 
@@ -885,14 +857,12 @@ def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
     Example: squadmem doctor --fix
     """
     from squadmem.commands import doctor as doctoring
-    from squadmem.gitio.repo import Repo
 
-    directory = ctx.find_root().obj or Path(".")
-    if not Path(directory).is_dir():
-        raise SquadmemError(f"-C {directory}: no such folder", hint="pass an existing folder")
-    with Repo(directory) as repo:  # not open_repo: a malformed tiers.toml is for doctor to report
+    directory = ctx.find_root().obj
+    # a malformed tiers.toml is for doctor to report; nothing is set up before its checks
+    with invocation.open_repo(directory, set_up_driver=False, read_settings=False) as repo:
         checks = doctoring.run(repo, fix=fix)
-    click.echo(render.to_json(doctoring.as_dict(checks)) if as_json else doctoring.text(checks))
+    click.echo(invocation.to_json(doctoring.as_dict(checks)) if as_json else doctoring.text(checks))
     raise click.exceptions.Exit(int(doctoring.exit_code(checks)))
 
 
@@ -968,11 +938,10 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
     """
 
     from squadmem.commands import daylog
-    from squadmem.engine import clock
 
     body = read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
-        click.echo(f"appended to {daylog.add(repo, body, clock.now(now), agent)}")
+        click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now), agent)}")
 
 
 @log_app.command("show")
@@ -987,18 +956,14 @@ def log_show(ctx: click.Context, day: str | None, as_json: bool, now: str | None
 
     Example: squadmem log show 2026-03-01 --json
     """
-    from squadmem.engine import clock
-    from squadmem.model import logs
+    from squadmem.commands import daylog
 
     with open_repo(ctx) as repo:
-        conf = repo.layout.settings
-        date = logs.parse_day(day) if day else logs.today(clock.now(now), conf.tz)
-        rel, text = logs.read(repo.layout, date)
+        shown = daylog.show(repo, day, now)
     if as_json:
-        entries = [e.as_dict() for e in logs.entries(text)]
-        click.echo(render.to_json({"date": date.isoformat(), "file": rel, "entries": entries, "text": text}))
+        click.echo(invocation.to_json(shown.as_dict()))
     else:
-        click.echo(text, nl=not text.endswith("\n"))
+        click.echo(shown.text, nl=not shown.text.endswith("\n"))
 
 
 @app.command()
@@ -1027,13 +992,12 @@ def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str |
 
     Examples: squadmem verify origin/main..HEAD; squadmem verify -- HEAD --not --remotes=origin
     """
-    from squadmem.engine import clock
-    from squadmem.engine import verify as verifying
+    from squadmem.commands import verify as verifying
 
     with open_repo(ctx) as repo:
-        result = verifying.verify(repo, revs, clock.now(now))
-    click.echo(render.to_json(result.as_dict()) if as_json else verifying.text(result))
-    raise click.exceptions.Exit(int(verifying.exit_code(result)))
+        shown, code = verifying.verify(repo, revs, invocation.moment(now), as_json=as_json)
+    click.echo(shown)
+    raise click.exceptions.Exit(int(code))
 
 
 @app.command()
@@ -1066,11 +1030,10 @@ def review(ctx: click.Context, revs: list[str], fmt: str, now: str | None) -> No
     Example: squadmem review origin/main..HEAD --format markdown > comment.md
     """
     from squadmem.commands import review as reviewing
-    from squadmem.engine import clock
 
     reviewing.check_format(fmt)
     with open_repo(ctx) as repo:
-        found = reviewing.review(repo, revs, clock.now(now))
+        found = reviewing.review(repo, revs, invocation.moment(now))
     click.echo(reviewing.as_json(found) if fmt == "json" else reviewing.markdown(found), nl=fmt == "json")
 
 
@@ -1121,13 +1084,11 @@ def session_start(
     Example: squadmem session start --agent picard --task "rotate the staging keys"
     """
     from squadmem.commands import session as sessions
-    from squadmem.engine import clock
-    from squadmem.model import logs
 
-    moment = clock.now(now) if now else logs.commit_now()
+    moment = invocation.commit_moment(now)
     with open_repo(ctx) as repo:
         result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force, new=new)
-    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
 @session_app.command("end")
@@ -1167,8 +1128,6 @@ def session_end(
     """
 
     from squadmem.commands import session as sessions
-    from squadmem.engine import clock
-    from squadmem.model import logs
 
     summary = None
     if summary_file == "-":
@@ -1181,7 +1140,7 @@ def session_end(
                 f"--summary-file {summary_file}: cannot read it ({type(exc).__name__})",
                 hint="give a UTF-8 text file, or - for standard input",
             ) from None
-    moment = clock.now(now) if now else logs.commit_now()
+    moment = invocation.commit_moment(now)
     with open_repo(ctx) as repo:
         if transcript:
             from squadmem.commands import track as tracking
@@ -1189,7 +1148,7 @@ def session_end(
             tracked = tracking.track(repo, transcript, moment)
             click.echo(tracked.text().splitlines()[-1], err=True)
         result = sessions.end(repo, agent, moment, summary)
-    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
 # --- spawn commands ---
@@ -1227,7 +1186,7 @@ def spawn_on(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
 
     with open_repo(ctx) as repo:
         turned = spawn.turn(repo, on=True, dry_run=dry_run)
-    click.echo(render.to_json(turned.as_dict()) if as_json else turned.text())
+    click.echo(invocation.to_json(turned.as_dict()) if as_json else turned.text())
 
 
 @spawn_app.command("off")
@@ -1247,7 +1206,7 @@ def spawn_off(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
 
     with open_repo(ctx) as repo:
         turned = spawn.turn(repo, on=False, dry_run=dry_run)
-    click.echo(render.to_json(turned.as_dict()) if as_json else turned.text())
+    click.echo(invocation.to_json(turned.as_dict()) if as_json else turned.text())
 
 
 @spawn_app.command("status")
@@ -1262,7 +1221,7 @@ def spawn_status(ctx: click.Context, as_json: bool) -> None:
 
     with open_repo(ctx) as repo:
         state = spawn.status(repo)
-    click.echo(render.to_json(state.as_dict()) if as_json else state.text())
+    click.echo(invocation.to_json(state.as_dict()) if as_json else state.text())
 
 
 # --- wiki commands ---
@@ -1303,7 +1262,7 @@ def wiki_write(
     text = read_stdin() if file == "-" else _read_text(file)
     with open_repo(ctx) as repo:
         written = wiki.write(repo, topic, text, title=title, replace=replace)
-    click.echo(render.to_json(written.as_dict()) if as_json else written.text())
+    click.echo(invocation.to_json(written.as_dict()) if as_json else written.text())
 
 
 def _read_text(path: str) -> str:
@@ -1353,7 +1312,7 @@ def near_command(
     if not from_hook:
         with open_repo(ctx) as repo:
             found = near.near(repo, near.manual(things or []), who, max_bytes)
-        click.echo(render.to_json(found.as_dict()) if as_json else found.text, nl=False)
+        click.echo(invocation.to_json(found.as_dict()) if as_json else found.text, nl=False)
         return
     try:
         event = near.parse(read_stdin())
@@ -1362,7 +1321,7 @@ def near_command(
     except SquadmemError as exc:
         click.echo(f"squadmem near: {exc.message}", err=True)
         return
-    click.echo(render.to_json(found.as_dict()) if as_json else found.as_hook_output(), nl=False)
+    click.echo(invocation.to_json(found.as_dict()) if as_json else found.as_hook_output(), nl=False)
 
 
 @app.command("track")
@@ -1399,14 +1358,13 @@ def track_command(
     Example: squadmem track ~/.claude/projects/-src-app/3f9c.jsonl
     """
     from squadmem.commands import track as tracking
-    from squadmem.engine import clock
 
     paths = list(files or [])
     if from_hook:
         paths.append(tracking.hook_transcript(sys.stdin.read()))
     with open_repo(ctx) as repo:
-        result = tracking.track(repo, paths, clock.now(now), fmt=fmt, dry_run=dry_run)
-    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
+        result = tracking.track(repo, paths, invocation.moment(now), fmt=fmt, dry_run=dry_run)
+    click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
 # --- migrate commands ---
@@ -1449,14 +1407,13 @@ def migrate_squad(
     Example: squadmem migrate squad --dry-run
     """
     from squadmem.commands import migrate
-    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         conf = repo.layout.settings
         result = migrate.squad_team(
-            repo, conf, clock.now(now), remove_originals=remove_originals, dry_run=dry_run
+            repo, conf, invocation.moment(now), remove_originals=remove_originals, dry_run=dry_run
         )
-    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
 @app.command()
@@ -1475,12 +1432,11 @@ def intake(ctx: click.Context, dry_run: bool, now: str | None, as_json: bool) ->
     Example: squadmem intake --dry-run
     """
     from squadmem.commands import intake as intaking
-    from squadmem.engine import clock
 
     with open_repo(ctx) as repo:
         conf = repo.layout.settings
-        result = intaking.intake(repo, conf, clock.now(now), dry_run=dry_run)
-    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
+        result = intaking.intake(repo, conf, invocation.moment(now), dry_run=dry_run)
+    click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
 @migrate_app.command("memory-tiers")
@@ -1518,14 +1474,13 @@ def migrate_memory_tiers(
     Example: squadmem migrate memory-tiers ~/.openclaw/workspace --agent main --dry-run
     """
     from squadmem.commands import migrate_tiers
-    from squadmem.engine import clock
 
     where = None if workspace is None else Path(ctx.find_root().obj or ".") / workspace
     with open_repo(ctx) as repo:
         result = migrate_tiers.memory_tiers(
-            repo, where, agent, dry_run=dry_run, now=clock.now(now) if now else None
+            repo, where, agent, dry_run=dry_run, now=invocation.moment(now) if now else None
         )
-    click.echo(render.to_json(result.as_dict()) if as_json else result.text())
+    click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
 def run() -> None:

@@ -13,7 +13,7 @@ from conftest import GitRepo, bare_remote, hooked_commit, init_hooked, run_squad
 
 from squadmem.commands import githooks
 from squadmem.hooks import journal_check, staged, use_trailers
-from squadmem.model import gitstate, layout, uses
+from squadmem.model import uses
 
 HOT = ".squad/memory/hot/picard.md"
 LOG = ".squad/memory/log/2026-03-01.md"
@@ -35,13 +35,6 @@ def hook(cwd: Path, module: str, *args: str, input: str = "") -> subprocess.Comp
     return subprocess.run(
         [sys.executable, "-m", module, *args], cwd=cwd, text=True, capture_output=True, input=input
     )
-
-
-def test_constants_match_the_model() -> None:
-    assert staged.MEMORY == layout.MEMORY_DIR + "/"
-    assert Path("g", *journal_check.JOURNAL) == gitstate.journal_path(Path("g"))
-    assert use_trailers.PENDING == ("squadmem", uses.FILE)
-    assert use_trailers.TRAILER == uses.TRAILER
 
 
 @pytest.mark.parametrize("prog", sorted(HOOKS))
@@ -272,11 +265,16 @@ def _hook_imports(repo: GitRepo, when: str = D1) -> tuple[int, list[str], list[s
 
 def test_commit_staging_no_memory_file_imports_nothing_heavy(repo: GitRepo) -> None:
     """Only the journal check and one git diff: no settings, sections or logs module is imported
-    (``places``, which names the memory's paths, imports nothing)."""
+    (``places``, which names the memory's paths, imports only ``constants``, which imports nothing)."""
     init_hooked(repo, D1)
     repo.write("README.md", "x\n")
     repo.git("add", "README.md")
-    model = ["squadmem.model.errors", "squadmem.model.places", "squadmem.model.values"]
+    model = [
+        "squadmem.model.constants",
+        "squadmem.model.errors",
+        "squadmem.model.places",
+        "squadmem.model.values",
+    ]
     assert _hook_imports(repo) == (0, model, [])
 
 

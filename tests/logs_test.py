@@ -260,15 +260,6 @@ def test_log_commands_refuse_bad_input(repo: GitRepo, args: tuple[str, ...], mes
     assert_refused(repo, *args, message=message)
 
 
-def test_log_constants_match_the_layout() -> None:
-    """The hooks spell the log folder and settings path out (to start fast); they must match layout's."""
-    from squadmem.hooks import staged
-    from squadmem.model import layout
-
-    assert f"{layout.MEMORY_DIR}/{layout.LOG_DIR}/" == logs.LOG_PREFIX
-    assert f"{layout.MEMORY_DIR}/tiers.toml" == staged.SETTINGS_PATH
-
-
 def test_log_hook_start_imports_nothing_heavy() -> None:
     """The log hook's import stays light: no third-party module, and not the CLI's heavy ones."""
     import subprocess

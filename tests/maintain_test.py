@@ -6,9 +6,9 @@ import pytest
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem.commands import scaffold
 from squadmem.engine import index, writer
 from squadmem.gitio.repo import Repo
+from squadmem.model import templates
 from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
@@ -222,7 +222,7 @@ def test_demote_to_the_wiki_uses_the_topic(repo: GitRepo) -> None:
     seed(repo)
     code, _, _ = cli(repo, "demote", "picard/kept", "--to", "wiki", "--topic", "ops")
     assert code == 0
-    assert repo.read(f"{MEMORY_DIR}/wiki/ops.md") == scaffold.template("wiki.md", name="ops") + "## Kept\nk\n"
+    assert repo.read(f"{MEMORY_DIR}/wiki/ops.md") == templates.tier_header("wiki", "ops") + "## Kept\nk\n"
     assert "Squad-Memory-Move: picard/kept cold -> wiki:ops" in repo.git("log", "-1", "--format=%B", "HEAD~1")
 
 
@@ -231,7 +231,7 @@ def test_promote_creates_a_missing_hot_file_from_the_template(repo: GitRepo) -> 
     code, out, _ = cli(repo, "promote", "data/runbook")
     assert code == 0, out
     hot = repo.read(f"{MEMORY_DIR}/hot/data.md")
-    assert hot == scaffold.template("hot.md", name="data") + "## Runbook\nsteps\n"
+    assert hot == templates.tier_header("hot", "data", workspace=False) + "## Runbook\nsteps\n"
     assert repo.git("status", "--porcelain") == ""
 
 

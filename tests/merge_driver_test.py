@@ -331,10 +331,6 @@ def test_driver_runs_as_git_starts_it(tmp_path: Path) -> None:
     assert (tmp_path / "ours").read_text() == hot("## T\nt\n\n## A\na\n\n## O\no\n")
 
 
-def test_settle_record_name_is_the_drivers() -> None:
-    assert settle.RECORD == merge_driver.SETTLE
-
-
 def test_merge_rebase_of_an_edit_onto_a_move(repo: GitRepo) -> None:
     setup(repo, {HOT: hot("## A\na\n\n## B\nb\n"), COLD: cold("## C\nc\n")})
     branch(repo, "side", {HOT: hot("## A\nedited\n\n## B\nb\n"), COLD: cold("## C\nc\n\n## D\nd\n")})

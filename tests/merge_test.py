@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from squadmem.commands import settle
-from squadmem.engine import catalog, index
+from squadmem.engine import index
 from squadmem.model import merge, sections
 
 HOT = ".squad/memory/hot/picard.md"
@@ -21,10 +21,6 @@ def doc(*parts: str, header: str = HEADER) -> str:
 
 def texts(text: str) -> list[str]:
     return [s.text for s in sections.split(text).sections]
-
-
-def test_index_title_is_catalogs() -> None:
-    assert merge.INDEX_TITLE == catalog.INDEX_TITLE
 
 
 @dataclasses.dataclass(frozen=True)

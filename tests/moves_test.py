@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from squadmem.cli import app
-from squadmem.commands import maintain
+from squadmem.commands import move
 from squadmem.engine import catalog, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, uses
@@ -380,7 +380,7 @@ def test_executed_moves_conserve_every_section(files: dict[str, str], picks: lis
                     break
                 entry = entries[pick % len(entries)]
                 try:
-                    maintain.move(gateway, entry.id, verb="demote", now=now, to=tier)
+                    move.demote(gateway, entry.id, now=now, to=tier)
                 except SquadmemError as exc:
                     assert any(why in exc.message for why in ("cannot move", "wiki", "does not move"))
         assert_whole(git, expected)

@@ -1,4 +1,4 @@
-"""One test per failure of the script version of memory tiers (DESIGN, "Known failures")."""
+"""One test per failure of the script version of memory tiers, which squadmem replaces."""
 
 from __future__ import annotations
 
@@ -12,10 +12,9 @@ from collections import Counter
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem.commands import scaffold
 from squadmem.engine import catalog, history_cache, index, lastuse
 from squadmem.gitio.repo import Repo
-from squadmem.model import sections, uses
+from squadmem.model import sections, templates, uses
 from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
@@ -41,7 +40,7 @@ def test_a_moved_section_takes_its_children_along(repo: GitRepo) -> None:
     repo.commit("memory", {HOT: "# Hot\n\n" + section + "## Next\nx\n"}, date=OLD)
     assert cli(repo, "demote", "picard/auth")[0] == 0
     assert repo.git("show", f"HEAD~1:{HOT}") == "# Hot\n\n## Next\nx\n"  # then the Index commit
-    assert repo.read(COLD) == scaffold.template("cold.md", name="picard") + section
+    assert repo.read(COLD) == templates.tier_header("cold", "picard", workspace=False) + section
 
 
 def test_headings_inside_code_fences_are_not_cut(repo: GitRepo) -> None:
@@ -98,10 +97,11 @@ def test_uses_are_counted_once_however_often_history_is_read(repo: GitRepo) -> N
     assert uses.pending_ids(state) == ()
     with Repo(repo.root) as gateway:
         memory = catalog.load(gateway.layout)
-        first = lastuse.usage(gateway, memory)
+        now = dt.datetime(2026, 2, 20, 12, tzinfo=dt.UTC)
+        first = lastuse.usage(gateway, memory, now=now)
         (state / history_cache.CACHE_FILE).unlink()
-        rebuilt = lastuse.usage(gateway, memory)
-        again = lastuse.usage(gateway, memory)
+        rebuilt = lastuse.usage(gateway, memory, now=now)
+        again = lastuse.usage(gateway, memory, now=now)
     assert first == rebuilt == again
     assert first["picard/a"].trailer_commits == 1
 
@@ -140,7 +140,7 @@ def test_a_missing_tier_file_is_created_not_a_crash(repo: GitRepo) -> None:
     assert code == 0
     assert (
         repo.read(f"{MEMORY_DIR}/hot/data.md")
-        == scaffold.template("hot.md", name="data") + "## Runbook\nsteps\n"
+        == templates.tier_header("hot", "data", workspace=False) + "## Runbook\nsteps\n"
     )
     repo.commit("old hot", {f"{MEMORY_DIR}/hot/worf.md": "## Stale\nx\n"}, date=OLD)
     code, _, _ = cli(repo, "maintain", "--now", NOW)  # no cold/ or archive/ file for worf yet

@@ -58,7 +58,7 @@ def move(sid: str, source: str, destination: str) -> str:
 
 def template(tier: str, name: str) -> str:
     root = Path(__file__).resolve().parents[1]
-    return (root / "squadmem" / "templates" / f"{tier}.md").read_text("utf-8").format(name=name)
+    return (root / "templates" / f"{tier}.md").read_text("utf-8").format(name=name)
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from conftest import squadmem as cli
 
 from squadmem.commands import workflows
 
-FOLDER = Path(__file__).resolve().parents[1] / "squadmem" / "templates" / "workflows"
+FOLDER = Path(__file__).resolve().parents[1] / "templates" / "workflows"
 WORKFLOWS = sorted(FOLDER.glob("*.yml"))
 ACTIONLINT = Path(sys.executable).parent / "actionlint"  # the test environment's own, never PATH's
 

@@ -35,7 +35,6 @@ hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import warnings
 from collections.abc import Sequence
@@ -45,14 +44,19 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import check_name, tier_rel
+from squadmem.model.values import Value
 
 
-@dataclasses.dataclass(frozen=True)
-class Context:
-    text: str
-    parts: tuple[tuple[str, int], ...]  # (what, bytes) for the stderr summary
-    used: tuple[str, ...]  # ids recorded as used
-    task: Task | None = None  # with --task: what the task brought and what it left out
+class Context(Value):
+    __slots__ = ("parts", "task", "text", "used")
+
+    def __init__(
+        self, text: str, parts: tuple[tuple[str, int], ...], used: tuple[str, ...], task: Task | None = None
+    ) -> None:
+        self.text = text
+        self.parts = parts  # (what, bytes) for the stderr summary
+        self.used = used  # ids recorded as used
+        self.task = task  # with --task: what the task brought and what it left out
 
     @property
     def bytes(self) -> int:
@@ -81,15 +85,24 @@ class Context:
         } | ({} if self.task is None else {"task": self.task.as_dict()})
 
 
-@dataclasses.dataclass(frozen=True)
-class Task:
+class Task(Value):
     """What ``--task`` did: the words it ranked by, the matches it brought, the hot sections left out."""
 
-    text: str
-    words: tuple[str, ...]
-    matched: tuple[str, ...]  # ids of the sections in the payload because they match, best first
-    left_out: tuple[str, ...]  # ids of hot sections that did not fit
-    named: tuple[str, ...] = ()  # ids of further matches the payload names in a line each, best first
+    __slots__ = ("left_out", "matched", "named", "text", "words")
+
+    def __init__(
+        self,
+        text: str,
+        words: tuple[str, ...],
+        matched: tuple[str, ...],
+        left_out: tuple[str, ...],
+        named: tuple[str, ...] = (),
+    ) -> None:
+        self.text = text
+        self.words = words
+        self.matched = matched  # ids of the sections in the payload because they match, best first
+        self.left_out = left_out  # ids of hot sections that did not fit
+        self.named = named  # ids of further matches the payload names in a line each, best first
 
     def as_dict(self) -> dict[str, object]:
         return {

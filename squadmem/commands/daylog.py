@@ -10,6 +10,7 @@ log rules allow.
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 
 from squadmem.gitio.objects import Objects
@@ -45,3 +46,25 @@ def add(repo: Repo, text: str, now: dt.datetime, agent: str | None = None) -> st
             hint="leave out --now to add it to today's log",
         )
     return layout.rel(logs.append(layout, conf.tz, text, now, agent))
+
+
+@dataclasses.dataclass(frozen=True)
+class Shown:
+    """A day's log as ``log show`` prints it."""
+
+    day: dt.date
+    rel: str
+    text: str
+
+    def as_dict(self) -> dict[str, object]:
+        entries = [e.as_dict() for e in logs.entries(self.text)]
+        return {"date": self.day.isoformat(), "file": self.rel, "entries": entries, "text": self.text}
+
+
+def show(repo: Repo, day: str | None, now: str | None) -> Shown:
+    """The log of ``day`` (YYYY-MM-DD; default: today in tiers.toml's time zone, as of ``--now``)."""
+    from squadmem.commands import invocation
+
+    date = logs.parse_day(day) if day else logs.today(invocation.moment(now), repo.layout.settings.tz)
+    rel, text = logs.read(repo.layout, date)
+    return Shown(date, rel, text)

@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import maintain, report, scaffold
+from squadmem.commands import maintain, report
 from squadmem.engine import verify
 from squadmem.gitio import fastimport
 from squadmem.gitio.repo import Repo
@@ -68,7 +68,7 @@ def _tier_path(short: str) -> str:
 def _add(texts: dict[str, str], short: str, section: str) -> None:
     rel = _tier_path(short)
     tier, _, name = short.partition("/")
-    current = texts.get(rel) or scaffold.template(f"{tier}.md", name=name) + "\n"
+    current = texts.get(rel) or templates.tier_header(tier, name, workspace=False) + "\n"
     texts[rel] = current + section + "\n"  # a blank line after each section, as people write them
 
 

@@ -33,14 +33,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import scaffold
 from squadmem.engine import catalog, history, index, lastuse, writer
 from squadmem.engine.intake_ledger import LEDGER_HEADER, TRAILER, Row, ledger_path, read_ledger
 from squadmem.engine.intake_ledger import taken as _taken
 from squadmem.engine.intake_ledger import tier_of as _tier_of
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, render, sections, squad
+from squadmem.model import clock, render, sections, squad, templates
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, check_name, classify, tier_rel
@@ -299,7 +298,7 @@ def place(
 
 
 def _header(tier: str, name: str) -> str:
-    return scaffold.template(f"{tier}.md", name=name)
+    return templates.tier_header(tier, name, workspace=False)
 
 
 def intake(

@@ -1,119 +1,29 @@
-"""``maintain``, ``promote``, ``demote`` and ``restore``: plan, then commit, under the lock.
+"""``maintain``: take in Squad's new entries, plan the tier rules' moves, then commit, under the lock.
 
-Each command reads the memory and its ages, asks :mod:`squadmem.engine.policy` for a
-plan and hands it to :mod:`squadmem.engine.writer`; a dry run stops after the plan.
-The real run plans again under the writers' lock, so what it executes is
-exactly the plan for the state it commits on.
+It reads the memory and its ages, asks :mod:`squadmem.engine.policy` for a
+plan and hands it to :mod:`squadmem.engine.writer`; a dry run stops after the
+plan. The real run plans again under the writers' lock, so what it executes is
+exactly the plan for the state it commits on. ``promote`` / ``demote``
+(:mod:`squadmem.commands.move`) and ``restore`` (:mod:`squadmem.commands.restore`)
+share its settings and its first commit of uncommitted edits.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 from squadmem.commands import intake, settle, spawn
-from squadmem.engine import catalog, index, lastuse, policy, writer
+from squadmem.commands.outcome import Outcome
+from squadmem.engine import catalog, lastuse, policy, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, sections, settings, templates
+from squadmem.model import settings, templates
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import AGENT_TIERS, TIERS, check_name, classify, decode_tier
 
-DEEPER = {"hot": "cold", "cold": "archive"}
 _MOVE = re.compile(r"(\S+) (\S+) -> (\S+)")
-
-
-def header(tier: str, name: str) -> str:
-    """The text a new tier file starts with (``squadmem/templates/<tier>.md``, a workspace's own)."""
-    return templates.tier_header(tier, name)
-
-
-@dataclasses.dataclass(frozen=True)
-class Outcome:
-    """What a command planned and made."""
-
-    plan: policy.Plan | None
-    made: tuple[writer.Made, ...] = ()
-    dry_run: bool = False
-    recovered: str | None = None
-    note: str | None = None  # "nothing to do" and why
-    intake: intake.Result | None = None  # what maintain took in from Squad's files first
-    spawn_note: str | None = None  # Squad's spawn lines lost their block and could not get it back
-    settled: tuple[str, ...] = ()  # what a merge left, settled first (squadmem.commands.settle)
-
-    def as_dict(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"dry_run": self.dry_run}
-        if self.intake is not None:
-            data["intake"] = self.intake.as_dict()
-        if self.plan is not None:
-            data.update(self.plan.as_dict())
-        data["commits"] = [m.as_dict() for m in self.made]
-        if self.settled:
-            data["settled"] = list(self.settled)
-        if self.recovered:
-            data["recovered"] = self.recovered
-        if self.note:
-            data["note"] = self.note
-        if self.spawn_note:
-            data["spawn_note"] = self.spawn_note
-        return data
-
-    def text(self) -> str:
-        out = [f"squadmem: {self.recovered}"] if self.recovered else []
-        out.extend(self.settled)
-        if self.intake is not None and (self.intake.placed or self.intake.warnings):
-            out.append(self.intake.text())
-        if self.note:
-            out.append(self.note)
-        if self.plan is not None:
-            out.extend(_plan_lines(self.plan))
-            out.extend(_result_lines(self))
-        if self.spawn_note:
-            out.append(f"warning: {self.spawn_note}")
-        return "\n".join(out)
-
-
-def _plan_lines(plan: policy.Plan) -> Iterator[str]:
-    if plan.moves:
-        rows = [(m.id, f"{m.source_label} → {m.target_label}", m.reason) for m in plan.moves]
-        yield render.table(("section", "from → to", "reason"), rows)
-    for refresh in plan.indexes:
-        if not refresh.text:
-            yield f"index: take the Index out of {refresh.file} (even one line would put it over its budget)"
-            continue
-        yield f"index: rewrite the Index of {refresh.file} ({len(index.listed_ids(refresh.text))} line(s))"
-    for warning in plan.warnings:
-        yield f"warning: {warning}"
-    for waiting in plan.waiting:
-        yield f"waits: {waiting}"
-
-
-def _result_lines(outcome: Outcome) -> Iterator[str]:
-    plan = outcome.plan
-    assert plan is not None
-    if plan.empty and not outcome.made:
-        if plan.warnings:
-            yield "nothing moved: what the rules want cannot be done (see the warnings above)"
-        else:
-            yield "nothing to do: every section is where the rules want it"
-        return
-    refreshes = _count(len(plan.indexes), "Index refresh", "Index refreshes")
-    counts = f"{_count(len(plan.moves), 'move')} and {refreshes}"
-    if outcome.dry_run:
-        yield f"dry run: {counts} planned; nothing changed"
-        return
-    yield f"made {_count(len(outcome.made), 'commit')} ({counts}):"
-    for made in outcome.made:
-        yield f"  {made.sha[:7]} {made.subject}"
-
-
-def _count(n: int, one: str, many: str | None = None) -> str:
-    return f"{n} {one if n == 1 else (many or one + 's')}"
-
-
-# -- maintain ------------------------------------------------------------------------------------
+header = templates.tier_header  # the policy's Header: the text a new tier file starts with
 
 
 def load_settings(repo: Repo, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> settings.Settings:
@@ -197,7 +107,7 @@ def maintain(
         return Outcome(make_plan(repo, conf, now, agent), dry_run=True, note=note, intake=taken)
     settled = tuple(settle.settle(repo)) if settle.pending(repo) else ()  # a merge's leftovers first
     with writer.session(repo) as scribe:
-        edits = _edits(scribe, "maintain", commit_edits)
+        edits = edits_first(scribe, "maintain", commit_edits)
         taken = intake.intake(repo, conf, now, scribe=scribe) if take_in else None
         plan = make_plan(repo, conf, now, agent)
         made = scribe.execute(plan, header)
@@ -214,209 +124,7 @@ def maintain(
     )
 
 
-def _edits(scribe: writer.Writer, command: str, commit_edits: bool) -> tuple[writer.Made, ...]:
+def edits_first(scribe: writer.Writer, command: str, commit_edits: bool) -> tuple[writer.Made, ...]:
     """``--commit-edits``: the tier files' uncommitted changes committed first, as they are."""
     made = scribe.commit_edits(command) if commit_edits else None
     return () if made is None else (made,)
-
-
-# -- promote / demote ----------------------------------------------------------------------------
-
-
-def _target(entry: catalog.Entry, to: str | None, verb: str, topic: str | None) -> tuple[str, str] | None:
-    """Where a manual move goes: (tier, agent or topic); None when there is no deeper tier."""
-    if to is not None and to not in TIERS:
-        raise SquadmemError(f"--to {to!r}: not a tier", hint=f"tiers are {', '.join(TIERS)}")
-    tier = to or ("hot" if verb == "promote" else DEEPER.get(entry.tier))
-    if tier is None:
-        return None
-    if tier == "wiki":
-        return tier, check_name(topic or entry.section.flags.topic or policy.DEFAULT_TOPIC, "topic")
-    if topic is not None:
-        raise SquadmemError("--topic goes with --to wiki only", hint="drop --topic, or add --to wiki")
-    return tier, entry.name
-
-
-def move(
-    repo: Repo,
-    ref: str,
-    *,
-    verb: str,
-    now: dt.datetime,
-    to: str | None = None,
-    topic: str | None = None,
-    commit_edits: bool = False,
-) -> Outcome:
-    """``promote`` / ``demote``: one section, by id or exact heading, as one commit (and its Index)."""
-    with writer.session(repo) as scribe:
-        memory = catalog.load(repo.layout)
-        entry = memory.find(ref)
-        if entry.is_index:
-            raise SquadmemError(
-                f"{entry.id} is the Index of {entry.file}, which squadmem writes: it does not move",
-                hint="squadmem maintain rewrites it after each run",
-            )
-        if entry.is_session:
-            raise SquadmemError(
-                f"{entry.id} is the Session block of {entry.file}, which stays at the top of hot:"
-                " it does not move",
-                hint=f"squadmem session end --agent {entry.name} logs it, sums it up in cold and clears it",
-            )
-        if entry.tier == "wiki":
-            raise SquadmemError(
-                f"{entry.id} is in the wiki, whose sections squadmem never moves",
-                hint=f"edit {entry.file} by hand, or restore an older copy with squadmem restore",
-            )
-        target = _target(entry, to, verb, topic)
-        if target is None:
-            return Outcome(None, note=f"{entry.id} is in {entry.tier}, the deepest tier: nothing to do")
-        tier, name = target
-        if (tier, name) == (entry.tier, entry.name):
-            return Outcome(None, note=f"{entry.id} is already in {entry.tier} ({entry.file}): nothing to do")
-        conf = load_settings(repo)
-        edits = _edits(scribe, verb, commit_edits)
-        ages = lastuse.last_uses(repo, memory, now=now)
-        plan = policy.manual(memory, ages, conf, now, entry, tier, name, header=header)
-        made = scribe.execute(plan, header)
-    return Outcome(plan, (*edits, *made), recovered=scribe.recovered)
-
-
-# -- restore -------------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass(frozen=True)
-class Found:
-    rev: str
-    entry: catalog.Entry
-
-
-def memory_at(repo: Repo, rev: str) -> catalog.Memory:
-    """The memory of commit ``rev``'s tree."""
-    listed = repo.tree_files(rev, repo.layout.places.pathspecs)
-    return catalog.from_blobs(
-        {rel: repo.blob(sha) for rel, sha in listed.items() if classify(rel) is not None}
-    )
-
-
-def resolve(repo: Repo, rev: str) -> str:
-    try:
-        return repo.commit(rev)
-    except SquadmemError:
-        raise SquadmemError(
-            f"--at {rev!r}: not a commit here", hint="give a commit: a sha, a tag, HEAD~3..."
-        ) from None
-
-
-def _removals(repo: Repo) -> Iterator[tuple[str, str, str]]:
-    """(parent commit, tier file, its blob there) for each tier file changed, newest commit first."""
-    for entry in repo.changes(("%P",), repo.layout.places.pathspecs):
-        parent = entry.fields[0].decode("ascii").partition(" ")[0]
-        for change in entry.changes if parent else ():
-            if classify(change.path) is not None and change.old is not None:
-                yield parent, change.path, change.old
-
-
-def _matches(entry: catalog.Entry, ref: str) -> bool:
-    return ref in (entry.id, entry.title, entry.section.raw_heading)
-
-
-def find_removed(repo: Repo, ref: str) -> Found | None:
-    """The newest commit whose tree held the section ``ref`` (by id or exact heading) before it went."""
-    seen: set[str] = set()
-    for parent, rel, blob in _removals(repo):
-        if blob in seen:
-            continue
-        seen.add(blob)
-        try:
-            single = catalog.from_texts({rel: decode_tier(repo.blob(blob), rel)})
-        except SquadmemError:
-            continue
-        if not any(e.id.endswith("/" + ref.rpartition("/")[2]) or _matches(e, ref) for e in single.entries):
-            continue
-        try:
-            return Found(parent, memory_at(repo, parent).find(ref))
-        except SquadmemError as exc:
-            if "ambiguous" in exc.message:
-                raise
-    return None
-
-
-def restore(
-    repo: Repo,
-    ref: str,
-    *,
-    now: dt.datetime,
-    at: str | None = None,
-    to: str | None = None,
-    topic: str | None = None,
-) -> Outcome:
-    """Put a section that is no longer in any tier back, from the last commit that had it (or ``at``)."""
-    with writer.session(repo) as scribe:
-        memory = catalog.load(repo.layout)
-        if at is None:
-            present = next((e for e in memory.entries if _matches(e, ref)), None)
-            if present is not None:
-                return Outcome(None, note=f"{present.id} is in {present.file}: nothing to restore")
-            found = find_removed(repo, ref)
-            if found is None:
-                raise SquadmemError(
-                    f"no commit on this branch had a section with the id or heading {ref!r}",
-                    hint="check the spelling, or name a commit that had it with --at REV",
-                )
-        else:
-            rev = resolve(repo, at)
-            found = Found(rev, memory_at(repo, rev).find(ref))
-        return _restore(repo, scribe, memory, found, now, to, topic)
-
-
-def _restore(
-    repo: Repo,
-    scribe: writer.Writer,
-    memory: catalog.Memory,
-    found: Found,
-    now: dt.datetime,
-    to: str | None,
-    topic: str | None,
-) -> Outcome:
-    entry = found.entry
-    wanted = sections.trimmed(entry.text)
-    present = next((e for e in memory.entries if sections.trimmed(e.text) == wanted), None)
-    if present is not None:
-        return Outcome(
-            None, note=f"{entry.id} as of {found.rev[:12]} is in {present.file}: nothing to restore"
-        )
-    tier = to or entry.tier
-    if tier not in TIERS:
-        raise SquadmemError(f"--to {tier!r}: not a tier", hint=f"tiers are {', '.join(TIERS)}")
-    if tier == "wiki":
-        name = check_name(
-            topic
-            or entry.section.flags.topic
-            or (entry.name if entry.tier == "wiki" else policy.DEFAULT_TOPIC),
-            "topic",
-        )
-    elif entry.tier == "wiki":
-        raise SquadmemError(
-            f"{entry.id} was a wiki section: it has no agent to restore it to",
-            hint="restore it into the wiki (the default), then copy what you need",
-        )
-    else:
-        name = entry.name
-    assert tier in AGENT_TIERS or tier == "wiki"
-    memory.require(f"wiki:{name}" if tier == "wiki" else name)
-    conf = load_settings(repo)
-    ages = lastuse.last_uses(repo, memory, now=now)
-    plan = policy.restore(
-        memory,
-        ages,
-        conf,
-        now,
-        title=entry.title,
-        text=entry.text,
-        target_tier=tier,
-        target_name=name,
-        rev=found.rev,
-        header=header,
-    )
-    made = scribe.execute(plan, header)
-    return Outcome(plan, tuple(made), recovered=scribe.recovered)

@@ -31,10 +31,9 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import scaffold
 from squadmem.engine import catalog, index, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, logs, render, sections, uses
+from squadmem.model import clock, logs, render, sections, templates, uses
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, parse_log_name
@@ -44,7 +43,7 @@ SOURCES = (
     ("memory/tier2-recent.md", "cold", 2),
     ("memory/tier3-archive.md", "archive", 3),
 )
-ACCESS_LOG = scaffold.ACCESS_LOG  # the skill's per-file and per-section access times
+ACCESS_LOG = where.WORKSPACE_ACCESS_LOG
 HOST_NOTE = (
     "note: the host (OpenClaw) still loads the workspace's MEMORY.md at every session, and squadmem"
     " maintains {hot} instead, not MEMORY.md; to keep MEMORY.md as the hot tier, run squadmem init"
@@ -244,7 +243,7 @@ def merge_tier(
     body = [s for s in doc.sections if not index.is_index(s)]
     new = [s for s in body if sections.trimmed(s.text) not in known]
     known.update(sections.trimmed(s.text) for s in new)
-    base = had if had is not None else scaffold.template(f"{tier}.md", name=name) + "\n"
+    base = had if had is not None else templates.tier_header(tier, name, workspace=False) + "\n"
     merged = append(with_header(base, kept), [s.text for s in new], rel)
     return (None if merged == base else merged), new, kept, maintained, body
 

@@ -34,7 +34,7 @@ DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's mer
 DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
 SQUAD_LAYOUT, IN_PLACE = "squad", "in-place"  # init --layout
-ACCESS_LOG = "state/access-log.json"  # the memory-tiers skill's access log (read by migrate memory-tiers)
+ACCESS_LOG = where.WORKSPACE_ACCESS_LOG  # read by migrate memory-tiers, not in place
 # A memory-tiers workspace kept in place: its tier files merge with the driver, its logs by union.
 WORKSPACE_ATTRIBUTES = (f"{where.WORKSPACE_DIR}/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=union",)
 WORKSPACE_DRIVER_ATTRIBUTES = (
@@ -67,11 +67,6 @@ class InitResult:
     def written(self) -> list[str]:
         """The files init created or changed in the work tree (not git's config or hooks)."""
         return [rel for rel in (*self.created, *self.updated) if not rel.startswith("git config ")]
-
-
-def template(file: str, **values: str) -> str:
-    text = templates.read(file)
-    return text.format(**values) if values else text
 
 
 def discover_agents(root: Path) -> tuple[list[str], list[str]]:
@@ -259,9 +254,7 @@ def init(
     if in_place(repo.root, layout_choice):
         result.chosen = layout_choice is None
         init_in_place(repo, names, hooks, result)
-        if pinned is not None:
-            result.workflows = workflows.write(repo.root, pinned)
-            result.created += result.workflows.created
+        _workflows(repo, pinned, result)
         return result
     if not names:
         names, result.skipped_agents = discover_agents(repo.root)
@@ -275,28 +268,38 @@ def init(
     hooks_path = repo.config("core.hooksPath")
     _create(layout, layout.memory / "tiers.toml", settings.TEMPLATE, result)
     for path, tier, agent in targets:
-        _create(layout, path, template(f"{tier}.md", name=agent), result)
+        _create(layout, path, templates.tier_header(tier, agent, workspace=False), result)
     for path in keep:
         _create(layout, path, "", result)
     _attributes(repo.root, result)
     if spawn_blocks:
-        from squadmem.commands import spawn  # spawn -> intake -> scaffold: imported when used
-
-        result.spawn, result.spawn_left = spawn.apply_worktree(repo)
-        result.created += [rel for rel in result.spawn if rel == spawn.spawnblock.RECORD]
-        result.updated += [rel for rel in result.spawn if rel != spawn.spawnblock.RECORD]
+        _spawn_blocks(repo, result)
     if squad_skill and not result.spawn and (repo.root / ".squad" / "agents").is_dir():
-        _create_outside(repo.root, SKILL, template("squad-skill.md"), result)
+        _create_outside(repo.root, SKILL, templates.read("squad-skill.md"), result)
     result.squad_entries = _squad_entries(repo.root)
-    if pinned is not None:
-        result.workflows = workflows.write(repo.root, pinned)
-        result.created += result.workflows.created
+    _workflows(repo, pinned, result)
     if mergedriver.configure(repo):
         result.updated.append(f"git config merge.{mergedriver.NAME} (the merge driver for tier files)")
     if hooks:
         result.hooks = githooks.install(repo.root, repo.git_dir / "hooks", hooks_path)
     result.existing_agents = layout.agents()
     return result
+
+
+def _spawn_blocks(repo: Repo, result: InitResult) -> None:
+    """Squad's spawn files get squadmem's blocks (``spawn on`` in the work tree)."""
+    from squadmem.commands import spawn  # imported when used: it brings the intake's history reading
+
+    result.spawn, result.spawn_left = spawn.apply_worktree(repo)
+    result.created += [rel for rel in result.spawn if rel == spawn.spawnblock.RECORD]
+    result.updated += [rel for rel in result.spawn if rel != spawn.spawnblock.RECORD]
+
+
+def _workflows(repo: Repo, pinned: str | None, result: InitResult) -> None:
+    """``--workflows``: the GitHub workflows, pinned to ``pinned`` (None: not asked for)."""
+    if pinned is not None:
+        result.workflows = workflows.write(repo.root, pinned)
+        result.created += result.workflows.created
 
 
 def _commit_path(rel: str) -> str:

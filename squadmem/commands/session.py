@@ -23,10 +23,9 @@ from typing import Any
 import mistune
 from mistune.renderers.markdown import MarkdownRenderer
 
-from squadmem.commands import scaffold
 from squadmem.engine import catalog, index, titles, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, sections, settings
+from squadmem.model import logs, sections, settings, templates
 from squadmem.model.errors import SquadmemError
 
 HEADING = f"## {catalog.SESSION_TITLE}"
@@ -283,7 +282,7 @@ def _appended(current: str | None, entry: str, day: dt.date) -> str:
 def _hot(scribe: writer.Writer, repo: Repo, agent: str) -> tuple[str, str]:
     rel = repo.layout.rel(repo.layout.tier_path("hot", agent))
     found = scribe.text(rel)
-    return rel, scaffold.template("hot.md", name=agent) + "\n" if found is None else found
+    return rel, templates.tier_header("hot", agent, workspace=False) + "\n" if found is None else found
 
 
 def start(
@@ -367,7 +366,7 @@ def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) ->
             if not text.strip():
                 raise SquadmemError("the summary is empty", hint="write one, or leave out --summary-file")
         cold = scribe.text(cold_rel)
-        cold = scaffold.template("cold.md", name=agent) + "\n" if cold is None else cold
+        cold = templates.tier_header("cold", agent, workspace=False) + "\n" if cold is None else cold
         # A session that made decisions leaves a summary the wiki keeps when it ages out of cold.
         flags = "<!-- squadmem: kind=decision -->\n" if parts(raw.text)["decisions"] else ""
         section = f"## {day.isoformat()}: {task}\n{flags}{text}\n"

@@ -26,11 +26,11 @@ from pathlib import Path
 from squadmem.engine import catalog, index, writer
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import sections, writes
+from squadmem.model import constants, sections, writes
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify, decode_tier
 
-RECORD = "merge-settle.json"  # hooks.merge_driver.SETTLE (a test holds them equal)
+RECORD = constants.SETTLE
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,10 +14,9 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from squadmem.commands import scaffold
 from squadmem.engine import catalog, index, titles, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import layout, sections
+from squadmem.model import layout, sections, templates
 from squadmem.model.errors import SquadmemError
 
 
@@ -86,7 +85,7 @@ def write(repo: Repo, topic: str, text: str, title: str | None = None, replace: 
     with writer.session(repo) as scribe:
         scribe.refuse_dirty([rel])
         page = scribe.text(rel)
-        page = scaffold.template("wiki.md", name=topic) + "\n" if page is None else page
+        page = templates.tier_header("wiki", topic) + "\n" if page is None else page
         added, replaced, skipped = [], [], []
         for section in new:
             name = titles.plain(section.raw_heading)

@@ -8,30 +8,38 @@ then file order. Built from the work tree or from blobs of any commit.
 
 from __future__ import annotations
 
-import dataclasses
 import warnings
 from collections.abc import Iterable, Mapping
 
 from squadmem.engine import titles
-from squadmem.model import sections
+from squadmem.model import constants, sections
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import TIERS, Layout, TierFile, classify, decode_tier, known_agent
+from squadmem.model.values import Value
 
 SESSION_TITLE = "Session"
-INDEX_TITLE = "Index → Deeper Tiers"
+INDEX_TITLE = constants.INDEX_TITLE
 
 
-@dataclasses.dataclass(frozen=True)
-class Entry:
+class Ambiguous(SquadmemError):
+    """A reference that names more than one section."""
+
+
+class Entry(Value):
     """One section of one tier file, with its identity."""
 
-    id: str
-    tier: str
-    file: str  # repository-relative path of its tier file
-    name: str  # agent or wiki topic of that file
-    title: str
-    position: int  # index among its file's sections
-    section: sections.Section
+    __slots__ = ("file", "id", "name", "position", "section", "tier", "title")
+
+    def __init__(
+        self, id: str, tier: str, file: str, name: str, title: str, position: int, section: sections.Section
+    ) -> None:
+        self.id = id
+        self.tier = tier
+        self.file = file  # repository-relative path of its tier file
+        self.name = name  # agent or wiki topic of that file
+        self.title = title
+        self.position = position  # index among its file's sections
+        self.section = section
 
     @property
     def text(self) -> str:
@@ -73,13 +81,15 @@ class Entry:
         return self.tier == "hot" and self.title == INDEX_TITLE
 
 
-@dataclasses.dataclass(frozen=True)
-class TierDoc:
+class TierDoc(Value):
     """One tier file, parsed."""
 
-    tier_file: TierFile
-    text: str
-    document: sections.Document
+    __slots__ = ("document", "text", "tier_file")
+
+    def __init__(self, tier_file: TierFile, text: str, document: sections.Document) -> None:
+        self.tier_file = tier_file
+        self.text = text
+        self.document = document
 
     @property
     def bytes(self) -> int:
@@ -90,16 +100,24 @@ class TierDoc:
         return len(sections.lines(self.text))
 
 
-@dataclasses.dataclass(frozen=True)
-class Memory:
-    files: dict[str, TierDoc]  # by repository-relative path
-    entries: tuple[Entry, ...]
-    # Work-tree tier files left out, each with the problem that made squadmem leave it out: an
-    # owner (agent or wiki topic) with one unreadable file is left out whole, as its ids depend
-    # on all its files. Nothing may be written into them until the problem is fixed.
-    left_out: Mapping[str, SquadmemError] = dataclasses.field(default_factory=dict)
-    # Tier folders something else occupies (a committed file named ``archive``): nothing moves there.
-    blocked: Mapping[str, SquadmemError] = dataclasses.field(default_factory=dict)
+class Memory(Value):
+    __slots__ = ("blocked", "entries", "files", "left_out")
+
+    def __init__(
+        self,
+        files: dict[str, TierDoc],
+        entries: tuple[Entry, ...],
+        left_out: Mapping[str, SquadmemError] | None = None,
+        blocked: Mapping[str, SquadmemError] | None = None,
+    ) -> None:
+        self.files = files  # by repository-relative path
+        self.entries = entries
+        # Work-tree tier files left out, each with the problem that made squadmem leave it out: an
+        # owner (agent or wiki topic) with one unreadable file is left out whole, as its ids depend
+        # on all its files. Nothing may be written into them until the problem is fixed.
+        self.left_out: Mapping[str, SquadmemError] = {} if left_out is None else left_out
+        # Tier folders something else occupies (a committed file named ``archive``): nothing moves there.
+        self.blocked: Mapping[str, SquadmemError] = {} if blocked is None else blocked
 
     def require(self, owner: str) -> None:
         """Raise the problem that left ``owner``'s memory (an agent, or ``wiki:<topic>``) out, if any."""
@@ -145,7 +163,7 @@ class Memory:
                 hint="see the ids with: squadmem list" + (unread if self.left_out else ""),
             )
         candidates = ", ".join(f"{e.id} ({e.file})" for e in matches)
-        raise SquadmemError(f"{ref!r} is ambiguous: {candidates}", hint="name the section by its id")
+        raise Ambiguous(f"{ref!r} is ambiguous: {candidates}", hint="name the section by its id")
 
 
 def parse_file(tf: TierFile, text: str) -> TierDoc:
@@ -250,7 +268,7 @@ def load(layout: Layout) -> Memory:
     memory = build([d for d in docs if d.tier_file.owner not in broken], left_out)
     blocked = layout.blocked_tiers()
     if blocked:
-        memory = dataclasses.replace(memory, blocked=blocked)
+        memory = memory.replaced(blocked=blocked)
     for problem in blocked.values():
         warnings.warn(
             SquadmemWarning(f"{problem.message} (nothing moves there)", hint=problem.hint), stacklevel=2

@@ -1,5 +1,6 @@
 """Each section's last use: the latest of its content's age, its trailer uses, a pending use,
-an uncommitted edit (DESIGN, "Age, from history")."""
+an uncommitted edit (docs/concepts.md, "Ages come from commits"). The caller says what time it
+is: nothing here reads the clock."""
 
 from __future__ import annotations
 
@@ -39,12 +40,11 @@ def usage(
     repo: Repo,
     memory: catalog.Memory,
     *,
-    now: dt.datetime | None = None,
+    now: dt.datetime,
     verbose: bool = False,
     cache: bool = True,
 ) -> dict[str, Usage]:
-    """Every entry's uses, by id. ``now`` is the time of uncommitted edits (default: the clock)."""
-    moment = now or dt.datetime.now(dt.UTC)
+    """Every entry's uses, by id. ``now`` is the time of uncommitted edits."""
     facts = read_facts(repo, cache=cache, verbose=verbose)
     pending = uses.pending(repo.state_dir)
     committed = {i: clock.from_epoch(facts.used[i][0]) for i in pending if i in facts.used}
@@ -54,9 +54,7 @@ def usage(
     for entry in memory.entries:
         trail = facts.used.get(entry.id)
         result[entry.id] = Usage(
-            _last_use(
-                facts.first.get(sections.content_key(entry.text)), trail, pending.get(entry.id), moment
-            ),
+            _last_use(facts.first.get(sections.content_key(entry.text)), trail, pending.get(entry.id), now),
             trail[2] if trail else 0,
             pending.get(entry.id),
             _previous(trail, pending.get(entry.id)),
@@ -97,7 +95,7 @@ def _last_use(
 
 
 def last_uses(
-    repo: Repo, memory: catalog.Memory, *, verbose: bool = False, now: dt.datetime | None = None
+    repo: Repo, memory: catalog.Memory, *, now: dt.datetime, verbose: bool = False
 ) -> dict[str, LastUse]:
     """Each entry's last use, by id, for every entry of ``memory`` (normally ``catalog.load(...)``)."""
     return {k: v.last for k, v in usage(repo, memory, now=now, verbose=verbose).items()}

@@ -12,7 +12,6 @@ imported only for headings that need it (start-up time of every command).
 from __future__ import annotations
 
 import functools
-import html
 import re
 from collections.abc import Callable
 from typing import Any
@@ -62,6 +61,8 @@ def plain(raw_heading: str) -> str:
         return ""
     if _is_plain(raw_heading):
         return " ".join(raw_heading.split())
+    import html  # with mistune, for the headings that need it: html.entities is a large table
+
     tokens = _parser()(raw_heading)
     assert isinstance(tokens, list)
     text = _text(tokens)

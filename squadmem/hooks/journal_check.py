@@ -16,9 +16,10 @@ import os
 from collections.abc import Mapping, Sequence
 
 from squadmem.hooks import staged
+from squadmem.model import constants
 
 FIX = "run: squadmem doctor --fix"
-JOURNAL = ("squadmem", "journal.json")  # gitstate.journal_path's parts (a test holds them equal)
+JOURNAL = (constants.STATE_DIR, constants.JOURNAL)
 PROG = "squadmem-journal-check"
 ABOUT = "Refuse a commit while a squadmem move is unfinished in this work tree."
 

@@ -32,12 +32,12 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from squadmem.gitio import formats, questions
-from squadmem.model import merge, sections, writes
+from squadmem.model import constants, merge, sections, writes
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, classify
 
-SETTLE = "merge-settle.json"
+SETTLE = constants.SETTLE
 _PICKS = ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REBASE_HEAD")
 
 Trees = tuple[dict[str, str], dict[str, str], dict[str, str]]

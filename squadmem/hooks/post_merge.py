@@ -17,8 +17,9 @@ import sys
 from collections.abc import Sequence
 
 from squadmem.hooks import staged
+from squadmem.model import constants
 
-SETTLE = ("squadmem", "merge-settle.json")  # merge_driver.SETTLE under the common git dir
+SETTLE = (constants.STATE_DIR, constants.SETTLE)  # under the common git dir
 PROG = "squadmem-settle-merge"
 
 

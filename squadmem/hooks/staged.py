@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from squadmem.gitio import gitdir, questions
 from squadmem.gitio.formats import Staged, cat_files
 from squadmem.gitio.runner import git_env
+from squadmem.model import constants
 from squadmem.model import places as where
 from squadmem.model.errors import Exit, SquadmemError
 
@@ -32,10 +33,10 @@ if TYPE_CHECKING:
 
     from squadmem.model import settings
 
-# The Squad layout's (a test holds them equal to layout.MEMORY_DIR's); the work tree's own are
-# places(env).pathspecs and places(env).settings (a memory-tiers workspace keeps them elsewhere).
-MEMORY = ".squad/memory/"  # layout.MEMORY_DIR + "/" (a test holds them equal)
-SETTINGS_PATH = ".squad/memory/tiers.toml"  # layout.MEMORY_DIR + "/tiers.toml" (a test holds them equal)
+# The Squad layout's; the work tree's own are places(env).pathspecs and places(env).settings (a
+# memory-tiers workspace keeps them elsewhere).
+MEMORY = constants.SQUAD_DIR + "/"
+SETTINGS_PATH = constants.SETTINGS_PATH
 NOT_A_REPO = "not inside a git work tree: run it in a repository (git runs it at the top of the work tree)"
 
 _changes: dict[str | None, list[Staged]] = {}  # GIT_INDEX_FILE -> the memory files the index changes

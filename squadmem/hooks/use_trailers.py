@@ -35,6 +35,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from squadmem.gitio import gitdir
+from squadmem.model import constants
 from squadmem.model.errors import Exit, SquadmemError
 
 TYPE_CHECKING = False  # not typing's: the message hooks run on every commit
@@ -49,8 +50,8 @@ ABOUT = "Add a Squad-Memory-Used trailer for the pending uses of memory sections
 SIGN_OFF = "signed-off-by:"
 SCISSORS = "------------------------ >8 ------------------------"
 EMPTY = "Aborting commit due to empty commit message."
-TRAILER = "Squad-Memory-Used"  # uses.TRAILER (a test holds them equal)
-PENDING = ("squadmem", "pending-uses.json")  # uses.FILE in the state folder (a test holds them equal)
+TRAILER = constants.TRAILER
+PENDING = (constants.STATE_DIR, constants.PENDING_USES)
 
 
 def state_dir(env: Mapping[str, str]) -> Path:

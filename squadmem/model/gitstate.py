@@ -11,14 +11,15 @@ from __future__ import annotations
 import os
 import stat
 
+from squadmem.model import constants
 from squadmem.model.values import Value
 
 TYPE_CHECKING = False  # the hooks import this module: neither typing nor pathlib at run time
 if TYPE_CHECKING:
     from pathlib import Path
 
-STATE_DIR = "squadmem"
-JOURNAL = "journal.json"
+STATE_DIR = constants.STATE_DIR
+JOURNAL = constants.JOURNAL
 
 
 class Operation(Value):

@@ -16,6 +16,7 @@ import re
 import stat
 from collections.abc import Sequence
 
+from squadmem.model import constants
 from squadmem.model import places as where
 from squadmem.model import settings as tiers_toml
 from squadmem.model.errors import SquadmemError
@@ -28,19 +29,9 @@ if TYPE_CHECKING:
 MEMORY_DIR = where.SQUAD_DIR  # the Squad layout's folder (a workspace's places differ: see places)
 TIERS = where.TIERS
 AGENT_TIERS = ("hot", "cold", "archive")
-LOG_DIR = "log"
-MAX_FILE_BYTES = 1024 * 1024  # a tier file or daily log squadmem reads or writes
+LOG_DIR = constants.LOG_DIR
+MAX_FILE_BYTES = constants.MAX_FILE_BYTES
 MAX_NAME = 100  # characters in an agent, topic or id= name (file names stay far below 255 bytes)
-# Squad's own files in .squad/memory/: squadmem never writes, moves or deletes them.
-SQUAD_OWNED = (
-    "local",
-    "policy-inbox",
-    "semantic-inbox",
-    "tombstones",
-    "config.json",
-    "index.json",
-    "audit.jsonl",
-)
 
 # Squad's files squadmem writes its spawn blocks into (squadmem.model.spawnblock): the only paths
 # outside .squad/memory/ a squadmem commit may write, and only through no symlink.
@@ -110,6 +101,16 @@ def classify(rel: str) -> TierFile | None:
     if found is None or not is_name(found[1]):
         return None
     return TierFile(found[0], found[1], rel)
+
+
+def _md_names(folder: Path) -> list[str]:
+    """The names in ``folder`` that end in ``.md``, sorted (what ``glob("*.md")`` finds, without
+    compiling a pattern at every start-up)."""
+    try:
+        with os.scandir(folder) as found:
+            return sorted(entry.name for entry in found if entry.name.endswith(".md"))
+    except (PermissionError, NotADirectoryError, FileNotFoundError):
+        return []
 
 
 class Layout:
@@ -215,8 +216,8 @@ class Layout:
             folder = self.root / folder_rel if folder_rel else self.root
             if tier in blocked or not folder.is_dir():
                 continue
-            for path in sorted(folder.glob("*.md")):
-                tf = classify(self.rel(path))
+            for name in _md_names(folder):
+                tf = classify(self.rel(folder / name))
                 if tf is not None and tf.tier == tier:
                     found.append(tf)
         return sorted(found, key=lambda tf: TIERS.index(tf.tier))

@@ -31,7 +31,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from squadmem.model import clock
+from squadmem.model import clock, constants
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 
@@ -41,17 +41,16 @@ if TYPE_CHECKING:
 
     from squadmem.model.layout import Layout
 
-# The Squad layout's: layout.MEMORY_DIR + "/" + layout.LOG_DIR + "/" (a test holds them equal); the
-# work tree's own is places.current().log_prefix. The hook's start-up time is measured against
-# pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
-LOG_PREFIX = ".squad/memory/log/"
+# The Squad layout's; the work tree's own is places.current().log_prefix. The hook's start-up time is
+# measured against pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
+LOG_PREFIX = constants.LOG_PREFIX
 _DATED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\.md")  # ASCII digits only (\d is any digit)
 _ENTRY = re.compile(r"- (\d{2}:\d{2})(?: \[([^\]]+)\])?(?: (.*))?")
 _EPOCH = re.compile(r"@?(\d+)(?: ([+-])(\d{2}):?(\d{2}))?")
 # How long after a day's end an append authored within the day may still land (a rebase or
 # cherry-pick of a branch's append keeps its author date; see docs/threat-model.md).
 REPLAY_WINDOW = dt.timedelta(days=7)
-MAX_LOG_BYTES = 1024 * 1024  # layout.MAX_FILE_BYTES (a test holds them equal)
+MAX_LOG_BYTES = constants.MAX_FILE_BYTES
 
 
 # -- names and days ------------------------------------------------------------------------------

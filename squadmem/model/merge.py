@@ -24,10 +24,10 @@ import dataclasses
 import functools
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
-from squadmem.model import sections
+from squadmem.model import constants, sections
 from squadmem.model.sections import trimmed
 
-INDEX_TITLE = "Index → Deeper Tiers"  # catalog.INDEX_TITLE (a test holds them equal)
+INDEX_TITLE = constants.INDEX_TITLE
 _INDEX_KEY = sections.slugify(INDEX_TITLE)
 MARKER_SIZE = 7
 

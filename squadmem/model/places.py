@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import os
 
+from squadmem.model import constants
 from squadmem.model.errors import SquadmemError
 
 SQUAD = "squad"
 WORKSPACE = "workspace"
-SQUAD_DIR = ".squad/memory"
+SQUAD_DIR = constants.SQUAD_DIR
 TIERS = ("hot", "cold", "archive", "wiki")
 # The memory-tiers skill's files, as OpenClaw reads them.
 WORKSPACE_DIR = "memory"
@@ -43,6 +44,7 @@ WORKSPACE_FILES = {
 }
 WORKSPACE_WIKI = f"{WORKSPACE_DIR}/wiki"
 WORKSPACE_SETTINGS = f"{WORKSPACE_DIR}/tiers.toml"
+WORKSPACE_ACCESS_LOG = "state/access-log.json"  # the skill's per-file and per-section access times
 DEFAULT_AGENT = "main"  # OpenClaw's default agent id, for a workspace whose tiers.toml names none
 
 
@@ -64,9 +66,9 @@ class Places:
         self.kind = kind
         self.workspace_agent = (agent or DEFAULT_AGENT) if kind == WORKSPACE else None
         self.base = SQUAD_DIR if kind == SQUAD else WORKSPACE_DIR  # squadmem's own files live here
-        self.settings = f"{self.base}/tiers.toml"
+        self.settings = f"{self.base}/{constants.SETTINGS_NAME}"
         self.ledger = f"{self.base}/intake.tsv"
-        self.log_prefix = f"{SQUAD_DIR}/log/" if kind == SQUAD else f"{WORKSPACE_DIR}/"
+        self.log_prefix = constants.LOG_PREFIX if kind == SQUAD else f"{WORKSPACE_DIR}/"
         # What git reads for memory (log, diff, ls-tree), and the only paths squadmem writes in.
         self.pathspecs = (SQUAD_DIR,) if kind == SQUAD else (WORKSPACE_FILES["hot"], WORKSPACE_DIR)
         # The folders whose *.md files may be tier files ("" is the top of the work tree).

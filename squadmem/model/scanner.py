@@ -15,15 +15,18 @@ with a BOM still has its first ``## A`` as a boundary.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 
+from squadmem.model.values import Value
 
-@dataclasses.dataclass(frozen=True)
-class Boundary:
-    line: int  # 0-based index of the section's first line
-    heading_lines: int  # lines the heading spans (setext: paragraph lines + underline)
-    raw_heading: str  # heading source text: ATX content without the #s, setext lines joined by a space
+
+class Boundary(Value):
+    __slots__ = ("heading_lines", "line", "raw_heading")
+
+    def __init__(self, line: int, heading_lines: int, raw_heading: str) -> None:
+        self.line = line  # 0-based index of the section's first line
+        self.heading_lines = heading_lines  # lines the heading spans (setext: paragraph lines + underline)
+        self.raw_heading = raw_heading  # heading source text: ATX content without the #s, setext lines joined
 
 
 def boundaries(text: str) -> list[Boundary]:
@@ -74,26 +77,31 @@ _ATTRIBUTE = (
     r"(?:\s*=\s*(?:[^\"'=<>`\x00-\x20]+|'[^']*'|\"[^\"]*\"))?)"
 )
 _OPEN_OR_CLOSE_TAG = rf"(?:<[A-Za-z][A-Za-z0-9\-]*{_ATTRIBUTE}*\s*/?>|</[A-Za-z][A-Za-z0-9\-]*\s*>)"
-_HTML_BLOCKS: tuple[tuple[re.Pattern[str], re.Pattern[str] | None, bool], ...] = (
-    (
-        re.compile(r"<(?a:script|pre|style|textarea)(?=\s|>|$)", re.IGNORECASE),
-        re.compile(r"</(?a:script|pre|style|textarea)>", re.IGNORECASE),
-        True,
-    ),
-    (re.compile(r"<!--"), re.compile(r"-->"), True),
-    (re.compile(r"<\?"), re.compile(r"\?>"), True),
-    (re.compile(r"<![A-Za-z]"), re.compile(r">"), True),
-    (re.compile(r"<!\[CDATA\["), re.compile(r"\]\]>"), True),
-    (re.compile(rf"</?(?a:{_BLOCK_TAGS})(?=\s|/?>|$)", re.IGNORECASE), None, True),
-    (re.compile(rf"{_OPEN_OR_CLOSE_TAG}\s*$"), None, False),
+_IC = re.IGNORECASE
+_HTML_BLOCKS = (  # (start, end, can interrupt a paragraph, flags), compiled as a row first needs each
+    (r"<(?a:script|pre|style|textarea)(?=\s|>|$)", r"</(?a:script|pre|style|textarea)>", True, _IC),
+    (r"<!--", r"-->", True, 0),
+    (r"<\?", r"\?>", True, 0),
+    (r"<![A-Za-z]", r">", True, 0),
+    (r"<!\[CDATA\[", r"\]\]>", True, 0),
+    (rf"</?(?a:{_BLOCK_TAGS})(?=\s|/?>|$)", None, True, _IC),
+    (rf"{_OPEN_OR_CLOSE_TAG}\s*$", None, False, 0),
 )
+# Compiling kind 7's pattern alone takes milliseconds, which every command would pay at start-up
+# (the hooks too); most files never reach it.
+_compiled: list[tuple[re.Pattern[str], re.Pattern[str] | None, bool]] = []
 
 
 def _html_kind(row: str, pos: int) -> tuple[re.Pattern[str] | None, bool] | None:
     """The end condition and interrupt flag of the HTML block starting at row[pos], if one does."""
-    for start, end, interrupts in _HTML_BLOCKS:
-        if start.match(row, pos):
-            return end, interrupts
+    for kind, (start, end, interrupts, flags) in enumerate(_HTML_BLOCKS):
+        if kind == len(_compiled):
+            _compiled.append(
+                (re.compile(start, flags), None if end is None else re.compile(end, flags), interrupts)
+            )
+        pattern, ended, interrupts = _compiled[kind]
+        if pattern.match(row, pos):
+            return ended, interrupts
     return None
 
 

@@ -10,8 +10,6 @@ comments, how sections are compared (:func:`normalize`, :func:`trimmed`), slugs.
 
 from __future__ import annotations
 
-import dataclasses
-import hashlib
 import itertools
 import re
 from pathlib import Path
@@ -20,6 +18,7 @@ from squadmem.model import scanner
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_NAME, is_name
 from squadmem.model.scanner import boundaries
+from squadmem.model.values import Value
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _FLAGS = re.compile(r"\s*<!--\s*squadmem:(.*?)-->\s*")
@@ -41,12 +40,16 @@ def lines(text: str) -> list[str]:
     return found
 
 
-@dataclasses.dataclass(frozen=True)
-class Flags:
-    id: str | None = None
-    pin: bool = False
-    kind: str | None = None
-    topic: str | None = None
+class Flags(Value):
+    __slots__ = ("id", "kind", "pin", "topic")
+
+    def __init__(
+        self, id: str | None = None, pin: bool = False, kind: str | None = None, topic: str | None = None
+    ) -> None:
+        self.id = id
+        self.pin = pin
+        self.kind = kind
+        self.topic = topic
 
 
 FLAG_HINT = "flags are: id=NAME pin kind=decision|fact topic=NAME, each at most once"
@@ -89,13 +92,15 @@ def parse_flags(line: str) -> Flags | None:
     return Flags(**values)  # type: ignore[arg-type]
 
 
-@dataclasses.dataclass(frozen=True)
-class Section:
-    text: str  # exact source, heading through the line before the next section
-    raw_heading: str
-    heading_lines: int
-    line: int  # 0-based line in the file where it starts
-    flags: Flags
+class Section(Value):
+    __slots__ = ("flags", "heading_lines", "line", "raw_heading", "text")
+
+    def __init__(self, text: str, raw_heading: str, heading_lines: int, line: int, flags: Flags) -> None:
+        self.text = text  # exact source, heading through the line before the next section
+        self.raw_heading = raw_heading
+        self.heading_lines = heading_lines
+        self.line = line  # 0-based line in the file where it starts
+        self.flags = flags
 
     @property
     def flag_line(self) -> str | None:
@@ -104,10 +109,12 @@ class Section:
         return body[0] if body and _FLAGS.fullmatch(body[0].rstrip("\r\n")) else None
 
 
-@dataclasses.dataclass(frozen=True)
-class Document:
-    header: str
-    sections: tuple[Section, ...]
+class Document(Value):
+    __slots__ = ("header", "sections")
+
+    def __init__(self, header: str, sections: tuple[Section, ...]) -> None:
+        self.header = header
+        self.sections = sections
 
     def join(self) -> str:
         return self.header + "".join(s.text for s in self.sections)
@@ -151,6 +158,8 @@ def trimmed(text: str) -> str:
 
 def content_key(text: str) -> bytes:
     """How history, intake and verify know a section's content: a hash of its normalized text."""
+    import hashlib  # here: loading OpenSSL's hashes costs every command's start-up a few milliseconds
+
     return hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 

@@ -57,12 +57,10 @@ DECISIONS = ".squad/decisions.md"
 DECISION_FILES = (DECISIONS, ".squad/decisions-archive.md")
 INBOX_DIR = ".squad/decisions/inbox"
 CORE = "Core Context"
-UPDATES = "Recent Updates"
 PIN_FLAG = "<!-- squadmem: pin -->"
 DECISION_FLAG = "<!-- squadmem: kind=decision -->"
 _PIN = "📌"
 _TITLE_MAX = 80
-_UNSAFE_NAME = re.compile(r"[^A-Za-z0-9._-]")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -473,7 +471,3 @@ def _pins(text: str) -> list[int]:
         ):
             starts.append(number)
     return starts
-
-
-def inbox_name_ok(name: str) -> bool:
-    return bool(name) and not _UNSAFE_NAME.search(name)

@@ -19,11 +19,11 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from squadmem.model import clock, writes
+from squadmem.model import clock, constants, writes
 from squadmem.model.errors import SquadmemError
 
-TRAILER = "Squad-Memory-Used"
-FILE = "pending-uses.json"
+TRAILER = constants.TRAILER
+FILE = constants.PENDING_USES
 LOCK = "pending-uses.lock"
 VERSION = 1
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 import sys
 import time
@@ -82,7 +81,7 @@ def discard(path: Path) -> None:
     try:
         path.unlink(missing_ok=True)
     except (IsADirectoryError, PermissionError):  # Linux says EISDIR, macOS EPERM
-        path.rename(path.with_name(f"{path.name}.not-a-file-{secrets.token_hex(3)}"))
+        path.rename(path.with_name(f"{path.name}.not-a-file-{os.urandom(3).hex()}"))
 
 
 def atomic_text(
@@ -99,7 +98,7 @@ def _open_temp(path: Path, locked: bool) -> tuple[int, Path]:
         tmp = temp_of(path)
         return os.open(tmp, flags | os.O_TRUNC, 0o666), tmp
     while True:
-        tmp = path.with_name(f".{path.name}.{secrets.token_hex(6)}{TMP_SUFFIX}")
+        tmp = path.with_name(f".{path.name}.{os.urandom(6).hex()}{TMP_SUFFIX}")
         try:
             return os.open(tmp, flags | os.O_EXCL, 0o666), tmp
         except FileExistsError:  # pragma: no cover - 48 random bits

@@ -69,11 +69,16 @@ if {{ [ "{event}" = prepare-commit-msg ] || [ "{event}" = commit-msg ]; }} && [ 
             *) squadmem_state=$squadmem_git_dir/$squadmem_common ;;
         esac
     fi
-    case ${{GIT_REFLOG_ACTION:-}} in
+    # git's arguments, read by the shell itself (no process): read drops their NUL bytes, so they run
+    # together and an argument that merely holds --amend only starts Python, which then decides.
+    squadmem_amend=${{GIT_REFLOG_ACTION:-}}
+    while IFS= read -r squadmem_arguments || [ -n "$squadmem_arguments" ]; do
+        squadmem_amend=$squadmem_amend$squadmem_arguments
+    done < "/proc/$PPID/cmdline"
+    case $squadmem_amend in
         *amend*) ;;
         *)
             if [ ! -e "$squadmem_state/squadmem/pending-uses.json" ] &&
-                ! tr '\0' '\n' < "/proc/$PPID/cmdline" | grep -qx -e --amend &&
                 ! grep -qi '^squad-memory-used' "$1"; then
                 exit 0
             fi

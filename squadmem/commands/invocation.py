@@ -1,0 +1,60 @@
+"""What every command starts from: the repository ``-C`` names, the moment ``--now`` names, and
+JSON for ``--json``. The CLI parses and calls; it reaches the core through the commands only.
+Imported at every start-up, so what it needs is imported when it is called.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from squadmem.model.errors import SquadmemError
+
+if TYPE_CHECKING:
+    from squadmem.gitio.repo import Repo
+
+
+def open_repo(directory: Path | None, *, set_up_driver: bool = True, read_settings: bool = True) -> Repo:
+    """The repository at ``directory`` (default: here). Its tiers.toml is read first, so a malformed
+    one is refused before any work (``read_settings=False``: doctor reports it instead); a fresh
+    clone's merge driver is set up (``set_up_driver=False``: init sets it up itself, and says so)."""
+    from squadmem.gitio.repo import Repo
+
+    folder = directory or Path(".")
+    if not Path(folder).is_dir():
+        raise SquadmemError(f"-C {folder}: no such folder", hint="pass an existing folder")
+    repo = Repo(folder)
+    if read_settings:
+        try:
+            _ = repo.layout.settings
+        except SquadmemError:
+            repo.close()
+            raise
+    if set_up_driver:
+        from squadmem.commands import mergedriver
+
+        mergedriver.set_up_in_clone(repo)
+    return repo
+
+
+def moment(value: str | None) -> dt.datetime:
+    """``--now``: the moment it names (UTC unless it has a zone), else the clock."""
+    from squadmem.engine import clock
+
+    return clock.now(value)
+
+
+def commit_moment(value: str | None) -> dt.datetime:
+    """``--now``, else the moment the commit being made will carry (GIT_COMMITTER_DATE, else the clock)."""
+    if value:
+        return moment(value)
+    from squadmem.model import logs
+
+    return logs.commit_now()
+
+
+def to_json(data: Any) -> str:
+    from squadmem.model import render
+
+    return render.to_json(data)

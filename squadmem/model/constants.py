@@ -1,0 +1,21 @@
+"""The names and sizes every layer shares, each defined once.
+
+No imports, so the hooks (which run on every commit) and everyone else read
+them at no cost; pre-commit's ``constants.py`` is the model. A module that
+needs one imports it from here rather than spelling it out again.
+"""
+
+SQUAD_DIR = ".squad/memory"  # the Squad layout's memory folder (a workspace's places differ)
+LOG_DIR = "log"  # the daily logs, under SQUAD_DIR
+LOG_PREFIX = f"{SQUAD_DIR}/{LOG_DIR}/"
+SETTINGS_NAME = "tiers.toml"
+SETTINGS_PATH = f"{SQUAD_DIR}/{SETTINGS_NAME}"
+MAX_FILE_BYTES = 1024 * 1024  # a tier file or daily log squadmem reads or writes
+
+STATE_DIR = "squadmem"  # squadmem's folder in a work tree's git dir
+JOURNAL = "journal.json"  # an unfinished move, in STATE_DIR
+PENDING_USES = "pending-uses.json"  # uses not yet in a commit, in STATE_DIR
+SETTLE = "merge-settle.json"  # what the merge driver leaves for the post-merge hook, in STATE_DIR
+
+TRAILER = "Squad-Memory-Used"  # the commit trailer that records uses of sections
+INDEX_TITLE = "Index → Deeper Tiers"  # the hot file's section that points at the deeper tiers
