@@ -29,7 +29,7 @@ def _fix(
 ) -> tuple[catalog.Memory, dict[str, Age], coldfix.ColdFix | None]:
     memory = catalog.from_texts(files)
     uses = {e.id: Age(ages.get(e.id, 1.0)) for e in memory.entries}
-    return memory, uses, coldfix.cold_fix(memory, uses, conf, NOW, COLD)
+    return memory, uses, coldfix.cold_fix(memory, uses, conf, NOW, COLD, policy.plan)
 
 
 def test_the_least_recently_used_leave_first_under_the_largest_ttl() -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import intake
-from squadmem.engine import catalog, coldfix, lastuse
+from squadmem.engine import catalog, coldfix, lastuse, policy
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget, clock, render, settings, uses
 from squadmem.model.layout import AGENT_TIERS, TierFile, parse_log_name
@@ -115,7 +115,7 @@ def _cold_fix(
     rel: str,
 ) -> dict[str, Any] | None:
     """The ``maintain --cold-ttl-days`` run that brings a cold file under budget."""
-    fix = coldfix.cold_fix(memory, lasts, config, now, rel)
+    fix = coldfix.cold_fix(memory, lasts, config, now, rel, policy.plan)
     if fix is None:
         return None
     return {"command": fix.command, "ttl_days": fix.ttl_days, "ids": list(fix.ids), "bytes": fix.size}

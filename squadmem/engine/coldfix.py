@@ -25,13 +25,16 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from squadmem.engine import catalog, index, rules
+from squadmem.engine.plan import Plan
 from squadmem.model import budget
 from squadmem.model.clock import days as _days
 from squadmem.model.layout import classify, tier_rel
 from squadmem.model.settings import Settings
+
+Planner = Callable[..., Plan]  # policy.plan
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,17 +97,20 @@ def cold_fix(
     settings: Settings,
     now: dt.datetime,
     rel: str,
+    planner: Planner,
     demoted: Mapping[str, dt.datetime] | None = None,
     previous: Mapping[str, dt.datetime] | None = None,
 ) -> ColdFix | None:
     """The largest ``cold.ttl_days`` under which ``maintain`` leaves the cold file ``rel`` within
-    ``cold.max_bytes``, or None if no TTL does."""
+    ``cold.max_bytes``, or None if no TTL does. ``planner`` is :func:`squadmem.engine.policy.plan`,
+    asked only where the last uses cannot tell (the policy asks this module for its warnings, so it
+    hands itself in rather than being imported)."""
     tf = classify(rel)
     assert tf is not None and tf.tier == "cold"
     facts = rules.Facts(uses, settings, now, demoted or {}, previous or {})
     mine = sorted((e for e in memory.entries if e.file == rel), key=facts.tie_key)
     if not _plain(memory, tf.name, facts):
-        return _searched(memory, facts, rel, tf.name, ttls(mine, facts))
+        return _searched(memory, facts, rel, tf.name, ttls(mine, facts), planner)
     hot_rel = tier_rel("hot", tf.name)
     hot = [e for e in memory.entries if e.file == hot_rel]
     limit = budget.limits("cold", settings)
@@ -168,17 +174,15 @@ def _own_memory(memory: catalog.Memory, agent: str) -> catalog.Memory:
 
 
 def _searched(
-    memory: catalog.Memory, facts: rules.Facts, rel: str, agent: str, tried: list[float]
+    memory: catalog.Memory, facts: rules.Facts, rel: str, agent: str, tried: list[float], planner: Planner
 ) -> ColdFix | None:
     """The largest of the TTLs ``tried`` under which the agent's plan leaves ``rel`` within its budget."""
-    from squadmem.engine import policy  # the planner uses this module for its warnings
-
     own = _own_memory(memory, agent)
     limit = budget.limits("cold", facts.settings)
 
     def attempt(ttl: float) -> ColdFix | None:
         conf = facts.settings.replace(cold={"ttl_days": ttl})
-        made = policy.plan(
+        made = planner(
             own,
             facts.uses,
             conf,

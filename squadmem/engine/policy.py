@@ -296,7 +296,14 @@ class Run:
             if advise:
                 facts = self.facts
                 fix = coldfix.cold_fix(
-                    self.memory, facts.uses, facts.settings, facts.now, rel, facts.demoted, facts.previous
+                    self.memory,
+                    facts.uses,
+                    facts.settings,
+                    facts.now,
+                    rel,
+                    plan,
+                    facts.demoted,
+                    facts.previous,
                 )
                 warning += f"; {fix.advice}" if fix else "; nothing the rules may move brings it under"
             self.warnings.append(warning)
