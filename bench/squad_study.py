@@ -19,6 +19,10 @@ state is committed into a replay repository with squadmem's hooks installed (aft
 - **BM25**: the entries the agent sees (its own but Core Context, and the decisions), ranked by
   ``study_rules.BM25`` on the task text, taken whole while they fit in the room the spawn has
   after its Core Context and frame; **BM25, then newest**: the rest of the room newest first;
+  **BM25 over every entry written**: the same over what squadmem holds, the entries above and the
+  ones the team wrote before the spawn that Squad's files no longer hold (``kept``: Squad's
+  ``nap`` and hand edits cut them; squadmem keeps every entry it took in, so its ranking sees
+  them too; relevance is still judged on the entries Squad's files hold);
   **newest first**: by the time each entry first appeared on the default branch; **the bound**:
   the relevant entries themselves, smallest first;
 - **Squad's load** (``history.md`` + ``decisions.md`` as they stood) and **Squad's rule** (the same
@@ -64,7 +68,17 @@ from squadmem.model import sections, squad, templates
 from squadmem.model.layout import MEMORY_DIR
 
 BUDGETS = (4096, 8192, 16384, 32768, 65536, 131072)
-ORDERS = ("squadmem", "bm25", "bm25_newest", "newest", "bound", "squad", "rule")
+ORDERS = (
+    "squadmem",
+    "bm25",
+    "bm25_newest",
+    "bm25_kept",
+    "bm25_newest_kept",
+    "newest",
+    "bound",
+    "squad",
+    "rule",
+)
 DEFAULT_CORPUS = Path(__file__).resolve().parent / "corpus" / "squad-teams.tsv"
 
 
@@ -192,18 +206,24 @@ def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> 
     return sorted(found, key=lambda s: (s.moment, s.log.path))
 
 
-def births(history: Path, last: int) -> dict[bytes, dt.datetime]:
-    """When each entry (by content key) first stood in a Squad file, over the first ``last`` commits of
-    the first-parent line."""
-    born: dict[bytes, dt.datetime] = {}
+def written(history: Path, last: int) -> dict[bytes, tuple[dt.datetime, squad.Entry]]:
+    """Every entry (by content key) that ever stood in a Squad file over the first ``last`` commits of
+    the first-parent line: when it first did, and its first version."""
+    found: dict[bytes, tuple[dt.datetime, squad.Entry]] = {}
     with catfile.CatFile(dict(os.environ), cwd=history) as objects:
         for _, step in zip(range(last), walk(history), strict=False):
             for status, rel, blob in step.changed:
                 if status != "D" and squad.is_source(rel):
                     text = (objects.read(blob) or b"").decode("utf-8", "replace")
                     for entry in squad.entries(rel, text):
-                        born.setdefault(entry.key, step.when)
-    return born
+                        found.setdefault(entry.key, (step.when, entry))
+    return found
+
+
+def births(history: Path, last: int) -> dict[bytes, dt.datetime]:
+    """When each entry (by content key) first stood in a Squad file, over the first ``last`` commits of
+    the first-parent line."""
+    return {key: when for key, (when, _) in written(history, last).items()}
 
 
 # -- one spawn, scored ------------------------------------------------------------------------------
@@ -361,11 +381,26 @@ def recall_queries(wanted: dict[bytes, list[str]], held: set[bytes]) -> dict[str
     return {q: keys for q, keys in queries.items() if not set(keys) <= held}
 
 
-def score_spawn(root: Path, spawn: Logged, born: dict[bytes, dt.datetime], when: str) -> Tally | None:
+def kept(
+    ever: dict[bytes, tuple[dt.datetime, squad.Entry]], seen: Sequence[squad.Entry], spawn: Logged
+) -> list[squad.Entry]:
+    """The entries the agent sees that its team wrote before the spawn but Squad's files no longer hold
+    (squadmem keeps them: these are what its memory holds beyond Squad's files)."""
+    now = {e.key for e in seen}
+    gone = [e for k, (w, e) in ever.items() if w < spawn.moment and k not in now]
+    usable, _ = intake.usable(gone)
+    return [e for e in usable if (e.owner == spawn.log.agent or e.decision) and e.kind != "core"]
+
+
+def score_spawn(
+    root: Path, spawn: Logged, ever: dict[bytes, tuple[dt.datetime, squad.Entry]], when: str
+) -> Tally | None:
     """One logged spawn on the replay's state (``root``), or None when squadmem has no spawn for it."""
     log = spawn.log
+    born = {key: first for key, (first, _) in ever.items()}
     entries, _ = intake.usable(squad_entries(root))
     seen = [e for e in entries if (e.owner == log.agent or e.decision) and e.kind != "core"]
+    every = [*seen, *kept(ever, entries, spawn)]
     wanted = relevant(log, seen)
     ours = squadmem_spawns(root, log.agent, log.task, when)
     if BUDGETS[0] not in ours:
@@ -382,6 +417,9 @@ def score_spawn(root: Path, spawn: Logged, born: dict[bytes, dt.datetime], when:
         offline = baseline_held(log.task, seen, set(wanted), born, budget - frame_bytes() - core)
         for name, hits in offline.items():
             tally.held.setdefault(name, {})[budget] = len(hits)
+        offline = baseline_held(log.task, every, set(wanted), born, budget - frame_bytes() - core)
+        for name in ("bm25", "bm25_newest"):
+            tally.held.setdefault(f"{name}_kept", {})[budget] = len(offline[name])
     load, rule = squad_loads(root, log.agent, spawn.moment.date())
     tally.squad_held = sum(squad_spawns.holds(load, by_key[k].raw) for k in wanted)
     rule_held = sum(squad_spawns.holds(rule, by_key[k].raw) for k in wanted)
@@ -472,7 +510,7 @@ def study_team(team: Team, source: Path, work: Path, max_spawns: int, warmup_day
     row["logged"], chosen = len(every), every[-max_spawns:]
     if not chosen:
         return {**row, "failed": why_none}
-    born = births(history, max(s.state for s in chosen))
+    ever = written(history, max(s.state for s in chosen))
     root = work / "replay"
     git(work, "init", "-q", "-b", "main", str(root))
     git(root, "fetch", "-q", str(history), "main")
@@ -483,7 +521,7 @@ def study_team(team: Team, source: Path, work: Path, max_spawns: int, warmup_day
             return {**row, "failed": failed}
         for spawn in spawns:
             later = max(spawn.moment - dt.timedelta(seconds=30), moment).isoformat()
-            scored = score_spawn(root, spawn, born, later)
+            scored = score_spawn(root, spawn, ever, later)
             skipped += scored is None
             total.add(scored or Tally())
         print(f"  {team.repo}: state {number + 1} ({moment.isoformat()[:16]})", file=sys.stderr)
@@ -501,6 +539,8 @@ NAMES = {
     "squadmem": "squadmem `context --task`",
     "bm25": "BM25 on the task (k1 1.2, b 0.75)",
     "bm25_newest": "BM25, then newest",
+    "bm25_kept": "BM25 over every entry written (what squadmem keeps)",
+    "bm25_newest_kept": "the same, then newest",
     "newest": "newest first",
     "bound": "the bound: relevant entries, smallest first",
     "squad": "Squad's load (history.md + decisions.md)",

@@ -130,3 +130,33 @@ def test_an_unreadable_file_leaves_out_its_owner_only(memory: GitRepo) -> None:
     )
     code, _, err = squadmem(memory, "recall", "keys", "--agent", "picard")
     assert code == 2 and err.startswith("squadmem: .squad/memory/cold/picard.md: not UTF-8 (byte 15)")
+
+
+def test_the_sections_quoting_what_was_typed_come_first(repo: GitRepo) -> None:
+    visible = "".join(
+        f"## Visible item {n}\nHow to find what is visible, find it, find visible things.\n" for n in range(6)
+    )
+    repo.commit(
+        "memory",
+        {
+            HOT: "# Hot\n\n" + visible + "## Parser overhaul\nThe resolver now calls find_visible() once.\n",
+            COLD: "# Cold\n\n## Build items\nEach <Compile> item of the project file, compiled.\n"
+            + "".join(f"## Compiler note {n}\nThe compiler, compile, compile again.\n" for n in range(6)),
+        },
+        date=DAY,
+    )
+    for query, expected in (
+        ("find_visible()", "picard/parser-overhaul"),
+        ("<Compile>", "picard/build-items"),
+    ):
+        code, out, err = squadmem(repo, "recall", query, "--json", "--no-record", "--no-logs", "--limit", "1")
+        assert code == 0, err
+        assert [s["id"] for s in json.loads(out)["sections"]] == [expected]
+
+
+def test_literal_first_keeps_the_given_order_among_equals() -> None:
+    hits = [
+        search_index.Found(str(n), "hot", "f", "a", "t", text)
+        for n, text in enumerate(["about foo bar", "FooBar here", "foobar here", "FooBar and foobar"])
+    ]
+    assert [f.id for f in search_index.literal_first(hits, ["FooBar"])] == ["1", "3", "2", "0"]

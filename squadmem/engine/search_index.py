@@ -15,7 +15,11 @@ becomes a phrase of its parts that a section must hold in that order; the
 last part of a phrase also matches as a prefix (``token`` finds ``tokens``)
 unless it is a number (``#12`` does not find ``#123``). Every word of the query
 must match. Sections rank by BM25 (SQLite's: k1 = 1.2, b = 0.75) over two
-columns, the title (weighing twice) and the whole section, heading included.
+columns, the title (weighing twice) and the whole section, heading included;
+of the best hundred, the sections that quote the words exactly as typed come
+first, then those that quote them with case folded (``find_visible()`` finds
+the sections that name the function before those about finding what is
+visible).
 An index SQLite cannot open or write (a read-only git dir, another process
 creating it at the same moment) is replaced, for that run, by one in memory.
 """
@@ -37,6 +41,7 @@ from squadmem.model.layout import Layout, TierFile
 FILE = "search.sqlite"
 FORMAT = 1
 TITLE_WEIGHT = 2.0
+RERANK = 100  # the best whole-word matches looked at for the words as typed
 INSIDE_SCAN = 500  # sections holding the words inside longer ones, looked at when whole words are few
 _SELECT = "SELECT id, tier, file, name, title, body FROM sections"
 
@@ -61,6 +66,20 @@ def match_expression(words: Sequence[str]) -> str | None:
         prefix = "" if parts[-1].isdigit() else " *"
         phrases.append('"' + " ".join(parts) + '"' + prefix)
     return " AND ".join(phrases) if phrases else None
+
+
+def literal_first(found: Sequence[Found], words: Sequence[str]) -> list[Found]:
+    """``found`` with the sections that quote more of the words as typed first: exactly (``find_visible()``,
+    ``<Compile>``, ``FooBar``), then with case folded; otherwise in their given (BM25) order. An agent
+    that types a name means the sections that hold that name, not the ones holding its parts."""
+    typed = [w for w in words if w.strip()]
+    folded = [w.casefold() for w in typed]
+
+    def key(hit: Found) -> tuple[int, int]:
+        lower = hit.text.casefold()
+        return (-sum(w in hit.text for w in typed), -sum(w in lower for w in folded))
+
+    return sorted(found, key=key)
 
 
 # The modules that cut sections and give titles and ids: an index made by others is made again. Their
@@ -209,9 +228,10 @@ class SearchIndex:
     ) -> tuple[list[Found], int]:
         """The first ``limit`` sections holding every word, best first, and how many hold them.
 
-        Whole words first (BM25); when they are fewer than ``limit``, sections holding every word
-        inside a longer one follow (``token`` in ``accessTokenCache``; ASCII case folded), those
-        holding them most often first. Hot's Index is never found; with ``agent``, only its own
+        Whole words first (BM25; of the best :data:`RERANK`, those quoting the words as typed
+        before the others: :func:`literal_first`); when they are fewer than ``limit``, sections
+        holding every word inside a longer one follow (``token`` in ``accessTokenCache``; ASCII case
+        folded), those holding them most often first. Hot's Index is never found; with ``agent``, only its own
         sections and the wiki's."""
         filters, args = self._filters(agent, tier)
         expression = match_expression(words)
@@ -223,8 +243,8 @@ class SearchIndex:
                 0
             ]
             order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
-            rows = self.db.execute(_SELECT + clause + order, [expression, *args, limit])
-            found = [Found(*row) for row in rows]
+            rows = self.db.execute(_SELECT + clause + order, [expression, *args, max(limit, RERANK)])
+            found = literal_first([Found(*row) for row in rows], words)[:limit]
         exact = any(parts and parts[-1].isdigit() for parts in map(ranking.tokens, words))
         if len(found) < limit and words and not exact:  # a number is found whole (#12 is not #123)
             inner, more = self._inside_words(words, filters, args, {f.id for f in found})
