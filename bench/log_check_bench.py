@@ -38,7 +38,7 @@ written for both (a warm-up compiles it), and the figures are the medians of
 each side and of the per-round ratios. Target (issue 24): the whole commit
 with squadmem's hooks at most 1.0x the commit with the yardstick's.
 
-    python bench/log_check_bench.py [--rounds 41]
+    python -m bench.log_check_bench [--rounds 41]
 """
 
 from __future__ import annotations
@@ -52,7 +52,7 @@ import tempfile
 import zoneinfo
 from pathlib import Path
 
-from paired import HEADER, Command, Paired, compare, environment
+from bench.paired import HEADER, Command, Paired, compare, environment
 
 TARGET = 1.0
 

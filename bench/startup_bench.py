@@ -11,7 +11,7 @@ costs above starting Python). Where GitPython is installed, the row
 `import git` shows what it costs to import alone, against the same yardstick
 (squadmem paid it at every command while its git gateway used GitPython).
 
-    python bench/startup_bench.py [--rounds 41] [--checkout PATH]
+    python -m bench.startup_bench [--rounds 41] [--checkout PATH]
 
 `--checkout` times the squadmem found in another source folder (for a
 before/after comparison); the default is this one. Targets: `context` at most
@@ -29,7 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from paired import Command, Paired, compare_both, compile_bytecode, environment
+from bench.paired import Command, Paired, compare_both, compile_bytecode, environment
 
 HERE = Path(__file__).resolve().parent.parent
 TARGET = 5.0  # context against python -c pass
