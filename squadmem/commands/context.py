@@ -236,6 +236,55 @@ def task_words(task: str) -> str:
     return task
 
 
+class _Payload:
+    """The ``--task`` payload being filled: the hot block's sections by id, the matches from deeper
+    tiers under their heading, further matches a line each, all within ``max_bytes``."""
+
+    def __init__(self, agent: str, hot: Sequence[catalog.Entry], max_bytes: int) -> None:
+        self.agent, self.hot, self.max_bytes = agent, hot, max_bytes
+        self.template = templates.read("spawn.md")
+        self.more_head = f"\n{MORE_HEADING}\n\n{MORE_NOTE.format(agent=agent)}\n\n"
+
+    def render(
+        self, ids: set[str], found: Sequence[catalog.Entry], more: Sequence[catalog.Entry] = ()
+    ) -> tuple[str, str, str]:
+        """(the payload, its hot block, its matches' block)."""
+        hot_body = _body([e for e in self.hot if e.id in ids]) or "(no hot memory yet)\n"
+        deeper = [e for e in found if e.file != tier_rel("hot", self.agent)]
+        task_body = _body(deeper)
+        extra = f"\n{TASK_HEADING}\n\n{task_body}" if deeper else ""
+        if more:
+            extra += self.more_head + _lines(more)
+        text = self.template.format(hot=hot_body.rstrip("\r\n"), cold="", wiki="", sections=extra)
+        return text.rstrip("\n") + "\n", hot_body, task_body
+
+    def size(self, ids: set[str], found: Sequence[catalog.Entry]) -> int:
+        return len(self.render(ids, found)[0].encode("utf-8"))
+
+    def fill(
+        self, chosen: set[str], ranked: Sequence[catalog.Entry]
+    ) -> tuple[list[catalog.Entry], list[catalog.Entry]]:
+        """Into ``chosen`` (the pinned ids, grown in place): the matches, best first, each that fits,
+        then the rest of hot in its order; returns (the matches taken, the matches named a line each
+        in the room left)."""
+        matched: list[catalog.Entry] = []
+        for entry in ranked:
+            if self.size(chosen | {entry.id}, [*matched, entry]) <= self.max_bytes:
+                chosen.add(entry.id)
+                matched.append(entry)
+        for entry in self.hot:
+            if entry.id not in chosen and self.size(chosen | {entry.id}, matched) <= self.max_bytes:
+                chosen.add(entry.id)
+        left = self.max_bytes - self.size(chosen, matched) - len(self.more_head.encode("utf-8"))
+        named: list[catalog.Entry] = []
+        for entry in ranked:  # the lines add up: count them instead of rendering again
+            cost = len(_lines([entry]).encode("utf-8"))
+            if entry.id not in chosen and cost <= left:
+                named.append(entry)
+                left -= cost
+        return matched, named
+
+
 def build_for_task(
     memory: catalog.Memory, agent: str, task: str, max_bytes: int
 ) -> tuple[str, list[tuple[str, int]], Task]:
@@ -253,51 +302,21 @@ def build_for_task(
     terms = ranking.query_tokens(task)
     ranked = [e for e, _ in ranking.bm25(candidates, terms)]
     chosen = {e.id for e in hot if e.pinned}
+    payload = _Payload(agent, hot, max_bytes)
     matched: list[catalog.Entry] = []
-    named: list[catalog.Entry] = []  # further matches, a line each in the room left
-    template = templates.read("spawn.md")
-    more_head = f"\n{MORE_HEADING}\n\n{MORE_NOTE.format(agent=agent)}\n\n"
-
-    def render_with(
-        ids: set[str], found: list[catalog.Entry], more: Sequence[catalog.Entry] = ()
-    ) -> tuple[str, str, str]:
-        hot_body = _body([e for e in hot if e.id in ids]) or "(no hot memory yet)\n"
-        deeper = [e for e in found if e.file != tier_rel("hot", agent)]
-        task_body = _body(deeper)
-        extra = f"\n{TASK_HEADING}\n\n{task_body}" if deeper else ""
-        if more:
-            extra += more_head + _lines(more)
-        text = template.format(hot=hot_body.rstrip("\r\n"), cold="", wiki="", sections=extra)
-        return text.rstrip("\n") + "\n", hot_body, task_body
-
-    def fits(ids: set[str], found: list[catalog.Entry]) -> bool:
-        return len(render_with(ids, found)[0].encode("utf-8")) <= max_bytes
-
-    if not fits(chosen, matched):
-        size = len(render_with(chosen, matched)[0].encode("utf-8"))
+    named: list[catalog.Entry] = []
+    if payload.size(chosen, matched) > max_bytes:
         warnings.warn(
             SquadmemWarning(
-                f"{agent}'s pinned sections make a {size} B context, over hot.max_bytes {max_bytes} B",
+                f"{agent}'s pinned sections make a {payload.size(chosen, matched)} B context, "
+                f"over hot.max_bytes {max_bytes} B",
                 hint="unpin sections or raise hot.max_bytes in tiers.toml",
             ),
             stacklevel=1,
         )
     else:
-        for entry in ranked:
-            if fits(chosen | {entry.id}, [*matched, entry]):
-                chosen.add(entry.id)
-                matched.append(entry)
-        for entry in hot:
-            if entry.id not in chosen and fits(chosen | {entry.id}, matched):
-                chosen.add(entry.id)
-        left = max_bytes - len(render_with(chosen, matched)[0].encode("utf-8"))
-        left -= len(more_head.encode("utf-8"))
-        for entry in ranked:  # the lines add up: count them instead of rendering again
-            cost = len(_lines([entry]).encode("utf-8"))
-            if entry.id not in chosen and cost <= left:
-                named.append(entry)
-                left -= cost
-    text, hot_body, task_body = render_with(chosen, matched, named)
+        matched, named = payload.fill(chosen, ranked)
+    text, hot_body, task_body = payload.render(chosen, matched, named)
     parts = [("hot", len(hot_body.encode("utf-8")))]
     if task_body:
         parts.append(("task", len(task_body.encode("utf-8"))))
