@@ -173,39 +173,97 @@ def merge(
     hints: Hints | None = None,
 ) -> Result:
     """The three-way merge of one tier file's texts. Raises sections.FlagError on a bad flags comment."""
-    hints = hints or Hints()
     b_doc, o_doc, t_doc = sections.split(base), sections.split(ours), sections.split(theirs)
     o, t = _Side(o_doc, match(b_doc, o_doc)), _Side(t_doc, match(b_doc, t_doc))
-    conflicts: list[str] = []
-    kept: list[str] = []
     header, clash = _three(b_doc.header, o_doc.header, t_doc.header, merge_lines)
-    if clash:
-        conflicts.append("header")
+    state = _Merge(b_doc, o, t, merge_lines, hints or Hints(), ["header"] if clash else [])
+    text = _join(header, _merged_sections(state))
+    return Result(text, tuple(state.conflicts), tuple(state.kept))
 
-    def decide(b: int) -> str | None:
+
+@dataclasses.dataclass
+class _Merge:
+    """One merge's three sides, and what it records while it decides sections."""
+
+    base: sections.Document
+    ours: _Side
+    theirs: _Side
+    merge_lines: LineMerge
+    hints: Hints
+    conflicts: list[str]  # headings (or "header") whose merge left conflict markers
+    kept: list[str] = dataclasses.field(default_factory=list)  # deleted on one side, edited on the other
+
+    def decide(self, b: int) -> str | None:
         """The merged text of base section ``b``, None when it goes."""
-        old = b_doc.sections[b]
-        mine = o_doc.sections[o.of_base[b]].text if b in o.of_base else None
-        other = t_doc.sections[t.of_base[b]].text if b in t.of_base else None
+        old = self.base.sections[b]
+        mine = _text_of(self.ours, b)
+        other = _text_of(self.theirs, b)
         if mine is None or other is None:
             left = other if mine is None else mine
-            if left is None or left == old.text or trimmed(old.text) in hints.drop:
+            if left is None or left == old.text or trimmed(old.text) in self.hints.drop:
                 return None
-            kept.append(old.raw_heading.strip())
+            self.kept.append(old.raw_heading.strip())
             return left
         if _is_index(old) and mine != old.text:
             return mine
-        text, clash = _three(old.text, mine, other, merge_lines)
+        text, clash = _three(old.text, mine, other, self.merge_lines)
         if clash:
-            conflicts.append(old.raw_heading.strip())
+            self.conflicts.append(old.raw_heading.strip())
         return text
 
+    def added(self, text: str) -> str | None:
+        """An added section's text as the hints want it: None when another file takes it instead."""
+        if trimmed(text) in self.hints.unwanted:
+            return None
+        return self.hints.replace.get(trimmed(text), text)
+
+
+def _text_of(side: _Side, b: int) -> str | None:
+    """The side's text of base section ``b``, None when the side has no match for it."""
+    return side.doc.sections[side.of_base[b]].text if b in side.of_base else None
+
+
+def _merged_sections(state: _Merge) -> list[str]:
+    """The merged sections in order: the skeleton side's walk, the other side's sections woven in."""
+    o, t = state.ours, state.theirs
     # The skeleton is ours' order, unless ours kept the base order and theirs did not.
     skeleton, other = (t, o) if _kept_order(o) and not _kept_order(t) else (o, t)
-    skel_added = _added(skeleton)
-    other_added = _added(other)
-    skel_added_norm = {trimmed(skeleton.doc.sections[p].text) for p in skel_added}
-    skel_has_index = any(_is_index(skeleton.doc.sections[p]) for p in skel_added)
+    anchored = _anchored(skeleton, other)
+    twins = _twins(skeleton, other)
+    skel_to_base, other_to_base = skeleton.to_base, other.to_base
+    emit = _Emitter(o.doc, t.doc)
+
+    def other_text(position: int) -> str | None:
+        if position in other_to_base:
+            return state.decide(other_to_base[position])
+        return state.added(other.doc.sections[position].text)
+
+    pending = anchored.get(None, [])  # emitted before the skeleton's next shared section
+    for position, section in enumerate(skeleton.doc.sections):
+        twin = twins[position]
+        if twin is not None:
+            for follower in pending:
+                emit(other_text(follower))
+            pending = anchored.get(twin, [])
+        if position in skel_to_base:
+            emit(state.decide(skel_to_base[position]))
+        elif skeleton is t and _is_index(section) and twin is not None:
+            emit(o.doc.sections[twin].text)  # both added an Index: ours'
+        else:
+            emit(state.added(section.text))
+    for follower in pending:
+        emit(other_text(follower))
+    return emit.texts
+
+
+def _anchored(skeleton: _Side, other: _Side) -> dict[int | None, list[int]]:
+    """The other side's sections the skeleton does not hold, each after its nearest shared predecessor.
+
+    Keyed by that predecessor's position on the other side; None for those before any shared section.
+    """
+    skel_added = [skeleton.doc.sections[p] for p in _added(skeleton)]
+    skel_added_norm = {trimmed(s.text) for s in skel_added}
+    skel_has_index = any(_is_index(s) for s in skel_added)
     other_to_base = other.to_base
     skel_bases = set(skeleton.of_base)
 
@@ -216,7 +274,6 @@ def merge(
         section = other.doc.sections[position]
         return trimmed(section.text) in skel_added_norm or (skel_has_index and _is_index(section))
 
-    # The other side's sections the skeleton does not hold, each after its nearest shared predecessor.
     anchored: dict[int | None, list[int]] = {}
     anchor: int | None = None
     for position in range(len(other.doc.sections)):
@@ -224,52 +281,39 @@ def merge(
             anchor = position
         else:
             anchored.setdefault(anchor, []).append(position)
+    return anchored
+
+
+def _twins(skeleton: _Side, other: _Side) -> list[int | None]:
+    """For each of the skeleton's sections: the other side's position of the same section, if any."""
     skel_to_base = skeleton.to_base
+    other_added = _added(other)
     other_of_text = {trimmed(other.doc.sections[p].text): p for p in other_added}
     other_index = next((p for p in other_added if _is_index(other.doc.sections[p])), None)
 
-    def other_text(position: int) -> str | None:
-        if position in other_to_base:
-            return decide(other_to_base[position])
-        text = other.doc.sections[position].text
-        return None if trimmed(text) in hints.unwanted else hints.replace.get(trimmed(text), text)
-
-    def mirror(position: int) -> int | None:
-        """The other side's position of the skeleton's section at ``position``."""
+    def twin(position: int, section: sections.Section) -> int | None:
         if position in skel_to_base:
             return other.of_base.get(skel_to_base[position])
-        section = skeleton.doc.sections[position]
         found = other_of_text.get(trimmed(section.text))
         return other_index if found is None and _is_index(section) else found
 
-    out: list[str] = []
-    room = _counts(s.text for s in o_doc.sections)  # a text goes in at most as often as a side has it
-    for text, times in _counts(s.text for s in t_doc.sections).items():
-        room[text] = max(room.get(text, 0), times)
+    return [twin(position, section) for position, section in enumerate(skeleton.doc.sections)]
 
-    def emit(text: str | None) -> None:
-        if text is None or room.get(text, 1) <= 0:
+
+class _Emitter:
+    """The merged texts in order; a text goes in at most as often as a side has it."""
+
+    def __init__(self, ours: sections.Document, theirs: sections.Document) -> None:
+        self.texts: list[str] = []
+        self.room = _counts(s.text for s in ours.sections)
+        for text, times in _counts(s.text for s in theirs.sections).items():
+            self.room[text] = max(self.room.get(text, 0), times)
+
+    def __call__(self, text: str | None) -> None:
+        if text is None or self.room.get(text, 1) <= 0:
             return
-        room[text] = room.get(text, 1) - 1
-        out.append(text)
-
-    pending = anchored.get(None, [])  # emitted before the skeleton's next shared section
-    for position, section in enumerate(skeleton.doc.sections):
-        twin = mirror(position)
-        if twin is not None:
-            for follower in pending:
-                emit(other_text(follower))
-            pending = anchored.get(twin, [])
-        if position in skel_to_base:
-            emit(decide(skel_to_base[position]))
-        elif skeleton is t and _is_index(section) and twin is not None:
-            emit(o_doc.sections[twin].text)  # both added an Index: ours'
-        elif trimmed(section.text) not in hints.unwanted:
-            emit(hints.replace.get(trimmed(section.text), section.text))
-    for follower in pending:
-        emit(other_text(follower))
-    text = _join(header, out)
-    return Result(text, tuple(conflicts), tuple(kept))
+        self.room[text] = self.room.get(text, 1) - 1
+        self.texts.append(text)
 
 
 def _kept_order(side: _Side) -> bool:
