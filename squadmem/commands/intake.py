@@ -320,7 +320,32 @@ def intake(
     ledger_text = scribe.text(ledger_path())
     rows = read_ledger(ledger_text)
     tier_texts = _tier_texts(repo, scribe)
-    taken = _taken(rows, tier_texts)
+    new, known = _not_taken(entries, _taken(rows, tier_texts))
+    if not new:
+        return Result((), known, dry_run, warnings=tuple(left_out), recovered=scribe.recovered)
+    placed = place(new, _first_seen(repo, new), conf, now)
+    live = _live_cores(entries)
+    placed, relocated, warnings = _fit(placed, tier_texts, rows, live, conf, _last_use(repo, tier_texts, now))
+    placed = _paged(placed, tier_texts)
+    files = _projected(tier_texts, placed, relocated)
+    files[ledger_path()] = _ledger(ledger_text, placed)
+    result = Result(
+        tuple(placed),
+        known,
+        dry_run,
+        retired=tuple(rel for rel, _, tier in relocated if tier == "archive"),
+        warnings=tuple([*left_out, *warnings]),
+        recovered=scribe.recovered,
+    )
+    if dry_run:
+        return result
+    return dataclasses.replace(result, commit=_commit(repo, scribe, files, placed))
+
+
+def _not_taken(
+    entries: Iterable[squad.Entry], taken: set[tuple[str, bytes]]
+) -> tuple[list[squad.Entry], int]:
+    """The entries not taken in before (each owner's key once), and how many were."""
     new: list[squad.Entry] = []
     seen: set[tuple[str, bytes]] = set()
     known = 0
@@ -333,16 +358,24 @@ def intake(
             known += 1
             continue
         new.append(entry)
-    if not new:
-        return Result((), known, dry_run, warnings=tuple(left_out), recovered=scribe.recovered)
+    return new, known
+
+
+def _first_seen(repo: Repo, new: Sequence[squad.Entry]) -> dict[bytes, dt.datetime | None]:
+    """Each entry's first commit whose Squad file held it (None: not in history)."""
     facts = history.read_facts(repo)
-    first_seen = {
-        e.key: (clock.from_epoch(facts.first[e.key][0]) if e.key in facts.first else None) for e in new
-    }
-    placed = place(new, first_seen, conf, now)
-    live = {k.hex() for e in entries if e.kind == "core" and e.source.endswith("/history.md") for k in e.keys}
-    placed, relocated, warnings = _fit(placed, tier_texts, rows, live, conf, _last_use(repo, tier_texts, now))
-    placed = _paged(placed, tier_texts)
+    return {e.key: (clock.from_epoch(facts.first[e.key][0]) if e.key in facts.first else None) for e in new}
+
+
+def _live_cores(entries: Iterable[squad.Entry]) -> set[str]:
+    """The keys (hex) of the Core Context sections a history.md holds now."""
+    return {k.hex() for e in entries if e.kind == "core" and e.source.endswith("/history.md") for k in e.keys}
+
+
+def _projected(
+    tier_texts: Mapping[str, str | None], placed: Sequence[Placed], relocated: Sequence[tuple[str, str, str]]
+) -> dict[str, str]:
+    """The new text of every tier file the relocations and placements change, by path."""
     projection = Projection(tier_texts, _header)
     for rel, text, tier in relocated:
         projection.remove(rel, text)
@@ -353,29 +386,26 @@ def intake(
     for rel in list(dict.fromkeys([*projection.added, *projection.removed])):
         tier, name = _tier_of(rel)
         files[rel] = projection.text(rel, tier, name)
-    retired = [(rel, text) for rel, text, tier in relocated if tier == "archive"]
+    return files
+
+
+def _ledger(ledger_text: str | None, placed: Iterable[Placed]) -> str:
+    """The ledger with a row for each entry placed."""
     ledger = ledger_text if ledger_text is not None else LEDGER_HEADER
     if ledger and not ledger.endswith("\n"):
         ledger += "\n"
-    ledger += "".join(
+    return ledger + "".join(
         Row(p.entry.key.hex(), p.entry.source, p.entry.kind, p.entry.title).line() for p in placed
     )
-    files[ledger_path()] = ledger
-    result = Result(
-        tuple(placed),
-        known,
-        dry_run,
-        retired=tuple(rel for rel, _ in retired),
-        warnings=tuple([*left_out, *warnings]),
-        recovered=scribe.recovered,
-    )
-    if dry_run:
-        return result
+
+
+def _commit(
+    repo: Repo, scribe: writer.Writer, files: dict[str, str], placed: Sequence[Placed]
+) -> writer.Made:
     grown = _untouched_templates(repo, scribe, files)
     subject = f"memory: intake {len(placed)} Squad entr{'y' if len(placed) == 1 else 'ies'}"
     body = "\n".join(f"{count} -> {target}" for target, count in _counts(placed).items())
-    made = scribe.commit_files(files, subject, body, grown=grown, trailers=[(TRAILER, str(len(placed)))])
-    return dataclasses.replace(result, commit=made)
+    return scribe.commit_files(files, subject, body, grown=grown, trailers=[(TRAILER, str(len(placed)))])
 
 
 def _known(taken: set[tuple[str, bytes]], owner: str) -> Callable[[bytes], bool]:
@@ -475,59 +505,103 @@ def _fit(
     cold): the spawn always carries Core Context. Returns the placements, the
     (hot file, section text, tier it goes to) relocations, and warnings.
     """
-    warnings: list[str] = []
-    relocated: list[tuple[str, str, str]] = []
+    moves = _Moves()
     old_cores = {r.key for r in rows if r.kind == "core"} - live  # hex; ``live``: still in a history.md
+    for agent, candidates in _hot_by_agent(placed).items():
+        rel = tier_rel("hot", agent)
+        text = texts.get(rel)
+        text = text if text is not None else _header("hot", agent) + "\n"
+        if any(p.entry.kind == "core" for p in candidates):
+            candidates, text = _retire_cores(
+                agent, candidates, text, texts.get(tier_rel("cold", agent)), old_cores, moves
+            )
+        _fill_hot(rel, text, _cores_then_newest(candidates), conf, last_use, moves)
+    return [moves.moved.get(id(p), p) for p in placed], moves.relocated, moves.warnings
+
+
+@dataclasses.dataclass(frozen=True)
+class _Moves:
+    """What fitting hot decides, as it goes."""
+
+    moved: dict[int, Placed] = dataclasses.field(default_factory=dict)  # id of a placement -> its new one
+    relocated: list[tuple[str, str, str]] = dataclasses.field(default_factory=list)  # (file, text, tier)
+    warnings: list[str] = dataclasses.field(default_factory=list)
+
+
+def _hot_by_agent(placed: Iterable[Placed]) -> dict[str, list[Placed]]:
     by_agent: dict[str, list[Placed]] = {}
     for p in placed:
         if p.tier == "hot":
             by_agent.setdefault(p.name, []).append(p)
-    moved: dict[int, Placed] = {}
-    for agent, candidates in by_agent.items():
-        rel = tier_rel("hot", agent)
-        text = texts.get(rel)
-        text = text if text is not None else _header("hot", agent) + "\n"
-        cores = [p for p in candidates if p.entry.kind == "core"]
-        if cores:
-            current = _current(cores)
-            for p in cores:  # an older version taken in with it (history-archive.md's) goes to the archive
-                if p not in current:
-                    moved[id(p)] = dataclasses.replace(p, tier="archive")
-            candidates = [p for p in candidates if p in current or p.entry.kind != "core"]
-            for section in index.split(text).sections:
-                if sections.content_key(section.text).hex() in old_cores:
-                    relocated.append((rel, section.text, "archive"))
-                    text, _ = index.remove(text, section.text)
-            cold = tier_rel("cold", agent)  # one too large for hot waited there
-            for section in index.split(texts.get(cold) or "").sections:
-                if sections.content_key(section.text).hex() in old_cores:
-                    relocated.append((cold, section.text, "archive"))
-        ordered = sorted(
-            candidates,
-            key=lambda p: (
-                p.entry.kind != "core",
-                -(p.when or dt.datetime.max.replace(tzinfo=dt.UTC)).timestamp(),
-            ),
-        )
-        for p in ordered:
-            trial = _insert_many(text, [p.entry.text], rel)
-            if not hot_blob_over(trial.encode("utf-8"), conf.hot):
-                text = trial
+    return by_agent
+
+
+def _retire_cores(
+    agent: str,
+    candidates: list[Placed],
+    text: str,
+    cold_text: str | None,
+    old_cores: set[str],
+    moves: _Moves,
+) -> tuple[list[Placed], str]:
+    """The hot candidates without Core Context versions older than the current ones, and hot's ``text``
+    without the Core Context sections ``old_cores`` replaces; both the older new ones and the
+    replaced ones in hot and cold go to the archive."""
+    rel = tier_rel("hot", agent)
+    cores = [p for p in candidates if p.entry.kind == "core"]
+    current = _current(cores)
+    for p in cores:  # an older version taken in with it (history-archive.md's) goes to the archive
+        if p not in current:
+            moves.moved[id(p)] = dataclasses.replace(p, tier="archive")
+    for section in index.split(text).sections:
+        if sections.content_key(section.text).hex() in old_cores:
+            moves.relocated.append((rel, section.text, "archive"))
+            text, _ = index.remove(text, section.text)
+    cold = tier_rel("cold", agent)  # one too large for hot waited there
+    for section in index.split(cold_text or "").sections:
+        if sections.content_key(section.text).hex() in old_cores:
+            moves.relocated.append((cold, section.text, "archive"))
+    return [p for p in candidates if p in current or p.entry.kind != "core"], text
+
+
+def _cores_then_newest(candidates: Iterable[Placed]) -> list[Placed]:
+    return sorted(
+        candidates,
+        key=lambda p: (
+            p.entry.kind != "core",
+            -(p.when or dt.datetime.max.replace(tzinfo=dt.UTC)).timestamp(),
+        ),
+    )
+
+
+def _fill_hot(
+    rel: str,
+    text: str,
+    ordered: Iterable[Placed],
+    conf: Settings,
+    last_use: Callable[[str], float],
+    moves: _Moves,
+) -> None:
+    """Each entry into hot's ``text`` while it stays within budget, else to cold; Core Context makes
+    room by sending hot's least recently used sections to cold."""
+    for p in ordered:
+        trial = _insert_many(text, [p.entry.text], rel)
+        if not hot_blob_over(trial.encode("utf-8"), conf.hot):
+            text = trial
+            continue
+        if p.entry.kind == "core":
+            evicted = _room(text, p.entry.text, rel, conf, last_use)
+            if evicted:
+                for old in evicted:
+                    text, _ = index.remove(text, old)
+                    moves.relocated.append((rel, old, "cold"))
+                text = _insert_many(text, [p.entry.text], rel)
                 continue
-            if p.entry.kind == "core":
-                evicted = _room(text, p.entry.text, rel, conf, last_use)
-                if evicted:
-                    for old in evicted:
-                        text, _ = index.remove(text, old)
-                        relocated.append((rel, old, "cold"))
-                    text = _insert_many(text, [p.entry.text], rel)
-                    continue
-                warnings.append(
-                    f"{p.entry.source}: Core Context does not fit in {rel} "
-                    f"({len(p.entry.text.encode())} bytes); kept in cold: shorten it in Squad's file"
-                )
-            moved[id(p)] = dataclasses.replace(p, tier="cold")
-    return [moved.get(id(p), p) for p in placed], relocated, warnings
+            moves.warnings.append(
+                f"{p.entry.source}: Core Context does not fit in {rel} "
+                f"({len(p.entry.text.encode())} bytes); kept in cold: shorten it in Squad's file"
+            )
+        moves.moved[id(p)] = dataclasses.replace(p, tier="cold")
 
 
 def _current(cores: list[Placed]) -> list[Placed]:

@@ -363,89 +363,25 @@ def memory_tiers(
     now: dt.datetime | None = None,
 ) -> Result:
     """Migrate a memory-tiers workspace (default: the repository's root): one commit, or none."""
-    root = (workspace or repo.root).resolve()
-    if workspace is not None and not root.is_dir():
-        raise SquadmemError(f"{workspace.name}: not a folder", hint="give the skill's workspace folder")
-    if repo.layout.places.kind == where.WORKSPACE:
-        raise SquadmemError(
-            f"{where.WORKSPACE_SETTINGS}: this workspace's memory is kept in place: nothing to migrate",
-            hint="squadmem maintains MEMORY.md and memory/ where they are (squadmem maintain)",
-        )
+    root = _workspace_root(repo, workspace)
     name = _agent(repo, agent)
     layout = repo.layout
-    texts = {rel: _read(root / rel, rel) for rel, _, _ in SOURCES}
-    if all(t is None for t in texts.values()) and not (root / LOG_FOLDER).is_dir():
-        raise SquadmemError(
-            f"{root.name or root}: no MEMORY.md or memory/ here: not a memory-tiers workspace",
-            hint="give the workspace folder: squadmem migrate memory-tiers DIR",
-        )
+    texts = _read_sources(root)
     log_files, ignored = _logs(root)
-    today = logs.today(now or logs.commit_now(), layout.settings.tz)
-    for _, rel, day in log_files:
-        if day > today:
-            raise SquadmemError(f"{rel}: a daily log of a future day", hint="check the file's name")
+    _refuse_future_logs(log_files, logs.today(now or logs.commit_now(), layout.settings.tz))
     access = root / ACCESS_LOG
     records, file_records = read_access_log(access, ACCESS_LOG) if access.is_file() else ([], 0)
     with writer.session(repo) as scribe:
         targets = {tier: layout.rel(layout.tier_path(tier, name)) for tier in AGENT_TIERS}
         scribe.refuse_dirty(list(targets.values()))
         current = {tier: scribe.text(rel) for tier, rel in targets.items()}
-        known = {sections.trimmed(s.text) for t in current.values() if t for s in sections.split(t).sections}
-        files: dict[str, str] = {}
-        tiers: list[Tier] = []
-        by_file: dict[str, list[tuple[list[str], str]]] = {}
-        added: set[str] = set()
-        for rel, tier, _ in SOURCES:
-            text = texts[rel]
-            if text is None:
-                continue
-            merged, new, kept, maintained, body = merge_tier(current[tier], text, rel, tier, name, known)
-            by_file[rel] = [(skill_titles(s), s.text) for s in body]
-            added.update(s.text for s in new)
-            if merged is not None:
-                files[targets[tier]] = merged
-            tiers.append(
-                Tier(
-                    rel,
-                    targets[tier],
-                    tuple(s.raw_heading.strip() for s in new),
-                    len(body) - len(new),
-                    bool(kept),
-                    maintained,
-                )
-            )
-        added_logs, present = [], 0
-        for path, rel, day in log_files:
-            data = _read(path, rel)
-            assert data is not None
-            target = layout.rel(layout.log_path(day))
-            there = scribe.text(target)
-            if there == data:
-                present += 1
-                continue
-            if there is not None:
-                raise SquadmemError(
-                    f"{target}: already exists with other content than {rel}",
-                    hint="squadmem never changes a daily log: move one of them aside first",
-                )
-            files[target] = data
-            added_logs.append(target)
-        texts_after = {targets[t]: files.get(targets[t], current[t] or "") for t in AGENT_TIERS}
-        ids = {sections.trimmed(e.text): e.id for e in catalog.from_texts(texts_after).entries}
-        matched, unmatched = match_uses(records, by_file)
-        carried = tuple(
-            sorted(
-                (
-                    Use(ids[sections.trimmed(t)], when, count)
-                    for t, (when, count) in matched.items()
-                    if t in added
-                ),
-                key=lambda u: u.id,
-            )
-        )
+        merged = _merge_tiers(texts, current, targets, name)
+        added_logs, present = _add_logs(scribe, log_files)
+        files = {**merged.files, **added_logs}
+        carried, unmatched = _carried(records, merged, current, targets)
         result = Result(
             name,
-            tuple(tiers),
+            tuple(merged.tiers),
             tuple(added_logs),
             present,
             carried,
@@ -459,6 +395,111 @@ def memory_tiers(
             return result
         made = _commit(scribe, files, result)
     return dataclasses.replace(result, commit=made)
+
+
+def _workspace_root(repo: Repo, workspace: Path | None) -> Path:
+    """The skill's workspace folder; refused when this repository keeps its memory in place."""
+    root = (workspace or repo.root).resolve()
+    if workspace is not None and not root.is_dir():
+        raise SquadmemError(f"{workspace.name}: not a folder", hint="give the skill's workspace folder")
+    if repo.layout.places.kind == where.WORKSPACE:
+        raise SquadmemError(
+            f"{where.WORKSPACE_SETTINGS}: this workspace's memory is kept in place: nothing to migrate",
+            hint="squadmem maintains MEMORY.md and memory/ where they are (squadmem maintain)",
+        )
+    return root
+
+
+def _read_sources(root: Path) -> dict[str, str | None]:
+    """The skill's tier files' texts by workspace path (None: absent); refused if not a workspace."""
+    texts = {rel: _read(root / rel, rel) for rel, _, _ in SOURCES}
+    if all(t is None for t in texts.values()) and not (root / LOG_FOLDER).is_dir():
+        raise SquadmemError(
+            f"{root.name or root}: no MEMORY.md or memory/ here: not a memory-tiers workspace",
+            hint="give the workspace folder: squadmem migrate memory-tiers DIR",
+        )
+    return texts
+
+
+def _refuse_future_logs(log_files: Sequence[tuple[Path, str, dt.date]], today: dt.date) -> None:
+    for _, rel, day in log_files:
+        if day > today:
+            raise SquadmemError(f"{rel}: a daily log of a future day", hint="check the file's name")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Merged:
+    """What the skill's tier files give the agent's tiers."""
+
+    files: dict[str, str]  # target path -> new text (only the targets that change)
+    tiers: list[Tier]
+    by_file: dict[str, list[tuple[list[str], str]]]  # skill file -> its sections' (skill titles, text)
+    added: set[str]  # texts of the sections added
+
+
+def _merge_tiers(
+    texts: Mapping[str, str | None],
+    current: Mapping[str, str | None],
+    targets: Mapping[str, str],
+    name: str,
+) -> _Merged:
+    """Each skill tier file merged into its target's ``current`` text; a section already there is skipped."""
+    known = {sections.trimmed(s.text) for t in current.values() if t for s in sections.split(t).sections}
+    out = _Merged({}, [], {}, set())
+    for rel, tier, _ in SOURCES:
+        text = texts[rel]
+        if text is None:
+            continue
+        merged, new, kept, maintained, body = merge_tier(current[tier], text, rel, tier, name, known)
+        out.by_file[rel] = [(skill_titles(s), s.text) for s in body]
+        out.added.update(s.text for s in new)
+        if merged is not None:
+            out.files[targets[tier]] = merged
+        titles = tuple(s.raw_heading.strip() for s in new)
+        out.tiers.append(Tier(rel, targets[tier], titles, len(body) - len(new), bool(kept), maintained))
+    return out
+
+
+def _add_logs(
+    scribe: writer.Writer, log_files: Sequence[tuple[Path, str, dt.date]]
+) -> tuple[dict[str, str], int]:
+    """The daily logs to add, by target path, and how many are there already with the same bytes."""
+    layout = scribe.repo.layout
+    added: dict[str, str] = {}
+    present = 0
+    for path, rel, day in log_files:
+        data = _read(path, rel)
+        assert data is not None
+        target = layout.rel(layout.log_path(day))
+        there = scribe.text(target)
+        if there == data:
+            present += 1
+            continue
+        if there is not None:
+            raise SquadmemError(
+                f"{target}: already exists with other content than {rel}",
+                hint="squadmem never changes a daily log: move one of them aside first",
+            )
+        added[target] = data
+    return added, present
+
+
+def _carried(
+    records: Sequence[tuple[str, str, str, dt.datetime, int]],
+    merged: _Merged,
+    current: Mapping[str, str | None],
+    targets: Mapping[str, str],
+) -> tuple[tuple[Use, ...], list[str]]:
+    """The uses carried onto the sections added (by id), and the access-log keys that match nothing."""
+    texts_after = {targets[t]: merged.files.get(targets[t], current[t] or "") for t in AGENT_TIERS}
+    ids = {sections.trimmed(e.text): e.id for e in catalog.from_texts(texts_after).entries}
+    matched, unmatched = match_uses(records, merged.by_file)
+    found = (
+        Use(ids[sections.trimmed(t)], when, count)
+        for t, (when, count) in matched.items()
+        if t in merged.added
+    )
+    return tuple(sorted(found, key=lambda u: u.id)), unmatched
 
 
 def _commit(scribe: writer.Writer, files: dict[str, str], result: Result) -> writer.Made:
