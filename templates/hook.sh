@@ -78,9 +78,18 @@ if {{ [ "{event}" = prepare-commit-msg ] || [ "{event}" = commit-msg ]; }} && [ 
     case $squadmem_amend in
         *amend*) ;;
         *)
-            if [ ! -e "$squadmem_state/squadmem/pending-uses.json" ] &&
-                ! grep -qi '^squad-memory-used' "$1"; then
-                exit 0
+            if [ ! -e "$squadmem_state/squadmem/pending-uses.json" ]; then
+                # a Squad-Memory-Used line in the message (any case), looked for by the shell itself
+                squadmem_used=
+                while IFS= read -r squadmem_line || [ -n "$squadmem_line" ]; do
+                    case $squadmem_line in
+                        [Ss][Qq][Uu][Aa][Dd]-[Mm][Ee][Mm][Oo][Rr][Yy]-[Uu][Ss][Ee][Dd]*)
+                            squadmem_used=1
+                            break
+                            ;;
+                    esac
+                done < "$1"
+                [ -n "$squadmem_used" ] || exit 0
             fi
             ;;
     esac
