@@ -56,7 +56,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench import squad_spawns, study_rules
+from bench import squad_replay, squad_spawns, study_rules
 from bench.gitrun import git, squadmem
 from bench.squad_corpus import committed, identity, squad_entries
 from squadmem.commands import intake
@@ -482,18 +482,11 @@ def scorable(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> tuple
 
 def commit_state(root: Path, history: Path, sha: str, when: str, first: bool) -> str | None:
     """The team's ``.squad/`` at ``sha`` committed into the replay at ``when`` (squadmem set up in the
-    first), then ``maintain``; None, or why it failed."""
+    first: ``squad_replay.commit_state``), then ``maintain``; None, or why it failed."""
+    failed = squad_replay.commit_state(root, history, sha, dt.datetime.fromisoformat(when), first)
+    if failed is not None:
+        return failed
     env = identity(when)
-    git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
-    if git(history, "ls-tree", sha, ".squad").out.strip():  # a state may hold no .squad/ at all
-        git(root, "checkout", sha, "--", ".squad", env=env)
-    git(root, "commit", "-q", "--allow-empty", "-m", f"squad state before {when}", env=env)
-    if first:
-        done = squadmem(root, "init", env=env, check=False)
-        if done.returncode:
-            return f"init: {(done.err or done.out).strip()[:160]}"
-        git(root, "add", "-A", env=env)
-        git(root, "commit", "-q", "-m", "squadmem init", env=env)
     done = squadmem(root, "maintain", "--now", when, env=env, check=False)
     return f"maintain before {when}: {(done.err or done.out).strip()[:160]}" if done.returncode else None
 
