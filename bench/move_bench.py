@@ -37,10 +37,9 @@ from pathlib import Path
 from bench import generate
 from bench.gitrun import git
 from bench.paired import Stopwatch, compare_timings
-from squadmem.commands import maintain
 from squadmem.engine import catalog, index, policy, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import settings
+from squadmem.model import settings, templates
 
 TARGET = 1.3
 
@@ -92,7 +91,7 @@ def time_overhead(repo: Repo) -> float:
     with writer.session(repo) as scribe:
         scribe.refuse_dirty(plan.read() or [memory.entries[0].file])
         scribe.config()
-        scribe.rehearse(plan, maintain.header)
+        scribe.rehearse(plan, templates.tier_header)
     return watch.seconds()
 
 

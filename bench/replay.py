@@ -34,9 +34,9 @@ from pathlib import Path
 
 from bench import workload as wl
 from bench.gitrun import git
-from squadmem.commands import context, maintain
+from squadmem.commands import context
 from squadmem.engine import catalog, index, policy
-from squadmem.model import sections
+from squadmem.model import sections, templates
 from squadmem.model.layout import tier_rel
 from squadmem.model.settings import Settings
 
@@ -86,8 +86,8 @@ def initial_texts(work: wl.Workload) -> dict[str, str]:
     """Each agent's hot file (its header and Core Context) and empty cold file."""
     texts = {}
     for agent in work.agents:
-        texts[tier_rel("hot", agent)] = maintain.header("hot", agent) + work.core[agent]
-        texts[tier_rel("cold", agent)] = maintain.header("cold", agent)
+        texts[tier_rel("hot", agent)] = templates.tier_header("hot", agent) + work.core[agent]
+        texts[tier_rel("cold", agent)] = templates.tier_header("cold", agent)
     return texts
 
 
@@ -201,7 +201,7 @@ class Model:
             memory = self.memory(agent)
             ages, when = self.ages(memory), night(day)
             plan = policy.plan(
-                memory, ages, self.settings, when, header=maintain.header, previous=self.before
+                memory, ages, self.settings, when, header=templates.tier_header, previous=self.before
             )
             self.texts.update(plan.files)
             for text in plan.files.values():

@@ -44,7 +44,7 @@ from collections.abc import Iterator
 
 from bench import replay
 from bench import workload as wl
-from squadmem.commands import maintain
+from squadmem.model import templates
 from squadmem.model.settings import Settings
 
 NEVER = 10**9
@@ -250,7 +250,7 @@ CANDIDATES: tuple[type[Yardstick], ...] = (Lru, SecondUse, decayed(3), decayed(7
 
 def caps(work: wl.Workload, agent: str, settings: Settings) -> tuple[int, int]:
     """(bytes, lines) an agent's entries may take: the hot budget less the file's header and Core Context."""
-    fixed = maintain.header("hot", agent) + work.core[agent]
+    fixed = templates.tier_header("hot", agent) + work.core[agent]
     budget = settings.hot
     return budget.max_bytes - len(fixed.encode("utf-8")), budget.max_lines - fixed.count("\n")
 

@@ -14,7 +14,7 @@ from conftest import GitRepo
 from squadmem.commands import maintain
 from squadmem.engine import catalog, lastuse, policy, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import sections
+from squadmem.model import sections, templates
 from squadmem.model.layout import MEMORY_DIR
 from squadmem.model.settings import Settings
 
@@ -70,8 +70,8 @@ def test_replaying_a_plan_against_head_scans_each_byte_a_bounded_number_of_times
         assert len(plan.moves) > SECTIONS - 50
         scanned.clear()
         with writer.session(gateway) as scribe:
-            scribe.rehearse(plan, maintain.header)
-            steps = scribe.steps(plan, maintain.header)
+            scribe.rehearse(plan, templates.tier_header)
+            steps = scribe.steps(plan, templates.tier_header)
             first = next(steps)
             assert set(first[0]) == {HOT, f"{MEMORY_DIR}/cold/picard.md"}
     assert sum(scanned) <= BOUND * len(text), sum(scanned) / len(text)

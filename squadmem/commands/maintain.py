@@ -23,7 +23,6 @@ from squadmem.model import settings, templates
 from squadmem.model.errors import SquadmemError
 
 _MOVE = re.compile(r"(\S+) (\S+) -> (\S+)")
-header = templates.tier_header  # the policy's Header: the text a new tier file starts with
 
 
 def load_settings(repo: Repo, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> settings.Settings:
@@ -46,7 +45,9 @@ def make_plan(repo: Repo, conf: settings.Settings, now: dt.datetime, agent: str 
     ages = {k: v.last for k, v in found.items()}
     held = demoted(repo, now, conf.promote.window_hours)
     previous = lastuse.previous_uses(found)
-    return policy.plan(memory, ages, conf, now, agent=agent, header=header, demoted=held, previous=previous)
+    return policy.plan(
+        memory, ages, conf, now, agent=agent, header=templates.tier_header, demoted=held, previous=previous
+    )
 
 
 def demoted(repo: Repo, now: dt.datetime, hours: float) -> dict[str, dt.datetime]:
@@ -110,7 +111,7 @@ def maintain(
         edits = edits_first(scribe, "maintain", commit_edits)
         taken = intake.intake(repo, conf, now, scribe=scribe) if take_in else None
         plan = make_plan(repo, conf, now, agent)
-        made = scribe.execute(plan, header)
+        made = scribe.execute(plan, templates.tier_header)
         kept, warning = spawn.upkeep(repo, scribe) if agent is None else (None, None)
     first = (*edits, *(() if taken is None or taken.commit is None else (taken.commit,)))
     last = () if kept is None else (kept,)

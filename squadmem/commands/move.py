@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 
-from squadmem.commands.maintain import edits_first, header, load_settings
+from squadmem.commands.maintain import edits_first, load_settings
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog, lastuse, policy, writer
 from squadmem.gitio.repo import Repo
+from squadmem.model import templates
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import TIERS, check_name
 
@@ -67,8 +68,8 @@ def move(
         conf = load_settings(repo)
         made_edits = edits_first(scribe, verb, commit_edits)
         ages = lastuse.last_uses(repo, memory, now=now)
-        plan = policy.manual(memory, ages, conf, now, entry, tier, name, header=header)
-        made = scribe.execute(plan, header)
+        plan = policy.manual(memory, ages, conf, now, entry, tier, name, header=templates.tier_header)
+        made = scribe.execute(plan, templates.tier_header)
     return Outcome(plan, (*made_edits, *made), recovered=scribe.recovered)
 
 

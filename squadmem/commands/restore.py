@@ -6,11 +6,11 @@ import dataclasses
 import datetime as dt
 from collections.abc import Iterator
 
-from squadmem.commands.maintain import header, load_settings
+from squadmem.commands.maintain import load_settings
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog, lastuse, policy, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import sections
+from squadmem.model import sections, templates
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, TIERS, check_name, classify, decode_tier
 
@@ -148,7 +148,7 @@ def _restore(
         target_tier=tier,
         target_name=name,
         rev=found.rev,
-        header=header,
+        header=templates.tier_header,
     )
-    made = scribe.execute(plan, header)
+    made = scribe.execute(plan, templates.tier_header)
     return Outcome(plan, tuple(made), recovered=scribe.recovered)
