@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from squadmem.cli import run
+from squadmem.lane import run
 
 run()

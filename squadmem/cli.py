@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import os
-import sys
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,13 +19,13 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from squadmem import __version__
-from squadmem.commands import invocation
+from squadmem.commands import frequent, invocation
 from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
 
 if TYPE_CHECKING:
     from squadmem.commands.invocation import Repo
 
-DEBUG_HINT = "SQUADMEM_DEBUG=1 shows the traceback"
+DEBUG_HINT = frequent.DEBUG_HINT
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -174,15 +173,7 @@ def check_arguments(values: dict[str, Any]) -> None:
         _refuse_bad_text("-C", ctx.find_root().obj)
 
 
-def read_stdin() -> str:
-    """Standard input as UTF-8 text; refuses other bytes rather than guess."""
-    raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
-    try:
-        return raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise SquadmemError(
-            f"standard input: not UTF-8 (byte {exc.start})", hint="pipe UTF-8 text into squadmem"
-        ) from None
+read_stdin = frequent.read_stdin  # standard input as UTF-8 text, refused otherwise
 
 
 def _warn(caught: list[warnings.WarningMessage]) -> None:
@@ -442,21 +433,18 @@ def context_command(
 
     Example: squadmem context --agent picard --include-wiki security
     """
-    from squadmem.commands import context as spawn
-
-    with open_repo(ctx) as repo:
-        result = spawn.context(
-            repo,
-            agent,
-            invocation.moment(now),
-            include_cold=include_cold,
-            wiki=include_wiki or [],
-            sections=include or [],
-            record=record,
-            task=task,
-        )
-    click.echo(invocation.to_json(result.as_dict()) if as_json else result.text, nl=False)
-    click.echo(result.summary(), err=True)
+    frequent.context(
+        click.echo,
+        ctx.find_root().obj,
+        agent=agent,
+        include_cold=include_cold,
+        include_wiki=include_wiki,
+        include=include,
+        task=task,
+        record=record,
+        as_json=as_json,
+        now=now,
+    )
 
 
 @app.command("recall")
@@ -506,21 +494,19 @@ def recall_command(
 
     Example: squadmem recall "token rotation" --agent worf
     """
-    from squadmem.commands import recall as recalling
-
-    with open_repo(ctx) as repo:
-        found = recalling.recall(
-            repo,
-            query,
-            invocation.moment(now),
-            agent=agent,
-            tier=tier,
-            limit=limit,
-            logs=logs,
-            record=record,
-            history=in_history,
-        )
-    click.echo(invocation.to_json(found.as_dict()) if as_json else found.text())
+    frequent.recall(
+        click.echo,
+        ctx.find_root().obj,
+        query=query,
+        agent=agent,
+        tier=tier,
+        limit=limit,
+        logs=logs,
+        record=record,
+        in_history=in_history,
+        as_json=as_json,
+        now=now,
+    )
 
 
 # --- history, uses and report commands ---
@@ -1306,22 +1292,15 @@ def near_command(
     {"hooks": {"PostToolUse": [{"matcher": "Read|Edit|Write|MultiEdit|Bash",
     "hooks": [{"type": "command", "command": "squadmem near --from-hook"}]}]}}
     """
-    from squadmem.commands import near
-
-    who = agent or near.agent_from_env()
-    if not from_hook:
-        with open_repo(ctx) as repo:
-            found = near.near(repo, near.manual(things or []), who, max_bytes)
-        click.echo(invocation.to_json(found.as_dict()) if as_json else found.text, nl=False)
-        return
-    try:
-        event = near.parse(read_stdin())
-        with open_repo(ctx) as repo:
-            found = near.near(repo, event, who, max_bytes)
-    except SquadmemError as exc:
-        click.echo(f"squadmem near: {exc.message}", err=True)
-        return
-    click.echo(invocation.to_json(found.as_dict()) if as_json else found.as_hook_output(), nl=False)
+    frequent.near(
+        click.echo,
+        ctx.find_root().obj,
+        things=things,
+        from_hook=from_hook,
+        agent=agent,
+        max_bytes=max_bytes,
+        as_json=as_json,
+    )
 
 
 @app.command("track")
@@ -1357,14 +1336,16 @@ def track_command(
 
     Example: squadmem track ~/.claude/projects/-src-app/3f9c.jsonl
     """
-    from squadmem.commands import track as tracking
-
-    paths = list(files or [])
-    if from_hook:
-        paths.append(tracking.hook_transcript(sys.stdin.read()))
-    with open_repo(ctx) as repo:
-        result = tracking.track(repo, paths, invocation.moment(now), fmt=fmt, dry_run=dry_run)
-    click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
+    frequent.track(
+        click.echo,
+        ctx.find_root().obj,
+        files=files,
+        fmt=fmt,
+        from_hook=from_hook,
+        dry_run=dry_run,
+        now=now,
+        as_json=as_json,
+    )
 
 
 # --- migrate commands ---

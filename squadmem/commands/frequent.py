@@ -1,0 +1,228 @@
+"""What the commands agents run most often do once parsed: ``context`` at every spawn, ``recall``,
+and ``near`` and ``track`` as hooks at every tool call.
+
+Two entry points call these with the same arguments: the click CLI (:mod:`squadmem.cli`) and the
+fast lane (:mod:`squadmem.lane`), which parses these commands without importing click. Each
+function takes the ``echo`` to print with (click's, or :func:`echo`, the lane's copy of it) and
+the ``-C`` folder; it opens the repository, runs the command's module and prints. :func:`guarded`
+is the lane's copy of the CLI's error handling. Imported at every start-up: the standard library
+only at import, the rest when called.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
+
+    Echo = Callable[..., None]
+
+DEBUG_HINT = "SQUADMEM_DEBUG=1 shows the traceback"
+
+
+def context(
+    echo: Echo,
+    directory: Path,
+    *,
+    agent: str,
+    include_cold: bool,
+    include_wiki: list[str] | None,
+    include: list[str] | None,
+    task: str | None,
+    record: bool,
+    as_json: bool,
+    now: str | None,
+) -> None:
+    """``squadmem context``: the spawn prompt on stdout, its size on stderr."""
+    from squadmem.commands import context as spawn
+    from squadmem.commands import invocation
+
+    with invocation.open_repo(directory) as repo:
+        result = spawn.context(
+            repo,
+            agent,
+            invocation.moment(now),
+            include_cold=include_cold,
+            wiki=include_wiki or [],
+            sections=include or [],
+            record=record,
+            task=task,
+        )
+    echo(invocation.to_json(result.as_dict()) if as_json else result.text, nl=False)
+    echo(result.summary(), err=True)
+
+
+def recall(
+    echo: Echo,
+    directory: Path,
+    *,
+    query: str,
+    agent: str | None,
+    tier: str | None,
+    limit: int,
+    logs: bool,
+    record: bool,
+    in_history: bool,
+    as_json: bool,
+    now: str | None,
+) -> None:
+    """``squadmem recall``: the sections holding the query's words, best first."""
+    from squadmem.commands import invocation
+    from squadmem.commands import recall as recalling
+
+    with invocation.open_repo(directory) as repo:
+        found = recalling.recall(
+            repo,
+            query,
+            invocation.moment(now),
+            agent=agent,
+            tier=tier,
+            limit=limit,
+            logs=logs,
+            record=record,
+            history=in_history,
+        )
+    echo(invocation.to_json(found.as_dict()) if as_json else found.text())
+
+
+def near(
+    echo: Echo,
+    directory: Path,
+    *,
+    things: list[str] | None,
+    from_hook: bool,
+    agent: str | None,
+    max_bytes: int,
+    as_json: bool,
+) -> None:
+    """``squadmem near``: memory naming the files or issues given, or those of a hook's event."""
+    from squadmem.commands import invocation
+    from squadmem.commands import near as nearby
+    from squadmem.model.errors import SquadmemError
+
+    who = agent or nearby.agent_from_env()
+    if not from_hook:
+        with invocation.open_repo(directory) as repo:
+            found = nearby.near(repo, nearby.manual(things or []), who, max_bytes)
+        echo(invocation.to_json(found.as_dict()) if as_json else found.text, nl=False)
+        return
+    try:
+        event = nearby.parse(read_stdin())
+        with invocation.open_repo(directory) as repo:
+            found = nearby.near(repo, event, who, max_bytes)
+    except SquadmemError as exc:
+        echo(f"squadmem near: {exc.message}", err=True)
+        return
+    echo(invocation.to_json(found.as_dict()) if as_json else found.as_hook_output(), nl=False)
+
+
+def track(
+    echo: Echo,
+    directory: Path,
+    *,
+    files: list[Path] | None,
+    fmt: str,
+    from_hook: bool,
+    dry_run: bool,
+    now: str | None,
+    as_json: bool,
+) -> None:
+    """``squadmem track``: record the uses an agent's session transcripts show."""
+    from squadmem.commands import invocation
+    from squadmem.commands import track as tracking
+
+    paths = list(files or [])
+    if from_hook:
+        paths.append(tracking.hook_transcript(sys.stdin.read()))
+    with invocation.open_repo(directory) as repo:
+        result = tracking.track(repo, paths, invocation.moment(now), fmt=fmt, dry_run=dry_run)
+    echo(invocation.to_json(result.as_dict()) if as_json else result.text())
+
+
+COMMANDS = {"context": context, "recall": recall, "near": near, "track": track}
+
+
+def read_stdin() -> str:
+    """Standard input as UTF-8 text; refuses other bytes rather than guess."""
+    from squadmem.model.errors import SquadmemError
+
+    raw = sys.stdin.buffer.read() if hasattr(sys.stdin, "buffer") else sys.stdin.read().encode()
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SquadmemError(
+            f"standard input: not UTF-8 (byte {exc.start})", hint="pipe UTF-8 text into squadmem"
+        ) from None
+
+
+def echo(message: str = "", nl: bool = True, err: bool = False) -> None:
+    """click's ``echo`` for text, as it prints outside a click command: to stdout (stderr with
+    ``err``), ANSI escapes stripped unless the stream is a terminal, flushed."""
+    stream = sys.stderr if err else sys.stdout
+    if stream is None:
+        return
+    out = message + "\n" if nl else message
+    if not out:
+        stream.flush()
+        return
+    if not _isatty(stream):
+        out = _strip_ansi(out)
+    stream.write(out)
+    stream.flush()
+
+
+def _isatty(stream: Any) -> bool:
+    try:
+        return bool(stream.isatty())
+    except Exception:
+        return False
+
+
+def _strip_ansi(text: str) -> str:
+    if "\033" not in text:
+        return text
+    import re
+
+    return re.sub(r"\033\[[;?0-9]*[a-zA-Z]", "", text)
+
+
+def guarded(command: str, directory: Path, values: dict[str, Any]) -> int:
+    """Run ``command`` as the CLI's ``guarded`` does: its exit status, a SquadmemError as its code
+    and one line, anything else as exit 3; the warnings it raised printed on stderr after it."""
+    import warnings
+
+    from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", SquadmemWarning)
+        try:
+            COMMANDS[command](echo, directory, **values)
+            return 0
+        except SquadmemError as exc:
+            echo(exc.render(), err=True)
+            return int(exc.code)
+        except KeyboardInterrupt:
+            raise
+        except Exception as exc:
+            if os.environ.get("SQUADMEM_DEBUG"):
+                import traceback
+
+                traceback.print_exc()
+            echo(f"squadmem: internal error: {type(exc).__name__}: {exc}", err=True)
+            echo(f"hint: this is a bug in squadmem; please report it ({DEBUG_HINT})", err=True)
+            return int(Exit.INTERNAL)
+        finally:
+            _warn(caught, SquadmemWarning)
+
+
+def _warn(caught: list[Any], kind: type) -> None:
+    shown = set()
+    for item in caught:
+        if isinstance(item.message, kind) and item.message.render() not in shown:
+            shown.add(item.message.render())
+            echo(item.message.render(), err=True)
