@@ -3,9 +3,11 @@
 Agents run `squadmem context` at every spawn, so what a command costs before
 it does anything is paid every time. A small repository (`squadmem init`,
 two agents, a few hot and cold sections, a wiki page, committed) is made in
-a temporary folder; then each command runs as a whole process, alternating
-with the yardstick `python -c pass` (same interpreter, same environment,
-bytecode compiled for both), and the table gives the medians of each side,
+a temporary folder; then each command runs as a whole process, started as
+users start it (the `squadmem` console script, as pip writes it for the
+entry point in the checkout's pyproject.toml: the fast lane,
+`squadmem.lane:run`), alternating with the yardstick `python -c pass` (same
+interpreter, same environment, bytecode compiled for both), and the table gives the medians of each side,
 of the per-round ratios and of the per-round differences (what squadmem
 costs above starting Python). Where GitPython is installed, the row
 `import git` shows what it costs to import alone, against the same yardstick
@@ -27,6 +29,7 @@ import importlib.util
 import subprocess
 import sys
 import tempfile
+import tomllib
 from pathlib import Path
 
 from bench.paired import Command, Paired, compare_both, compile_bytecode, environment
@@ -58,6 +61,25 @@ Exports run nightly at 02:00 UTC and retry three times.
 WIKI = "Rotate signing keys every 90 days; announce it a week before.\n"
 
 
+SCRIPT = """import re
+import sys
+from {module} import {function}
+if __name__ == "__main__":
+    sys.argv[0] = re.sub(r"(-script\\.pyw|\\.exe)?$", "", sys.argv[0])
+    sys.exit({function}())
+"""
+
+
+def console_script(checkout: Path, folder: Path) -> list[str]:
+    """The argv of the `squadmem` console script of ``checkout``: the file pip writes for its entry
+    point (pyproject.toml's [project.scripts]), in ``folder``, run by this interpreter."""
+    entry = tomllib.loads((checkout / "pyproject.toml").read_text("utf-8"))["project"]["scripts"]["squadmem"]
+    module, _, function = entry.partition(":")
+    script = folder / "squadmem"
+    script.write_text(SCRIPT.format(module=module, function=function), "utf-8")
+    return [sys.executable, str(script)]
+
+
 def run(root: Path, env: dict[str, str], *args: str, input: str | None = None) -> None:
     subprocess.run(args, cwd=root, env=env, input=input, text=True, check=True, capture_output=True)
 
@@ -82,9 +104,9 @@ def small_repository(root: Path, env: dict[str, str]) -> None:
     run(root, env, *squadmem, "wiki", "write", "security", "--title", "Key rotation", input=WIKI)
 
 
-def commands(root: Path, env: dict[str, str]) -> list[tuple[str, Command]]:
+def commands(root: Path, env: dict[str, str], script: list[str]) -> list[tuple[str, Command]]:
     def squadmem(*args: str) -> Command:
-        return Command([sys.executable, "-m", "squadmem", *args], cwd=root, env=env)
+        return Command([*script, *args], cwd=root, env=env)
 
     rows = [
         ("squadmem --version", squadmem("--version")),
@@ -111,15 +133,17 @@ def main() -> None:
     compile_bytecode(checkout / "squadmem")
     env = environment(PYTHONPATH=str(checkout))
     with tempfile.TemporaryDirectory(prefix="squadmem-startup-") as tmp:
-        root = Path(tmp)
+        root = Path(tmp) / "repo"
+        root.mkdir()
         small_repository(root, env)
+        script = console_script(checkout, Path(tmp))
         yardstick = Command([sys.executable, "-c", "pass"], env=env)
         where = "this checkout" if checkout == HERE else str(checkout)
         print(f"squadmem from {where}; {args.rounds} paired rounds each\n")
         cpu_rows = []
         verdicts = []
         print("wall time\n\n" + HEADER)
-        for name, command in commands(root, env):
+        for name, command in commands(root, env, script):
             wall, cpu = compare_both(command, yardstick, rounds=args.rounds)
             print(row(name, wall), flush=True)
             cpu_rows.append(row(name, cpu))

@@ -51,3 +51,179 @@ def merge_head_file(start: str | None = None) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     return first if len(first) in (40, 64) else None
+
+
+# -- finding the repository a command runs in, as ``git rev-parse`` would ---------------------
+
+HASHES = ("sha1", "sha256")
+
+
+def discover(start: str, env: dict[str, str]) -> tuple[str, str, str, str] | None:
+    """What ``git rev-parse --absolute-git-dir --git-common-dir --show-object-format
+    --show-toplevel`` says in the work tree that holds ``start``, found without starting git: the
+    git directory, the common git directory (absolute and real), the object format and the top of
+    the work tree. ``env``: the environment git would run in (squadmem's, without ``GIT_DIR``).
+
+    Only the plain layouts are read here: a ``.git`` folder, or a ``.git`` file naming the git
+    directory (a linked worktree, a submodule, ``--separate-git-dir``), owned by this user, on one
+    file system, its configuration plain (no ``core.worktree``, no ``core.bare``, no
+    extension but ``objectFormat``, no includes). For anything else (a bare repository, a folder
+    inside ``.git``, configuration in the environment, no repository at all) it returns None and
+    the caller asks git, so git's answers and errors stay git's."""
+    if any(k.startswith("GIT_CONFIG_") and k not in _PLAIN_CONFIG for k in env) or _sudo(env):
+        return None
+    try:
+        here = os.path.realpath(start)
+        device = os.stat(here).st_dev
+    except (OSError, ValueError):
+        return None
+    while True:
+        found = _at(here)
+        if found is not None:
+            return found or None
+        parent = os.path.dirname(here)
+        if parent == here or _device(parent) != device:
+            return None
+        here = parent
+
+
+_PLAIN_CONFIG = frozenset({"GIT_CONFIG_NOSYSTEM", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM"})
+
+
+def _sudo(env: dict[str, str]) -> bool:
+    """As root under sudo, git compares ownership with SUDO_UID: left to git."""
+    return os.geteuid() == 0 and "SUDO_UID" in env
+
+
+def _device(path: str) -> int | None:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None
+
+
+def _at(top: str) -> tuple[str, str, str, str] | tuple[()] | None:
+    """The repository whose work tree's top is ``top``; () where git must be asked; None where
+    ``top`` holds no ``.git`` (go up)."""
+    dot = os.path.join(top, ".git")
+    if os.path.isdir(dot):
+        where = dot
+    elif os.path.isfile(dot):
+        where = _gitfile(dot)
+        if where is None:
+            return ()
+    elif os.path.lexists(dot) or _looks_like_git_dir(top):
+        return ()  # a broken .git, or a bare repository / a folder inside one: git's to say
+    else:
+        return None
+    real = os.path.realpath(where)
+    common = _common(real)
+    if common is None or not _looks_like_git_dir(real, common):
+        return ()
+    fmt = _object_format(common)
+    if fmt is None or not _owned(top, dot, real, common):
+        return ()
+    return real, common, fmt, top
+
+
+def _gitfile(dot: str) -> str | None:
+    """Where a ``.git`` file points (``gitdir: PATH``, relative to its folder), None if unreadable."""
+    try:
+        with open(dot, "rb") as handle:
+            text = handle.read(4096).decode("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+    first, _, rest = text.partition("\n")
+    if not first.startswith("gitdir: ") or rest.strip() or "\r" in first:
+        return None
+    found = first[len("gitdir: ") :]
+    return found if os.path.isabs(found) else os.path.join(os.path.dirname(dot), found)
+
+
+def _common(where: str) -> str | None:
+    """The common git directory of the git directory ``where`` (its ``commondir`` file), real."""
+    try:
+        with open(os.path.join(where, "commondir"), "rb") as handle:
+            common = handle.read().decode("utf-8").rstrip("\n")
+    except FileNotFoundError:
+        return where
+    except (OSError, UnicodeDecodeError):
+        return None
+    if not common or "\n" in common:
+        return None
+    return os.path.realpath(os.path.join(where, common))
+
+
+def _looks_like_git_dir(where: str, common: str | None = None) -> bool:
+    """git's test for a git directory: a HEAD, and objects/ and refs/ (in the common one)."""
+    common = common or where
+    head = os.path.join(where, "HEAD")
+    return (
+        os.path.isfile(head)
+        and not os.path.islink(head)
+        and os.path.isdir(os.path.join(common, "objects"))
+        and os.path.isdir(os.path.join(common, "refs"))
+    )
+
+
+def _owned(*paths: str) -> bool:
+    """Every path is this user's (else git's safe.directory rules decide: git's to say)."""
+    me = os.geteuid()
+    try:
+        return all(os.lstat(p).st_uid == me for p in paths)
+    except OSError:
+        return False
+
+
+def _object_format(common: str) -> str | None:
+    """sha1 or sha256, as the repository's config says; None where its config is not plain (a
+    work tree set elsewhere, bare, an extension but objectFormat, an include, a line git's
+    quoting or continuation would read otherwise): git's to read."""
+    try:
+        with open(os.path.join(common, "config"), "rb") as handle:
+            text = handle.read().decode("utf-8")
+    except FileNotFoundError:
+        return "sha1"
+    except (OSError, UnicodeDecodeError):
+        return None
+    values = _core_and_extensions(text)
+    if values is None:
+        return None
+    version = values.pop("core.repositoryformatversion", "0")
+    fmt = values.pop("extensions.objectformat", "sha1")
+    if values.pop("core.bare", "false").lower() not in ("false", "no", "off", "0"):
+        return None
+    if values or version not in ("0", "1") or fmt not in HASHES or (fmt != "sha1" and version != "1"):
+        return None
+    return fmt
+
+
+def _core_and_extensions(text: str) -> dict[str, str] | None:
+    """``core.*`` and ``extensions.*`` keys that decide where the work tree is and what it holds
+    (names lower case); None for a config this plain reading would get wrong."""
+    values: dict[str, str] = {}
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line or line[0] in "#;":
+            continue
+        if line.endswith("\\"):
+            return None  # a value continued on the next line
+        if line[0] == "[":
+            name, close, after = line[1:].partition("]")
+            if not close or after.strip()[:1] not in ("", "#", ";"):
+                return None
+            section = name.strip().lower()
+            if section.startswith("include"):
+                return None
+            continue
+        if section not in ("core", "extensions"):
+            continue
+        if '"' in line or "\\" in line:
+            return None
+        key, eq, value = line.partition("=")
+        key = key.strip().lower()
+        value = value.split("#")[0].split(";")[0].strip() if eq else "true"
+        if section == "extensions" or key in ("bare", "worktree", "repositoryformatversion"):
+            values[f"{section}.{key}"] = value
+    return values

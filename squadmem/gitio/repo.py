@@ -1,7 +1,8 @@
 """The CLI's git gateway: an open repository, and every git call squadmem's commands make.
 
-Standard library only. Where the repository is comes from one ``git
-rev-parse``; objects come through one long-lived ``cat-file --batch``
+Standard library only. Where the repository is comes from its ``.git``
+(:func:`~squadmem.gitio.gitdir.discover`), or from one ``git rev-parse`` where
+the layout is not a plain one; objects come through one long-lived ``cat-file --batch``
 process (:class:`~squadmem.gitio.catfile.CatFile`); history is read by
 streaming one ``git log`` process, never a process per commit. A failing git
 command is a :class:`~squadmem.gitio.runner.GitError` naming the command,
@@ -14,7 +15,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
-from squadmem.gitio import config, questions, runner
+from squadmem.gitio import config, gitdir, questions, runner
 from squadmem.gitio.catfile import CatFile
 from squadmem.gitio.formats import LogEntry, log_format, parse_log, parse_ls_tree
 from squadmem.model.errors import Exit, SquadmemError
@@ -40,6 +41,16 @@ class Repo:
     def __init__(self, path: Path | str = ".", identity: Mapping[str, str] | None = None) -> None:
         self._env = runner.git_env(keep_index=False, keep_identity=True)
         self._env.update(identity or {})
+        own, common, self.object_format, top = gitdir.discover(str(path), self._env) or self._ask(path)
+        self.root = Path(top)
+        self.layout = Layout(self.root)
+        self.work_git_dir = Path(own)
+        self.git_dir = Path(common)
+        self._objects: CatFile | None = None
+
+    def _ask(self, path: Path | str) -> tuple[str, str, str, str]:
+        """Where the repository is, as ``git rev-parse`` says (the layouts :func:`gitdir.discover`
+        leaves to git): its git dir, its common git dir (absolute), object format and top."""
         start = Path(path)
         try:
             status, out, _ = runner.run(_WHERE, self._env, cwd=start)
@@ -53,12 +64,9 @@ class Repo:
                 f"not a git repository: {start.resolve()}",
                 hint="run squadmem inside a git work tree (git init creates one), or pass -C PATH",
             )
-        _, own, common, self.object_format, top = lines
-        self.root = Path(top)
-        self.layout = Layout(self.root)
-        self.work_git_dir = Path(own)
-        self.git_dir = (start / common).resolve() if not Path(common).is_absolute() else Path(common)
-        self._objects: CatFile | None = None
+        _, own, common, fmt, top = lines
+        common = str((start / common).resolve()) if not Path(common).is_absolute() else common
+        return own, common, fmt, top
 
     def __enter__(self) -> Repo:
         return self
