@@ -16,9 +16,12 @@ import sys
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import warnings
     from collections.abc import Callable
     from pathlib import Path
     from typing import Any
+
+    from squadmem.model.errors import SquadmemWarning
 
     Echo = Callable[..., None]
 
@@ -144,7 +147,12 @@ def track(
     echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
-COMMANDS = {"context": context, "recall": recall, "near": near, "track": track}
+COMMANDS: dict[str, Callable[..., None]] = {
+    "context": context,
+    "recall": recall,
+    "near": near,
+    "track": track,
+}
 
 
 def read_stdin() -> str:
@@ -220,7 +228,7 @@ def guarded(command: str, directory: Path, values: dict[str, Any]) -> int:
             _warn(caught, SquadmemWarning)
 
 
-def _warn(caught: list[Any], kind: type) -> None:
+def _warn(caught: list[warnings.WarningMessage], kind: type[SquadmemWarning]) -> None:
     shown = set()
     for item in caught:
         if isinstance(item.message, kind) and item.message.render() not in shown:

@@ -107,15 +107,15 @@ def _at(top: str) -> tuple[str, str, str, str] | tuple[()] | None:
     ``top`` holds no ``.git`` (go up)."""
     dot = os.path.join(top, ".git")
     if os.path.isdir(dot):
-        where = dot
+        where: str | None = dot
     elif os.path.isfile(dot):
         where = _gitfile(dot)
-        if where is None:
-            return ()
     elif os.path.lexists(dot) or _looks_like_git_dir(top):
         return ()  # a broken .git, or a bare repository / a folder inside one: git's to say
     else:
         return None
+    if where is None:
+        return ()
     real = os.path.realpath(where)
     common = _common(real)
     if common is None or not _looks_like_git_dir(real, common):

@@ -46,7 +46,7 @@ def param(p: click.Parameter) -> tuple[Any, ...]:
     if p.nargs not in (1, -1) or (isinstance(p, click.Argument) and p.nargs == 1 and not p.required):
         raise ValueError(f"{name}: nargs {p.nargs} (or an optional argument) the lane does not parse")
     flag = isinstance(p, click.Option) and p.is_flag
-    if flag and (p.flag_value is not True or p.multiple or p.count):  # type: ignore[union-attr]
+    if isinstance(p, click.Option) and p.is_flag and (p.flag_value is not True or p.multiple or p.count):
         raise ValueError(f"{name}: a flag the lane does not parse")
     default = None if repr(p.default) == "Sentinel.UNSET" else p.default  # click 8.2+: no default
     if flag:
