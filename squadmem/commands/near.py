@@ -25,7 +25,6 @@ problem is one line on standard error and exit 0).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import os
@@ -33,11 +32,15 @@ import re
 import time
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
 
 from squadmem.engine import search_index
 from squadmem.gitio.repo import Repo
 from squadmem.model.errors import SquadmemError
+from squadmem.model.values import Value
+
+TYPE_CHECKING = False  # typing is not imported at run time: near runs at every tool call
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_BYTES = 1024
 PER_THING = 5  # matches looked at for each thing touched
@@ -47,11 +50,13 @@ _PATH = re.compile(r"(?<![\w.-])(?:[\w.-]+/)*[\w-]+\.[A-Za-z][\w]{0,9}\b")
 PATH_KEYS = ("file_path", "notebook_path", "path")
 
 
-@dataclasses.dataclass(frozen=True)
-class Event:
-    session: str
-    tool: str
-    touched: tuple[str, ...]  # what to look up: file names and issue numbers
+class Event(Value):
+    __slots__ = ("session", "tool", "touched")
+
+    def __init__(self, session: str, tool: str, touched: tuple[str, ...]) -> None:
+        self.session = session
+        self.tool = tool
+        self.touched = touched  # what to look up: file names and issue numbers
 
 
 def _file_name(path: str) -> str | None:
@@ -129,11 +134,15 @@ def _line(hit: search_index.Found) -> str:
     return f"- {hit.id} ({hit.tier}): {hit.title}\n"
 
 
-@dataclasses.dataclass
-class Near:
-    touched: tuple[str, ...]
-    entries: list[search_index.Found]
-    named: list[search_index.Found]
+class Near(Value):
+    __slots__ = ("entries", "named", "touched")
+
+    def __init__(
+        self, touched: tuple[str, ...], entries: list[search_index.Found], named: list[search_index.Found]
+    ) -> None:
+        self.touched = touched
+        self.entries = entries
+        self.named = named
 
     @property
     def text(self) -> str:

@@ -14,54 +14,77 @@ not tiers.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 import warnings
-from typing import TYPE_CHECKING, Any
 
 from squadmem.engine import ranking, search_index
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import TIERS, known_agent, parse_log_name
+from squadmem.model.values import Value
 
+TYPE_CHECKING = False  # typing is not imported at run time: recall runs at every tool call
 if TYPE_CHECKING:
+    from typing import Any
+
     from squadmem.commands import removed
 
 
-@dataclasses.dataclass(frozen=True)
-class Hit:
-    id: str
-    tier: str
-    file: str
-    title: str
-    score: int
-    line: str  # the first line holding a query word
+class Hit(Value):
+    __slots__ = ("file", "id", "line", "score", "tier", "title")
+
+    def __init__(self, id: str, tier: str, file: str, title: str, score: int, line: str) -> None:
+        self.id = id
+        self.tier = tier
+        self.file = file
+        self.title = title
+        self.score = score
+        self.line = line  # the first line holding a query word
+
+    def as_dict(self) -> dict[str, Any]:
+        return {n: getattr(self, n) for n in ("id", "tier", "file", "title", "score", "line")}
 
 
-@dataclasses.dataclass(frozen=True)
-class LogHit:
-    file: str
-    line_number: int
-    line: str
+class LogHit(Value):
+    __slots__ = ("file", "line", "line_number")
+
+    def __init__(self, file: str, line_number: int, line: str) -> None:
+        self.file = file
+        self.line_number = line_number
+        self.line = line
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"file": self.file, "line_number": self.line_number, "line": self.line}
 
 
-@dataclasses.dataclass(frozen=True)
-class Recall:
-    query: str
-    hits: tuple[Hit, ...]
-    more: int  # matching sections past the limit
-    log_hits: tuple[LogHit, ...]
-    used: tuple[str, ...]
-    removed: tuple[removed.Removed, ...] | None = None  # with --history: sections no tier holds now
-    more_removed: int = 0
+class Recall(Value):
+    __slots__ = ("hits", "log_hits", "more", "more_removed", "query", "removed", "used")
+
+    def __init__(
+        self,
+        query: str,
+        hits: tuple[Hit, ...],
+        more: int,
+        log_hits: tuple[LogHit, ...],
+        used: tuple[str, ...],
+        removed: tuple[removed.Removed, ...] | None = None,
+        more_removed: int = 0,
+    ) -> None:
+        self.query = query
+        self.hits = hits
+        self.more = more  # matching sections past the limit
+        self.log_hits = log_hits
+        self.used = used
+        self.removed = removed  # with --history: sections no tier holds now
+        self.more_removed = more_removed
 
     def as_dict(self) -> dict[str, Any]:
         data = {
             "query": self.query,
-            "sections": [dataclasses.asdict(h) for h in self.hits],
+            "sections": [h.as_dict() for h in self.hits],
             "more_sections": self.more,
-            "logs": [dataclasses.asdict(h) for h in self.log_hits],
+            "logs": [h.as_dict() for h in self.log_hits],
             "used": list(self.used),
         }
         if self.removed is not None:
@@ -195,4 +218,4 @@ def recall(
     gone, more = removed.search(
         repo, memory, terms, ranking.score, _first_line, agent=agent, tier=tier, limit=limit
     )
-    return dataclasses.replace(result, removed=tuple(gone), more_removed=more)
+    return result.replaced(removed=tuple(gone), more_removed=more)
