@@ -2,7 +2,9 @@
 
 A repository of ``--agents`` agents, each with an archive of ``--per-agent``
 sections (titles and bodies of words drawn from a fixed vocabulary, seeded),
-is committed once. Then, as whole processes, paired and alternating
+is committed once. Then, as whole processes started as users start them (the
+``squadmem`` console script pip writes for the checkout's entry point: the
+fast lane, ``squadmem.lane:run``), paired and alternating
 (``bench/paired.py``), each median of ``--rounds`` rounds:
 
 1. the first ``recall`` (the search index is built): one run, timed alone;
@@ -25,8 +27,9 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.gitrun import SQUADMEM, git, squadmem
+from bench.gitrun import git, squadmem
 from bench.paired import HEADER, Command, compare_both, compile_bytecode, environment
+from bench.startup_bench import console_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,7 +83,8 @@ def main() -> None:
         root.mkdir()
         git(root, "init", "-q", "-b", "main")
         word = build(root, args.agents, args.per_agent, args.seed)
-        recall = Command([*SQUADMEM, "recall", word, "--no-record"], cwd=root, env=env)
+        script = console_script(args.checkout.resolve(), Path(tmp))
+        recall = Command([*script, "recall", word, "--no-record"], cwd=root, env=env)
         grep = Command(["git", "grep", "-i", word, "--", ".squad/memory"], cwd=root, env=env, ok=(0, 1))
         python = Command([sys.executable, "-c", "pass"], cwd=root, env=env)
         first = recall.run()  # paired.Command times the whole process
