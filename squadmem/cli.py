@@ -437,8 +437,10 @@ def context_command(
     document-indexer is document and indexer, #302 is 302), then the rest
     of hot, each whole while it fits; the room left
     names further matches, a line each ("- ID (tier): title"), for the agent
-    to bring with --include ID. Matches are not recorded as uses: the agent
-    confirms one with squadmem touch.
+    to bring with --include ID; what room is still left holds the agent's
+    other cold, archive and wiki sections, newest first (by the date each
+    states). Matches are not recorded as uses: the agent confirms one with
+    squadmem touch.
 
     Example: squadmem context --agent picard --include-wiki security
     """
