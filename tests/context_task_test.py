@@ -304,13 +304,10 @@ def test_newest_goes_by_the_date_a_section_states_then_by_tier_and_place() -> No
     order = [e.title for e in ranking.newest(mem.entries)]
     # dated first, latest first (a date counts where the heading states it, not in the body); then the
     # undated: cold before the wiki before the archive, each file's last first
-    assert order == ["Stamped 2026-02-03T18:52:23Z", "Old #1 (2026-01-05)", "2025-12-31: Rule"] + [
-        "Later",
-        "Plain",
-        "Decision",
-        "Undated",
-    ]
-    assert ranking.stated_date("## 12026-01-055\n") is None and ranking.stated_date("\n## 2026-01-05\n") == "2026-01-05"
+    dated = ["Stamped 2026-02-03T18:52:23Z", "Old #1 (2026-01-05)", "2025-12-31: Rule"]
+    assert order == [*dated, "Later", "Plain", "Decision", "Undated"]
+    assert ranking.stated_date("## 12026-01-055\n") is None
+    assert ranking.stated_date("\n## 2026-01-05\n") == "2026-01-05"
 
 
 def test_the_room_left_takes_every_deeper_section_that_fits_newest_first(memory: GitRepo) -> None:
@@ -323,5 +320,6 @@ def test_the_room_left_takes_every_deeper_section_that_fits_newest_first(memory:
         "wiki:decisions/2026-02-03-auth-tokens-rule-5",
         "picard/auth-tokens-4-2026-02-02",
     ]
-    assert done["task"]["recent"] == ["picard/billing-retries-3-2026-02-01", "picard/auth-tokens-1-2026-01-05"]
+    recent = ["picard/billing-retries-3-2026-02-01", "picard/auth-tokens-1-2026-01-05"]
+    assert done["task"]["recent"] == recent
     assert [p["what"] for p in done["parts"]] == ["hot", "task", "recent"]
