@@ -49,6 +49,7 @@ import dataclasses
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -348,6 +349,12 @@ class Tally:
     one_away: int = 0  # held at 4 KB, or found by one recall
     squad_bytes: int = 0
     squad_held: int = 0
+    hook_events: int = 0  # tool events replayed through `squadmem near --from-hook`
+    hook_bytes: int = 0  # what the hook added to the conversation
+    hook_entries: int = 0  # entries it added whole
+    hook_useless: int = 0  # of those, not relevant
+    hook_found: int = 0  # relevant entries it added that the 4 KB spawn does not hold
+    held_or_hook: int = 0  # relevant entries held at 4 KB or added by the hook
 
     def add(self, other: Tally) -> None:
         for field in dataclasses.fields(self):
@@ -379,6 +386,36 @@ def recall_queries(wanted: dict[bytes, list[str]], held: set[bytes]) -> dict[str
         for ref in refs:
             queries.setdefault(study_rules.query_for(ref), []).append(key)
     return {q: keys for q, keys in queries.items() if not set(keys) <= held}
+
+
+_ADDED = re.compile(r"^<!-- (\S+) \((?:hot|cold|wiki|archive)\) -->$", re.MULTILINE)
+
+
+def hook_brought(root: Path, spawn: Logged, when: str) -> tuple[list[str], int, int]:
+    """(the ids of the entries ``squadmem near --from-hook`` added whole, the bytes it added, how many
+    tool events ran) when the agent touches what its logged work names, in one session."""
+    session = f"study-{spawn.log.agent}-{spawn.moment.isoformat()}"
+    added: list[str] = []
+    spent = 0
+    things = study_rules.touched(spawn.log.work)
+    for thing in things:
+        event = json.dumps(study_rules.tool_event(session, thing))
+        done = squadmem(
+            root,
+            "near",
+            "--from-hook",
+            "--agent",
+            spawn.log.agent,
+            env=identity(when),
+            check=False,
+            input=event.encode(),
+        )
+        if done.returncode or not done.out.strip():
+            continue
+        text = json.loads(done.out)["hookSpecificOutput"]["additionalContext"]
+        spent += len(text.encode("utf-8"))
+        added += _ADDED.findall(text)
+    return added, spent, len(things)
 
 
 def kept(
@@ -435,7 +472,23 @@ def score_spawn(
     )
     tally.one_away = len(held | found)
     tally.squad_bytes = len(load.encode("utf-8"))
+    _score_hook(root, spawn, when, tally, set(wanted), held)
     return tally
+
+
+def _score_hook(
+    root: Path, spawn: Logged, when: str, tally: Tally, wanted: set[bytes], held: set[bytes]
+) -> None:
+    """What the ``near`` hook adds for the spawn's tool events: bytes, entries, the relevant ones the
+    4 KB spawn does not hold (``held``), and the ones that are not relevant."""
+    with Repo(root) as repo:
+        by_id = catalog.load(repo.layout).by_id()
+    ids, tally.hook_bytes, tally.hook_events = hook_brought(root, spawn, when)
+    keys = [sections.content_key(by_id[i].text) for i in ids if i in by_id]
+    tally.hook_entries = len(ids)
+    tally.hook_found = len(set(keys) & (wanted - held))
+    tally.hook_useless = sum(k not in wanted for k in keys)
+    tally.held_or_hook = len(held) + tally.hook_found
 
 
 def _core_of(entry: squad.Entry, agent: str) -> bool:
@@ -588,6 +641,13 @@ def table(name: str, teams: int, t: Tally) -> None:
         f"{(t.spawn_bytes + t.recall_bytes) / found:,.0f} B (spawns {t.spawn_bytes:,} B + recalls "
         f"{t.recall_bytes:,} B), Squad's load {t.squad_bytes / max(1, t.squad_held):,.0f} B "
         f"({share(t.squad_held, t.relevant)} held, {t.squad_bytes:,} B)"
+    )
+    print(
+        f"\nthe near hook ({t.hook_events} tool events, {t.hook_bytes:,} B added, "
+        f"{t.hook_bytes / max(1, t.hook_events):,.0f} B an event): held at 4 KB or added by the hook "
+        f"{share(t.held_or_hook, t.relevant)}; it added {t.hook_entries} entries whole, "
+        f"{t.hook_found} of them relevant and not held, {t.hook_useless} not relevant; "
+        f"{t.hook_bytes / max(1, t.hook_found):,.0f} B per relevant entry it brought"
     )
 
 
