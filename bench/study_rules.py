@@ -297,7 +297,7 @@ def fill(sizes: Sequence[int], order: Iterable[int], room: int) -> set[int]:
 
 
 MAX_TOUCHED = 20  # tool events replayed per spawn
-_TOUCHED = re.compile(r"(?<![\w#])#\d{2,}\b|(?<![\w.-])(?:[\w.-]+/)*[\w-]+\.[A-Za-z]\w{0,9}\b")
+_TOUCHED = re.compile(r"(?<![\w#])#\d{2,}\b|(?<![\w.-])(?:[\w.-]+/)*[\w.-]*[\w-]\.[A-Za-z]\w{0,9}\b")
 
 
 def touched(work: str) -> list[str]:
