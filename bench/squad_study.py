@@ -32,6 +32,12 @@ state is committed into a replay repository with squadmem's hooks installed (aft
   --json`` (``study_rules.query_for``); an entry is found when the spawn holds it or one such
   recall lists its section. Bytes per relevant entry found: the spawn's bytes plus the recalls'
   output bytes, over the entries found; Squad's: its load's bytes over the entries it holds.
+- **the near hook**: the files and issues the logged work names (``study_rules.touched``), in order,
+  each replayed as the tool event an agent's runtime reports (a ``Read`` of the file, a ``Bash``
+  command naming the issue) through the real ``squadmem near --from-hook --agent A``, one session
+  per spawn; counted: the bytes it adds, the entries it adds whole, those relevant that the 4 KB
+  spawn does not hold, and those not relevant at all (the proxy and the hook use related signals:
+  the second count is what keeps the first honest).
 
     python -m bench.squad_study --clones DIR [--corpus bench/corpus/squad-teams.tsv]
         [--split held-out|train|all] [--max-spawns 20] [--warmup-days 7] [--jobs 1] [--json]
