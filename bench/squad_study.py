@@ -339,7 +339,32 @@ def recall_found(
             if h["id"] in by_id
         }
         found |= listed & set(keys)
+        if os.environ.get(DUMP):
+            _dump_candidates(root, agent, query, keys, by_id, when)
     return found, spent, len(queries)
+
+
+DUMP = "SQUADMEM_STUDY_RECALLS"  # a file: each recall's best 100 and what it should find, a JSON line each
+
+
+def _dump_candidates(
+    root: Path, agent: str, query: str, keys: list[bytes], by_id: dict[str, catalog.Entry], when: str
+) -> None:
+    """Append the recall's best 100 (ids, content keys, texts, in recall's order) and the relevant keys:
+    what an offline look at the ranking needs (``--dump-recalls``)."""
+    args = ("recall", query, "--agent", agent, "--limit", "100", "--no-record", "--json", "--now", when)
+    done = squadmem(root, *args, env=identity(when), check=False)
+    if done.returncode:
+        return
+    hits = [h["id"] for h in json.loads(done.out)["sections"] if h["id"] in by_id]
+    line = {
+        "query": query,
+        "agent": agent,
+        "wanted": sorted({k.hex() for k in keys}),
+        "candidates": [[i, sections.content_key(by_id[i].text).hex(), by_id[i].text] for i in hits],
+    }
+    with open(os.environ[DUMP], "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 @dataclasses.dataclass
@@ -696,7 +721,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="teams replayed at once (1)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--rows", type=Path, help="print the tables of rows an earlier --json run wrote")
+    parser.add_argument(
+        "--dump-recalls",
+        type=Path,
+        help="append each recall's best 100 and its relevant entries (JSON lines)",
+    )
     args = parser.parse_args(argv)
+    if args.dump_recalls is not None:
+        os.environ[DUMP] = str(args.dump_recalls.resolve())
     if args.rows is not None:
         report(json.loads(args.rows.read_text(encoding="utf-8")), args.split)
         return
