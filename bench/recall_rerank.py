@@ -20,15 +20,16 @@ import argparse
 import json
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from squadmem.engine import ranking
 from squadmem.engine.search_index import names
 
 Candidate = tuple[str, str, str]  # id, content key (hex), text
-Key = Callable[[str, Candidate], object]
+Key = Callable[[str, Candidate], Any]
 
 
-def read(path: Path) -> Iterable[dict[str, object]]:
+def read(path: Path) -> Iterable[dict[str, Any]]:
     with path.open(encoding="utf-8") as lines:
         for line in lines:
             if line.strip():
@@ -56,15 +57,15 @@ def _newest_key(text: str) -> str:
     return "".join(chr(0x7F - ord(ch)) for ch in date)  # later dates sort first
 
 
-def score(rows: Sequence[dict[str, object]], key: Key, top: int) -> tuple[int, int]:
+def score(rows: Sequence[dict[str, Any]], key: Key, top: int) -> tuple[int, int]:
     """(relevant entries in the first ``top``, relevant entries asked for) over every recall."""
     hits = asked = 0
     for row in rows:
         query = str(row["query"])
-        candidates: list[Candidate] = [tuple(c) for c in row["candidates"]]  # type: ignore[misc, attr-defined]
-        ordered = sorted(candidates, key=lambda c: key(query, c))  # type: ignore[arg-type, return-value]
+        candidates = [(str(i), str(k), str(t)) for i, k, t in row["candidates"]]
+        ordered = sorted(candidates, key=lambda c: key(query, c))
         first = {c[1] for c in ordered[:top]}
-        wanted = set(row["wanted"])  # type: ignore[call-overload]
+        wanted = set(row["wanted"])
         hits += len(wanted & first)
         asked += len(wanted)
     return hits, asked

@@ -174,4 +174,3 @@ def test_sections_naming_the_word_as_a_file_a_path_or_in_code_come_first() -> No
     assert [f.id for f in search_index.literal_first(hits, ["response"])] == ["1", "2", "3", "0", "4"]
     assert search_index.names("token", "see src/auth/token.py")
     assert not search_index.names("token", "a token.") and not search_index.names("token", "tokens.py")
-

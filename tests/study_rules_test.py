@@ -162,4 +162,3 @@ def test_tool_event_is_a_read_for_a_file_and_a_shell_command_for_an_issue() -> N
     }
     issue = rules.tool_event("s", "#302")
     assert issue["tool_name"] == "Bash" and "#302" in str(issue["tool_input"])
-
