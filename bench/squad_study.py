@@ -32,6 +32,12 @@ state is committed into a replay repository with squadmem's hooks installed (aft
   --json`` (``study_rules.query_for``); an entry is found when the spawn holds it or one such
   recall lists its section. Bytes per relevant entry found: the spawn's bytes plus the recalls'
   output bytes, over the entries found; Squad's: its load's bytes over the entries it holds.
+- **the near hook**: the files and issues the logged work names (``study_rules.touched``), in order,
+  each replayed as the tool event an agent's runtime reports (a ``Read`` of the file, a ``Bash``
+  command naming the issue) through the real ``squadmem near --from-hook --agent A``, one session
+  per spawn; counted: the bytes it adds, the entries it adds whole, those relevant that the 4 KB
+  spawn does not hold, and those not relevant at all (the proxy and the hook use related signals:
+  the second count is what keeps the first honest).
 
     python -m bench.squad_study --clones DIR [--corpus bench/corpus/squad-teams.tsv]
         [--split held-out|train|all] [--max-spawns 20] [--warmup-days 7] [--jobs 1] [--json]
@@ -49,6 +55,7 @@ import dataclasses
 import datetime as dt
 import json
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -332,7 +339,32 @@ def recall_found(
             if h["id"] in by_id
         }
         found |= listed & set(keys)
+        if os.environ.get(DUMP):
+            _dump_candidates(root, agent, query, keys, by_id, when)
     return found, spent, len(queries)
+
+
+DUMP = "SQUADMEM_STUDY_RECALLS"  # a file: each recall's best 100 and what it should find, a JSON line each
+
+
+def _dump_candidates(
+    root: Path, agent: str, query: str, keys: list[bytes], by_id: dict[str, catalog.Entry], when: str
+) -> None:
+    """Append the recall's best 100 (ids, content keys, texts, in recall's order) and the relevant keys:
+    what an offline look at the ranking needs (``--dump-recalls``)."""
+    args = ("recall", query, "--agent", agent, "--limit", "100", "--no-record", "--json", "--now", when)
+    done = squadmem(root, *args, env=identity(when), check=False)
+    if done.returncode:
+        return
+    hits = [h["id"] for h in json.loads(done.out)["sections"] if h["id"] in by_id]
+    line = {
+        "query": query,
+        "agent": agent,
+        "wanted": sorted({k.hex() for k in keys}),
+        "candidates": [[i, sections.content_key(by_id[i].text).hex(), by_id[i].text] for i in hits],
+    }
+    with open(os.environ[DUMP], "a", encoding="utf-8") as out:
+        out.write(json.dumps(line) + "\n")
 
 
 @dataclasses.dataclass
@@ -348,6 +380,12 @@ class Tally:
     one_away: int = 0  # held at 4 KB, or found by one recall
     squad_bytes: int = 0
     squad_held: int = 0
+    hook_events: int = 0  # tool events replayed through `squadmem near --from-hook`
+    hook_bytes: int = 0  # what the hook added to the conversation
+    hook_entries: int = 0  # entries it added whole
+    hook_useless: int = 0  # of those, not relevant
+    hook_found: int = 0  # relevant entries it added that the 4 KB spawn does not hold
+    held_or_hook: int = 0  # relevant entries held at 4 KB or added by the hook
 
     def add(self, other: Tally) -> None:
         for field in dataclasses.fields(self):
@@ -379,6 +417,36 @@ def recall_queries(wanted: dict[bytes, list[str]], held: set[bytes]) -> dict[str
         for ref in refs:
             queries.setdefault(study_rules.query_for(ref), []).append(key)
     return {q: keys for q, keys in queries.items() if not set(keys) <= held}
+
+
+_ADDED = re.compile(r"^<!-- (\S+) \((?:hot|cold|wiki|archive)\) -->$", re.MULTILINE)
+
+
+def hook_brought(root: Path, spawn: Logged, when: str) -> tuple[list[str], int, int]:
+    """(the ids of the entries ``squadmem near --from-hook`` added whole, the bytes it added, how many
+    tool events ran) when the agent touches what its logged work names, in one session."""
+    session = f"study-{spawn.log.agent}-{spawn.moment.isoformat()}"
+    added: list[str] = []
+    spent = 0
+    things = study_rules.touched(spawn.log.work)
+    for thing in things:
+        event = json.dumps(study_rules.tool_event(session, thing))
+        done = squadmem(
+            root,
+            "near",
+            "--from-hook",
+            "--agent",
+            spawn.log.agent,
+            env=identity(when),
+            check=False,
+            input=event.encode(),
+        )
+        if done.returncode or not done.out.strip():
+            continue
+        text = json.loads(done.out)["hookSpecificOutput"]["additionalContext"]
+        spent += len(text.encode("utf-8"))
+        added += _ADDED.findall(text)
+    return added, spent, len(things)
 
 
 def kept(
@@ -435,7 +503,23 @@ def score_spawn(
     )
     tally.one_away = len(held | found)
     tally.squad_bytes = len(load.encode("utf-8"))
+    _score_hook(root, spawn, when, tally, set(wanted), held)
     return tally
+
+
+def _score_hook(
+    root: Path, spawn: Logged, when: str, tally: Tally, wanted: set[bytes], held: set[bytes]
+) -> None:
+    """What the ``near`` hook adds for the spawn's tool events: bytes, entries, the relevant ones the
+    4 KB spawn does not hold (``held``), and the ones that are not relevant."""
+    with Repo(root) as repo:
+        by_id = catalog.load(repo.layout).by_id()
+    ids, tally.hook_bytes, tally.hook_events = hook_brought(root, spawn, when)
+    keys = [sections.content_key(by_id[i].text) for i in ids if i in by_id]
+    tally.hook_entries = len(ids)
+    tally.hook_found = len(set(keys) & (wanted - held))
+    tally.hook_useless = sum(k not in wanted for k in keys)
+    tally.held_or_hook = len(held) + tally.hook_found
 
 
 def _core_of(entry: squad.Entry, agent: str) -> bool:
@@ -589,6 +673,13 @@ def table(name: str, teams: int, t: Tally) -> None:
         f"{t.recall_bytes:,} B), Squad's load {t.squad_bytes / max(1, t.squad_held):,.0f} B "
         f"({share(t.squad_held, t.relevant)} held, {t.squad_bytes:,} B)"
     )
+    print(
+        f"\nthe near hook ({t.hook_events} tool events, {t.hook_bytes:,} B added, "
+        f"{t.hook_bytes / max(1, t.hook_events):,.0f} B an event): held at 4 KB or added by the hook "
+        f"{share(t.held_or_hook, t.relevant)}; it added {t.hook_entries} entries whole, "
+        f"{t.hook_found} of them relevant and not held, {t.hook_useless} not relevant; "
+        f"{t.hook_bytes / max(1, t.hook_found):,.0f} B per relevant entry it brought"
+    )
 
 
 def run_team(args: tuple[Team, Path, int, int]) -> dict[str, Any]:
@@ -630,7 +721,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--jobs", type=int, default=1, help="teams replayed at once (1)")
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--rows", type=Path, help="print the tables of rows an earlier --json run wrote")
+    parser.add_argument(
+        "--dump-recalls",
+        type=Path,
+        help="append each recall's best 100 and its relevant entries (JSON lines)",
+    )
     args = parser.parse_args(argv)
+    if args.dump_recalls is not None:
+        os.environ[DUMP] = str(args.dump_recalls.resolve())
     if args.rows is not None:
         report(json.loads(args.rows.read_text(encoding="utf-8")), args.split)
         return

@@ -20,6 +20,13 @@ All of them were written down before any spawn was scored (``squad_study.py`` ru
 - **The recall** (:func:`query_for`): what an agent types when it touches the thing: ``#123``, a
   CamelCase name or an ID as it stands; a file (alone or in a path) by its stem, or, when the stem
   is a stock name, by its folder and stem (``auth index``); a code span as it stands.
+- **What the agent touched** (:func:`touched`), for the ``near`` hook's replay: the files and issues
+  the logged work names, in the order it names them, as the tool events an agent's runtime would
+  report (a file read by its path, an issue in a shell command): a path or file name with an
+  extension (not Squad's own files), an issue number of two digits or more; at most
+  :data:`MAX_TOUCHED` a spawn. These are the relevance proxy's own kinds of reference: the hook and
+  the proxy use related signals, so the study reports what the hook costs and what it brings that
+  was not relevant, not only what it finds.
 - **BM25** (:class:`BM25`): Okapi BM25, k1 = 1.2, b = 0.75, over words of letters and digits
   case-folded, idf ``log(1 + (N - n + 0.5) / (n + 0.5))``.
 """
@@ -287,3 +294,26 @@ def fill(sizes: Sequence[int], order: Iterable[int], room: int) -> set[int]:
             taken.add(n)
             used += sizes[n]
     return taken
+
+
+MAX_TOUCHED = 20  # tool events replayed per spawn
+_TOUCHED = re.compile(r"(?<![\w#])#\d{2,}\b|(?<![\w.-])(?:[\w.-]+/)*[\w.-]*[\w-]\.[A-Za-z]\w{0,9}\b")
+
+
+def touched(work: str) -> list[str]:
+    """The files and issues ``work`` names, in order, once each (see the module's docstring)."""
+    found: dict[str, None] = {}
+    for thing in _TOUCHED.findall(work):
+        if ".squad/" in thing or thing.startswith(".squad"):
+            continue
+        found.setdefault(thing, None)
+    return list(found)[:MAX_TOUCHED]
+
+
+def tool_event(session: str, thing: str) -> dict[str, object]:
+    """The PostToolUse event a runtime reports when an agent reads ``thing`` (a file) or names it in a
+    shell command (an issue)."""
+    if thing.startswith("#"):
+        command = f'git commit -m "Fix ({thing})"'
+        return {"session_id": session, "tool_name": "Bash", "tool_input": {"command": command}}
+    return {"session_id": session, "tool_name": "Read", "tool_input": {"file_path": thing}}

@@ -428,8 +428,10 @@ def context_command(
     document-indexer is document and indexer, #302 is 302), then the rest
     of hot, each whole while it fits; the room left
     names further matches, a line each ("- ID (tier): title"), for the agent
-    to bring with --include ID. Matches are not recorded as uses: the agent
-    confirms one with squadmem touch.
+    to bring with --include ID; what room is still left holds the agent's
+    other cold, archive and wiki sections, newest first (by the date each
+    states). Matches are not recorded as uses: the agent confirms one with
+    squadmem touch.
 
     Example: squadmem context --agent picard --include-wiki security
     """
@@ -484,7 +486,9 @@ def recall_command(
     (#123), an ID (FR-022) or a name (FooBar) matches those parts in that
     order, and a word also matches as a prefix (token finds tokens; a number
     does not: #12 is not #123). The best come first (BM25, titles weighing
-    twice), from an index in .git/squadmem/ kept current by file; when fewer
+    twice; of the best hundred, those naming a word as a file, a path part or
+    in a code span first: token.py for token), from an index in
+    .git/squadmem/ kept current by file; when fewer
     than --limit hold the words whole, sections holding them inside longer
     words follow (token in accessTokenCache). The sections shown are
     recorded as used, so one recalled from cold or the archive comes back to

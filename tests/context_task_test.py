@@ -58,6 +58,7 @@ def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> N
     code, out, err = squadmem(memory, "context", "--agent", "picard", "--task", TASK)
     assert code == 0
     head, _, matched = out.partition("\n### Sections matching the task\n\n")
+    matched, _, recent = matched.partition("\n### Recent memory\n\n")
     assert head.startswith("## Memory Context\n\n### Hot (current session)\n\n" + CORE)
     assert "## Session\nship the release\n" in head and "## Cache keys #2" in head
     # all three hold both words; by BM25: cold's #4 says them most often (its length weighs less than its
@@ -68,9 +69,11 @@ def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> N
         "## Auth tokens #1 (2026-01-05)\n- measured auth tokens: 30 s  \n"
         "## 2026-02-03: Auth tokens rule #5\n**What:** auth tokens rotate\n"
     )
-    assert "Billing" not in out and "riker" not in out
+    assert "Billing" not in head + matched and "riker" not in out
+    # the room left holds the rest of picard's deeper tiers, newest first: the one that does not match
+    assert recent == "## Billing retries #3 (2026-02-01)\n- fixed billing retries: three attempts\n"
     # and the two hot sections holding "the" (BM25 weighs it for what it is: a word most sections hold)
-    assert err.strip().endswith("5 section(s) matching the task")
+    assert err.strip().endswith("5 section(s) matching the task, 1 recent")
     assert uses.pending(memory.root / ".git" / "squadmem") == {}  # candidates, not uses
 
 
@@ -225,6 +228,11 @@ def test_task_context_stays_in_budget_with_whole_sections_once(
         rebuilt = (
             rebuilt.rstrip("\n") + "\n\n### Sections matching the task\n\n" + "".join(e.text for e in deeper)
         )
+    if done.recent:  # the room left: deeper sections that neither match nor are named, newest first
+        recent = [by_id[i] for i in done.recent]
+        rebuilt = rebuilt.rstrip("\n") + f"\n\n{context.RECENT_HEADING}\n\n" + "".join(e.text for e in recent)
+        assert all(e.file != HOT for e in recent) and not set(done.recent) & set(done.matched + done.named)
+        assert list(done.recent) == [e.id for e in ranking.newest(recent)]
     if done.named:  # further matches, a line each: never a section the payload holds
         lines = "".join(f"- {i} ({by_id[i].tier}): {by_id[i].title}\n" for i in done.named)
         note = context.MORE_NOTE.format(agent="picard")
@@ -234,6 +242,7 @@ def test_task_context_stays_in_budget_with_whole_sections_once(
         assert all(ranking.counts(by_id[i], terms) != [0] * len(terms) for i in done.named)
     assert body == rebuilt.rstrip("\n") + "\n"
     assert len(set(done.matched)) == len(done.matched) and len(set(done.named)) == len(done.named)
+    assert len(set(done.recent)) == len(done.recent)
     assert dict(parts)["hot"] == len("".join(e.text for e in shown if e.file == HOT).encode())
 
 
@@ -248,7 +257,9 @@ def _many_matches() -> tuple[dict[str, str], int]:
         + "".join(f"## Cache keys {n}\n- tenant first\n" for n in range(5)),  # the task's words say something
     }
     mem = catalog.from_texts(texts)
-    alone = len(context.build_for_task(mem, "picard", "auth tokens", 10_000)[0].encode())
+    text, parts, _ = context.build_for_task(mem, "picard", "auth tokens", 10_000)
+    recent = dict(parts)["recent"] + len(f"\n{context.RECENT_HEADING}\n\n".encode())  # the rest, newest first
+    alone = len(text.encode()) - recent
     return texts, alone - 3 * len(f"## Auth tokens 0\n{long}".encode()) + 200
 
 
@@ -280,3 +291,35 @@ def test_task_json_and_summary_count_the_named(repo: GitRepo) -> None:
     assert all(f"- {i} (cold): " in data["text"] for i in data["task"]["named"])
     code, out, err = squadmem(repo, "context", "--agent", "picard", "--task", "auth tokens")
     assert code == 0 and f"{len(data['task']['named'])} more named" in err
+
+
+def test_newest_goes_by_the_date_a_section_states_then_by_tier_and_place() -> None:
+    mem = catalog.from_texts(
+        {
+            COLD: "# Cold\n\n## Old #1 (2026-01-05)\nx\n## Plain\ny\n## Later\nz\n",
+            ARCHIVE: "# Archive\n\n## Stamped 2026-02-03T18:52:23Z\nw\n## Undated\nv\n",
+            WIKI: "# Decisions\n\n## Decision\n- **2026-01-20:** chosen\n## 2025-12-31: Rule\nu\n",
+        }
+    )
+    order = [e.title for e in ranking.newest(mem.entries)]
+    # dated first, latest first (a date counts where the heading states it, not in the body); then the
+    # undated: cold before the wiki before the archive, each file's last first
+    dated = ["Stamped 2026-02-03T18:52:23Z", "Old #1 (2026-01-05)", "2025-12-31: Rule"]
+    assert order == [*dated, "Later", "Plain", "Decision", "Undated"]
+    assert ranking.stated_date("## 12026-01-055\n") is None
+    assert ranking.stated_date("\n## 2026-01-05\n") == "2026-01-05"
+
+
+def test_the_room_left_takes_every_deeper_section_that_fits_newest_first(memory: GitRepo) -> None:
+    code, out, _ = squadmem(memory, "context", "-a", "picard", "--task", "rotate the cache keys", "--json")
+    done = json.loads(out)
+    assert code == 0
+    # deeper, only the decision and cold's #4 say "rotate"; the room left holds the rest of picard's
+    # cold and archive (riker's hot is not picard's), by the dates their headings state, newest first
+    assert done["task"]["matched"][2:] == [
+        "wiki:decisions/2026-02-03-auth-tokens-rule-5",
+        "picard/auth-tokens-4-2026-02-02",
+    ]
+    recent = ["picard/billing-retries-3-2026-02-01", "picard/auth-tokens-1-2026-01-05"]
+    assert done["task"]["recent"] == recent
+    assert [p["what"] for p in done["parts"]] == ["hot", "task", "recent"]

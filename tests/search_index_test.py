@@ -160,3 +160,17 @@ def test_literal_first_keeps_the_given_order_among_equals() -> None:
         for n, text in enumerate(["about foo bar", "FooBar here", "foobar here", "FooBar and foobar"])
     ]
     assert [f.id for f in search_index.literal_first(hits, ["FooBar"])] == ["1", "3", "2", "0"]
+
+
+def test_sections_naming_the_word_as_a_file_a_path_or_in_code_come_first() -> None:
+    texts = [
+        "the response was slow, response after response",  # uses the word in passing
+        "fixed the parser in response.ts",  # a file of that name
+        "moved api/response/ handlers",  # a path part
+        "calls `buildResponse()` now",  # inside a code span
+        "the responses were slow",
+    ]
+    hits = [search_index.Found(str(n), "hot", "f", "a", "t", text) for n, text in enumerate(texts)]
+    assert [f.id for f in search_index.literal_first(hits, ["response"])] == ["1", "2", "3", "0", "4"]
+    assert search_index.names("token", "see src/auth/token.py")
+    assert not search_index.names("token", "a token.") and not search_index.names("token", "tokens.py")

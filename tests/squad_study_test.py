@@ -95,6 +95,9 @@ def test_study_team_scores_every_fill_without_a_late_entry(tmp_path: Path, repo:
     assert tally.held["bound"][4096] == tally.held["squad"][4096] == 1
     assert tally.held["squadmem"][4096] == 1 and tally.one_away == 1
     assert tally.spawn_bytes > 0 and tally.recalls == 0  # held: nothing to recall
+    # the near hook replays the two issues the work names; the entry naming #302 is in hot (the spawn
+    # holds it), so the hook adds nothing
+    assert (tally.hook_events, tally.hook_entries, tally.hook_bytes, tally.held_or_hook) == (2, 0, 0, 1)
 
 
 def test_a_log_merged_in_from_a_branch_is_a_spawn_too(tmp_path: Path, repo: GitRepo) -> None:

@@ -143,3 +143,22 @@ def test_bm25_ranks_a_rare_word_above_a_common_one_and_ties_in_order() -> None:
 def test_fill_takes_whole_items_in_order_while_they_fit() -> None:
     assert rules.fill([300, 500, 100, 200], [1, 0, 2, 3], 700) == {1, 2}
     assert rules.fill([300], [0, 0], 300) == {0}
+
+
+def test_touched_lists_the_files_and_issues_the_work_names_in_order_once() -> None:
+    work = (
+        "Read src/auth/token.py and token.py again; fixed #302 (see #3, #302); "
+        "wrote .squad/agents/parker/history.md; Infra/DevOps; ran `npm test` in web/app.config.ts"
+    )
+    assert rules.touched(work) == ["src/auth/token.py", "token.py", "#302", "web/app.config.ts"]
+    assert len(rules.touched(" ".join(f"f{n}.py" for n in range(50)))) == rules.MAX_TOUCHED
+
+
+def test_tool_event_is_a_read_for_a_file_and_a_shell_command_for_an_issue() -> None:
+    assert rules.tool_event("s", "src/a.py") == {
+        "session_id": "s",
+        "tool_name": "Read",
+        "tool_input": {"file_path": "src/a.py"},
+    }
+    issue = rules.tool_event("s", "#302")
+    assert issue["tool_name"] == "Bash" and "#302" in str(issue["tool_input"])

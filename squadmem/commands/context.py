@@ -28,7 +28,10 @@ Matches from hot stay in the hot block; the others follow it under
 matches, best first, one line each (``- ID (tier): title``, as hot's Index
 names a section) under ``### More matching the task``, for the agent to bring
 with ``--include ID``: the sections held are the same with or without these
-lines. A match is not recorded as a use: it is a
+lines. What room is still left holds the agent's other deeper sections, newest
+first (:func:`squadmem.engine.ranking.newest`: by the date a section's first
+line states, no history read), under ``### Recent memory``: at large budgets
+the payload is "matches, then newest". A match is not recorded as a use: it is a
 candidate, not a confirmed use (recording it would bring every match back to
 hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
 """
@@ -71,6 +74,8 @@ class Context(Value):
             line += f"; {len(self.task.matched)} section(s) matching the task"
             if self.task.named:
                 line += f", {len(self.task.named)} more named"
+            if self.task.recent:
+                line += f", {len(self.task.recent)} recent"
             if self.task.left_out:
                 line += f", {len(self.task.left_out)} hot section(s) left out"
         return line
@@ -88,7 +93,7 @@ class Context(Value):
 class Task(Value):
     """What ``--task`` did: the words it ranked by, the matches it brought, the hot sections left out."""
 
-    __slots__ = ("left_out", "matched", "named", "text", "words")
+    __slots__ = ("left_out", "matched", "named", "recent", "text", "words")
 
     def __init__(
         self,
@@ -97,12 +102,14 @@ class Task(Value):
         matched: tuple[str, ...],
         left_out: tuple[str, ...],
         named: tuple[str, ...] = (),
+        recent: tuple[str, ...] = (),
     ) -> None:
         self.text = text
         self.words = words
         self.matched = matched  # ids of the sections in the payload because they match, best first
         self.left_out = left_out  # ids of hot sections that did not fit
         self.named = named  # ids of further matches the payload names in a line each, best first
+        self.recent = recent  # ids of deeper sections filling the room left, newest first
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -111,6 +118,7 @@ class Task(Value):
             "matched": list(self.matched),
             "left_out": list(self.left_out),
             "named": list(self.named),
+            "recent": list(self.recent),
         }
 
 
@@ -219,6 +227,7 @@ def build(
 
 TASK_HEADING = "### Sections matching the task"
 MORE_HEADING = "### More matching the task"
+RECENT_HEADING = "### Recent memory"
 MORE_NOTE = "Not loaded; bring one with `squadmem context --agent {agent} --include ID`."
 
 
@@ -246,13 +255,19 @@ class _Payload:
         self.more_head = f"\n{MORE_HEADING}\n\n{MORE_NOTE.format(agent=agent)}\n\n"
 
     def render(
-        self, ids: set[str], found: Sequence[catalog.Entry], more: Sequence[catalog.Entry] = ()
+        self,
+        ids: set[str],
+        found: Sequence[catalog.Entry],
+        more: Sequence[catalog.Entry] = (),
+        recent: Sequence[catalog.Entry] = (),
     ) -> tuple[str, str, str]:
         """(the payload, its hot block, its matches' block)."""
         hot_body = _body([e for e in self.hot if e.id in ids]) or "(no hot memory yet)\n"
         deeper = [e for e in found if e.file != tier_rel("hot", self.agent)]
         task_body = _body(deeper)
         extra = f"\n{TASK_HEADING}\n\n{task_body}" if deeper else ""
+        if recent:
+            extra += f"\n{RECENT_HEADING}\n\n{_body(recent)}"
         if more:
             extra += self.more_head + _lines(more)
         text = self.template.format(hot=hot_body.rstrip("\r\n"), cold="", wiki="", sections=extra)
@@ -284,6 +299,25 @@ class _Payload:
                 left -= cost
         return matched, named
 
+    def newest(
+        self,
+        chosen: set[str],
+        matched: Sequence[catalog.Entry],
+        named: Sequence[catalog.Entry],
+        rest: Sequence[catalog.Entry],
+    ) -> list[catalog.Entry]:
+        """The room the matches, hot and the named lines leave, filled from ``rest`` newest first
+        (:func:`ranking.newest`), each section that fits, whole."""
+        left = self.max_bytes - len(self.render(chosen, matched, named)[0].encode("utf-8"))
+        left -= len(f"\n{RECENT_HEADING}\n\n".encode())
+        taken: list[catalog.Entry] = []
+        for entry in ranking.newest(e for e in rest if e.id not in chosen and e.id not in named):
+            cost = len(_body([entry]).encode("utf-8"))  # sections add up: count them
+            if cost <= left:
+                taken.append(entry)
+                left -= cost
+        return taken
+
 
 def build_for_task(
     memory: catalog.Memory, agent: str, task: str, max_bytes: int
@@ -305,6 +339,7 @@ def build_for_task(
     payload = _Payload(agent, hot, max_bytes)
     matched: list[catalog.Entry] = []
     named: list[catalog.Entry] = []
+    recent: list[catalog.Entry] = []
     if payload.size(chosen, matched) > max_bytes:
         warnings.warn(
             SquadmemWarning(
@@ -316,15 +351,20 @@ def build_for_task(
         )
     else:
         matched, named = payload.fill(chosen, ranked)
-    text, hot_body, task_body = payload.render(chosen, matched, named)
+        rest = [e for e in candidates if e.tier != "hot" and e not in matched]
+        recent = payload.newest(chosen, matched, named, rest)
+    text, hot_body, task_body = payload.render(chosen, matched, named, recent)
     parts = [("hot", len(hot_body.encode("utf-8")))]
     if task_body:
         parts.append(("task", len(task_body.encode("utf-8"))))
+    if recent:
+        parts.append(("recent", len(_body(recent).encode("utf-8"))))
     if named:
         parts.append(("named", len(_lines(named).encode("utf-8"))))
     left_out = tuple(e.id for e in hot if e.id not in chosen)
     more = tuple(e.id for e in named)
-    return text, parts, Task(task, tuple(terms), tuple(e.id for e in matched), left_out, more)
+    done = Task(task, tuple(terms), tuple(e.id for e in matched), left_out, more, tuple(e.id for e in recent))
+    return text, parts, done
 
 
 def context(

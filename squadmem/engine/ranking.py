@@ -201,3 +201,45 @@ def bm25(entries: Sequence[T], terms: Sequence[str]) -> list[tuple[T, float]]:
             scored.append((-value, len(doc), position, entry, value))
     scored.sort(key=lambda item: item[:3])
     return [(entry, value) for *_, entry, value in scored]
+
+
+_STATED = re.compile(r"(?<!\d)(?:19|20)\d\d-[01]\d-[0-3]\d(?!\d)")
+DEPTH = {"hot": 0, "cold": 1, "wiki": 2, "archive": 3}  # the nearer tier is the more recent
+
+
+class Placed(Protocol):
+    tier: str
+    position: int
+
+    @property
+    def text(self) -> str: ...
+
+
+P = TypeVar("P", bound=Placed)
+
+
+def stated_date(text: str) -> str | None:
+    """The first ``YYYY-MM-DD`` the section's first line states (``### 2026-06-08: ...``,
+    ``- **2026-06-07:** ...``), as written; None when it states none."""
+    first = text.lstrip("\r\n").split("\n", 1)[0]
+    found = _STATED.search(first)
+    return found.group(0) if found else None
+
+
+def newest(entries: Iterable[P]) -> list[P]:
+    """The entries newest first without reading history: by the date each one's first line
+    states (teams date their entries), latest first; the undated after them, the nearer tier
+    first and each file's last section first (squadmem appends what arrives in a tier)."""
+    listed = list(entries)
+    dated = [(stated_date(e.text), n) for n, e in enumerate(listed)]
+    order = sorted(
+        range(len(listed)),
+        key=lambda n: (
+            dated[n][0] is not None,
+            dated[n][0] or "",
+            -DEPTH.get(listed[n].tier, len(DEPTH)),
+            listed[n].position,
+        ),
+        reverse=True,
+    )
+    return [listed[n] for n in order]

@@ -16,8 +16,9 @@ last part of a phrase also matches as a prefix (``token`` finds ``tokens``)
 unless it is a number (``#12`` does not find ``#123``). Every word of the query
 must match. Sections rank by BM25 (SQLite's: k1 = 1.2, b = 0.75) over two
 columns, the title (weighing twice) and the whole section, heading included;
-of the best hundred, the sections that quote the words exactly as typed come
-first, then those that quote them with case folded (``find_visible()`` finds
+of the best hundred, the sections that name the words as things come first
+(a file ``token.py`` for ``token``, a path part, inside a code span), then
+those that quote the words exactly as typed, then with case folded (``find_visible()`` finds
 the sections that name the function before those about finding what is
 visible).
 An index SQLite cannot open or write (a read-only git dir, another process
@@ -30,6 +31,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -68,16 +70,36 @@ def match_expression(words: Sequence[str]) -> str | None:
     return " AND ".join(phrases) if phrases else None
 
 
+def names(word: str, text: str) -> bool:
+    """Whether ``text`` names ``word`` as a thing: a file of that name (``token.py`` for ``token``), a
+    part of a path (``auth/``, ``/auth``), or inside a code span (`` `TokenCache.get` ``); case
+    folded."""
+    q = re.escape(word)
+    if re.search(rf"(?<![\w.-]){q}\.[A-Za-z]\w{{0,9}}\b|(?<![\w-])/{q}\b|\b{q}/", text, re.IGNORECASE):
+        return True
+    folded = word.casefold()
+    return any(folded in span.casefold() for span in _CODE_SPAN.findall(text))
+
+
+_CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
 def literal_first(found: Sequence[Found], words: Sequence[str]) -> list[Found]:
-    """``found`` with the sections that quote more of the words as typed first: exactly (``find_visible()``,
+    """``found`` with the sections that name more of the words as things first (:func:`names`: a file,
+    a path, a code span), then those that quote more of them as typed: exactly (``find_visible()``,
     ``<Compile>``, ``FooBar``), then with case folded; otherwise in their given (BM25) order. An agent
-    that types a name means the sections that hold that name, not the ones holding its parts."""
+    that types a file's stem or a name means the sections that name that thing, not the ones that
+    use the word in passing (chosen on the real-team study's train teams: ``bench/recall_rerank.py``)."""
     typed = [w for w in words if w.strip()]
     folded = [w.casefold() for w in typed]
 
-    def key(hit: Found) -> tuple[int, int]:
+    def key(hit: Found) -> tuple[int, int, int]:
         lower = hit.text.casefold()
-        return (-sum(w in hit.text for w in typed), -sum(w in lower for w in folded))
+        return (
+            -sum(names(w, hit.text) for w in typed),
+            -sum(w in hit.text for w in typed),
+            -sum(w in lower for w in folded),
+        )
 
     return sorted(found, key=key)
 

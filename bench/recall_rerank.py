@@ -1,0 +1,92 @@
+"""How `recall` orders its best hundred, looked at offline on the real-team study's recalls.
+
+``python -m bench.squad_study ... --dump-recalls FILE`` writes, for every recall the study runs (the
+one an agent types when its work touches a thing: a file stem, ``#123``, a name), the real
+command's best 100 sections in its order, with their texts, and the relevant entries that recall
+should find. This reads such a file and scores orders of those same candidates: the share of
+(recall, relevant entry) pairs whose entry is in the first 5, as the study counts "one recall
+away". Each order re-sorts the real order stably by a key, so "today" is exactly what `recall`
+listed and every other row is what `recall` would list with that key in front of its own.
+
+Choose an order on the train split's file only; the held-out split is measured by the study itself,
+with the real command, after the choice is in the code.
+
+    python -m bench.recall_rerank FILE [--top 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from squadmem.engine import ranking
+from squadmem.engine.search_index import names
+
+Candidate = tuple[str, str, str]  # id, content key (hex), text
+Key = Callable[[str, Candidate], Any]
+
+
+def read(path: Path) -> Iterable[dict[str, Any]]:
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            if line.strip():
+                yield json.loads(line)
+
+
+def in_title(query: str, text: str) -> bool:
+    first = text.lstrip().split("\n", 1)[0].casefold()
+    return all(w in first for w in ranking.tokens(query))
+
+
+KEYS: dict[str, Key] = {
+    "today (recall's own order)": lambda q, c: 0,
+    "names it first": lambda q, c: not names(q, c[2]),
+    "in its title first": lambda q, c: not in_title(q, c[2]),
+    "newest first (stated date)": lambda q, c: _newest_key(c[2]),
+    "shortest first": lambda q, c: len(c[2]),
+    "names it, then newest": lambda q, c: (not names(q, c[2]), _newest_key(c[2])),
+    "names it, then title": lambda q, c: (not names(q, c[2]), not in_title(q, c[2])),
+}
+
+
+def _newest_key(text: str) -> str:
+    date = ranking.stated_date(text) or "0000-00-00"
+    return "".join(chr(0x7F - ord(ch)) for ch in date)  # later dates sort first
+
+
+def score(rows: Sequence[dict[str, Any]], key: Key, top: int) -> tuple[int, int]:
+    """(relevant entries in the first ``top``, relevant entries asked for) over every recall."""
+    hits = asked = 0
+    for row in rows:
+        query = str(row["query"])
+        candidates = [(str(i), str(k), str(t)) for i, k, t in row["candidates"]]
+        ordered = sorted(candidates, key=lambda c: key(query, c))
+        first = {c[1] for c in ordered[:top]}
+        wanted = set(row["wanted"])
+        hits += len(wanted & first)
+        asked += len(wanted)
+    return hits, asked
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dump", type=Path, help="the file squad_study.py --dump-recalls wrote")
+    parser.add_argument("--top", type=int, default=5)
+    args = parser.parse_args(argv)
+    rows = list(read(args.dump))
+    print(f"{len(rows)} recalls from {args.dump.name}\n")
+    print(f"| order | relevant in the first {args.top} | share |")
+    print("|---|---:|---:|")
+    for name, key in KEYS.items():
+        hits, asked = score(rows, key, args.top)
+        print(f"| {name} | {hits} of {asked} | {100 * hits / max(1, asked):.1f}% |")
+    hits, asked = score(rows, KEYS["today (recall's own order)"], 100)
+    bound = f"{100 * hits / max(1, asked):.1f}%"
+    print(f"| (the bound: anywhere in the best 100) | {hits} of {asked} | {bound} |")
+
+
+if __name__ == "__main__":
+    main()
