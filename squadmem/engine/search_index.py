@@ -28,7 +28,6 @@ creating it at the same moment) is replaced, for that run, by one in memory.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import json
 import os
 import re
@@ -39,6 +38,7 @@ from pathlib import Path
 from squadmem.engine import ranking
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import Layout, TierFile
+from squadmem.model.values import Value
 
 FILE = "search.sqlite"
 FORMAT = 1
@@ -48,14 +48,13 @@ INSIDE_SCAN = 500  # sections holding the words inside longer ones, looked at wh
 _SELECT = "SELECT id, tier, file, name, title, body FROM sections"
 
 
-@dataclasses.dataclass(frozen=True)
-class Found:
-    id: str
-    tier: str
-    file: str
-    name: str
-    title: str
-    text: str
+class Found(Value):
+    """One section the index found."""
+
+    __slots__ = ("file", "id", "name", "text", "tier", "title")
+
+    def __init__(self, id: str, tier: str, file: str, name: str, title: str, text: str) -> None:
+        self.id, self.tier, self.file, self.name, self.title, self.text = id, tier, file, name, title, text
 
 
 def match_expression(words: Sequence[str]) -> str | None:

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import io
 import os
-import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 
 from squadmem.model.errors import Exit, SquadmemError
 
 TYPE_CHECKING = False  # typing is not imported at run time: hooks import this module
 if TYPE_CHECKING:
+    import subprocess  # imported where git is started: a command that starts none (a warm recall) skips it
     from pathlib import Path
     from typing import IO
 
@@ -131,6 +131,8 @@ def run(
     args: Sequence[str], env: Env, input: bytes | None = None, *, cwd: Path | str | None = None
 ) -> tuple[int, bytes, str]:
     """Run git: its exit status, stdout and stderr (as text), whatever the status."""
+    import subprocess
+
     proc = subprocess.run(["git", *args], env=env, input=input, capture_output=True, cwd=cwd)
     return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
 
@@ -157,6 +159,8 @@ def spawn(
     args: Sequence[str], env: Env, *, cwd: Path | str | None = None, stdin: IO[bytes] | int | None = None
 ) -> subprocess.Popen[bytes]:
     """One git process whose stdout the caller reads; pair it with :func:`finish`."""
+    import subprocess
+
     return subprocess.Popen(
         ["git", *args],
         cwd=cwd,
@@ -167,7 +171,7 @@ def spawn(
     )
 
 
-PIPE = subprocess.PIPE
+PIPE = -1  # subprocess.PIPE, without importing subprocess
 
 
 def finish(proc: subprocess.Popen[bytes], args: Sequence[str], code: Exit = Exit.INTERNAL) -> None:
