@@ -238,7 +238,17 @@ def test_amend_with_a_new_message_keeps_the_amended_commits_uses(pending: GitRep
     assert body.count("picard/auth-tokens") == 1
 
 
-HEAVY = ("argparse", "dataclasses", "inspect", "json", "pathlib", "tomllib", "typing", "zoneinfo")
+HEAVY = (
+    "argparse",
+    "dataclasses",
+    "inspect",
+    "json",
+    "pathlib",
+    "tomllib",
+    "typing",
+    "zoneinfo",
+    "subprocess",  # git runs through gitio.process (posix_spawn)
+)
 
 
 def _hook_imports(repo: GitRepo, when: str = D1) -> tuple[int, list[str], list[str]]:

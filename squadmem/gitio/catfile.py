@@ -11,7 +11,6 @@ pass reads thousands of blobs this way. Standard library only.
 from __future__ import annotations
 
 import contextlib
-import subprocess
 from collections.abc import Iterator, Sequence
 
 from squadmem.gitio import runner
@@ -31,7 +30,7 @@ class CatFile:
     def __init__(self, env: runner.Env, cwd: Path | str | None = None) -> None:
         self.env = env
         self.cwd = cwd
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: runner.Proc | None = None
 
     def __enter__(self) -> CatFile:
         return self
@@ -100,7 +99,7 @@ class CatFile:
 
     _last_err = ""
 
-    def _process(self) -> subprocess.Popen[bytes]:
+    def _process(self) -> runner.Proc:
         if self._proc is None:
             self._proc = runner.spawn(ARGS, self.env, cwd=self.cwd, stdin=runner.PIPE)
         return self._proc
