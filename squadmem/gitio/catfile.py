@@ -40,6 +40,10 @@ class CatFile:
     ) -> None:
         self.close()
 
+    def start(self) -> None:
+        """Start the process now, before the first read: git opens the repository while the caller works."""
+        self._process()
+
     def read(self, spec: str) -> bytes | None:
         """The object ``spec`` names (a sha, ``REV:path``, ``:path``), None if it names none."""
         if "\n" in spec:

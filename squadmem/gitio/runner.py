@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from squadmem.gitio import process
 from squadmem.model.errors import Exit, SquadmemError
@@ -145,6 +145,27 @@ def run(
 
     proc = subprocess.run(["git", *args], env=env, input=input, capture_output=True, cwd=cwd)
     return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
+
+
+def later(args: Sequence[str], env: Env, *, code: Exit = Exit.INTERNAL) -> Callable[[], bytes]:
+    """git started now in the current folder, its stdout returned when the result is called (the
+    caller works meanwhile); a non-zero exit raises :class:`GitError` then. Call it once."""
+    proc = spawn(args, env)
+
+    def result() -> bytes:
+        out, err = proc.communicate()
+        status = proc.wait()
+        if status != 0:
+            raise GitError(
+                args,
+                status,
+                err.decode("utf-8", "replace"),
+                "run the hook inside the repository's work tree",
+                code,
+            )
+        return out
+
+    return result
 
 
 def stream(

@@ -3,7 +3,9 @@
 The hooks compare the index against HEAD (``git diff --cached --raw``, one
 process for every memory file, shared by the checks) and read blobs, settings
 and a merge's other parent through one ``git cat-file --batch`` process, all
-through the git gateway (:mod:`squadmem.gitio`). Named files (what the
+through the git gateway (:mod:`squadmem.gitio`). The pre-commit hook starts
+both at once (:func:`start`), before it imports the checks, so that git opens
+the repository while Python imports; :func:`close` ends them. Named files (what the
 pre-commit framework passes, every file under ``pre-commit run --all-files``)
 are judged as they are in the work tree instead.
 
@@ -15,12 +17,14 @@ diff``. Paths are strings here (``os.path``), not ``pathlib``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
 from squadmem.gitio import gitdir, questions
+from squadmem.gitio.catfile import CatFile
 from squadmem.gitio.formats import Staged, cat_files
 from squadmem.gitio.runner import git_env
 from squadmem.model import constants
@@ -41,6 +45,8 @@ NOT_A_REPO = "not inside a git work tree: run it in a repository (git runs it at
 
 _changes: dict[str | None, list[Staged]] = {}  # GIT_INDEX_FILE -> the memory files the index changes
 _blobs: dict[tuple[str | None, str], bytes | None] = {}  # (GIT_INDEX_FILE, spec) -> object read
+_pending: dict[str | None, Callable[[], list[Staged]]] = {}  # GIT_INDEX_FILE -> the diff started early
+_readers: dict[str | None, CatFile] = {}  # GIT_INDEX_FILE -> the cat-file --batch started early
 _bound: list[str] = []  # the work tree whose places were found (once per process)
 
 
@@ -51,11 +57,34 @@ def places(env: Mapping[str, str]) -> where.Places:
     return where.current()
 
 
+def start(env: Mapping[str, str]) -> None:
+    """Start the commit's two git processes now: what the index changes (:func:`memory_changes`) and
+    the object reader (:func:`blobs`); git works while the caller imports. :func:`close` ends them."""
+    key = env.get("GIT_INDEX_FILE")
+    if key not in _changes and key not in _pending:
+        _pending[key] = questions.staged_changes_later(env, places(env).pathspecs)
+    if key not in _readers:
+        _readers[key] = CatFile(env)
+        _readers[key].start()
+
+
+def close() -> None:
+    """End what :func:`start` started (a diff never read is waited for, its failure ignored)."""
+    for pending in _pending.values():
+        with contextlib.suppress(SquadmemError):
+            pending()
+    _pending.clear()
+    for reader in _readers.values():
+        reader.close()
+    _readers.clear()
+
+
 def memory_changes(env: Mapping[str, str]) -> list[Staged]:
     """Every memory file the index changes against HEAD (renames found), read once per process."""
     key = env.get("GIT_INDEX_FILE")
     if key not in _changes:
-        _changes[key] = questions.staged_changes(env, places(env).pathspecs)
+        pending = _pending.pop(key, None)
+        _changes[key] = pending() if pending else questions.staged_changes(env, places(env).pathspecs)
     return _changes[key]
 
 
@@ -64,7 +93,9 @@ def blobs(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | Non
     key = env.get("GIT_INDEX_FILE")
     missing = [s for s in dict.fromkeys(specs) if (key, s) not in _blobs]
     if missing:
-        for spec, raw in cat_files(missing, env).items():
+        reader = _readers.get(key)
+        found = {spec: reader.read(spec) for spec in missing} if reader else cat_files(missing, env)
+        for spec, raw in found.items():
             _blobs[(key, spec)] = raw
     return {s: _blobs[(key, s)] for s in specs}
 
