@@ -52,8 +52,9 @@ def _memory_checks() -> int:
     from squadmem.hooks import staged
 
     try:
+        handed = staged.handed_diff()  # the shim's own git diff: taken out of the environment first
         env = runner.git_env()
-        staged.start(env)
+        staged.start(env, handed)
         touched = bool(staged.memory_changes(env)) or gitdir.merge_head_file() is not None
     except Exception:  # the checks below report it
         touched = True

@@ -5,7 +5,9 @@ process for every memory file, shared by the checks) and read blobs, settings
 and a merge's other parent through one ``git cat-file --batch`` process, all
 through the git gateway (:mod:`squadmem.gitio`). The pre-commit hook starts
 both at once (:func:`start`), before it imports the checks, so that git opens
-the repository while Python imports; :func:`close` ends them. Named files (what the
+the repository while Python imports; :func:`close` ends them. Started by
+squadmem's shim, it asks no ``git diff``: the shim's own (the same command
+line) left its answer in a file (:func:`handed_diff`). Named files (what the
 pre-commit framework passes, every file under ``pre-commit run --all-files``)
 are judged as they are in the work tree instead.
 
@@ -25,8 +27,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from squadmem.gitio import gitdir, questions
 from squadmem.gitio.catfile import CatFile
-from squadmem.gitio.formats import Staged, cat_files
-from squadmem.gitio.runner import git_env
+from squadmem.gitio.formats import Staged, cat_files, parse_raw
+from squadmem.gitio.runner import IDENTITY, git_env
 from squadmem.model import constants
 from squadmem.model import places as where
 from squadmem.model.errors import Exit, SquadmemError
@@ -47,6 +49,13 @@ _changes: dict[str | None, list[Staged]] = {}  # GIT_INDEX_FILE -> the memory fi
 _blobs: dict[tuple[str | None, str], bytes | None] = {}  # (GIT_INDEX_FILE, spec) -> object read
 _pending: dict[str | None, Callable[[], list[Staged]]] = {}  # GIT_INDEX_FILE -> the diff started early
 _readers: dict[str | None, CatFile] = {}  # GIT_INDEX_FILE -> the cat-file --batch started early
+
+# What the shim hands the pre-commit checks: the file its `git diff --raw -z` wrote, and the pathspecs
+# that diff was given (templates/hook.sh).
+HANDED = "SQUADMEM_STAGED_DIFF"
+HANDED_SPECS = "SQUADMEM_STAGED_SPECS"
+# Variables git sets for a hook, or naming who commits: none changes what the index holds.
+_HARMLESS = frozenset({"GIT_EDITOR", "GIT_PREFIX", "GIT_REFLOG_ACTION"}) | IDENTITY
 _bound: list[str] = []  # the work tree whose places were found (once per process)
 
 
@@ -57,12 +66,48 @@ def places(env: Mapping[str, str]) -> where.Places:
     return where.current()
 
 
-def start(env: Mapping[str, str]) -> None:
-    """Start the commit's two git processes now: what the index changes (:func:`memory_changes`) and
-    the object reader (:func:`blobs`); git works while the caller imports. :func:`close` ends them."""
+def handed_diff(environ: dict[str, str] | None = None) -> tuple[bytes, list[str]] | None:
+    """What the shim's ``git diff`` wrote (the file it names, removed once read) and the pathspecs it
+    was given; None when the shim handed nothing. The two variables are taken out of the environment."""
+    source = os.environ if environ is None else environ
+    path = source.pop(HANDED, "")
+    specs = source.pop(HANDED_SPECS, "").split()
+    if not path:
+        return None
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    return raw, specs
+
+
+def _asked_alike(env: Mapping[str, str], specs: Sequence[str], environ: Mapping[str, str]) -> bool:
+    """Whether the shim's diff asked what the checks would (:func:`questions.staged_changes`): the same
+    pathspecs, and no variable of the hook's that :func:`git_env` drops but those that cannot change
+    the answer (GIT_DIR only when it names the git directory found without it)."""
+    if list(specs) != [f":(top){p}" for p in places(env).pathspecs]:
+        return False
+    for name, value in environ.items():
+        if not name.startswith("GIT_") or name in env or name in _HARMLESS:
+            continue
+        if name != "GIT_DIR" or os.path.realpath(value) != os.path.realpath(gitdir.git_dir() or "."):
+            return False
+    return True
+
+
+def start(env: Mapping[str, str], handed: tuple[bytes, list[str]] | None = None) -> None:
+    """Start the commit's two git processes now: what the index changes (:func:`memory_changes`;
+    none when the shim ``handed`` its diff and that diff asked what squadmem would) and the object
+    reader (:func:`blobs`); git works while the caller imports. :func:`close` ends them."""
     key = env.get("GIT_INDEX_FILE")
     if key not in _changes and key not in _pending:
-        _pending[key] = questions.staged_changes_later(env, places(env).pathspecs)
+        if handed is not None and _asked_alike(env, handed[1], os.environ):
+            _changes[key] = parse_raw(handed[0])
+        else:
+            _pending[key] = questions.staged_changes_later(env, places(env).pathspecs)
     if key not in _readers:
         _readers[key] = CatFile(env)
         _readers[key].start()
