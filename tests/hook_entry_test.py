@@ -472,10 +472,11 @@ def test_the_message_hooks_start_python_only_when_they_have_something_to_do(
     assert TRAILER in repo.git("log", "-1", "--format=%B")
 
 
-def _diffs(trace: Path) -> int:
-    """How many ``git diff --cached`` a commit ran (GIT_TRACE's lines), the shim's and the checks'."""
+def _diffs(trace: Path, command: str = "diff --cached") -> int:
+    """How many ``git diff --cached`` (or ``command``) a commit ran (GIT_TRACE's lines): the shim's
+    and the checks'."""
     lines = trace.read_text("utf-8").splitlines() if trace.exists() else []
-    return sum("trace: built-in: git diff --cached" in line for line in lines)
+    return sum(f"trace: built-in: git {command}" in line for line in lines)
 
 
 def test_the_checks_take_the_shims_diff_instead_of_asking_git_again(repo: GitRepo, tmp_path: Path) -> None:
@@ -488,6 +489,8 @@ def test_the_checks_take_the_shims_diff_instead_of_asking_git_again(repo: GitRep
     repo.git("add", "-A")
     assert hooked_commit(repo, D1, "-m", "log", env=env).returncode == 0
     assert _diffs(trace) == 1
+    # a log created: its path's history is asked (one git log); objects come through the one cat-file
+    assert (_diffs(trace, "log "), _diffs(trace, "cat-file --batch")) == (1, 1)
     assert not (repo.root / ".git" / "squadmem-staged.diff").exists()
     trace.unlink()
     repo.write(LOG, "# Daily log 2026-03-01\n\n- 09:00 [picard] changed\n")

@@ -54,6 +54,7 @@ _readers: dict[str | None, CatFile] = {}  # GIT_INDEX_FILE -> the cat-file --bat
 # that diff was given (templates/hook.sh).
 HANDED = "SQUADMEM_STAGED_DIFF"
 HANDED_SPECS = "SQUADMEM_STAGED_SPECS"
+HANDED_NAME = "squadmem-staged.diff"  # in the git directory
 # Variables git sets for a hook, or naming who commits: none changes what the index holds.
 _HARMLESS = frozenset({"GIT_EDITOR", "GIT_PREFIX", "GIT_REFLOG_ACTION"}) | IDENTITY
 _bound: list[str] = []  # the work tree whose places were found (once per process)
@@ -72,7 +73,7 @@ def handed_diff(environ: dict[str, str] | None = None) -> tuple[bytes, list[str]
     source = os.environ if environ is None else environ
     path = source.pop(HANDED, "")
     specs = source.pop(HANDED_SPECS, "").split()
-    if not path:
+    if os.path.basename(path) != HANDED_NAME:  # none, or not the shim's file: never read nor removed
         return None
     try:
         with open(path, "rb") as handle:
