@@ -238,7 +238,17 @@ def test_amend_with_a_new_message_keeps_the_amended_commits_uses(pending: GitRep
     assert body.count("picard/auth-tokens") == 1
 
 
-HEAVY = ("argparse", "dataclasses", "inspect", "json", "pathlib", "tomllib", "typing", "zoneinfo")
+HEAVY = (
+    "argparse",
+    "dataclasses",
+    "inspect",
+    "json",
+    "pathlib",
+    "tomllib",
+    "typing",
+    "zoneinfo",
+    "subprocess",  # git runs through gitio.process (posix_spawn)
+)
 
 
 def _hook_imports(repo: GitRepo, when: str = D1) -> tuple[int, list[str], list[str]]:
@@ -460,3 +470,62 @@ def test_the_message_hooks_start_python_only_when_they_have_something_to_do(
     assert done.returncode == 0, done.stderr
     assert [_prechecks(starts, e) for e in events] == [3, 2]
     assert TRAILER in repo.git("log", "-1", "--format=%B")
+
+
+def _diffs(trace: Path, command: str = "diff --cached") -> int:
+    """How many ``git diff --cached`` (or ``command``) a commit ran (GIT_TRACE's lines): the shim's
+    and the checks'."""
+    lines = trace.read_text("utf-8").splitlines() if trace.exists() else []
+    return sum(f"trace: built-in: git {command}" in line for line in lines)
+
+
+def test_the_checks_take_the_shims_diff_instead_of_asking_git_again(repo: GitRepo, tmp_path: Path) -> None:
+    """One ``git diff`` per memory commit: the shim's, left in the git directory for the checks
+    (and removed by them); a past day's log edited is refused all the same."""
+    init_hooked(repo, D1)
+    trace = tmp_path / "trace"
+    env = dict(os.environ, GIT_TRACE=str(trace))
+    repo.write(LOG, "# Daily log 2026-03-01\n\n- 09:00 [picard] one\n")
+    repo.git("add", "-A")
+    assert hooked_commit(repo, D1, "-m", "log", env=env).returncode == 0
+    assert _diffs(trace) == 1
+    # a log created: its path's history is asked (one git log); objects come through the one cat-file
+    assert (_diffs(trace, "log "), _diffs(trace, "cat-file --batch")) == (1, 1)
+    assert not (repo.root / ".git" / "squadmem-staged.diff").exists()
+    trace.unlink()
+    repo.write(LOG, "# Daily log 2026-03-01\n\n- 09:00 [picard] changed\n")
+    repo.git("add", "-A")
+    done = hooked_commit(repo, D2, "-m", "rewrite", env=env)
+    assert done.returncode == 1 and f"{LOG}: " in done.stderr
+    assert _diffs(trace) == 1
+
+
+@pytest.mark.parametrize(
+    ("git_args", "extra", "diffs"),
+    [
+        (["-c", "diff.renameLimit=1"], {}, 2),  # GIT_CONFIG_PARAMETERS: the checks' git never sees it
+        ([], {"GIT_WORK_TREE": "."}, 2),  # dropped by git_env: the checks' git finds its own
+        ([], {"GIT_DIR": ".git"}, 1),  # the git directory the checks find without it
+    ],
+)
+def test_a_diff_asked_in_another_environment_is_asked_again(
+    repo: GitRepo, tmp_path: Path, git_args: list[str], extra: dict[str, str], diffs: int
+) -> None:
+    """The shim's answer is taken only when its git ran as the checks' would: a variable that
+    ``git_env`` drops (other than those git sets for every hook, and a GIT_DIR naming the git
+    directory found without it) makes the checks ask git themselves."""
+    init_hooked(repo, D1)
+    trace = tmp_path / "trace"
+    extra = {name: str(repo.root / value) for name, value in extra.items()}
+    env = dict(os.environ, GIT_TRACE=str(trace), GIT_AUTHOR_DATE=D1, GIT_COMMITTER_DATE=D1, **extra)
+    repo.write(LOG, "# Daily log 2026-03-01\n\n- 09:00 [picard] one\n")
+    repo.git("add", "-A")
+    done = subprocess.run(
+        ["git", *git_args, "commit", "-q", "--no-gpg-sign", "-m", "log"],
+        cwd=repo.root,
+        env=env,
+        text=True,
+        capture_output=True,
+    )
+    assert done.returncode == 0, done.stderr
+    assert _diffs(trace) == diffs

@@ -11,7 +11,6 @@ pass reads thousands of blobs this way. Standard library only.
 from __future__ import annotations
 
 import contextlib
-import subprocess
 from collections.abc import Iterator, Sequence
 
 from squadmem.gitio import runner
@@ -31,7 +30,7 @@ class CatFile:
     def __init__(self, env: runner.Env, cwd: Path | str | None = None) -> None:
         self.env = env
         self.cwd = cwd
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: runner.Proc | None = None
 
     def __enter__(self) -> CatFile:
         return self
@@ -40,6 +39,10 @@ class CatFile:
         self, kind: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
+
+    def start(self) -> None:
+        """Start the process now, before the first read: git opens the repository while the caller works."""
+        self._process()
 
     def read(self, spec: str) -> bytes | None:
         """The object ``spec`` names (a sha, ``REV:path``, ``:path``), None if it names none."""
@@ -100,7 +103,7 @@ class CatFile:
 
     _last_err = ""
 
-    def _process(self) -> subprocess.Popen[bytes]:
+    def _process(self) -> runner.Proc:
         if self._proc is None:
             self._proc = runner.spawn(ARGS, self.env, cwd=self.cwd, stdin=runner.PIPE)
         return self._proc

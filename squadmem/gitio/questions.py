@@ -14,7 +14,7 @@ hooks imported before: they start on every commit.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from squadmem.gitio import formats, runner
 from squadmem.gitio.formats import LogEntry, Staged
@@ -129,9 +129,19 @@ def add_trailers(env: Env, text: str, lines: Sequence[str]) -> str:
 def staged_changes(env: Env, paths: Sequence[str], against: str | None = None) -> list[Staged]:
     """What the index changes under ``paths`` (from the top of the work tree) against HEAD, renames
     found, or against the commit ``against``, no renames (``diff --cached --raw``)."""
+    return formats.parse_raw(runner.git(_staged_args(paths, against), env))
+
+
+def staged_changes_later(env: Env, paths: Sequence[str]) -> Callable[[], list[Staged]]:
+    """:func:`staged_changes` against HEAD, git started now and read when the result is called."""
+    result = runner.later(_staged_args(paths, None), env)
+    return lambda: formats.parse_raw(result())
+
+
+def _staged_args(paths: Sequence[str], against: str | None) -> list[str]:
     args = ["diff", "--cached", "--raw", "-z", "--no-ext-diff", "--no-color"]
     args += ["--no-renames", against] if against else ["-M"]
-    return formats.parse_raw(runner.git([*args, "--", *(f":(top){p}" for p in paths)], env))
+    return [*args, "--", *(f":(top){p}" for p in paths)]
 
 
 def tree_blobs(env: Env, rev: str, pathspecs: Sequence[str]) -> dict[str, str]:

@@ -12,6 +12,10 @@ demo date squadmem's commits with them).
 A failing git becomes a :class:`GitError` naming the command, its exit
 status and the line of git's stderr that says what went wrong (``fatal:``
 or ``error:``, not the usage text git prints after an unknown option).
+
+git runs in the current folder through :mod:`squadmem.gitio.process`
+(``os.posix_spawnp``: a hook pays no ``import subprocess``); in another
+folder (``cwd=``, the commands' work tree) through ``subprocess``.
 Standard library only.
 """
 
@@ -19,15 +23,18 @@ from __future__ import annotations
 
 import io
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
+from squadmem.gitio import process
 from squadmem.model.errors import Exit, SquadmemError
 
 TYPE_CHECKING = False  # typing is not imported at run time: hooks import this module
 if TYPE_CHECKING:
-    import subprocess  # imported where git is started: a command that starts none (a warm recall) skips it
+    import subprocess
     from pathlib import Path
     from typing import IO
+
+    Proc = subprocess.Popen[bytes] | process.Process
 
 _KEEP = frozenset(
     {
@@ -131,10 +138,34 @@ def run(
     args: Sequence[str], env: Env, input: bytes | None = None, *, cwd: Path | str | None = None
 ) -> tuple[int, bytes, str]:
     """Run git: its exit status, stdout and stderr (as text), whatever the status."""
+    if cwd is None and process.AVAILABLE:
+        status, out, err = process.run(["git", *args], env, input)
+        return status, out, err.decode("utf-8", "replace")
     import subprocess
 
     proc = subprocess.run(["git", *args], env=env, input=input, capture_output=True, cwd=cwd)
     return proc.returncode, proc.stdout, proc.stderr.decode("utf-8", "replace")
+
+
+def later(args: Sequence[str], env: Env, *, code: Exit = Exit.INTERNAL) -> Callable[[], bytes]:
+    """git started now in the current folder, its stdout returned when the result is called (the
+    caller works meanwhile); a non-zero exit raises :class:`GitError` then. Call it once."""
+    proc = spawn(args, env)
+
+    def result() -> bytes:
+        out, err = proc.communicate()
+        status = proc.wait()
+        if status != 0:
+            raise GitError(
+                args,
+                status,
+                err.decode("utf-8", "replace"),
+                "run the hook inside the repository's work tree",
+                code,
+            )
+        return out
+
+    return result
 
 
 def stream(
@@ -157,8 +188,11 @@ def stream(
 
 def spawn(
     args: Sequence[str], env: Env, *, cwd: Path | str | None = None, stdin: IO[bytes] | int | None = None
-) -> subprocess.Popen[bytes]:
-    """One git process whose stdout the caller reads; pair it with :func:`finish`."""
+) -> Proc:
+    """One git process whose stdout the caller reads (stdin: ``PIPE``, a file, or /dev/null by
+    default); pair it with :func:`finish`."""
+    if cwd is None and process.AVAILABLE:
+        return process.Process(["git", *args], env, stdin)
     import subprocess
 
     return subprocess.Popen(
@@ -171,17 +205,17 @@ def spawn(
     )
 
 
-PIPE = -1  # subprocess.PIPE, without importing subprocess
+PIPE = process.PIPE  # subprocess.PIPE's value too
 
 
-def finish(proc: subprocess.Popen[bytes], args: Sequence[str], code: Exit = Exit.INTERNAL) -> None:
+def finish(proc: Proc, args: Sequence[str], code: Exit = Exit.INTERNAL) -> None:
     """Wait for a :func:`spawn` process; a non-zero exit raises :class:`GitError`."""
     status, err = collect(proc)
     if status != 0:
         raise GitError(args, status, err, code=code)
 
 
-def collect(proc: subprocess.Popen[bytes]) -> tuple[int, str]:
+def collect(proc: Proc) -> tuple[int, str]:
     """Wait for a :func:`spawn` process: its exit status and stderr."""
     err = b""
     if proc.stderr is not None:

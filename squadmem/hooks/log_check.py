@@ -123,7 +123,7 @@ def history(path: str, env: dict[str, str], merging: str | None, born: bool = Tr
         shas = questions.history_blobs(env, revs, path)
     except SquadmemError:
         return []  # the first commit of a repository: no branch has any history yet
-    return [b for b in formats.cat_files(shas, env).values() if b is not None]
+    return [b for b in staged.blobs(shas, env).values() if b is not None]  # the commit's one reader
 
 
 def _published_append(change: logs.Change, env: dict[str, str], rules: logs.Rules) -> bool:
@@ -134,7 +134,7 @@ def _published_append(change: logs.Change, env: dict[str, str], rules: logs.Rule
         return False
     found = questions.history_log(env, ["--remotes", "^HEAD"], change.path, ("%ct", "%at"))
     shas = [sha for e in found for c in e.changes for sha in (*c.olds, c.new) if sha is not None]
-    blobs = formats.cat_files(shas, env)
+    blobs = staged.blobs(shas, env)
     steps = []
     for entry in found:
         committed, authored = (_stamp(f) for f in entry.fields)

@@ -3,7 +3,9 @@
 Each git hook event runs the squadmem checks registered for it, in order,
 and stops at the first that refuses. ``pre-commit`` first looks (one ``git
 diff``) whether the commit stages any memory file or concludes a merge: when
-it does neither, only the journal check runs and nothing else is imported.
+it does neither, only the journal check runs and nothing else is imported;
+when it does, the object reader (``git cat-file --batch``) started with that
+``git diff`` opens the repository while the checks are imported.
 Standard library only.
 """
 
@@ -32,14 +34,28 @@ PROG = "squadmem pre-commit hook"
 
 def pre_commit() -> int:
     """The pre-commit checks, each only when the commit gives it something to judge."""
-    from squadmem.gitio import gitdir, runner
     from squadmem.hooks import journal_check, staged
 
     status = staged.run(journal_check.check, (), PROG)
     if status:
         return status
     try:
-        touched = bool(staged.memory_changes(runner.git_env())) or gitdir.merge_head_file() is not None
+        return _memory_checks()
+    finally:
+        staged.close()
+
+
+def _memory_checks() -> int:
+    """The checks of the memory files, after one look (``git diff``, started with the object reader
+    before the checks are imported) at whether the commit stages any or concludes a merge."""
+    from squadmem.gitio import gitdir, runner
+    from squadmem.hooks import staged
+
+    try:
+        handed = staged.handed_diff()  # the shim's own git diff: taken out of the environment first
+        env = runner.git_env()
+        staged.start(env, handed)
+        touched = bool(staged.memory_changes(env)) or gitdir.merge_head_file() is not None
     except Exception:  # the checks below report it
         touched = True
     if not touched:

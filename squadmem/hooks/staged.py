@@ -3,7 +3,11 @@
 The hooks compare the index against HEAD (``git diff --cached --raw``, one
 process for every memory file, shared by the checks) and read blobs, settings
 and a merge's other parent through one ``git cat-file --batch`` process, all
-through the git gateway (:mod:`squadmem.gitio`). Named files (what the
+through the git gateway (:mod:`squadmem.gitio`). The pre-commit hook starts
+both at once (:func:`start`), before it imports the checks, so that git opens
+the repository while Python imports; :func:`close` ends them. Started by
+squadmem's shim, it asks no ``git diff``: the shim's own (the same command
+line) left its answer in a file (:func:`handed_diff`). Named files (what the
 pre-commit framework passes, every file under ``pre-commit run --all-files``)
 are judged as they are in the work tree instead.
 
@@ -15,14 +19,16 @@ diff``. Paths are strings here (``os.path``), not ``pathlib``.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import sys
 from collections.abc import Callable, Mapping, Sequence
 
 from squadmem.gitio import gitdir, questions
-from squadmem.gitio.formats import Staged, cat_files
-from squadmem.gitio.runner import git_env
+from squadmem.gitio.catfile import CatFile
+from squadmem.gitio.formats import Staged, cat_files, parse_raw
+from squadmem.gitio.runner import IDENTITY, git_env
 from squadmem.model import constants
 from squadmem.model import places as where
 from squadmem.model.errors import Exit, SquadmemError
@@ -41,6 +47,16 @@ NOT_A_REPO = "not inside a git work tree: run it in a repository (git runs it at
 
 _changes: dict[str | None, list[Staged]] = {}  # GIT_INDEX_FILE -> the memory files the index changes
 _blobs: dict[tuple[str | None, str], bytes | None] = {}  # (GIT_INDEX_FILE, spec) -> object read
+_pending: dict[str | None, Callable[[], list[Staged]]] = {}  # GIT_INDEX_FILE -> the diff started early
+_readers: dict[str | None, CatFile] = {}  # GIT_INDEX_FILE -> the cat-file --batch started early
+
+# What the shim hands the pre-commit checks: the file its `git diff --raw -z` wrote, and the pathspecs
+# that diff was given (templates/hook.sh).
+HANDED = "SQUADMEM_STAGED_DIFF"
+HANDED_SPECS = "SQUADMEM_STAGED_SPECS"
+HANDED_NAME = "squadmem-staged.diff"  # in the git directory
+# Variables git sets for a hook, or naming who commits: none changes what the index holds.
+_HARMLESS = frozenset({"GIT_EDITOR", "GIT_PREFIX", "GIT_REFLOG_ACTION"}) | IDENTITY
 _bound: list[str] = []  # the work tree whose places were found (once per process)
 
 
@@ -51,11 +67,70 @@ def places(env: Mapping[str, str]) -> where.Places:
     return where.current()
 
 
+def handed_diff(environ: dict[str, str] | None = None) -> tuple[bytes, list[str]] | None:
+    """What the shim's ``git diff`` wrote (the file it names, removed once read) and the pathspecs it
+    was given; None when the shim handed nothing. The two variables are taken out of the environment."""
+    source = os.environ if environ is None else environ
+    path = source.pop(HANDED, "")
+    specs = source.pop(HANDED_SPECS, "").split()
+    if os.path.basename(path) != HANDED_NAME:  # none, or not the shim's file: never read nor removed
+        return None
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read()
+    except OSError:
+        return None
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+    return raw, specs
+
+
+def _asked_alike(env: Mapping[str, str], specs: Sequence[str], environ: Mapping[str, str]) -> bool:
+    """Whether the shim's diff asked what the checks would (:func:`questions.staged_changes`): the same
+    pathspecs, and no variable of the hook's that :func:`git_env` drops but those that cannot change
+    the answer (GIT_DIR only when it names the git directory found without it)."""
+    if list(specs) != [f":(top){p}" for p in places(env).pathspecs]:
+        return False
+    for name, value in environ.items():
+        if not name.startswith("GIT_") or name in env or name in _HARMLESS:
+            continue
+        if name != "GIT_DIR" or os.path.realpath(value) != os.path.realpath(gitdir.git_dir() or "."):
+            return False
+    return True
+
+
+def start(env: Mapping[str, str], handed: tuple[bytes, list[str]] | None = None) -> None:
+    """Start the commit's two git processes now: what the index changes (:func:`memory_changes`;
+    none when the shim ``handed`` its diff and that diff asked what squadmem would) and the object
+    reader (:func:`blobs`); git works while the caller imports. :func:`close` ends them."""
+    key = env.get("GIT_INDEX_FILE")
+    if key not in _changes and key not in _pending:
+        if handed is not None and _asked_alike(env, handed[1], os.environ):
+            _changes[key] = parse_raw(handed[0])
+        else:
+            _pending[key] = questions.staged_changes_later(env, places(env).pathspecs)
+    if key not in _readers:
+        _readers[key] = CatFile(env)
+        _readers[key].start()
+
+
+def close() -> None:
+    """End what :func:`start` started (a diff never read is waited for, its failure ignored)."""
+    for pending in _pending.values():
+        with contextlib.suppress(SquadmemError):
+            pending()
+    _pending.clear()
+    for reader in _readers.values():
+        reader.close()
+    _readers.clear()
+
+
 def memory_changes(env: Mapping[str, str]) -> list[Staged]:
     """Every memory file the index changes against HEAD (renames found), read once per process."""
     key = env.get("GIT_INDEX_FILE")
     if key not in _changes:
-        _changes[key] = questions.staged_changes(env, places(env).pathspecs)
+        pending = _pending.pop(key, None)
+        _changes[key] = pending() if pending else questions.staged_changes(env, places(env).pathspecs)
     return _changes[key]
 
 
@@ -64,7 +139,9 @@ def blobs(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | Non
     key = env.get("GIT_INDEX_FILE")
     missing = [s for s in dict.fromkeys(specs) if (key, s) not in _blobs]
     if missing:
-        for spec, raw in cat_files(missing, env).items():
+        reader = _readers.get(key)
+        found = {spec: reader.read(spec) for spec in missing} if reader else cat_files(missing, env)
+        for spec, raw in found.items():
             _blobs[(key, spec)] = raw
     return {s: _blobs[(key, s)] for s in specs}
 
