@@ -103,7 +103,9 @@ class Sketch(yardsticks.Lru):
     days before (None: on any use, LRU's rule). ``evict``: "least-recent" or "age-bytes"
     (largest (days unused + 1) x bytes first). ``once_first``: sections used at most once leave
     before any used twice (LRU-2). ``fill``: a first use still comes back if it fits without
-    sending anything out.
+    sending anything out. Variants of the score: ``plus`` days added to the age (1), bytes to the
+    ``power`` (1), a section used twice worth ``1 + twice_weight`` times as much (0), and the age
+    since it was written weighed in as ``1 + written / write_days`` (0: not).
     """
 
     window: int | None = None
@@ -111,6 +113,7 @@ class Sketch(yardsticks.Lru):
     evict = "least-recent"
     once_first = False
     fill = False
+    plus, power, twice_weight, write_days = 1.0, 1.0, 0.0, 0.0
 
     def __init__(self, work: wl.Workload, agent: str, cap_bytes: int, cap_lines: int) -> None:
         super().__init__(work, agent, cap_bytes - self.index[0], cap_lines - self.index[1])
@@ -135,13 +138,17 @@ class Sketch(yardsticks.Lru):
         return self.window is None or gap <= self.window
 
     def victim_order(self, day: int, key: str) -> tuple[float, ...]:
-        size = self.entries[key].bytes if self.evict == "age-bytes" else 1
+        entry = self.entries[key]
+        size = entry.bytes**self.power if self.evict == "age-bytes" else 1
         once = 0 if key in self.twice or not self.once_first else -1
-        return (once, -(day - self.last[key] + 1) * size, self.last[key], self.entries[key].number)
+        worth = 1 + self.twice_weight * (key in self.twice)
+        written = 1 + (day - entry.day) / self.write_days if self.write_days else 1
+        cost = (day - self.last[key] + self.plus) * size * written / worth
+        return (once, -cost, self.last[key], entry.number)
 
 
 def sketch(name: str, **values: object) -> type[yardsticks.Yardstick]:
-    return type(f"Sketch{len(name)}", (Sketch,), {"name": name, **values})
+    return type("Sketch", (Sketch,), {"name": name, **values})
 
 
 SKETCHES: tuple[type[yardsticks.Yardstick], ...] = (
@@ -156,6 +163,12 @@ SKETCHES: tuple[type[yardsticks.Yardstick], ...] = (
     sketch("second-use 2 d, age-bytes", window=2, evict="age-bytes"),
     sketch("second-use 3 d, age-bytes", window=3, evict="age-bytes"),
     sketch("second-use 2 d, age-bytes, first use fills spare room", window=2, evict="age-bytes", fill=True),
+    sketch("second-use 2 d, age-bytes, days + 2", window=2, evict="age-bytes", plus=2),
+    sketch("second-use 2 d, age-bytes, bytes to the power 1.5", window=2, evict="age-bytes", power=1.5),
+    sketch("second-use 2 d, age-bytes, used twice worth 1.5x", window=2, evict="age-bytes", twice_weight=0.5),
+    sketch("second-use 2 d, age-bytes, used twice worth 3x", window=2, evict="age-bytes", twice_weight=2),
+    sketch("second-use 2 d, age-bytes, x (1 + written / 7 d)", window=2, evict="age-bytes", write_days=7),
+    sketch("second-use 2 d, age-bytes, x (1 + written / 30 d)", window=2, evict="age-bytes", write_days=30),
     sketch("second-use 2 d, age-bytes, Index of 3 lines", window=2, evict="age-bytes", index=INDEX_3),
     sketch("second-use 3 d, age-bytes, Index of 3 lines", window=3, evict="age-bytes", index=INDEX_3),
 )
