@@ -295,7 +295,7 @@ def print_nightly(split: str, settings: Settings, picked: Sequence[str]) -> None
         print(line, flush=True)
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -347,15 +347,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="TABLE.KEY=VALUE",
         help="the sweep's starting point: the defaults with this changed (repeatable)",
     )
-    args = parser.parse_args(argv)
-    params = wl.Params(agents=args.agents, days=args.days, seed=args.seed)
-    work = wl.build(params)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = arguments().parse_args(argv)
     settings = Settings()
     for assignment in args.base:
         settings = changed(settings, assignment)
     if args.nightly:
         print_nightly(args.nightly, settings, args.nightly_rule)
         return
+    params = wl.Params(agents=args.agents, days=args.days, seed=args.seed)
+    work = wl.build(params)
     print(f"workload: {wl.summary(work)}\n")
     if args.compare:
         print(compare(work, settings) + "\n")
@@ -371,6 +375,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.candidates:
         print("rules the seeds do not have, at the same budget, no Index:\n")
         print(candidates(work, settings) + "\n")
+    sweeps(args, params, settings)
+
+
+def sweeps(args: argparse.Namespace, params: wl.Params, settings: Settings) -> None:
+    """``--sweep`` and ``--sweep-second-use``, each on ``--sweep-agents`` agents."""
     if args.sweep:
         small = wl.build(dataclasses.replace(params, agents=min(args.sweep_agents, args.agents)))
         print(f"sweep ({wl.summary(small)}), one setting at a time:\n")
