@@ -19,6 +19,9 @@ seed 13) through squadmem's policy in memory (``bench/replay.py``: the code
   ``promote.repeat_days`` of REPEAT_DAYS, beside the default rule;
 - ``--candidates``: rules the seeds do not have (second-use promotion,
   frequency-aware demotion) against LRU, at the same budget;
+- ``--nightly train|held-out``: the nightly rule against LRU on the train or
+  the held-out seeds (``bench/nightly.py``: every rule sketched, then the
+  ``tiers.toml`` rules through squadmem's policy);
 - ``--rows PATH``: every policy's rows (day, agent, uses, hits, cold hits,
   recalls, bytes, moves, ping-pongs) as CSV;
 - ``--plot PATH``: a PNG of hit rate and bytes over the days for every policy
@@ -41,7 +44,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from bench import replay, yardsticks
+from bench import nightly, replay, yardsticks
 from bench import workload as wl
 from bench.paired import Stopwatch
 from squadmem.model.settings import Settings
@@ -277,7 +280,22 @@ def changed_all(settings: Settings, assignments: str) -> Settings:
     return settings
 
 
-def main(argv: Sequence[str] | None = None) -> None:
+def print_nightly(split: str, settings: Settings, picked: Sequence[str]) -> None:
+    """``--nightly``: on the train seeds the sketches, then the rules; on the held-out seeds the rules."""
+    seeds = nightly.TRAIN_SEEDS if split == "train" else nightly.HELD_OUT_SEEDS
+    print(f"{split} seeds {', '.join(map(str, seeds))}: {nightly.AGENTS} agents x 180 days each\n")
+    if split == "train":
+        for line in nightly.sketch_table(seeds, settings):
+            print(line, flush=True)
+        print()
+    rules = [(v, changed_all(settings, v)) for v in picked] or [
+        (label, changed_all(settings, v)) for label, v in nightly.RULES
+    ]
+    for line in nightly.rule_table(seeds, settings, rules):
+        print(line, flush=True)
+
+
+def arguments() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
@@ -294,6 +312,18 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--compare", action="store_true", help="also replay through the real tool")
     parser.add_argument("--plot", type=Path, help="write a PNG of hit rate and bytes per day")
     parser.add_argument("--candidates", action="store_true", help="rules the seeds do not have, vs LRU")
+    parser.add_argument(
+        "--nightly",
+        choices=("train", "held-out"),
+        help="the nightly rule against LRU on the train or held-out seeds (--nightly-rule adds one)",
+    )
+    parser.add_argument(
+        "--nightly-rule",
+        action="append",
+        default=[],
+        metavar="TABLE.KEY=VALUE",
+        help="with --nightly: only these rules through squadmem (repeatable; commas join changes)",
+    )
     parser.add_argument("--rows", type=Path, help="write every policy's per-day, per-agent rows as CSV")
     parser.add_argument(
         "--variant",
@@ -317,12 +347,19 @@ def main(argv: Sequence[str] | None = None) -> None:
         metavar="TABLE.KEY=VALUE",
         help="the sweep's starting point: the defaults with this changed (repeatable)",
     )
-    args = parser.parse_args(argv)
-    params = wl.Params(agents=args.agents, days=args.days, seed=args.seed)
-    work = wl.build(params)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = arguments().parse_args(argv)
     settings = Settings()
     for assignment in args.base:
         settings = changed(settings, assignment)
+    if args.nightly:
+        print_nightly(args.nightly, settings, args.nightly_rule)
+        return
+    params = wl.Params(agents=args.agents, days=args.days, seed=args.seed)
+    work = wl.build(params)
     print(f"workload: {wl.summary(work)}\n")
     if args.compare:
         print(compare(work, settings) + "\n")
@@ -338,6 +375,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.candidates:
         print("rules the seeds do not have, at the same budget, no Index:\n")
         print(candidates(work, settings) + "\n")
+    sweeps(args, params, settings)
+
+
+def sweeps(args: argparse.Namespace, params: wl.Params, settings: Settings) -> None:
+    """``--sweep`` and ``--sweep-second-use``, each on ``--sweep-agents`` agents."""
     if args.sweep:
         small = wl.build(dataclasses.replace(params, agents=min(args.sweep_agents, args.agents)))
         print(f"sweep ({wl.summary(small)}), one setting at a time:\n")

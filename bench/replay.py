@@ -218,7 +218,8 @@ def settings_toml(settings: Settings) -> str:
     hot, cold = settings.hot, settings.cold
     return (
         f"[hot]\nstale_days = {hot.stale_days}\nmax_bytes = {hot.max_bytes}\nmax_lines = {hot.max_lines}\n"
-        f"index_max_entries = {hot.index_max_entries}\n\n[cold]\nttl_days = {cold.ttl_days}\n"
+        f'index_max_entries = {hot.index_max_entries}\nevict = "{hot.evict}"\n\n'
+        f"[cold]\nttl_days = {cold.ttl_days}\n"
         f"max_bytes = {cold.max_bytes}\n\n[promote]\nwindow_hours = {settings.promote.window_hours}\n"
         f'rule = "{settings.promote.rule}"\nrepeat_days = {settings.promote.repeat_days}\n\n'
         '[budget]\nmode = "warn"\n'

@@ -13,7 +13,8 @@ real run executes. Order (docs/concepts.md, "The tier rules"):
    before, at most ``promote.repeat_days`` before that use (else it waits, noted);
 4. the budget pass: while a hot file, with its Index as it will be, is over
    ``hot.max_bytes`` or ``hot.max_lines``, its least recently used section goes
-   to cold (sections used within the promote window last of all).
+   to cold (with ``hot.evict = "age-bytes"`` the one of largest days unused
+   times bytes; sections used within the promote window last of all).
 
 Within each step ties break by older last use, then file order. A section moves
 at most once per run. Pinned sections, the ``## Session`` block, the Index and
@@ -264,9 +265,10 @@ class Run:
 
     def _victims(self, agent: str, doc: index.Doc) -> Iterator[catalog.Entry]:
         """The sections the budget pass sends out, each when asked for: the least recently used
-        first, then those used within the promote window (:func:`fit.fewest_recent`)."""
+        first (or as ``hot.evict`` orders them, :func:`rules.evict_key`), then those used within
+        the promote window (:func:`fit.fewest_recent`)."""
         ordered = self.candidates(tier_rel("hot", agent))
-        victims = iter(ordered)
+        victims = iter(sorted(ordered, key=lambda e: rules.evict_key(e, self.facts)))
         while (victim := next((e for e in victims if self.evictable(e)), None)) is not None:
             yield victim
         recent = iter(fit.fewest_recent(self, agent, doc, ordered))

@@ -13,7 +13,8 @@ leave them); each rule here reads one section and the facts of the run
   ``promote.window_hours`` comes back to hot (under ``promote.rule =
   "second-use"`` only if used once before, recently enough);
 - :func:`budget_out`: where the budget pass sends a hot file's least recently
-  used section, and :func:`evictable`, which sections it may send.
+  used section, :func:`evictable`, which sections it may send, and
+  :func:`evict_key`, in which order (``hot.evict``).
 
 A rule never moves what :func:`ruled` says is fixed (pinned, the Session
 block, the Index, the wiki, a section of unknown age).
@@ -241,6 +242,18 @@ def evictable(entry: catalog.Entry, facts: Facts, recent: bool = False) -> bool:
     if not ruled(entry, use):
         return False
     return recent or not recently_used(use, facts.now, facts.settings)
+
+
+def evict_key(entry: catalog.Entry, facts: Facts) -> tuple[float, dt.datetime, int, str, int]:
+    """The order in which the budget pass sends out a hot file's sections not used within the
+    promote window: least recently used first (``hot.evict = "least-recent"``), or under
+    ``"age-bytes"`` the largest (days unused + 1) x bytes first, so a large section goes before a
+    small one of about the same age; ties by :meth:`Facts.tie_key`."""
+    delta = facts.age(entry)
+    cost = 0.0
+    if facts.settings.hot.evict == "age-bytes" and delta is not None:
+        cost = -(_days(delta) + 1) * entry.bytes
+    return (cost, *facts.tie_key(entry))
 
 
 def where_out(entry: catalog.Entry, facts: Facts) -> tuple[str, str]:

@@ -29,21 +29,28 @@ class _Table(Value):
 
 
 class HotSettings(_Table):
-    __slots__ = ("index_max_entries", "max_bytes", "max_lines", "stale_days")
+    __slots__ = ("evict", "index_max_entries", "max_bytes", "max_lines", "stale_days")
     KINDS: ClassVar[dict[str, type]] = {
         "stale_days": float,
         "max_bytes": int,
         "max_lines": int,
         "index_max_entries": int,
+        "evict": str,
     }
 
     def __init__(
-        self, stale_days: float = 7, max_bytes: int = 4096, max_lines: int = 100, index_max_entries: int = 5
+        self,
+        stale_days: float = 7,
+        max_bytes: int = 4096,
+        max_lines: int = 100,
+        index_max_entries: int = 5,
+        evict: str = "least-recent",
     ) -> None:
         self.stale_days = stale_days
         self.max_bytes = max_bytes
         self.max_lines = max_lines
         self.index_max_entries = index_max_entries
+        self.evict = evict  # "least-recent" or "age-bytes": which section the budget pass sends out first
 
 
 class ColdSettings(_Table):
@@ -128,7 +135,11 @@ _TABLES: dict[str, type[_Table]] = {
     "log": LogSettings,
     "budget": BudgetSettings,
 }
-_CHOICES = {("budget", "mode"): ("fail", "warn"), ("promote", "rule"): ("first-use", "second-use")}
+_CHOICES = {
+    ("budget", "mode"): ("fail", "warn"),
+    ("promote", "rule"): ("first-use", "second-use"),
+    ("hot", "evict"): ("least-recent", "age-bytes"),
+}
 # The largest value each number may take: a century for ages, a day of grace for logs, and
 # a billion for counts (budgets and the Index) -- far beyond any real use, so nothing overflows.
 _MAX = {
@@ -168,6 +179,9 @@ max_bytes = 4096
 max_lines = 100
 # Most lines in the "## Index -> Deeper Tiers" section squadmem keeps in each hot file.
 index_max_entries = 5
+# Which section a hot file over budget sends out first: "least-recent" (the least recently used)
+# or "age-bytes" (the largest days unused, plus one, times bytes).
+evict = "least-recent"
 
 [cold]
 # A cold section unused this many days moves to the wiki (kind=decision|fact) or the archive.
