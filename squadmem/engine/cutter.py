@@ -31,7 +31,12 @@ def _scan(text: str, offset: int = 0) -> tuple[list[int], list[int]]:
 
     A part of a file (``offset`` > 0) that starts with U+FEFF is read behind a
     blank line: only a whole file's first character is a byte order mark.
+    Text with no line that could open a block or make a heading other than
+    ``## `` at the margin is cut by :func:`_quick`, the rest by the scanner.
     """
+    quick = _quick(text, offset)
+    if quick is not None:
+        return quick
     lead = "\n" if offset and text.startswith("\ufeff") else ""
     found = sections.boundaries(lead + text)
     if not found:
@@ -39,6 +44,33 @@ def _scan(text: str, offset: int = 0) -> tuple[list[int], list[int]]:
     pos = [0, *itertools.accumulate(map(len, sections.lines(lead + text)))]
     offset -= len(lead)
     return [pos[b.line] + offset for b in found], [pos[b.line + b.heading_lines] + offset for b in found]
+
+
+# A line :func:`_quick` leaves to the scanner: one that could open a fence, an HTML block (a comment
+# closed on its own line is fine) or a block quote, make a setext underline, or hold a level-2 heading
+# anywhere but at the margin (indented, or in a list item); list markers in front are looked through.
+_UNSURE = re.compile(
+    r"^(?!##(?:[ \t]|$))(?:[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$))*[ \t]*"
+    r"(?:<(?!!--.*-->)|>|##(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)",
+    re.MULTILINE,
+)
+_MARGIN_H2 = re.compile(r"^##(?:[ \t][^\n]*)?(?:\n|\Z)", re.MULTILINE)
+
+
+def _quick(text: str, offset: int) -> tuple[list[int], list[int]] | None:
+    """:func:`_scan`'s answer without the scanner, or None when ``text`` needs it.
+
+    When no line is :data:`_UNSURE` (and there is no fence, CR, U+FEFF or NUL),
+    nothing can open that would hide a heading, every ATX ``## `` line at the
+    margin ends what came before it (a paragraph, a list) and is a boundary,
+    and nothing else is one. ``tests/history_test.py`` holds it to the scanner.
+    """
+    if "```" in text or "~~~" in text or "\r" in text or "\ufeff" in text or "\0" in text:
+        return None
+    if _UNSURE.search(text):
+        return None
+    found = [(m.start() + offset, m.end() + offset) for m in _MARGIN_H2.finditer(text)]
+    return [s for s, _ in found], [h for _, h in found]
 
 
 def _keys(text: str, starts: Sequence[int], end: int) -> list[bytes]:
