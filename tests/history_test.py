@@ -144,10 +144,13 @@ QUICK_PIECES = [
     "# H1\n", " # one\n", "### sub\n", "#hashtag\n", "***\n", "* * *\n", "- - -\n", "___\n", "[ref]: /url\n",
     "<!-- squadmem: pin -->\n", "<!-- c --> b\n", "text ## not\n", "[ref]: /url\n'title\n", "  [x]: <y>\n",
     "- [ ] task\n", "a `code` b\n", "``\n", "a <b> c\n", "1.\n", "10) ten\n", "  \n", "- 1. both\n",
+    "```\n", "```sh\n", "````\n", "~~~\n", "~~~ `x`\n", "~~~~\n", "```  \n", "a ```b``` c\n", "``` `x`\n",
+    "```sh\n## no\n```\n", "~~~\n<div>\n> q\n---\n~~~\n",
 ]  # fmt: skip
 UNSURE_PIECES = [
     "  ## indented\n", "- ## in a list\n", "1. ## in a list\n", "   ## three\n", "\t## tab\n", "---\n",
-    "  ---\n", "===\n", "-\n", "> quote\n", "- > quoted\n", "<div>\n", "<!-- open\n", "- <div>\n", "```\n",
+    "  ---\n", "===\n", "-\n", "> quote\n", "- > quoted\n", "<div>\n", "<!-- open\n", "- <div>\n", "  ```\n",
+    "- ```\n", "   ~~~\n",
 ]  # fmt: skip
 # Mostly lines the quick cut reads, now and then one it leaves to the scanner.
 quick_documents = st.lists(st.sampled_from(QUICK_PIECES * 6 + UNSURE_PIECES), max_size=30).map("".join)
@@ -172,7 +175,9 @@ def test_the_quick_cut_is_the_scanners(text: str, offset: int) -> None:
 
 def test_the_quick_cut_leaves_what_could_hide_a_heading_to_the_scanner() -> None:
     assert cutter._quick("## A\nx\n## B\n", 0) == ([0, 7], [5, 12])
-    for risky in ("```\n## A\n", "<div>\n\n## A\n", "- ## A\n", "   ## A\n", "A\n---\n", "> q\n## A\n"):
+    assert cutter._quick("```sh\n## no\n```\n## A\n", 3) == ([3 + 16], [3 + 21])
+    assert cutter._quick("~~~\n## never closed\n", 0) == ([], [])
+    for risky in ("  ```\n## A\n", "``` `x`\n## A\n", "<div>\n\n## A\n", "- ## A\n", "   ## A\n", "A\n---\n", "> q\n## A\n"):
         assert cutter._quick(risky, 0) is None, risky
     assert cutter._quick("## A\r\n", 0) is None
     assert cutter._quick("\ufeff## A\n", 0) is None

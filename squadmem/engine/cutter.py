@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -46,31 +47,62 @@ def _scan(text: str, offset: int = 0) -> tuple[list[int], list[int]]:
     return [pos[b.line] + offset for b in found], [pos[b.line + b.heading_lines] + offset for b in found]
 
 
-# A line :func:`_quick` leaves to the scanner: one that could open a fence, an HTML block (a comment
-# closed on its own line is fine) or a block quote, make a setext underline, or hold a level-2 heading
-# anywhere but at the margin (indented, or in a list item); list markers in front are looked through.
+# A line :func:`_quick` leaves to the scanner: one that could open a fence (but at the margin), an HTML
+# block (a comment closed on its own line is fine) or a block quote, make a setext underline, or hold a
+# level-2 heading anywhere but at the margin (indented, or in a list item); list markers are looked through.
 _UNSURE = re.compile(
-    r"^(?!##(?:[ \t]|$))(?:[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$))*[ \t]*"
-    r"(?:<(?!!--.*-->)|>|##(?:[ \t]|$)|=+[ \t]*$|-+[ \t]*$)",
+    r"^(?!##(?:[ \t]|$)|`{3}|~{3})(?:[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$))*[ \t]*"
+    r"(?:<(?!!--.*-->)|>|##(?:[ \t]|$)|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$)",
     re.MULTILINE,
 )
 _MARGIN_H2 = re.compile(r"^##(?:[ \t][^\n]*)?(?:\n|\Z)", re.MULTILINE)
+_MARGIN_FENCE = re.compile(r"^(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
+_INDENTED_FENCE = re.compile(r"^[ \t]+(?:`{3}|~{3})", re.MULTILINE)
 
 
 def _quick(text: str, offset: int) -> tuple[list[int], list[int]] | None:
     """:func:`_scan`'s answer without the scanner, or None when ``text`` needs it.
 
-    When no line is :data:`_UNSURE` (and there is no fence, CR, U+FEFF or NUL),
-    nothing can open that would hide a heading, every ATX ``## `` line at the
+    Outside fences opened at the margin, when no line is :data:`_UNSURE`
+    nothing can open that would hide a heading: every ATX ``## `` line at the
     margin ends what came before it (a paragraph, a list) and is a boundary,
-    and nothing else is one. ``tests/history_test.py`` holds it to the scanner.
+    and nothing else is one. Inside such a fence every line is text, up to
+    its closing line at the margin (or the end). A CR, U+FEFF, NUL, a fence
+    line indented or a backtick in a backtick fence's info: the scanner's.
+    ``tests/history_test.py`` holds it to the scanner.
     """
-    if "```" in text or "~~~" in text or "\r" in text or "\ufeff" in text or "\0" in text:
+    if "\r" in text or "\ufeff" in text or "\0" in text:
         return None
-    if _UNSURE.search(text):
-        return None
-    found = [(m.start() + offset, m.end() + offset) for m in _MARGIN_H2.finditer(text)]
-    return [s for s, _ in found], [h for _, h in found]
+    fenced = "```" in text or "~~~" in text
+    starts: list[int] = []
+    heads: list[int] = []
+    pos = 0
+    while True:
+        fence = _MARGIN_FENCE.search(text, pos) if fenced else None
+        stop = fence.start() if fence is not None else len(text)
+        if _UNSURE.search(text, pos, stop):
+            return None
+        for m in _MARGIN_H2.finditer(text, pos, stop):
+            starts.append(m.start() + offset)
+            heads.append(m.end() + offset)
+        if fence is None:
+            return starts, heads
+        marker, info = fence.groups()
+        if marker[0] == "`" and "`" in info:
+            return None
+        body = fence.end() + 1
+        closing = _closer(marker).search(text, body)
+        if _INDENTED_FENCE.search(text, body, closing.start() if closing else len(text)):
+            return None
+        if closing is None:
+            return starts, heads
+        pos = min(closing.end() + 1, len(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _closer(marker: str) -> re.Pattern[str]:
+    """The closing line at the margin of a fence opened with ``marker``."""
+    return re.compile(rf"^{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$", re.MULTILINE)
 
 
 def _keys(text: str, starts: Sequence[int], end: int) -> list[bytes]:

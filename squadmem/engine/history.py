@@ -38,6 +38,7 @@ kind ``unknown``), unless a use known to be later decides it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import sys
 from collections.abc import Iterable, Sequence
 
@@ -162,20 +163,29 @@ def _departures(
     facts: Facts, read: _Read, path: str, before: tuple[Cut, First, str], done: Cut, holder: First
 ) -> None:
     old_cut = before[0]
-    kept = set(done.keys)
-    left = [i for i, key in enumerate(old_cut.keys) if key not in kept]
-    if not left:
+    gone = set(old_cut.keys).difference(done.keys)
+    if not gone:
         return
+    left = [i for i, key in enumerate(old_cut.keys) if key in gone]
     commit = holder[2].hex()
-    now_there = {_heading(done, i) for i in range(len(done.keys))}
-    left = [i for i in left if _heading(old_cut, i) not in now_there]
+    raw_there = {done.text[a:b] for a, b in zip(done.starts, done.heads, strict=True)}
+    left = [i for i in left if old_cut.text[old_cut.starts[i] : old_cut.heads[i]] not in raw_there]
+    if left:  # a heading spelt with other spaces is the same heading
+        now_there = {_spaced(raw) for raw in raw_there}
+        left = [i for i in left if _heading(old_cut, i) not in now_there]
     if left:
         parent = read.first_parent.get(commit, "")
         _depart(facts, old_cut, left, path, before[2], holder[0], commit, parent, before[1][2].hex())
 
 
 def _heading(done: Cut, index: int) -> str:
-    return " ".join(done.text[done.starts[index] : done.heads[index]].split())
+    return _spaced(done.text[done.starts[index] : done.heads[index]])
+
+
+@functools.lru_cache(maxsize=4096)
+def _spaced(heading: str) -> str:
+    """A heading's words, one space apart (the same heading for ``recall --history``)."""
+    return " ".join(heading.split())
 
 
 def _depart(
