@@ -76,8 +76,10 @@ def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None)
         read.parents.update(commit.parents)
         if commit.message is not None:
             read.trailers.append(commit)
+        if not commit.changes:
+            continue
         here: First = (commit.time, commit.sha in boundary, bytes.fromhex(commit.sha))
-        if commit.changes and commit.parents:
+        if commit.parents:
             read.first_parent[commit.sha] = commit.parents[0]
         for old, new, path in commit.changes:
             if new == NULL_SHA:
