@@ -143,8 +143,8 @@ def cut(text: str, base: Cut | None = None) -> Cut:
         at_boundary = head is not None
         if at_boundary and old.same_tail(text, pos, expect):
             shift = pos - base.starts[expect]
-            starts += (s + shift for s in base.starts[expect:])
-            heads += (h + shift for h in base.heads[expect:])
+            starts += map(shift.__add__, base.starts[expect:])
+            heads += map(shift.__add__, base.heads[expect:])
             keys += base.keys[expect:]
             break
         hop = old.hop(text, pos, expect) if at_boundary else None
@@ -306,12 +306,12 @@ def _whole_line(text: str, end: int, piece: str) -> bool:
 
 def _common_prefix(a: str, b: str) -> int:
     n = min(len(a), len(b))
-    if a[:n] == b[:n]:
+    if a.startswith(b) if len(b) <= len(a) else b.startswith(a):
         return n
     lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if a[lo:mid] == b[lo:mid]:
+        if b.startswith(a[lo:mid], lo):  # one copy a step, the half still in doubt
             lo = mid
         else:
             hi = mid
