@@ -37,6 +37,7 @@ kind ``unknown``), unless a use known to be later decides it.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import sys
@@ -170,14 +171,24 @@ def _departures(
         return
     left = [i for i, key in enumerate(old_cut.keys) if key in gone]
     commit = holder[2].hex()
-    raw_there = {done.text[a:b] for a, b in zip(done.starts, done.heads, strict=True)}
-    left = [i for i in left if old_cut.text[old_cut.starts[i] : old_cut.heads[i]] not in raw_there]
+    left = [i for i in left if not _holds(done, old_cut.text[old_cut.starts[i] : old_cut.heads[i]])]
     if left:  # a heading spelt with other spaces is the same heading
-        now_there = {_spaced(raw) for raw in raw_there}
+        now_there = {_spaced(done.text[a:b]) for a, b in zip(done.starts, done.heads, strict=True)}
         left = [i for i in left if _heading(old_cut, i) not in now_there]
     if left:
         parent = read.first_parent.get(commit, "")
         _depart(facts, old_cut, left, path, before[2], holder[0], commit, parent, before[1][2].hex())
+
+
+def _holds(done: Cut, heading: str) -> bool:
+    """Does a section of ``done`` have exactly this heading (its text to the end of its heading)?"""
+    at = done.text.find(heading)
+    while at >= 0:
+        index = bisect.bisect_left(done.starts, at)
+        if index < len(done.starts) and done.starts[index] == at and done.heads[index] == at + len(heading):
+            return True
+        at = done.text.find(heading, at + 1)
+    return False
 
 
 def _heading(done: Cut, index: int) -> str:
