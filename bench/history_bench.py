@@ -1,6 +1,6 @@
 """How ``squadmem report`` holds up on a long history: the DESIGN's performance targets.
 
-    python -m bench.history_bench [--commits 20000] [--rounds 11] [--cold-kb 60] [--fast] [--repo DIR]
+    python -m bench.history_bench [--commits 20000] [--rounds 11] [--cold-kb 60] [--fast|--cold] [--repo DIR]
 
 Generates a history with ``bench/generate.py`` (about half the commits touch
 ``.squad/memory/``). Its cold files grow to ``--cold-kb`` KB (default 60)
@@ -10,7 +10,8 @@ day after the last commit) works out for each the ``--cold-ttl-days`` that
 brings it under (``--cold-kb 12`` keeps them within, as ``maintain``
 would). It then measures, each candidate paired round by round with its
 yardstick (``bench/paired.py``: alternating, medians of the per-round
-ratios; ``--fast``: the rows with a target only, no peak memory):
+ratios; ``--fast``: the rows with a target only, no peak memory; ``--cold``: the
+empty-cache rows only, row 1 and its CPU time):
 
 1. ``squadmem report`` from an empty cache, against the raw floor: the same
    ``git log`` squadmem runs (its options, its paths), to its end, then one
@@ -212,6 +213,9 @@ def main(argv: list[str] | None = None) -> int:
         "--fast", action="store_true", help="only the rows with a target: no smallest floor, no peak memory"
     )
     parser.add_argument(
+        "--cold", action="store_true", help="only `report` from an empty cache against the raw floor"
+    )
+    parser.add_argument(
         "--repo", type=Path, help="generate into (or reuse) this folder; default: a temporary one"
     )
     args = parser.parse_args(argv)
@@ -223,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
             generate.COLD_MAX_BYTES = args.cold_kb * 1024  # the generator's cap, not squadmem's budget
             generate.generate(root, args.commits, args.seed)
             git(root, "repack", "-adq")
-        run(root, scratch, args.rounds, args.fast)
+        run(root, scratch, args.rounds, args.fast or args.cold, args.cold)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return 0
@@ -236,13 +240,13 @@ class Figures:
     cold: Paired
     cold_cpu: Paired
     parts: Paired
-    warm: Paired
-    warm_warm: Paired
+    warm: Paired | None = None
+    warm_warm: Paired | None = None
     small: tuple[Paired, Paired, float] | None = None
     peaks: tuple[float, float, float] | None = None
 
 
-def run(root: Path, scratch: Path, rounds: int, fast: bool = False) -> None:
+def run(root: Path, scratch: Path, rounds: int, fast: bool = False, cold_only: bool = False) -> None:
     now = now_of(root)
     report = (*REPORT, iso(now))
     names, blob_count, blob_bytes = blob_list(root, scratch)
@@ -260,7 +264,7 @@ def run(root: Path, scratch: Path, rounds: int, fast: bool = False) -> None:
     data = json.loads(
         subprocess.run(report, cwd=root, capture_output=True, text=True, check=True, env=ENV).stdout
     )
-    warm, warm_warm = measure_warm(root, scratch, report, now, rounds)
+    warm, warm_warm = (None, None) if cold_only else measure_warm(root, scratch, report, now, rounds)
     commits = int(git(root, "rev-list", "--count", "HEAD"))
     memory_commits = int(git(root, "rev-list", "--count", "HEAD", "--", ".squad/memory"))
     over = [f for f in data["files"] if f["tier"] == "cold" and f["over_budget"]]
@@ -340,6 +344,8 @@ def table(f: Figures) -> None:
         f"| CPU time of `report`, empty cache (git's included) | {f.cold_cpu.candidate:.2f} s | CPU time of "
         f"the raw floor {f.cold_cpu.yardstick:.2f} s | {f.cold_cpu.ratio:.2f}× | |"
     )
+    if f.warm is None or f.warm_warm is None:
+        return
     print(
         f"| `report` after one new commit, warm cache | {f.warm.candidate:.2f} s | `report` on a "
         f"one-commit repository with the same files, empty cache: {f.warm.yardstick:.2f} s "

@@ -219,6 +219,45 @@ def test_log_raw_with_combined_merges_renames_and_deletions(hashed: GitRepo) -> 
     assert root[HOT].old is None and root[HOT].status == "A"
 
 
+A, B, C, Z = "a" * 40, "b" * 40, "c" * 40, "0" * 40
+# git log -z --raw [-c] --format=%x01%H%x00%P%x00%s: a commit with an edit and an addition, one without
+# changes, a rename, a merge's combined diff (after an empty token), a root commit, no final NUL.
+STREAM = (
+    f"\x01{A}\0{B}\0edit\0\n:100644 100644 {B} {C} M\0{HOT}\0"
+    f":000000 100644 {Z} {A} A\0caf\xc3\xa9.md\0"
+    f"\x01{B}\0{C}\0nothing\0"
+    f"\x01{C}\0{A}\0move\0\n:100644 100644 {A} {A} R100\0old.md\0new.md\0"
+    f"\x01{A}\0{B} {C}\0merge\0\0::100644 100644 100644 {A} {B} {C} MM\0m.md\0"
+    f"\x01{Z}\0\0root\0\n:000000 100644 {Z} {B} A\0r.md"
+).encode("latin-1")
+EXPECTED = [
+    ((A, B, "edit"), [("M", HOT, (B,), C, None, "100644"), ("A", "café.md", (None,), A, None, "100644")]),
+    ((B, C, "nothing"), []),
+    ((C, A, "move"), [("R100", "new.md", (A,), A, "old.md", "100644")]),
+    ((A, f"{B} {C}", "merge"), [("MM", "m.md", (A, B), C, None, "100644")]),
+    ((Z, "", "root"), [("A", "r.md", (None,), B, None, "100644")]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 5, 7, 40, 41, 64, 1000])
+def test_parse_log_gives_each_record_whatever_the_chunks(size: int) -> None:
+    """The log parser's answer on a fixed stream, cut into chunks of every size."""
+    chunks = [STREAM[i : i + size] for i in range(0, len(STREAM), size)]
+    found = [
+        (
+            tuple(f.decode("latin-1") for f in e.fields),
+            [(c.status, c.path, c.olds, c.new, c.source, c.mode) for c in e.changes],
+        )
+        for e in formats.parse_log(chunks, 3)
+    ]
+    assert found == EXPECTED
+
+
+def test_parse_log_gives_a_record_cut_short_as_it_is() -> None:
+    [entry] = formats.parse_log([f"\x01{A}\0{B}".encode()], 4)
+    assert entry.fields == (A.encode(), B.encode(), b"", b"") and entry.changes == ()
+
+
 def test_parse_log_refuses_what_is_not_a_log() -> None:
     with pytest.raises(ValueError, match="unexpected output"):
         list(formats.parse_log([b"not a log\0"], 1))

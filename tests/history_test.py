@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import itertools
 import subprocess
 from pathlib import Path
 
@@ -135,6 +136,52 @@ def test_cut_reuse_pitfalls(old: str, new: str) -> None:
     full = cutter.cut(new)
     again = cutter.cut(new, cutter.cut(old))
     assert (again.starts, again.heads, again.keys) == (full.starts, full.heads, full.keys)
+
+
+QUICK_PIECES = [
+    "## A\n", "## B\n", "##\n", "## \n", "## E", "##x\n", "para\n", "x", "\n", "\n\n", "- item\n",
+    "  - nested\n", "1. one\n", "2) two\n", "* star\n", "+ plus\n", "- \n", "+\n", "    code\n", "\tcode\n",
+    "# H1\n", " # one\n", "### sub\n", "#hashtag\n", "***\n", "* * *\n", "- - -\n", "___\n", "[ref]: /url\n",
+    "<!-- squadmem: pin -->\n", "<!-- c --> b\n", "text ## not\n", "[ref]: /url\n'title\n", "  [x]: <y>\n",
+    "- [ ] task\n", "a `code` b\n", "``\n", "a <b> c\n", "1.\n", "10) ten\n", "  \n", "- 1. both\n",
+    "```\n", "```sh\n", "````\n", "~~~\n", "~~~ `x`\n", "~~~~\n", "```  \n", "a ```b``` c\n", "``` `x`\n",
+    "```sh\n## no\n```\n", "~~~\n<div>\n> q\n---\n~~~\n",
+]  # fmt: skip
+UNSURE_PIECES = [
+    "  ## indented\n", "- ## in a list\n", "1. ## in a list\n", "   ## three\n", "\t## tab\n", "---\n",
+    "  ---\n", "===\n", "-\n", "> quote\n", "- > quoted\n", "<div>\n", "<!-- open\n", "- <div>\n", "  ```\n",
+    "- ```\n", "   ~~~\n",
+]  # fmt: skip
+# Mostly lines the quick cut reads, now and then one it leaves to the scanner.
+quick_documents = st.lists(st.sampled_from(QUICK_PIECES * 6 + UNSURE_PIECES), max_size=30).map("".join)
+
+
+def _scanned(text: str) -> tuple[list[int], list[int]]:
+    """Section starts and heading ends as the block scanner gives them."""
+    found = sections.boundaries(text)
+    pos = [0, *itertools.accumulate(map(len, sections.lines(text)))]
+    return [pos[b.line] for b in found], [pos[b.line + b.heading_lines] for b in found]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(quick_documents, st.integers(0, 3))
+def test_the_quick_cut_is_the_scanners(text: str, offset: int) -> None:
+    """Where the cutter reads a text without the scanner, it finds the scanner's boundaries."""
+    quick = cutter._quick(text, offset)
+    if quick is not None:
+        starts, heads = _scanned(text)
+        assert quick == ([s + offset for s in starts], [h + offset for h in heads])
+
+
+def test_the_quick_cut_leaves_what_could_hide_a_heading_to_the_scanner() -> None:
+    assert cutter._quick("## A\nx\n## B\n", 0) == ([0, 7], [5, 12])
+    assert cutter._quick("```sh\n## no\n```\n## A\n", 3) == ([3 + 16], [3 + 21])
+    assert cutter._quick("~~~\n## never closed\n", 0) == ([], [])
+    risky_texts = ("  ```\n## A\n", "``` `x`\n## A\n", "<div>\n\n## A\n", "- ## A\n", "   ## A\n", "A\n---\n")
+    for risky in (*risky_texts, "> q\n## A\n"):
+        assert cutter._quick(risky, 0) is None, risky
+    assert cutter._quick("## A\r\n", 0) is None
+    assert cutter._quick("\ufeff## A\n", 0) is None
 
 
 @settings(max_examples=300, deadline=None)

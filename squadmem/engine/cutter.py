@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+import functools
 import itertools
 import re
 from collections.abc import Sequence
@@ -31,7 +32,12 @@ def _scan(text: str, offset: int = 0) -> tuple[list[int], list[int]]:
 
     A part of a file (``offset`` > 0) that starts with U+FEFF is read behind a
     blank line: only a whole file's first character is a byte order mark.
+    Text with no line that could open a block or make a heading other than
+    ``## `` at the margin is cut by :func:`_quick`, the rest by the scanner.
     """
+    quick = _quick(text, offset)
+    if quick is not None:
+        return quick
     lead = "\n" if offset and text.startswith("\ufeff") else ""
     found = sections.boundaries(lead + text)
     if not found:
@@ -39,6 +45,64 @@ def _scan(text: str, offset: int = 0) -> tuple[list[int], list[int]]:
     pos = [0, *itertools.accumulate(map(len, sections.lines(lead + text)))]
     offset -= len(lead)
     return [pos[b.line] + offset for b in found], [pos[b.line + b.heading_lines] + offset for b in found]
+
+
+# A line :func:`_quick` leaves to the scanner: one that could open a fence (but at the margin), an HTML
+# block (a comment closed on its own line is fine) or a block quote, make a setext underline, or hold a
+# level-2 heading anywhere but at the margin (indented, or in a list item); list markers are looked through.
+_UNSURE = re.compile(
+    r"^(?!##(?:[ \t]|$)|`{3}|~{3})(?:[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$))*[ \t]*"
+    r"(?:<(?!!--.*-->)|>|##(?:[ \t]|$)|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$)",
+    re.MULTILINE,
+)
+_MARGIN_H2 = re.compile(r"^##(?:[ \t][^\n]*)?(?:\n|\Z)", re.MULTILINE)
+_MARGIN_FENCE = re.compile(r"^(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
+_INDENTED_FENCE = re.compile(r"^[ \t]+(?:`{3}|~{3})", re.MULTILINE)
+
+
+def _quick(text: str, offset: int) -> tuple[list[int], list[int]] | None:
+    """:func:`_scan`'s answer without the scanner, or None when ``text`` needs it.
+
+    Outside fences opened at the margin, when no line is :data:`_UNSURE`
+    nothing can open that would hide a heading: every ATX ``## `` line at the
+    margin ends what came before it (a paragraph, a list) and is a boundary,
+    and nothing else is one. Inside such a fence every line is text, up to
+    its closing line at the margin (or the end). A CR, U+FEFF, NUL, a fence
+    line indented or a backtick in a backtick fence's info: the scanner's.
+    ``tests/history_test.py`` holds it to the scanner.
+    """
+    if "\r" in text or "\ufeff" in text or "\0" in text:
+        return None
+    fenced = "```" in text or "~~~" in text
+    starts: list[int] = []
+    heads: list[int] = []
+    pos = 0
+    while True:
+        fence = _MARGIN_FENCE.search(text, pos) if fenced else None
+        stop = fence.start() if fence is not None else len(text)
+        if _UNSURE.search(text, pos, stop):
+            return None
+        for m in _MARGIN_H2.finditer(text, pos, stop):
+            starts.append(m.start() + offset)
+            heads.append(m.end() + offset)
+        if fence is None:
+            return starts, heads
+        marker, info = fence.groups()
+        if marker[0] == "`" and "`" in info:
+            return None
+        body = fence.end() + 1
+        closing = _closer(marker).search(text, body)
+        if _INDENTED_FENCE.search(text, body, closing.start() if closing else len(text)):
+            return None
+        if closing is None:
+            return starts, heads
+        pos = min(closing.end() + 1, len(text))
+
+
+@functools.lru_cache(maxsize=64)
+def _closer(marker: str) -> re.Pattern[str]:
+    """The closing line at the margin of a fence opened with ``marker``."""
+    return re.compile(rf"^{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$", re.MULTILINE)
 
 
 def _keys(text: str, starts: Sequence[int], end: int) -> list[bytes]:
@@ -79,8 +143,8 @@ def cut(text: str, base: Cut | None = None) -> Cut:
         at_boundary = head is not None
         if at_boundary and old.same_tail(text, pos, expect):
             shift = pos - base.starts[expect]
-            starts += (s + shift for s in base.starts[expect:])
-            heads += (h + shift for h in base.heads[expect:])
+            starts += map(shift.__add__, base.starts[expect:])
+            heads += map(shift.__add__, base.heads[expect:])
             keys += base.keys[expect:]
             break
         hop = old.hop(text, pos, expect) if at_boundary else None
@@ -242,12 +306,12 @@ def _whole_line(text: str, end: int, piece: str) -> bool:
 
 def _common_prefix(a: str, b: str) -> int:
     n = min(len(a), len(b))
-    if a[:n] == b[:n]:
+    if a.startswith(b) if len(b) <= len(a) else b.startswith(a):
         return n
     lo, hi = 0, n  # a[:lo] == b[:lo] and a[:hi] != b[:hi]
     while hi - lo > 1:
         mid = (lo + hi) // 2
-        if a[lo:mid] == b[lo:mid]:
+        if b.startswith(a[lo:mid], lo):  # one copy a step, the half still in doubt
             lo = mid
         else:
             hi = mid

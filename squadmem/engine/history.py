@@ -37,7 +37,9 @@ kind ``unknown``), unless a use known to be later decides it.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
+import functools
 import sys
 from collections.abc import Iterable, Sequence
 
@@ -75,8 +77,10 @@ def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None)
         read.parents.update(commit.parents)
         if commit.message is not None:
             read.trailers.append(commit)
+        if not commit.changes:
+            continue
         here: First = (commit.time, commit.sha in boundary, bytes.fromhex(commit.sha))
-        if commit.changes and commit.parents:
+        if commit.parents:
             read.first_parent[commit.sha] = commit.parents[0]
         for old, new, path in commit.changes:
             if new == NULL_SHA:
@@ -162,20 +166,39 @@ def _departures(
     facts: Facts, read: _Read, path: str, before: tuple[Cut, First, str], done: Cut, holder: First
 ) -> None:
     old_cut = before[0]
-    kept = set(done.keys)
-    left = [i for i, key in enumerate(old_cut.keys) if key not in kept]
-    if not left:
+    gone = set(old_cut.keys).difference(done.keys)
+    if not gone:
         return
+    left = [i for i, key in enumerate(old_cut.keys) if key in gone]
     commit = holder[2].hex()
-    now_there = {_heading(done, i) for i in range(len(done.keys))}
-    left = [i for i in left if _heading(old_cut, i) not in now_there]
+    left = [i for i in left if not _holds(done, old_cut.text[old_cut.starts[i] : old_cut.heads[i]])]
+    if left:  # a heading spelt with other spaces is the same heading
+        now_there = {_spaced(done.text[a:b]) for a, b in zip(done.starts, done.heads, strict=True)}
+        left = [i for i in left if _heading(old_cut, i) not in now_there]
     if left:
         parent = read.first_parent.get(commit, "")
         _depart(facts, old_cut, left, path, before[2], holder[0], commit, parent, before[1][2].hex())
 
 
+def _holds(done: Cut, heading: str) -> bool:
+    """Does a section of ``done`` have exactly this heading (its text to the end of its heading)?"""
+    at = done.text.find(heading)
+    while at >= 0:
+        index = bisect.bisect_left(done.starts, at)
+        if index < len(done.starts) and done.starts[index] == at and done.heads[index] == at + len(heading):
+            return True
+        at = done.text.find(heading, at + 1)
+    return False
+
+
 def _heading(done: Cut, index: int) -> str:
-    return " ".join(done.text[done.starts[index] : done.heads[index]].split())
+    return _spaced(done.text[done.starts[index] : done.heads[index]])
+
+
+@functools.lru_cache(maxsize=4096)
+def _spaced(heading: str) -> str:
+    """A heading's words, one space apart (the same heading for ``recall --history``)."""
+    return " ".join(heading.split())
 
 
 def _depart(

@@ -119,10 +119,10 @@ def _answer(stdout: IO[bytes]) -> bytes | None:
     if len(words) != 3 or words[-1] in (b"missing", b"ambiguous"):
         return None
     size = int(words[2])
-    data = stdout.read(size + 1)
-    if len(data) != size + 1:
+    data = stdout.read(size)  # then its newline: the object is not copied again to drop it
+    if len(data) != size or len(stdout.read(1)) != 1:
         raise ValueError("cat-file --batch ended")
-    return data[:size]
+    return data
 
 
 def _widen_pipe(stream: IO[bytes]) -> None:

@@ -67,6 +67,7 @@ def memory_log(
     memory = list(where.current().pathspecs)
     paths = [*memory, squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR] if squad_sources else memory
     args = ["log", *LOG_OPTIONS, *order, log_format(*fields), *revs, "--", *paths]
+    kept: dict[str, bool] = {}  # path -> is it read: asked once per path, not once per change
     for count, entry in enumerate(parse_log(repo.stream(*args), len(fields)), 1):
         sha, parents, when, *rest = entry.fields
         body = rest[-1]
@@ -74,15 +75,20 @@ def memory_log(
             message: str | None = body.decode("utf-8", "replace")
         else:
             message = body.decode("utf-8", "replace") if _TRAILER_PROBE in body.lower() else None
+        changes = []
+        for change in entry.changes:
+            keep = kept.get(change.path)
+            if keep is None:
+                keep = kept[change.path] = classify(change.path) is not None or (
+                    squad_sources and squad.is_source(change.path)
+                )
+            if keep:
+                changes.append((change.old or NULL_SHA, change.new or NULL_SHA, change.path))
         commit = Commit(
             sha.decode(),
             int(when),
             message,
-            [
-                (change.old or NULL_SHA, change.new or NULL_SHA, change.path)
-                for change in entry.changes
-                if classify(change.path) is not None or (squad_sources and squad.is_source(change.path))
-            ],
+            changes,
             tuple(parents.decode().split()),
             rest[0].decode("utf-8", "replace") if detail else "",
         )

@@ -6,7 +6,7 @@ One parser per format, each typed; object names of either width (SHA-1's
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterable, Iterator, Mapping, Sequence
 
 from squadmem.gitio.catfile import CatFile
 from squadmem.model.values import Value
@@ -14,7 +14,7 @@ from squadmem.model.values import Value
 
 def _sha(word: str) -> str | None:
     """An object name from a raw diff; None for the all-zero name (no such side)."""
-    return None if set(word) == {"0"} else word
+    return None if word and not word.strip("0") else word
 
 
 # -- raw diffs ----------------------------------------------------------------------------------
@@ -83,22 +83,23 @@ def raw_changes(fields: Sequence[str], at: int = 0) -> tuple[list[Change], int]:
     two-way only) gives the origin first, then the path.
     """
     found: list[Change] = []
-    while at < len(fields):
-        meta = fields[at].lstrip("\n")
-        if not meta.startswith(":"):
-            break
-        colons = len(meta) - len(meta.lstrip(":"))
-        words = meta[colons:].split(" ")
-        shas = [_sha(w) for w in words[colons + 1 : 2 * colons + 2]]
-        status = words[-1]
-        mode = words[colons] if colons < len(words) else ""
-        if colons == 1 and status[:1] in ("R", "C"):
-            found.append(Change(status, fields[at + 2], (shas[0],), shas[1], fields[at + 1], mode))
-            at += 3
-        else:
-            found.append(Change(status, fields[at + 1], tuple(shas[:-1]), shas[-1], None, mode))
-            at += 2
+    while at < len(fields) and fields[at].lstrip("\n").startswith(":"):
+        change, at = _entry(fields, at)
+        found.append(change)
     return found, at
+
+
+def _entry(fields: Sequence[str], at: int) -> tuple[Change, int]:
+    """The raw diff entry at ``fields[at]`` (its meta, then its path or paths), and where the next starts."""
+    meta = fields[at].lstrip("\n")
+    colons = len(meta) - len(meta.lstrip(":"))
+    words = meta[colons:].split(" ")
+    shas = [_sha(w) for w in words[colons + 1 : 2 * colons + 2]]
+    status = words[-1]
+    mode = words[colons] if colons < len(words) else ""
+    if colons == 1 and status[:1] in ("R", "C"):
+        return Change(status, fields[at + 2], (shas[0],), shas[1], fields[at + 1], mode), at + 3
+    return Change(status, fields[at + 1], tuple(shas[:-1]), shas[-1], None, mode), at + 2
 
 
 def parse_raw(out: bytes) -> list[Staged]:
@@ -146,29 +147,56 @@ def parse_log(chunks: Iterable[bytes], count: int) -> Iterator[LogEntry]:
     a commit message, so the stream cuts into tokens at NUL: a record's first
     token starts with U+0001, ``count`` fields in all, then its raw entries
     (each led by a newline and a colon, or, a merge's combined diff, by an
-    empty token and colons).
+    empty token and colons). Each chunk is cut at once; a record is given
+    when the token after it has come (or the stream has ended).
     """
-    tokens = _tokens(chunks)
-    token = next(tokens, None)
-    while token is not None:
-        if not token:
-            token = next(tokens, None)
-            continue
+    tokens: list[bytes] = []
+    rest = b""
+    for chunk in chunks:
+        parts = (rest + chunk).split(b"\0")
+        rest = parts.pop()
+        tokens += parts
+        used = yield from _records(tokens, count, final=False)
+        del tokens[:used]
+    if rest:
+        tokens.append(rest)
+    yield from _records(tokens, count, final=True)
+
+
+def _records(tokens: list[bytes], count: int, final: bool) -> Generator[LogEntry, None, int]:
+    """The whole records in ``tokens``; returns how many tokens they took (every one when ``final``:
+    the stream has ended, and a record cut short is given as it is)."""
+    size = len(tokens)
+    at = 0
+    while True:
+        while at < size and not tokens[at]:
+            at += 1
+        if at >= size:
+            return size
+        start, token = at, tokens[at]
         if not token.startswith(b"\x01"):
             raise ValueError(f"git log: unexpected output {token[:40]!r}")
-        fields = [token[1:], *(next(tokens, b"") for _ in range(count - 1))]
+        if start + count > size and not final:
+            return start
+        fields = (token[1:], *tokens[start + 1 : start + count], *(b"",) * (start + count - size))
+        at = start + count
+        while at < size and not tokens[at]:  # a merge's combined diff comes after an empty token
+            at += 1
         raw: list[str] = []
-        token = next(tokens, None)
-        while token == b"":  # a merge's combined diff comes after an empty token
-            token = next(tokens, None)
-        while token is not None and token.lstrip(b"\n").startswith(b":"):
-            meta = token.decode("ascii")
-            raw.append(meta)
+        while at < size and tokens[at].lstrip(b"\n").startswith(b":"):
+            meta = tokens[at].decode("ascii")
             paths = 2 if meta.count(":") == 1 and meta.rsplit(" ", 1)[-1][:1] in ("R", "C") else 1
-            raw.extend(next(tokens, b"").decode("utf-8", "surrogateescape") for _ in range(paths))
-            token = next(tokens, None)
-        changes, _ = raw_changes(raw) if raw else ([], 0)
-        yield LogEntry(tuple(fields), tuple(changes))
+            if at + paths >= size and not final:
+                return start
+            raw += (meta, *(_path(tokens, n) for n in range(at + 1, at + 1 + paths)))
+            at += 1 + paths
+        if at == size and not final:
+            return start  # more raw entries may come
+        yield LogEntry(fields, tuple(raw_changes(raw)[0]) if raw else ())
+
+
+def _path(tokens: list[bytes], at: int) -> str:
+    return tokens[at].decode("utf-8", "surrogateescape") if at < len(tokens) else ""
 
 
 def parse_trailers(text: str) -> dict[str, list[str]]:
@@ -179,17 +207,6 @@ def parse_trailers(text: str) -> dict[str, list[str]]:
         if sep:
             trailers.setdefault(key.strip().lower(), []).append(value.strip())
     return trailers
-
-
-def _tokens(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """NUL-terminated tokens from a stream of byte chunks."""
-    rest = b""
-    for chunk in chunks:
-        parts = (rest + chunk).split(b"\0")
-        rest = parts.pop()
-        yield from parts
-    if rest:
-        yield rest
 
 
 # -- trees ---------------------------------------------------------------------------------------

@@ -92,7 +92,8 @@ class Repo:
 
     def stream(self, *args: str) -> Iterator[bytes]:
         """Chunks of ``git args`` stdout as they come, from one process."""
-        return runner.stream(args, self._env, cwd=self.root, code=Exit.USAGE)
+        # GIT_FLUSH=0: git writes its buffer when full, not once per commit (a write each, a read each)
+        return runner.stream(args, {**self._env, "GIT_FLUSH": "0"}, cwd=self.root, code=Exit.USAGE)
 
     # -- objects -------------------------------------------------------------------------------
     @property
