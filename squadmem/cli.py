@@ -10,7 +10,6 @@ anything unexpected becomes exit 3.
 from __future__ import annotations
 
 import functools
-import os
 import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,7 +19,7 @@ import click
 
 from squadmem import __version__
 from squadmem.commands import frequent, invocation
-from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
+from squadmem.model.errors import SquadmemError, SquadmemWarning
 
 if TYPE_CHECKING:
     from squadmem.commands.invocation import Repo
@@ -176,14 +175,6 @@ def check_arguments(values: dict[str, Any]) -> None:
 read_stdin = frequent.read_stdin  # standard input as UTF-8 text, refused otherwise
 
 
-def _warn(caught: list[warnings.WarningMessage]) -> None:
-    shown = set()
-    for item in caught:
-        if isinstance(item.message, SquadmemWarning) and item.message.render() not in shown:
-            shown.add(item.message.render())
-            click.echo(item.message.render(), err=True)
-
-
 def guarded(fn: F) -> F:
     """Turn SquadmemError into its exit code and one-line message; anything else into exit 3.
 
@@ -201,7 +192,7 @@ def guarded(fn: F) -> F:
             try:
                 return _run(fn, takes_ctx, args, kwargs)
             finally:
-                _warn(caught)
+                frequent.show_warnings(caught, click.echo)
 
     return wrapper  # type: ignore[return-value]
 
@@ -212,19 +203,10 @@ def _run(fn: Callable[..., Any], takes_ctx: bool, args: Any, kwargs: dict[str, A
         if takes_ctx:
             args = (click.get_current_context(), *args)
         return fn(*args, **kwargs)
-    except SquadmemError as exc:
-        click.echo(exc.render(), err=True)
-        raise click.exceptions.Exit(int(exc.code)) from None
     except (click.exceptions.Exit, click.exceptions.Abort, KeyboardInterrupt):
         raise
     except Exception as exc:
-        if os.environ.get("SQUADMEM_DEBUG"):
-            import traceback
-
-            traceback.print_exc()
-        click.echo(f"squadmem: internal error: {type(exc).__name__}: {exc}", err=True)
-        click.echo(f"hint: this is a bug in squadmem; please report it ({DEBUG_HINT})", err=True)
-        raise click.exceptions.Exit(int(Exit.INTERNAL)) from None
+        raise click.exceptions.Exit(frequent.failure(exc, click.echo)) from None
 
 
 def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:

@@ -4,9 +4,10 @@ and ``near`` and ``track`` as hooks at every tool call.
 Two entry points call these with the same arguments: the click CLI (:mod:`squadmem.cli`) and the
 fast lane (:mod:`squadmem.lane`), which parses these commands without importing click. Each
 function takes the ``echo`` to print with (click's, or :func:`echo`, the lane's copy of it) and
-the ``-C`` folder; it opens the repository, runs the command's module and prints. :func:`guarded`
-is the lane's copy of the CLI's error handling. Imported at every start-up: the standard library
-only at import, the rest when called.
+the ``-C`` folder; it opens the repository, runs the command's module and prints.
+:func:`failure` and :func:`show_warnings` are both entry points' error handling (:func:`guarded`
+runs a command for the lane). Imported at every start-up: the standard library only at import,
+the rest when called.
 """
 
 from __future__ import annotations
@@ -20,8 +21,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
     from typing import Any
-
-    from squadmem.model.errors import SquadmemWarning
 
     Echo = Callable[..., None]
 
@@ -204,33 +203,45 @@ def guarded(command: str, directory: Path, values: dict[str, Any]) -> int:
     and one line, anything else as exit 3; the warnings it raised printed on stderr after it."""
     import warnings
 
-    from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
+    from squadmem.model.errors import SquadmemWarning
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SquadmemWarning)
         try:
             COMMANDS[command](echo, directory, **values)
             return 0
-        except SquadmemError as exc:
-            echo(exc.render(), err=True)
-            return int(exc.code)
         except KeyboardInterrupt:
             raise
         except Exception as exc:
-            if os.environ.get("SQUADMEM_DEBUG"):
-                import traceback
-
-                traceback.print_exc()
-            echo(f"squadmem: internal error: {type(exc).__name__}: {exc}", err=True)
-            echo(f"hint: this is a bug in squadmem; please report it ({DEBUG_HINT})", err=True)
-            return int(Exit.INTERNAL)
+            return failure(exc, echo)
         finally:
-            _warn(caught, SquadmemWarning)
+            show_warnings(caught, echo)
 
 
-def _warn(caught: list[warnings.WarningMessage], kind: type[SquadmemWarning]) -> None:
+def failure(exc: Exception, echo: Echo) -> int:
+    """What a command's exception becomes, for both entry points: a SquadmemError its one line and
+    its exit code; anything else a line naming the bug and exit 3 (the traceback with
+    ``SQUADMEM_DEBUG``)."""
+    from squadmem.model.errors import Exit, SquadmemError
+
+    if isinstance(exc, SquadmemError):
+        echo(exc.render(), err=True)
+        return int(exc.code)
+    if os.environ.get("SQUADMEM_DEBUG"):
+        import traceback
+
+        traceback.print_exception(exc)
+    echo(f"squadmem: internal error: {type(exc).__name__}: {exc}", err=True)
+    echo(f"hint: this is a bug in squadmem; please report it ({DEBUG_HINT})", err=True)
+    return int(Exit.INTERNAL)
+
+
+def show_warnings(caught: list[warnings.WarningMessage], echo: Echo) -> None:
+    """The squadmem warnings a command raised (files left out, and why), each once, on stderr."""
+    from squadmem.model.errors import SquadmemWarning
+
     shown = set()
     for item in caught:
-        if isinstance(item.message, kind) and item.message.render() not in shown:
+        if isinstance(item.message, SquadmemWarning) and item.message.render() not in shown:
             shown.add(item.message.render())
             echo(item.message.render(), err=True)
