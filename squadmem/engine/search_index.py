@@ -32,7 +32,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from squadmem.engine import ranking
@@ -73,14 +73,24 @@ def names(word: str, text: str) -> bool:
     """Whether ``text`` names ``word`` as a thing: a file of that name (``token.py`` for ``token``), a
     part of a path (``auth/``, ``/auth``), or inside a code span (`` `TokenCache.get` ``); case
     folded."""
-    q = re.escape(word)
-    if re.search(rf"(?<![\w.-]){q}\.[A-Za-z]\w{{0,9}}\b|(?<![\w-])/{q}\b|\b{q}/", text, re.IGNORECASE):
-        return True
-    folded = word.casefold()
-    return any(folded in span.casefold() for span in _CODE_SPAN.findall(text))
+    return _namer(word)(text)
 
 
 _CODE_SPAN = re.compile(r"`([^`\n]+)`")
+
+
+def _namer(word: str) -> Callable[[str], bool]:
+    """:func:`names` for one word, its pattern compiled once."""
+    q = re.escape(word)
+    as_path = re.compile(rf"(?<![\w.-]){q}\.[A-Za-z]\w{{0,9}}\b|(?<![\w-])/{q}\b|\b{q}/", re.IGNORECASE)
+    folded = word.casefold()
+
+    def named(text: str) -> bool:
+        if as_path.search(text):
+            return True
+        return any(folded in span.casefold() for span in _CODE_SPAN.findall(text))
+
+    return named
 
 
 def literal_first(found: Sequence[Found], words: Sequence[str]) -> list[Found]:
@@ -91,11 +101,12 @@ def literal_first(found: Sequence[Found], words: Sequence[str]) -> list[Found]:
     use the word in passing (chosen on the real-team study's train teams: ``bench/recall_rerank.py``)."""
     typed = [w for w in words if w.strip()]
     folded = [w.casefold() for w in typed]
+    namers = [_namer(w) for w in typed]
 
     def key(hit: Found) -> tuple[int, int, int]:
         lower = hit.text.casefold()
         return (
-            -sum(names(w, hit.text) for w in typed),
+            -sum(named(hit.text) for named in namers),
             -sum(w in hit.text for w in typed),
             -sum(w in lower for w in folded),
         )
@@ -123,9 +134,10 @@ def _key() -> str:
 
 def _signature(layout: Layout, files: Sequence[TierFile]) -> str:
     marks: list[list[str | int]] = []
+    root = os.fspath(layout.root)
     for tf in files:
         try:
-            st = os.stat(layout.root / tf.rel)
+            st = os.stat(os.path.join(root, tf.rel))
         except OSError:
             marks.append([tf.rel])
             continue

@@ -216,8 +216,9 @@ class Layout:
             folder = self.root / folder_rel if folder_rel else self.root
             if tier in blocked or not folder.is_dir():
                 continue
+            prefix = f"{folder_rel}/" if folder_rel else ""  # self.rel(folder / name), without pathlib
             for name in _md_names(folder):
-                tf = classify(self.rel(folder / name))
+                tf = classify(prefix + name)
                 if tf is not None and tf.tier == tier:
                     found.append(tf)
         return sorted(found, key=lambda tf: TIERS.index(tf.tier))
