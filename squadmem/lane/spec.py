@@ -46,7 +46,7 @@ def param(p: click.Parameter) -> tuple[Any, ...]:
     if p.nargs not in (1, -1) or (isinstance(p, click.Argument) and p.nargs == 1 and not p.required):
         raise ValueError(f"{name}: nargs {p.nargs} (or an optional argument) the lane does not parse")
     flag = isinstance(p, click.Option) and p.is_flag
-    if isinstance(p, click.Option) and p.is_flag and (p.flag_value is not True or p.multiple or p.count):
+    if isinstance(p, click.Option) and p.is_flag and (not _plain_flag(p) or p.multiple or p.count):
         raise ValueError(f"{name}: a flag the lane does not parse")
     default = None if repr(p.default) == "Sentinel.UNSET" else p.default  # click 8.2+: no default
     if flag:
@@ -69,6 +69,12 @@ def param(p: click.Parameter) -> tuple[Any, ...]:
         bool(p.multiple or p.nargs == -1),
         CALLBACKS[p.callback],
     )
+
+
+def _plain_flag(p: click.Parameter) -> bool:
+    """A flag whose value when given is True: click 8.4 says so, click 8.5 leaves it unset."""
+    value = getattr(p, "flag_value", None)
+    return value is True or repr(value) == "Sentinel.UNSET"
 
 
 def _refuse(name: str, what: str) -> Any:
