@@ -379,17 +379,7 @@ def list_(ctx: click.Context, agent: str | None, tier: str | None, as_json: bool
 @JSON
 @NOW
 @guarded
-def context_command(
-    ctx: click.Context,
-    agent: str,
-    include_cold: bool,
-    include_wiki: list[str] | None,
-    include: list[str] | None,
-    task: str | None,
-    record: bool,
-    as_json: bool,
-    now: str | None,
-) -> None:
+def context_command(ctx: click.Context, **values: Any) -> None:
     """Print the spawn prompt's "## Memory Context": hot memory, and more only when asked.
 
     Hot is always included (the session block, notes, the Index); that load is
@@ -417,18 +407,7 @@ def context_command(
 
     Example: squadmem context --agent picard --include-wiki security
     """
-    frequent.context(
-        click.echo,
-        ctx.find_root().obj,
-        agent=agent,
-        include_cold=include_cold,
-        include_wiki=include_wiki,
-        include=include,
-        task=task,
-        record=record,
-        as_json=as_json,
-        now=now,
-    )
+    frequent.context(click.echo, ctx.find_root().obj, **values)
 
 
 @app.command("recall")
@@ -449,18 +428,7 @@ def context_command(
 @JSON
 @NOW
 @guarded
-def recall_command(
-    ctx: click.Context,
-    query: str,
-    agent: str | None,
-    tier: str | None,
-    limit: int,
-    logs: bool,
-    record: bool,
-    in_history: bool,
-    as_json: bool,
-    now: str | None,
-) -> None:
+def recall_command(ctx: click.Context, **values: Any) -> None:
     """Search every tier and the daily logs; record the sections found as used.
 
     A section matches when it holds every word of the query: each is cut
@@ -480,19 +448,7 @@ def recall_command(
 
     Example: squadmem recall "token rotation" --agent worf
     """
-    frequent.recall(
-        click.echo,
-        ctx.find_root().obj,
-        query=query,
-        agent=agent,
-        tier=tier,
-        limit=limit,
-        logs=logs,
-        record=record,
-        in_history=in_history,
-        as_json=as_json,
-        now=now,
-    )
+    frequent.recall(click.echo, ctx.find_root().obj, **values)
 
 
 # --- history, uses and report commands ---
@@ -1255,14 +1211,7 @@ def _read_text(path: str) -> str:
 @option("--max-bytes", type=int, default=1024, kind="<int>", help="At most this many bytes per event.")
 @JSON
 @guarded
-def near_command(
-    ctx: click.Context,
-    things: list[str] | None,
-    from_hook: bool,
-    agent: str | None,
-    max_bytes: int,
-    as_json: bool,
-) -> None:
+def near_command(ctx: click.Context, **values: Any) -> None:
     """Memory that names the file or issue an agent just touched (an opt-in Claude Code hook).
 
     As a PostToolUse hook it reads the event's JSON, takes the files the tool
@@ -1278,15 +1227,7 @@ def near_command(
     {"hooks": {"PostToolUse": [{"matcher": "Read|Edit|Write|MultiEdit|Bash",
     "hooks": [{"type": "command", "command": "squadmem near --from-hook"}]}]}}
     """
-    frequent.near(
-        click.echo,
-        ctx.find_root().obj,
-        things=things,
-        from_hook=from_hook,
-        agent=agent,
-        max_bytes=max_bytes,
-        as_json=as_json,
-    )
+    frequent.near(click.echo, ctx.find_root().obj, **values)
 
 
 @app.command("track")
@@ -1305,15 +1246,7 @@ def near_command(
 @NOW
 @JSON
 @guarded
-def track_command(
-    ctx: click.Context,
-    files: list[Path] | None,
-    fmt: str,
-    from_hook: bool,
-    dry_run: bool,
-    now: str | None,
-    as_json: bool,
-) -> None:
+def track_command(ctx: click.Context, **values: Any) -> None:
     """Record a use of each section an agent read or cited in its session transcripts.
 
     A read of a tier file (the sections its line range returned; a whole hot
@@ -1322,16 +1255,7 @@ def track_command(
 
     Example: squadmem track ~/.claude/projects/-src-app/3f9c.jsonl
     """
-    frequent.track(
-        click.echo,
-        ctx.find_root().obj,
-        files=files,
-        fmt=fmt,
-        from_hook=from_hook,
-        dry_run=dry_run,
-        now=now,
-        as_json=as_json,
-    )
+    frequent.track(click.echo, ctx.find_root().obj, **values)
 
 
 # --- migrate commands ---
