@@ -30,11 +30,13 @@ empty-cache rows only, row 1 and its CPU time):
 Wall time and CPU time (user + system, git's included) of the cold runs come
 from the same rounds: on a busy machine CPU time is the steadier figure, but
 squadmem's Python runs beside its git processes, so on an idle 2-core
-machine its wall time gains on its CPU time. Peak memory is read by a small
-wrapper process with
-``resource.getrusage(RUSAGE_CHILDREN)``, so one measurement never sees
-another's processes (nor the benchmark's own size: on Linux a process
-started from a large one reports that size as its own peak).
+machine its wall time gains on its CPU time. The floor's output is read by
+this script through a pipe, as squadmem reads its own; a last row takes the
+floor at its cheapest, its output to /dev/null, where ``cat-file`` spends
+about a third less CPU than writing into a pipe. Peak memory is read by a
+small wrapper process with ``resource.getrusage(RUSAGE_CHILDREN)``, so one
+measurement never sees another's processes (nor the benchmark's own size: on
+Linux a process started from a large one reports that size as its own peak).
 Benchmarks are not tests: nothing here fails.
 """
 
@@ -239,6 +241,7 @@ class Figures:
 
     cold: Paired
     cold_cpu: Paired
+    null_cpu: Paired  # against the floor with its output to /dev/null
     parts: Paired
     warm: Paired | None = None
     warm_warm: Paired | None = None
@@ -255,6 +258,8 @@ def run(root: Path, scratch: Path, rounds: int, fast: bool = False, cold_only: b
     cat = Command(("git", "cat-file", "--batch"), cwd=root, env=ENV, input=names.read_bytes())
     parts = compare(log, cat, rounds=max(3, rounds // 2), warmup=1)  # the floor's two parts, each's median
     cold, cold_cpu = compare_both(report_cold, Chain((log, cat)), rounds=rounds, warmup=1)
+    quiet = Chain(tuple(dataclasses.replace(c, discard=True) for c in (log, cat)))
+    _, null_cpu = compare_both(report_cold, quiet, rounds=rounds, warmup=1)
     small = None
     if not fast:
         small_log = Command(SMALL_LOG, cwd=root, env=ENV)
@@ -275,7 +280,7 @@ def run(root: Path, scratch: Path, rounds: int, fast: bool = False, cold_only: b
         f"{blob_bytes / 1e6:.1f} MB; {rounds} paired rounds, medians (the ratio: of the per-round ratios)"
     )
     print()
-    table(Figures(cold, cold_cpu, parts, warm, warm_warm, small, peaks))
+    table(Figures(cold, cold_cpu, null_cpu, parts, warm, warm_warm, small, peaks))
 
 
 def measure_peaks(root: Path, report: Sequence[str], names: Path) -> tuple[float, float, float]:
@@ -343,6 +348,10 @@ def table(f: Figures) -> None:
     print(
         f"| CPU time of `report`, empty cache (git's included) | {f.cold_cpu.candidate:.2f} s | CPU time of "
         f"the raw floor {f.cold_cpu.yardstick:.2f} s | {f.cold_cpu.ratio:.2f}× | |"
+    )
+    print(
+        f"| the same | {f.null_cpu.candidate:.2f} s | CPU time of the raw floor writing to /dev/null "
+        f"(no reader: git's least work) {f.null_cpu.yardstick:.2f} s | {f.null_cpu.ratio:.2f}× | |"
     )
     if f.warm is None or f.warm_warm is None:
         return

@@ -26,6 +26,11 @@ class Cut:
     heads: tuple[int, ...]
     keys: tuple[bytes, ...]
 
+    @functools.cached_property
+    def keyset(self) -> frozenset[bytes]:
+        """Its content keys as a set, made once: history compares each version's with the next's."""
+        return frozenset(self.keys)
+
 
 def _scan(text: str, offset: int = 0) -> tuple[list[int], list[int]]:
     """Section starts and heading ends of ``text`` read from a clean state, shifted by ``offset``.

@@ -145,7 +145,7 @@ def _record_blobs(repo: Repo, read: _Read, facts: Facts, bases: dict[str, str]) 
             cuts_of_dropped[sha] = done
         keys: Iterable[bytes] = done.keys
         if before is not None and not earlier(before[1], holder):
-            keys = set(done.keys).difference(before[0].keys)
+            keys = done.keyset - before[0].keyset
         if squad.is_source(path):
             keys = {*keys, *(k for e in squad.entries(path, done.text) for k in e.keys)}
         for key in keys:
@@ -166,7 +166,7 @@ def _departures(
     facts: Facts, read: _Read, path: str, before: tuple[Cut, First, str], done: Cut, holder: First
 ) -> None:
     old_cut = before[0]
-    gone = set(old_cut.keys).difference(done.keys)
+    gone = old_cut.keyset - done.keyset
     if not gone:
         return
     left = [i for i, key in enumerate(old_cut.keys) if key in gone]
