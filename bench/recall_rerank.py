@@ -26,7 +26,7 @@ from squadmem.engine import ranking
 from squadmem.engine.search_index import names
 
 Candidate = tuple[str, str, str]  # id, content key (hex), text
-Key = Callable[[str, Candidate], Any]
+Key = Callable[[str, str, Candidate], Any]  # query, agent, candidate
 
 
 def read(path: Path) -> Iterable[dict[str, Any]]:
@@ -42,14 +42,23 @@ def in_title(query: str, text: str) -> bool:
 
 
 KEYS: dict[str, Key] = {
-    "today (recall's own order)": lambda q, c: 0,
-    "names it first": lambda q, c: not names(q, c[2]),
-    "in its title first": lambda q, c: not in_title(q, c[2]),
-    "newest first (stated date)": lambda q, c: _newest_key(c[2]),
-    "shortest first": lambda q, c: len(c[2]),
-    "names it, then newest": lambda q, c: (not names(q, c[2]), _newest_key(c[2])),
-    "names it, then title": lambda q, c: (not names(q, c[2]), not in_title(q, c[2])),
+    "today (recall's own order)": lambda q, a, c: 0,
+    "names it first": lambda q, a, c: not names(q, c[2]),
+    "in its title first": lambda q, a, c: not in_title(q, c[2]),
+    "newest first (stated date)": lambda q, a, c: _newest_key(c[2]),
+    "shortest first": lambda q, a, c: len(c[2]),
+    "the agent's own first": lambda q, a, c: not c[0].startswith(f"{a}/"),
+    "most mentions first": lambda q, a, c: -mentions(q, c[2]),
+    "names it, then newest": lambda q, a, c: (not names(q, c[2]), _newest_key(c[2])),
+    "names it, then title": lambda q, a, c: (not names(q, c[2]), not in_title(q, c[2])),
+    "names it, then the agent's own": lambda q, a, c: (not names(q, c[2]), not c[0].startswith(f"{a}/")),
+    "names it, then most mentions": lambda q, a, c: (not names(q, c[2]), -mentions(q, c[2])),
 }
+
+
+def mentions(query: str, text: str) -> int:
+    """How often the query, case folded, stands in the text."""
+    return text.casefold().count(query.casefold())
 
 
 def _newest_key(text: str) -> str:
@@ -61,9 +70,9 @@ def score(rows: Sequence[dict[str, Any]], key: Key, top: int) -> tuple[int, int]
     """(relevant entries in the first ``top``, relevant entries asked for) over every recall."""
     hits = asked = 0
     for row in rows:
-        query = str(row["query"])
+        query, agent = str(row["query"]), str(row.get("agent", ""))
         candidates = [(str(i), str(k), str(t)) for i, k, t in row["candidates"]]
-        ordered = sorted(candidates, key=lambda c: key(query, c))
+        ordered = sorted(candidates, key=lambda c: key(query, agent, c))
         first = {c[1] for c in ordered[:top]}
         wanted = set(row["wanted"])
         hits += len(wanted & first)

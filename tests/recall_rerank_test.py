@@ -12,7 +12,7 @@ def test_an_order_resorts_the_real_one_and_counts_relevant_entries_in_the_first_
     candidates = [
         ["a", "k1", "## A\nthe response was slow"],
         ["b", "k2", "## B\nfixed response.ts"],
-        ["c", "k3", "## C\nresponse times"],
+        ["x/c", "k3", "## C\nresponse times, response"],
     ]
     dump = tmp_path / "recalls.jsonl"
     rows = [{"query": "response", "agent": "x", "wanted": ["k2", "k3"], "candidates": candidates}]
@@ -21,3 +21,5 @@ def test_an_order_resorts_the_real_one_and_counts_relevant_entries_in_the_first_
     assert recall_rerank.score(read, recall_rerank.KEYS["today (recall's own order)"], 1) == (0, 2)
     assert recall_rerank.score(read, recall_rerank.KEYS["names it first"], 1) == (1, 2)
     assert recall_rerank.score(read, recall_rerank.KEYS["names it first"], 3) == (2, 2)
+    assert recall_rerank.score(read, recall_rerank.KEYS["the agent's own first"], 1) == (1, 2)  # x/c
+    assert recall_rerank.score(read, recall_rerank.KEYS["most mentions first"], 1) == (1, 2)
