@@ -68,7 +68,7 @@ from bench.gitrun import git, squadmem
 from bench.squad_corpus import committed, identity, squad_entries
 from squadmem.commands import intake
 from squadmem.commands.context import TASK_HEADING
-from squadmem.engine import catalog
+from squadmem.engine import catalog, ranking
 from squadmem.gitio import catfile
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, squad, templates
@@ -266,6 +266,40 @@ def baseline_held(
         name: {seen[n].key for n in study_rules.fill(sizes, order, room)} & wanted
         for name, order in orders.items()
     }
+
+
+# BM25 with a prior for entries whose first line states a recent date: score x (1 + w / (1 + age / h)),
+# age in days before the spawn (an undated entry: no prior). Tried on squadmem's pool, train only.
+PRIORS = ((0.5, 7), (0.5, 30), (1.0, 7), (1.0, 30), (2.0, 7), (2.0, 30))
+
+
+def prior_held(
+    task: str, seen: Sequence[squad.Entry], wanted: set[bytes], today: dt.date, room: int
+) -> dict[str, set[bytes]]:
+    """The relevant entries BM25 with each recency prior (:data:`PRIORS`) holds in ``room`` bytes."""
+    sizes = [len(e.text.encode("utf-8")) for e in seen]
+    bm25 = study_rules.BM25([e.text for e in seen])
+    scores = [(bm25.score(task, n), n) for n in range(len(seen))]
+    ages = [_age(e.text, today) for e in seen]
+    found: dict[str, set[bytes]] = {}
+    for weight, half in PRIORS:
+        boosted = [(s * (1 + _prior(ages[n], weight, half)), n) for s, n in scores if s > 0]
+        order = [n for _, n in sorted(boosted, key=lambda p: (-p[0], p[1]))]
+        held = {seen[n].key for n in study_rules.fill(sizes, order, room)} & wanted
+        found[f"prior_{weight}_{half}_kept"] = held
+    return found
+
+
+def _prior(age: float | None, weight: float, half: float) -> float:
+    return 0.0 if age is None else weight / (1 + age / half)
+
+
+def _age(text: str, today: dt.date) -> float | None:
+    stated = ranking.stated_date(text)
+    try:
+        return max(0, (today - dt.date.fromisoformat(stated)).days) if stated else None
+    except ValueError:
+        return None
 
 
 def set_budget(root: Path, budget: int) -> None:
@@ -488,6 +522,9 @@ def score_spawn(
         offline = baseline_held(log.task, every, set(wanted), born, budget - frame_bytes() - core)
         for name in ("bm25", "bm25_newest"):
             tally.held.setdefault(f"{name}_kept", {})[budget] = len(offline[name])
+        tried = prior_held(log.task, every, set(wanted), spawn.moment.date(), budget - frame_bytes() - core)
+        for name, hits in tried.items():
+            tally.held.setdefault(name, {})[budget] = len(hits)
     load, rule = squad_loads(root, log.agent, spawn.moment.date())
     tally.squad_held = sum(squad_spawns.holds(load, by_key[k].raw) for k in wanted)
     rule_held = sum(squad_spawns.holds(rule, by_key[k].raw) for k in wanted)

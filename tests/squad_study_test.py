@@ -9,6 +9,7 @@ from pathlib import Path
 from conftest import GitRepo
 
 from bench import squad_study as study
+from squadmem.model import squad
 
 HISTORY = ".squad/agents/parker/history.md"
 DECISIONS = ".squad/decisions.md"
@@ -120,3 +121,20 @@ def test_a_log_merged_in_from_a_branch_is_a_spawn_too(tmp_path: Path, repo: GitR
         dt.datetime(2026, 3, 3, 10, tzinfo=dt.UTC),
         2,
     )
+
+
+def test_a_recency_prior_puts_the_recently_dated_of_two_equal_matches_first() -> None:
+    def entry(title: str, body: str) -> squad.Entry:
+        text = f"## {title}\n\n{body}\n"
+        return squad.Entry(".squad/decisions.md", "decisions", "decision", title, text, text)
+
+    old = entry("2026-01-01: cache", "the token cache expires")
+    new = entry("2026-06-01: cache", "the token cache expires")
+    undated = entry("Cache", "the token cache expires")
+    pool = [old, undated, new]
+    room = len(new.text.encode("utf-8"))  # one entry's room
+    held = study.prior_held("token cache", pool, {new.key, old.key}, dt.date(2026, 6, 3), room)
+    assert set(held) == {f"prior_{w}_{h}_kept" for w, h in study.PRIORS}
+    assert all(found == {new.key} for found in held.values())
+    plain = study.baseline_held("token cache", pool, {new.key, old.key}, {}, room)["bm25"]
+    assert new.key not in plain  # plain BM25 takes the undated one, the shortest
