@@ -341,13 +341,9 @@ def init(
 @option("--tier", "-t", kind="<str>", help="Only this tier: hot, cold, archive, wiki.")
 @JSON
 @guarded
-def list_(ctx: click.Context, agent: str | None, tier: str | None, as_json: bool) -> None:
+def list_(ctx: click.Context, **values: Any) -> None:
     """List every section: id, tier, size, flags and title."""
-    from squadmem.commands import listing
-
-    with open_repo(ctx) as repo:
-        rows = listing.list_sections(repo, agent, tier)
-    click.echo(invocation.to_json({"sections": rows}) if as_json else listing.text(rows))
+    frequent.list_(click.echo, ctx.find_root().obj, **values)
 
 
 # --- spawn context ---

@@ -124,7 +124,9 @@ DECLINED = [
     ["recall", "--", "word"],
     ["recall", "a", "b"],
     ["recall", "--limit", "many", "word"],
-    ["list"],
+    ["maintain"],
+    ["list", "--tier"],
+    ["list", "--help"],
     ["--version", "context"],
     ["-C", "x", "--version"],
     ["recall", "a\udcffb"],
@@ -188,6 +190,10 @@ HOT = "# Hot memory: picard\n\n## Auth tokens\nTokens rotate \033[31mevery\033[0
         (("track", "--from-hook", "--dry-run"), '{"transcript_path": "missing.jsonl"}'),
         (("-C", "nowhere", "recall", "x"), None),
         (("context",), None),
+        (("list",), None),
+        (("list", "--json", "-a", "picard"), None),
+        (("list", "--tier", "hot", "--agent", "picard"), None),
+        (("list", "--tier", "attic"), None),
     ],
 )
 def test_the_lane_and_click_print_the_same(repo: GitRepo, args: tuple[str, ...], stdin: str | None) -> None:

@@ -1,5 +1,5 @@
-"""What the commands agents run most often do once parsed: ``context`` at every spawn, ``recall``,
-and ``near`` and ``track`` as hooks at every tool call.
+"""What the commands run most often do once parsed: ``context`` at every spawn, ``recall``,
+``near`` and ``track`` as hooks at every tool call, and ``list``.
 
 Two entry points call these with the same arguments: the click CLI (:mod:`squadmem.cli`) and the
 fast lane (:mod:`squadmem.lane`), which parses these commands without importing click. Each
@@ -146,7 +146,17 @@ def track(
     echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
+def list_(echo: Echo, directory: Path, *, agent: str | None, tier: str | None, as_json: bool) -> None:
+    """``squadmem list``: every section, a row each (or JSON)."""
+    from squadmem.commands import invocation, listing
+
+    with invocation.open_repo(directory) as repo:
+        rows = listing.list_sections(repo, agent, tier)
+    echo(invocation.to_json({"sections": rows}) if as_json else listing.text(rows))
+
+
 COMMANDS: dict[str, Callable[..., None]] = {
+    "list": list_,
     "context": context,
     "recall": recall,
     "near": near,

@@ -2,13 +2,14 @@
 often without importing click, and hands every other command line to the click CLI unchanged.
 
 Agents run ``squadmem context`` at every spawn and ``near`` / ``track`` as hooks at every tool
-call; click's import and the building of every command cost more than Python's own start. The
-lane parses ``--version`` and the commands of :mod:`squadmem.lane.table` (generated from the click
-definitions: ``python -m squadmem.lane.spec``) in exactly the forms click accepts, and parses them
-to the values click would pass. Whatever it is not sure of (``--help``, an unknown or abbreviated
-option, a missing value, ``--``, text that is not UTF-8 or holds a NUL byte, a value click would
-refuse, any other command) it declines, and click parses the whole command line itself, so its
-messages and exit codes stay click's. A test holds the lane's parse equal to click's.
+call, and people and scripts run ``list``; click's import and the building of every command
+cost more than Python's own start. The lane parses ``--version`` and the commands of
+:mod:`squadmem.lane.table` (generated from the click definitions: ``python -m
+squadmem.lane.spec``) in exactly the forms click accepts, and parses them to the values click
+would pass. Whatever it is not sure of (``--help``, an unknown or abbreviated option, a missing
+value, ``--``, text that is not UTF-8 or holds a NUL byte, a value click would refuse, any other
+command) it declines, and click parses the whole command line itself, so its messages and exit
+codes stay click's. A test holds the lane's parse equal to click's.
 """
 
 from __future__ import annotations

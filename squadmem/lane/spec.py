@@ -18,7 +18,7 @@ import click
 
 from squadmem import cli
 
-HOT = ("context", "recall", "near", "track")
+HOT = ("list", "context", "recall", "near", "track")
 TYPES = {click.STRING: "str", click.INT: "int", cli.PATH: "path"}
 CALLBACKS: dict[Any, bool] = {None: False, cli._listed: True}
 HEADER = '''"""The fast lane's table: the parameters of the commands it parses, as click defines them.

@@ -14,6 +14,11 @@ GROUP = (("directory", False, ("-C",), (), False, "path", ".", False, False, Fal
 VERSION = ("--version",)
 HELP = ("-h", "--help")
 COMMANDS = {
+    "list": (
+        ("agent", False, ("--agent", "-a"), (), False, "str", None, False, False, False),
+        ("tier", False, ("--tier", "-t"), (), False, "str", None, False, False, False),
+        ("as_json", False, ("--json",), (), True, "bool", False, False, False, False),
+    ),
     "context": (
         ("agent", False, ("--agent", "-a"), (), False, "str", None, True, False, False),
         ("include_cold", False, ("--include-cold",), (), True, "bool", False, False, False, False),
