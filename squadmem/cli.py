@@ -433,8 +433,7 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
     order, and a word also matches as a prefix (token finds tokens; a number
     does not: #12 is not #123). The best come first (BM25, titles weighing
     twice; of the best hundred, those naming a word as a file, a path part or
-    in a code span first: token.py for token; then those mentioning it most),
-    from an index in
+    in a code span first: token.py for token), from an index in
     .git/squadmem/ kept current by file; when fewer
     than --limit hold the words whole, sections holding them inside longer
     words follow (token in accessTokenCache). The sections shown are

@@ -95,20 +95,18 @@ def _namer(word: str) -> Callable[[str], bool]:
 
 def literal_first(found: Sequence[Found], words: Sequence[str]) -> list[Found]:
     """``found`` with the sections that name more of the words as things first (:func:`names`: a file,
-    a path, a code span), then those that mention them more often (case folded), then those that
-    quote more of them as typed: exactly (``find_visible()``, ``<Compile>``, ``FooBar``), then with
-    case folded; otherwise in their given (BM25) order. An agent that types a file's stem or a name
-    means the sections that name that thing, and among those the ones about it, not the ones that
+    a path, a code span), then those that quote more of them as typed: exactly (``find_visible()``,
+    ``<Compile>``, ``FooBar``), then with case folded; otherwise in their given (BM25) order. An agent
+    that types a file's stem or a name means the sections that name that thing, not the ones that
     use the word in passing (chosen on the real-team study's train teams: ``bench/recall_rerank.py``)."""
     typed = [w for w in words if w.strip()]
     folded = [w.casefold() for w in typed]
     namers = [_namer(w) for w in typed]
 
-    def key(hit: Found) -> tuple[int, int, int, int]:
+    def key(hit: Found) -> tuple[int, int, int]:
         lower = hit.text.casefold()
         return (
             -sum(named(hit.text) for named in namers),
-            -sum(lower.count(w) for w in folded),
             -sum(w in hit.text for w in typed),
             -sum(w in lower for w in folded),
         )
