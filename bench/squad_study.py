@@ -53,6 +53,7 @@ import concurrent.futures
 import csv
 import dataclasses
 import datetime as dt
+import itertools
 import json
 import os
 import re
@@ -276,18 +277,41 @@ PRIORS = ((0.5, 7), (0.5, 30), (1.0, 7), (1.0, 30), (2.0, 7), (2.0, 30))
 def prior_held(
     task: str, seen: Sequence[squad.Entry], wanted: set[bytes], today: dt.date, room: int
 ) -> dict[str, set[bytes]]:
-    """The relevant entries BM25 with each recency prior (:data:`PRIORS`) holds in ``room`` bytes."""
+    """The relevant entries each order tried on train holds in ``room`` bytes: BM25 with each recency
+    prior (:data:`PRIORS`); the newest first by the date each entry's first line states (what
+    ``--task`` can know: the undated after, the later in its file first); BM25 then that; and the
+    two taken in turn (one match, one newest; two matches, one newest)."""
     sizes = [len(e.text.encode("utf-8")) for e in seen]
     bm25 = study_rules.BM25([e.text for e in seen])
     scores = [(bm25.score(task, n), n) for n in range(len(seen))]
     ages = [_age(e.text, today) for e in seen]
-    found: dict[str, set[bytes]] = {}
+    orders: dict[str, list[int]] = {}
     for weight, half in PRIORS:
         boosted = [(s * (1 + _prior(ages[n], weight, half)), n) for s, n in scores if s > 0]
-        order = [n for _, n in sorted(boosted, key=lambda p: (-p[0], p[1]))]
-        held = {seen[n].key for n in study_rules.fill(sizes, order, room)} & wanted
-        found[f"prior_{weight}_{half}_kept"] = held
-    return found
+        orders[f"prior_{weight}_{half}_kept"] = [n for _, n in sorted(boosted, key=lambda p: (-p[0], p[1]))]
+    matches = [n for s, n in sorted(scores, key=lambda p: (-p[0], p[1])) if s > 0]
+    dated = [(ranking.stated_date(e.text) or "", n) for n, e in enumerate(seen)]
+    newest = [n for _, n in sorted(dated, reverse=True)]
+    orders["stated_newest_kept"] = newest
+    orders["bm25_stated_newest_kept"] = matches + newest
+    orders["turns_1_1_kept"] = _turns(matches, newest, 1)
+    orders["turns_2_1_kept"] = _turns(matches, newest, 2)
+    return {
+        name: {seen[n].key for n in study_rules.fill(sizes, order, room)} & wanted
+        for name, order in orders.items()
+    }
+
+
+def _turns(first: Sequence[int], second: Sequence[int], run: int) -> list[int]:
+    """``run`` of ``first``, then one of ``second``, in turn, each item once."""
+    out: list[int] = []
+    a, b = iter(first), iter(second)
+    while True:
+        taken = [n for n in itertools.islice(a, run)]
+        taken += [n for n in itertools.islice(b, 1)]
+        if not taken:
+            return list(dict.fromkeys(out))
+        out += taken
 
 
 def _prior(age: float | None, weight: float, half: float) -> float:
