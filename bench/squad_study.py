@@ -38,6 +38,10 @@ state is committed into a replay repository with squadmem's hooks installed (aft
   per spawn; counted: the bytes it adds, the entries it adds whole, those relevant that the 4 KB
   spawn does not hold, and those not relevant at all (the proxy and the hook use related signals:
   the second count is what keeps the first honest).
+- **orders tried on train** (:func:`prior_held`, over the same pool as "BM25 over every entry
+  written"): BM25 with a recency prior, the newest first by stated date, BM25 then that, and the
+  two in turns. They are kept in the ``--json`` rows (``prior_W_H_kept``, ``stated_newest_kept``,
+  ``turns_1_1_kept`` ...), not in the tables: none was adopted (docs/performance.md says why).
 
     python -m bench.squad_study --clones DIR [--corpus bench/corpus/squad-teams.tsv]
         [--split held-out|train|all] [--max-spawns 20] [--warmup-days 7] [--jobs 1] [--json]
