@@ -38,7 +38,7 @@ state is committed into a replay repository with squadmem's hooks installed (aft
   per spawn; counted: the bytes it adds, the entries it adds whole, those relevant that the 4 KB
   spawn does not hold, and those not relevant at all (the proxy and the hook use related signals:
   the second count is what keeps the first honest).
-- **orders tried on train** (:func:`prior_held`, over the same pool as "BM25 over every entry
+- **orders tried on train** (:func:`tried_orders`, over the same pool as "BM25 over every entry
   written"): BM25 with a recency prior, the newest first by stated date, BM25 then that, and the
   two in turns. They are kept in the ``--json`` rows (``prior_W_H_kept``, ``stated_newest_kept``,
   ``turns_1_1_kept`` ...), not in the tables: none was adopted (docs/performance.md says why).
@@ -278,14 +278,11 @@ def baseline_held(
 PRIORS = ((0.5, 7), (0.5, 30), (1.0, 7), (1.0, 30), (2.0, 7), (2.0, 30))
 
 
-def prior_held(
-    task: str, seen: Sequence[squad.Entry], wanted: set[bytes], today: dt.date, room: int
-) -> dict[str, set[bytes]]:
-    """The relevant entries each order tried on train holds in ``room`` bytes: BM25 with each recency
-    prior (:data:`PRIORS`); the newest first by the date each entry's first line states (what
-    ``--task`` can know: the undated after, the later in its file first); BM25 then that; and the
-    two taken in turn (one match, one newest; two matches, one newest)."""
-    sizes = [len(e.text.encode("utf-8")) for e in seen]
+def tried_orders(task: str, seen: Sequence[squad.Entry], today: dt.date) -> dict[str, list[int]]:
+    """The orders tried on train, by name, each a list of indexes into ``seen``: BM25 with each
+    recency prior (:data:`PRIORS`); the newest first by the date each entry's first line states
+    (what ``--task`` can know: the undated after, the later in its file first); BM25 then that; and
+    the two taken in turn (one match, one newest; two matches, one newest). Made once a spawn."""
     bm25 = study_rules.BM25([e.text for e in seen])
     scores = [(bm25.score(task, n), n) for n in range(len(seen))]
     ages = [_age(e.text, today) for e in seen]
@@ -300,6 +297,14 @@ def prior_held(
     orders["bm25_stated_newest_kept"] = matches + newest
     orders["turns_1_1_kept"] = _turns(matches, newest, 1)
     orders["turns_2_1_kept"] = _turns(matches, newest, 2)
+    return orders
+
+
+def held_by(
+    seen: Sequence[squad.Entry], orders: dict[str, list[int]], wanted: set[bytes], room: int
+) -> dict[str, set[bytes]]:
+    """The relevant entries each order holds in ``room`` bytes, whole entries while they fit."""
+    sizes = [len(e.text.encode("utf-8")) for e in seen]
     return {
         name: {seen[n].key for n in study_rules.fill(sizes, order, room)} & wanted
         for name, order in orders.items()
@@ -539,6 +544,7 @@ def score_spawn(
     tally.late = sum(born.get(k, spawn.moment) >= spawn.moment for k in wanted)
     by_key = {e.key: e for e in seen}
     core = sum(len(e.text.encode("utf-8")) for e in entries if _core_of(e, log.agent))
+    tried = tried_orders(log.task, every, spawn.moment.date())
     for budget in BUDGETS:
         text = ours.get(budget, ("", 0))[0]
         tally.held.setdefault("squadmem", {})[budget] = sum(
@@ -550,8 +556,7 @@ def score_spawn(
         offline = baseline_held(log.task, every, set(wanted), born, budget - frame_bytes() - core)
         for name in ("bm25", "bm25_newest"):
             tally.held.setdefault(f"{name}_kept", {})[budget] = len(offline[name])
-        tried = prior_held(log.task, every, set(wanted), spawn.moment.date(), budget - frame_bytes() - core)
-        for name, hits in tried.items():
+        for name, hits in held_by(every, tried, set(wanted), budget - frame_bytes() - core).items():
             tally.held.setdefault(name, {})[budget] = len(hits)
     load, rule = squad_loads(root, log.agent, spawn.moment.date())
     tally.squad_held = sum(squad_spawns.holds(load, by_key[k].raw) for k in wanted)

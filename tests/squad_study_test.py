@@ -133,7 +133,8 @@ def test_a_recency_prior_puts_the_recently_dated_of_two_equal_matches_first() ->
     undated = entry("Cache", "the token cache expires")
     pool = [old, undated, new]
     room = len(new.text.encode("utf-8"))  # one entry's room
-    held = study.prior_held("token cache", pool, {new.key, old.key}, dt.date(2026, 6, 3), room)
+    orders = study.tried_orders("token cache", pool, dt.date(2026, 6, 3))
+    held = study.held_by(pool, orders, {new.key, old.key}, room)
     priors = {f"prior_{w}_{h}_kept" for w, h in study.PRIORS}
     assert priors <= set(held)
     assert all(held[name] == {new.key} for name in priors)
