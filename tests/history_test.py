@@ -4,6 +4,7 @@ import datetime as dt
 import io
 import itertools
 import subprocess
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from conftest import GitRepo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem.engine import catalog, cutter, history_cache, lastuse
+from squadmem.engine import catalog, cutter, history, history_cache, lastuse
 from squadmem.engine.progress import Progress
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, uses
@@ -106,8 +107,33 @@ def test_cut_from_an_earlier_version_equals_a_full_cut(pair: tuple[str, str]) ->
     """Reusing the unchanged parts of the previous version never changes where sections are cut."""
     old, new = pair
     full = cutter.cut(new)
-    again = cutter.cut(new, cutter.cut(old))
+    base = cutter.cut(old)
+    again = cutter.cut(new, base)
     assert (again.starts, again.heads, again.keys) == (full.starts, full.heads, full.keys)
+    lo, old_hi, new_hi = again.changed or (0, len(base.keys), len(again.keys))
+    assert again.keys[:lo] == base.keys[:lo]
+    assert again.keys[new_hi:] == base.keys[old_hi:]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=30).map("".join), st.lists(edits(), max_size=4))
+def test_stepped_counts_give_what_came_and_went(start: str, later: list[tuple[str, str]]) -> None:
+    """Counting keys and headings from the changed stretch alone gives, version after version, the
+    same keys in and out, and the same counts, as comparing whole versions."""
+    versions = [start, *(new for _, new in later)]
+    last = history._Last(cutter.cut(versions[0]), (0, False, b""), "")
+    for text in versions[1:]:
+        before = last
+        now = history._Last(cutter.cut(text, before.cut), (0, False, b""), "", before.counts)
+        came, gone = now.step(before.cut)
+        old_keys, new_keys = set(before.cut.keys), set(now.cut.keys)
+        assert came == [k for k in dict.fromkeys(now.cut.keys) if k not in old_keys]
+        assert gone == old_keys - new_keys
+        assert now.counts is not None
+        assert now.counts.keys == dict(Counter(now.cut.keys))
+        headings = (history._heading(now.cut, i) for i in range(len(now.cut.starts)))
+        assert now.counts.headings == dict(Counter(headings))
+        last = now
 
 
 @pytest.mark.parametrize(

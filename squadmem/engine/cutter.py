@@ -25,11 +25,9 @@ class Cut:
     starts: tuple[int, ...]
     heads: tuple[int, ...]
     keys: tuple[bytes, ...]
-
-    @functools.cached_property
-    def keyset(self) -> frozenset[bytes]:
-        """Its content keys as a set, made once: history compares each version's with the next's."""
-        return frozenset(self.keys)
+    # (lo, old_hi, new_hi) when cut from a base: sections [lo, new_hi) stand where the base had
+    # [lo, old_hi); before and after them, the base's sections in order with the same keys
+    changed: tuple[int, int, int] | None = None
 
 
 def _scan(text: str, offset: int = 0) -> tuple[list[int], list[int]]:
@@ -136,11 +134,11 @@ def cut(text: str, base: Cut | None = None) -> Cut:
     """
     if base is None or not base.starts:
         return _full(text)
-    old = _Old(base)
     k = bisect.bisect_right(base.heads, _common_prefix(base.text, text)) - 1
     while k >= 0 and not _whole_line(text, base.heads[k], base.text[base.starts[k] : base.heads[k]]):
         k -= 1  # its heading was the old text's last line, and the new text goes on
     keep = max(k, 0)
+    old = _Old(base)
     starts, heads, keys = list(base.starts[:keep]), list(base.heads[:keep]), list(base.keys[:keep])
     pos, expect = (base.starts[k], k) if k >= 0 else (0, 0)
     head: int | None = base.heads[k] if k >= 0 else None  # where the heading at pos ends; None: no heading
@@ -148,10 +146,11 @@ def cut(text: str, base: Cut | None = None) -> Cut:
         at_boundary = head is not None
         if at_boundary and old.same_tail(text, pos, expect):
             shift = pos - base.starts[expect]
+            changed = (keep, expect, len(starts))
             starts += map(shift.__add__, base.starts[expect:])
             heads += map(shift.__add__, base.heads[expect:])
             keys += base.keys[expect:]
-            break
+            return Cut(text, tuple(starts), tuple(heads), tuple(keys), changed)
         hop = old.hop(text, pos, expect) if at_boundary else None
         if hop is not None:
             starts.append(pos)
@@ -173,7 +172,7 @@ def cut(text: str, base: Cut | None = None) -> Cut:
         heads += more_heads
         keys += _keys(text, more, pos)
         head = pos + base.heads[expect] - base.starts[expect]
-    return Cut(text, tuple(starts), tuple(heads), tuple(keys))
+    return Cut(text, tuple(starts), tuple(heads), tuple(keys), (keep, len(base.starts), len(starts)))
 
 
 class _Old:

@@ -42,6 +42,7 @@ import dataclasses
 import functools
 import sys
 from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
 from squadmem.engine.cutter import Cut, cut
 from squadmem.engine.facts import Facts, First, add_use, earlier, heading_key
@@ -52,6 +53,8 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import squad, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, classify
+
+_T = TypeVar("_T")
 
 
 @dataclasses.dataclass
@@ -115,12 +118,13 @@ def _record_blobs(repo: Repo, read: _Read, facts: Facts, bases: dict[str, str]) 
     A section a blob shares with the previous version of its path already
     holds an earliest time no later than that version's; if this blob's
     commit is not earlier (the usual case), only its new sections are looked
-    at. A heading the previous version had and this one has not left the
-    file here: the latest such departure is kept (``recall --history``).
-    ``bases`` (path -> blob) are the versions before this read began.
+    at, found from the stretch the cut changed (:class:`_Counts`). A heading
+    the previous version had and this one has not left the file here: the
+    latest such departure is kept (``recall --history``). ``bases`` (path ->
+    blob) are the versions before this read began.
     """
     paths, introduced = read.paths, read.introduced
-    last: dict[str, tuple[Cut, First, str]] = {}
+    last: dict[str, _Last] = {}
     first = facts.first
     dropped = {old: path for _, _, old, path in read.deleted}
     jobs = [(sha, "base", path) for path, sha in bases.items()]
@@ -134,50 +138,96 @@ def _record_blobs(repo: Repo, read: _Read, facts: Facts, bases: dict[str, str]) 
         if role != "new":
             done = cut(raw.decode("utf-8", "replace"))
             if role == "base":
-                last[path] = (done, base_holder, sha)
+                last[path] = _Last(done, base_holder, sha)
             cuts_of_dropped[sha] = done
             continue
         holder = introduced[sha]
         before = last.get(path)
-        done = cut(raw.decode("utf-8", "replace"), before[0] if before else None)
-        last[path] = (done, holder, sha)
+        done = cut(raw.decode("utf-8", "replace"), before.cut if before else None)
+        last[path] = _Last(done, holder, sha, before.counts if before else None)
         if sha in dropped:
             cuts_of_dropped[sha] = done
         keys: Iterable[bytes] = done.keys
-        if before is not None and not earlier(before[1], holder):
-            keys = done.keyset - before[0].keyset
+        if before is not None:
+            came, gone = last[path].step(before.cut)
+            if not earlier(before.holder, holder):
+                keys = came
+            if gone:
+                _departures(facts, read, path, before, last[path], gone)
         if squad.is_source(path):
             keys = {*keys, *(k for e in squad.entries(path, done.text) for k in e.keys)}
         for key in keys:
             if earlier(first.get(key), holder):
                 first[key] = holder
-        if before is not None:
-            _departures(facts, read, path, before, done, holder)
     for time, commit, old, path in read.deleted:
-        gone = cuts_of_dropped.get(old)
+        gone_cut = cuts_of_dropped.get(old)
         holder_of = read.introduced.get(old)
-        if gone is not None:
+        if gone_cut is not None:
             parent = read.first_parent.get(commit, "")
             sure = holder_of[2].hex() if holder_of else (read.base or parent)
-            _depart(facts, gone, range(len(gone.keys)), path, old, time, commit, parent, sure)
+            _depart(facts, gone_cut, range(len(gone_cut.keys)), path, old, time, commit, parent, sure)
 
 
-def _departures(
-    facts: Facts, read: _Read, path: str, before: tuple[Cut, First, str], done: Cut, holder: First
-) -> None:
-    old_cut = before[0]
-    gone = old_cut.keyset - done.keyset
-    if not gone:
-        return
-    left = [i for i, key in enumerate(old_cut.keys) if key in gone]
-    commit = holder[2].hex()
+class _Counts:
+    """How many sections of a version have each content key and each heading (spaced)."""
+
+    def __init__(self, done: Cut) -> None:
+        self.keys: dict[bytes, int] = {}
+        self.headings: dict[str, int] = {}
+        _count(self.keys, done.keys, 1)
+        _count(self.headings, (_heading(done, i) for i in range(len(done.starts))), 1)
+
+
+def _count(counts: dict[_T, int], items: Iterable[_T], by: int) -> None:
+    for item in items:
+        n = counts.get(item, 0) + by
+        if n:
+            counts[item] = n
+        else:
+            del counts[item]
+
+
+@dataclasses.dataclass
+class _Last:
+    """The last version of a path read: its cut, the commit that introduced it, its blob, and its
+    counts (made when first needed, then stepped from version to version by the changed stretch)."""
+
+    cut: Cut
+    holder: First
+    blob: str
+    counts: _Counts | None = None
+
+    def step(self, old: Cut) -> tuple[list[bytes], set[bytes]]:
+        """Step ``old``'s counts (the version before) to this one's: (the content keys this version
+        has and ``old`` had not, in section order; those ``old`` had and this one has not)."""
+        counts = self.counts or _Counts(old)
+        self.counts = counts
+        lo, old_hi, new_hi = self.cut.changed or (0, len(old.keys), len(self.cut.keys))
+        out, into = old.keys[lo:old_hi], self.cut.keys[lo:new_hi]
+        _count(counts.keys, out, -1)
+        _count(counts.headings, (_heading(old, i) for i in range(lo, old_hi)), -1)
+        outs = set(out)
+        came = [k for k in dict.fromkeys(into) if k not in counts.keys and k not in outs]
+        gone = {k for k in outs if k not in counts.keys}.difference(into)
+        _count(counts.keys, into, 1)
+        _count(counts.headings, (_heading(self.cut, i) for i in range(lo, new_hi)), 1)
+        return came, gone
+
+
+def _departures(facts: Facts, read: _Read, path: str, before: _Last, now: _Last, gone: set[bytes]) -> None:
+    """Record the sections of ``before`` whose content ``now`` has not and whose heading it has not
+    (a heading spelt with other spaces is the same heading)."""
+    old_cut, done = before.cut, now.cut
+    lo, old_hi, _ = done.changed or (0, len(old_cut.keys), 0)
+    left = [i for i in range(lo, old_hi) if old_cut.keys[i] in gone]
     left = [i for i in left if not _holds(done, old_cut.text[old_cut.starts[i] : old_cut.heads[i]])]
-    if left:  # a heading spelt with other spaces is the same heading
-        now_there = {_spaced(done.text[a:b]) for a, b in zip(done.starts, done.heads, strict=True)}
-        left = [i for i in left if _heading(old_cut, i) not in now_there]
+    assert now.counts is not None
+    left = [i for i in left if _heading(old_cut, i) not in now.counts.headings]
     if left:
+        commit = now.holder[2].hex()
         parent = read.first_parent.get(commit, "")
-        _depart(facts, old_cut, left, path, before[2], holder[0], commit, parent, before[1][2].hex())
+        sure = before.holder[2].hex()
+        _depart(facts, old_cut, left, path, before.blob, now.holder[0], commit, parent, sure)
 
 
 def _holds(done: Cut, heading: str) -> bool:
