@@ -4,6 +4,7 @@ import datetime as dt
 import io
 import itertools
 import subprocess
+import sys
 from collections import Counter
 from pathlib import Path
 
@@ -388,6 +389,27 @@ def generated(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _cache_path(root: Path) -> Path:
     return root / ".git" / "squadmem" / history_cache.CACHE_FILE
+
+
+def test_the_bench_reader_reads_the_floors_log_and_blobs(generated: Path, tmp_path: Path) -> None:
+    """The bench's lower bound reads every commit of squadmem's log and every blob of the floor."""
+    from bench import history_bench
+
+    names, count, size = history_bench.blob_list(generated, tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", history_bench._READER, str(names)],
+        cwd=generated,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    commits = int(
+        subprocess.run(
+            ["git", "rev-list", "--count", "HEAD"], cwd=generated, capture_output=True, text=True, check=True
+        ).stdout
+    )
+    assert done.stdout.split() == [str(commits), str(size)]
+    assert count > 0
 
 
 def test_cache_gives_the_same_ages_as_no_cache(generated: Path) -> None:
