@@ -56,6 +56,44 @@ KEYS: dict[str, Key] = {
 }
 
 
+AVGDL, TITLE_AVGDL = 247.0, 5.9  # words in a section and in its title, on average, in the train dump
+
+
+def _saturated(tf: int, length: int, b: float, average: float) -> float:
+    """BM25's weight for ``tf`` occurrences in a text of ``length`` words (k1 = 1.2)."""
+    return 0.0 if tf == 0 else tf * 2.2 / (tf + 1.2 * (1 - b + b * length / average))
+
+
+def _phrase_count(words: Sequence[str], parts: Sequence[str]) -> int:
+    """How often ``parts`` stand in ``words`` in order, the last as a prefix (as FTS5 matches them)."""
+    n = len(parts)
+    return sum(
+        words[i : i + n - 1] == list(parts[:-1]) and words[i + n - 1].startswith(parts[-1])
+        for i in range(len(words) - n + 1)
+    )
+
+
+def bm25_order(b: float) -> Key:
+    """Naming first, as ``recall`` (``search_index.literal_first``), then BM25 for the one phrase a
+    recall's word makes, over the title (weighing twice) and the text, the text's length normalized by
+    ``b`` (SQLite's ``bm25()``: 0.75, which gives recall's own order back)."""
+
+    def key(query: str, agent: str, c: Candidate) -> tuple[int, int, int, float]:
+        parts = ranking.tokens(query)
+        text = c[2]
+        title = ranking.tokens(text.lstrip().split("\n", 1)[0].lstrip("#"))
+        body = ranking.tokens(text)
+        weight = 2 * _saturated(_phrase_count(title, parts), len(title), 0.75, TITLE_AVGDL)
+        weight += _saturated(_phrase_count(body, parts), len(body), b, AVGDL)
+        named = -int(names(query, text)), -int(query in text), -int(query.casefold() in text.casefold())
+        return (*named, -weight)
+
+    return key
+
+
+KEYS.update({f"names it, then BM25 with b = {b}": bm25_order(b) for b in (0.75, 0.5, 0.2)})
+
+
 def mentions(query: str, text: str) -> int:
     """How often the query, case folded, stands in the text."""
     return text.casefold().count(query.casefold())

@@ -23,3 +23,11 @@ def test_an_order_resorts_the_real_one_and_counts_relevant_entries_in_the_first_
     assert recall_rerank.score(read, recall_rerank.KEYS["names it first"], 3) == (2, 2)
     assert recall_rerank.score(read, recall_rerank.KEYS["the agent's own first"], 1) == (1, 2)  # x/c
     assert recall_rerank.score(read, recall_rerank.KEYS["most mentions first"], 1) == (1, 2)
+
+
+def test_less_length_normalization_puts_the_longer_section_that_says_it_more_first() -> None:
+    short = ("a", "k1", "## A\nresponse\n")
+    long = ("b", "k2", "## B\n" + "response " * 3 + "word " * 600 + "\n")
+    rows = [{"query": "response", "agent": "x", "wanted": ["k2"], "candidates": [short, long]}]
+    assert recall_rerank.score(rows, recall_rerank.bm25_order(0.75), 1) == (0, 1)
+    assert recall_rerank.score(rows, recall_rerank.bm25_order(0.0), 1) == (1, 1)
