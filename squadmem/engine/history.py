@@ -22,7 +22,8 @@ earliest of those commits is the earliest holder); the blobs come through
 one ``git cat-file --batch`` process. Each blob is cut into sections and
 each section's normalized text hashed; a blob is cut relative to the last
 version of the same path (only the changed stretch is scanned again), so
-the scanner sees a few KB per commit, not the whole file. The result, a map
+the scanner sees a few KB per commit, not the whole file, and what a version
+adds and drops is counted from that stretch alone. The result, a map
 content hash -> (earliest time, commit), and per id the latest trailer, is
 cached in ``.git/squadmem/history-cache`` with the HEAD it was computed for;
 the next run reads only the commits since. Nothing in the cache is
