@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.engine import ranking
-from squadmem.engine.search_index import names
+from squadmem.engine.search_index import literal_key, names
 
 Candidate = tuple[str, str, str]  # id, content key (hex), text
 Key = Callable[[str, str, Candidate], Any]  # query, agent, candidate
@@ -60,8 +60,8 @@ AVGDL, TITLE_AVGDL = 247.0, 5.9  # words in a section and in its title, on avera
 
 
 def _saturated(tf: int, length: int, b: float, average: float) -> float:
-    """BM25's weight for ``tf`` occurrences in a text of ``length`` words (k1 = 1.2)."""
-    return 0.0 if tf == 0 else tf * 2.2 / (tf + 1.2 * (1 - b + b * length / average))
+    """BM25's weight for ``tf`` occurrences in a text of ``length`` words (:data:`ranking.K1`)."""
+    return 0.0 if tf == 0 else tf * (ranking.K1 + 1) / (tf + ranking.K1 * (1 - b + b * length / average))
 
 
 def _phrase_count(words: Sequence[str], parts: Sequence[str]) -> int:
@@ -85,8 +85,7 @@ def bm25_order(b: float) -> Key:
         body = ranking.tokens(text)
         weight = 2 * _saturated(_phrase_count(title, parts), len(title), 0.75, TITLE_AVGDL)
         weight += _saturated(_phrase_count(body, parts), len(body), b, AVGDL)
-        named = -int(names(query, text)), -int(query in text), -int(query.casefold() in text.casefold())
-        return (*named, -weight)
+        return (*literal_key([query])(text), -weight)
 
     return key
 

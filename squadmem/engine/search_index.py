@@ -99,19 +99,26 @@ def literal_first(found: Sequence[Found], words: Sequence[str]) -> list[Found]:
     ``<Compile>``, ``FooBar``), then with case folded; otherwise in their given (BM25) order. An agent
     that types a file's stem or a name means the sections that name that thing, not the ones that
     use the word in passing (chosen on the real-team study's train teams: ``bench/recall_rerank.py``)."""
+    key = literal_key(words)
+    return sorted(found, key=lambda hit: key(hit.text))
+
+
+def literal_key(words: Sequence[str]) -> Callable[[str], tuple[int, int, int]]:
+    """:func:`literal_first`'s sort key for a section's text: fewer of ``words`` named as things, then
+    quoted as typed, then case folded, sorts later."""
     typed = [w for w in words if w.strip()]
     folded = [w.casefold() for w in typed]
     namers = [_namer(w) for w in typed]
 
-    def key(hit: Found) -> tuple[int, int, int]:
-        lower = hit.text.casefold()
+    def key(text: str) -> tuple[int, int, int]:
+        lower = text.casefold()
         return (
-            -sum(named(hit.text) for named in namers),
-            -sum(w in hit.text for w in typed),
+            -sum(named(text) for named in namers),
+            -sum(w in text for w in typed),
             -sum(w in lower for w in folded),
         )
 
-    return sorted(found, key=key)
+    return key
 
 
 # The modules that cut sections and give titles and ids: an index made by others is made again. Their
