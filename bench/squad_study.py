@@ -374,9 +374,10 @@ def squadmem_spawns(root: Path, agent: str, task: str, when: str) -> dict[int, t
 
 
 def recall_found(
-    root: Path, agent: str, queries: dict[str, list[bytes]], when: str
+    root: Path, agent: str, queries: dict[str, list[bytes]], when: str, spawn: tuple[str, str] = ("", "")
 ) -> tuple[set[bytes], int, int]:
-    """(the relevant keys the recalls list, the recalls' output bytes, how many recalls ran)."""
+    """(the relevant keys the recalls list, the recalls' output bytes, how many recalls ran); ``spawn``
+    (the logged task and the 4 KB spawn's text) only goes into ``--dump-recalls``' lines."""
     with Repo(root) as repo:
         by_id = catalog.load(repo.layout).by_id()
     found: set[bytes] = set()
@@ -407,7 +408,7 @@ def recall_found(
         }
         found |= listed & set(keys)
         if os.environ.get(DUMP):
-            _dump_candidates(root, agent, query, keys, by_id, when)
+            _dump_candidates(root, agent, query, keys, by_id, when, spawn)
     return found, spent, len(queries)
 
 
@@ -415,10 +416,17 @@ DUMP = "SQUADMEM_STUDY_RECALLS"  # a file: each recall's best 100 and what it sh
 
 
 def _dump_candidates(
-    root: Path, agent: str, query: str, keys: list[bytes], by_id: dict[str, catalog.Entry], when: str
+    root: Path,
+    agent: str,
+    query: str,
+    keys: list[bytes],
+    by_id: dict[str, catalog.Entry],
+    when: str,
+    spawn: tuple[str, str],
 ) -> None:
-    """Append the recall's best 100 (ids, content keys, texts, in recall's order) and the relevant keys:
-    what an offline look at the ranking needs (``--dump-recalls``)."""
+    """Append the recall's best 100 (ids, content keys, texts, in recall's order, and whether the 4 KB
+    spawn holds each), the relevant keys and the logged task: what an offline look at the ranking
+    needs (``--dump-recalls``)."""
     args = ("recall", query, "--agent", agent, "--limit", "100", "--no-record", "--json", "--now", when)
     done = squadmem(root, *args, env=identity(when), check=False)
     if done.returncode:
@@ -428,7 +436,9 @@ def _dump_candidates(
         "query": query,
         "agent": agent,
         "wanted": sorted({k.hex() for k in keys}),
+        "task": spawn[0],
         "candidates": [[i, sections.content_key(by_id[i].text).hex(), by_id[i].text] for i in hits],
+        "held": [squad_spawns.holds(spawn[1], by_id[i].text) for i in hits],
     }
     with open(os.environ[DUMP], "a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")
@@ -569,7 +579,7 @@ def score_spawn(
     held = {k for k in wanted if squad_spawns.holds(small, by_key[k].text)}
     asked = recall_queries(wanted, held)
     found, tally.recall_bytes, tally.recalls = (
-        recall_found(root, log.agent, asked, when) if asked else (set(), 0, 0)
+        recall_found(root, log.agent, asked, when, (log.task, small)) if asked else (set(), 0, 0)
     )
     tally.one_away = len(held | found)
     tally.squad_bytes = len(load.encode("utf-8"))
