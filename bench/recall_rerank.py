@@ -11,6 +11,13 @@ listed and every other row is what `recall` would list with that key in front of
 Choose an order on the train split's file only; the held-out split is measured by the study itself,
 with the real command, after the choice is in the code.
 
+The last rows use the spawn's task (dumps written since the study records it): among sections
+naming the words alike, those sharing more of the task's words first; an agent's ``recall`` does not
+know its task, so these rows measure what telling it would gain. Then the pairs left out of the first
+5 by today's order, by why: five sections named the thing more plainly; sections naming it exactly
+as plainly filled the first 5 (a tie no word of the query can break); or the entry was not among the
+best 100.
+
     python -m bench.recall_rerank FILE [--top 5]
 """
 
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import statistics
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +35,7 @@ from squadmem.engine.search_index import literal_key, names
 
 Candidate = tuple[str, str, str]  # id, content key (hex), text
 Key = Callable[[str, str, Candidate], Any]  # query, agent, candidate
+RowKey = Callable[[dict[str, Any], Sequence[Candidate]], Callable[[Candidate], Any]]  # per recall
 
 
 def read(path: Path) -> Iterable[dict[str, Any]]:
@@ -93,6 +102,42 @@ def bm25_order(b: float) -> Key:
 KEYS.update({f"names it, then BM25 with b = {b}": bm25_order(b) for b in (0.75, 0.5, 0.2)})
 
 
+class _Text:
+    """A candidate as ``ranking.bm25`` reads it."""
+
+    __slots__ = ("text", "title")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.title = text.lstrip().split("\n", 1)[0]
+
+
+def task_words_order(plain: bool) -> RowKey:
+    """Naming first, as ``recall``; then, of sections naming the words alike (``plain``: alike in the
+    first part of the key only, named as things), the ones the spawn's task ranks higher by
+    ``ranking.bm25`` over these candidates (``context --task``'s ranking); then recall's order."""
+
+    def keyer(row: dict[str, Any], candidates: Sequence[Candidate]) -> Callable[[Candidate], Any]:
+        texts = [_Text(c[2]) for c in candidates]
+        scored = dict(ranking.bm25(texts, ranking.query_tokens(str(row.get("task", "")))))
+        by_key = {c: -scored.get(t, 0.0) for c, t in zip(candidates, texts, strict=True)}
+        literal = literal_key([str(row["query"])])
+
+        def key(c: Candidate) -> Any:
+            named = literal(c[2])
+            return (named[0] if plain else named, by_key[c])
+
+        return key
+
+    return keyer
+
+
+TASK_KEYS: dict[str, RowKey] = {
+    "names it, then the task's words": task_words_order(plain=False),
+    "names it as a thing, then the task's words": task_words_order(plain=True),
+}
+
+
 def mentions(query: str, text: str) -> int:
     """How often the query, case folded, stands in the text."""
     return text.casefold().count(query.casefold())
@@ -103,18 +148,81 @@ def _newest_key(text: str) -> str:
     return "".join(chr(0x7F - ord(ch)) for ch in date)  # later dates sort first
 
 
+def _candidates(row: dict[str, Any]) -> list[Candidate]:
+    return [(str(i), str(k), str(t)) for i, k, t in row["candidates"]]
+
+
+def per_recall(key: Key) -> RowKey:
+    """``key``, the same for every candidate of a recall."""
+
+    def keyer(row: dict[str, Any], candidates: Sequence[Candidate]) -> Callable[[Candidate], Any]:
+        query, agent = str(row["query"]), str(row.get("agent", ""))
+        return lambda c: key(query, agent, c)
+
+    return keyer
+
+
 def score(rows: Sequence[dict[str, Any]], key: Key, top: int) -> tuple[int, int]:
     """(relevant entries in the first ``top``, relevant entries asked for) over every recall."""
+    return score_rows(rows, per_recall(key), top)
+
+
+def score_rows(rows: Sequence[dict[str, Any]], keyer: RowKey, top: int) -> tuple[int, int]:
+    """:func:`score` for an order that looks at each recall as a whole (:data:`RowKey`)."""
     hits = asked = 0
     for row in rows:
-        query, agent = str(row["query"]), str(row.get("agent", ""))
-        candidates = [(str(i), str(k), str(t)) for i, k, t in row["candidates"]]
-        ordered = sorted(candidates, key=lambda c: key(query, agent, c))
+        candidates = _candidates(row)
+        ordered = sorted(candidates, key=keyer(row, candidates))
         first = {c[1] for c in ordered[:top]}
         wanted = set(row["wanted"])
         hits += len(wanted & first)
         asked += len(wanted)
     return hits, asked
+
+
+def misses(rows: Sequence[dict[str, Any]], top: int) -> tuple[dict[str, int], list[int]]:
+    """The (recall, relevant entry) pairs today's order leaves out of the first ``top``, by why:
+    ``outranked`` (the first ``top`` all name the words more plainly: :func:`literal_key`), ``tied``
+    (sections naming them exactly as plainly take its place), ``absent`` (not in the best 100); and,
+    for the tied, how many sections of the recall name the words as plainly as the entry does."""
+    kinds = dict.fromkeys(("outranked", "tied", "absent"), 0)
+    ties: list[int] = []
+    for row in rows:
+        candidates = _candidates(row)
+        keys = [c[1] for c in candidates]
+        literal = literal_key([str(row["query"])])
+        plainness = [literal(c[2]) for c in candidates]
+        for wanted in row["wanted"]:
+            if wanted in keys[:top]:
+                continue
+            if wanted not in keys:
+                kinds["absent"] += 1
+                continue
+            mine = plainness[keys.index(wanted)]
+            if all(p < mine for p in plainness[:top]):
+                kinds["outranked"] += 1
+            else:
+                kinds["tied"] += 1
+                ties.append(sum(p == mine for p in plainness))
+    return kinds, ties
+
+
+def _print_misses(rows: Sequence[dict[str, Any]], top: int) -> None:
+    kinds, ties = misses(rows, top)
+    total = sum(kinds.values())
+    print(f"\n| why a relevant entry is not in today's first {top} | pairs | share of the misses |")
+    print("|---|---:|---:|")
+    why = {
+        "outranked": f"the first {top} name the words more plainly",
+        "tied": f"sections naming them exactly as plainly fill the first {top}",
+        "absent": "not in the best 100",
+    }
+    for kind, text in why.items():
+        print(f"| {text} | {kinds[kind]} | {100 * kinds[kind] / max(1, total):.0f}% |")
+    if ties:
+        low, mid, high = statistics.quantiles(ties, n=4) if len(ties) > 1 else (ties[0],) * 3
+        spread = f"median {mid:g}, quartiles {low:g} and {high:g}"
+        print(f"\ntied: the sections naming the words as plainly, per recall: {spread}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -129,9 +237,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     for name, key in KEYS.items():
         hits, asked = score(rows, key, args.top)
         print(f"| {name} | {hits} of {asked} | {100 * hits / max(1, asked):.1f}% |")
+    if all("task" in row for row in rows):
+        for name, row_key in TASK_KEYS.items():
+            hits, asked = score_rows(rows, row_key, args.top)
+            print(f"| {name} | {hits} of {asked} | {100 * hits / max(1, asked):.1f}% |")
     hits, asked = score(rows, KEYS["today (recall's own order)"], 100)
     bound = f"{100 * hits / max(1, asked):.1f}%"
     print(f"| (the bound: anywhere in the best 100) | {hits} of {asked} | {bound} |")
+    _print_misses(rows, args.top)
 
 
 if __name__ == "__main__":
