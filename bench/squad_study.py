@@ -373,6 +373,12 @@ def squadmem_spawns(root: Path, agent: str, task: str, when: str) -> dict[int, t
     return out
 
 
+def recall_args(agent: str, query: str, limit: int, when: str) -> tuple[str, ...]:
+    """The recall the spawn tells the agent to type (``squadmem recall --agent {name} "..."``,
+    ``spawnblock.MEMORY_LINES``), its first ``limit`` sections as JSON, no use recorded."""
+    return ("recall", "--agent", agent, query, "--limit", str(limit), "--no-record", "--json", "--now", when)
+
+
 def recall_found(
     root: Path, agent: str, queries: dict[str, list[bytes]], when: str, spawn: tuple[str, str] = ("", "")
 ) -> tuple[set[bytes], int, int]:
@@ -383,21 +389,7 @@ def recall_found(
     found: set[bytes] = set()
     spent = 0
     for query, keys in queries.items():
-        done = squadmem(
-            root,
-            "recall",
-            query,
-            "--agent",
-            agent,
-            "--limit",
-            "5",
-            "--no-record",
-            "--json",
-            "--now",
-            when,
-            env=identity(when),
-            check=False,
-        )
+        done = squadmem(root, *recall_args(agent, query, 5, when), env=identity(when), check=False)
         spent += len(done.out.encode("utf-8"))
         if done.returncode:
             continue
@@ -427,8 +419,7 @@ def _dump_candidates(
     """Append the recall's best 100 (ids, content keys, texts, in recall's order, and whether the 4 KB
     spawn holds each), the relevant keys and the logged task: what an offline look at the ranking
     needs (``--dump-recalls``)."""
-    args = ("recall", query, "--agent", agent, "--limit", "100", "--no-record", "--json", "--now", when)
-    done = squadmem(root, *args, env=identity(when), check=False)
+    done = squadmem(root, *recall_args(agent, query, 100, when), env=identity(when), check=False)
     if done.returncode:
         return
     hits = [h["id"] for h in json.loads(done.out)["sections"] if h["id"] in by_id]

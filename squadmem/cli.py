@@ -1102,7 +1102,9 @@ def spawn_on(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     found by what they say, not by line number; a spawn template without them
     is refused. The lines replaced are kept in .squad/memory/squad-spawn.json;
     `squad upgrade` drops the blocks and `squadmem maintain` puts them back.
-    `squadmem init` does this in the work tree.
+    Blocks an older squadmem worded otherwise are written again in today's
+    words (so are they by maintain). `squadmem init` does this in the work
+    tree.
 
     Example: squadmem spawn on --dry-run
     """
@@ -1138,6 +1140,9 @@ def spawn_off(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
 @guarded
 def spawn_status(ctx: click.Context, as_json: bool) -> None:
     """Where squadmem's blocks stand in Squad's files, and Squad's lines left without one.
+
+    A block in an older squadmem's wording is listed as outdated: the next
+    `squadmem maintain` (or `squadmem spawn on`) writes today's.
 
     Example: squadmem spawn status --json
     """

@@ -13,6 +13,7 @@ from conftest import GitRepo, assert_refused, run_squadmem
 from hypothesis import given
 from hypothesis import strategies as st
 
+from bench import squad_study
 from squadmem.model import spawnblock
 
 DATE = "2026-03-02T09:00:00+00:00"
@@ -103,6 +104,49 @@ def test_restore_gives_back_every_byte(
     assert spawnblock.apply(spawnblock.SPAWN_TEMPLATE, applied.text).text == applied.text
 
 
+def _older(text: str) -> str:
+    """``text`` as an older squadmem worded its blocks: recall without ``--agent``."""
+    return text.replace("squadmem recall --agent {name} ", "squadmem recall ")
+
+
+@given(
+    before=st.lists(LINE, max_size=4),
+    after=st.lists(LINE, max_size=4),
+    indent=st.sampled_from(["", "  ", "\t"]),
+    eol=st.sampled_from(["\n", "\r\n"]),
+    last=st.booleans(),
+)
+def test_reword_writes_old_blocks_as_apply_would_and_touches_nothing_else(
+    before: list[str], after: list[str], indent: str, eol: str, last: bool
+) -> None:
+    """Every byte outside the blocks kept, each block once, in today's words; off still gives back Squad's."""
+    lines = [*before, indent + HISTORY, indent + DECISIONS, *after]
+    text = eol.join(lines) + ("" if last else eol)
+    applied = spawnblock.apply(spawnblock.SPAWN_TEMPLATE, text)
+    old = _older(applied.text)
+    assert old != applied.text
+    fresh, keys = spawnblock.reword(spawnblock.SPAWN_TEMPLATE, old, applied.originals)
+    assert (fresh, keys) == (applied.text, ["history", "decisions"])
+    assert spawnblock.reword(spawnblock.SPAWN_TEMPLATE, fresh, applied.originals) == (fresh, [])
+    assert spawnblock.restore(old, applied.originals) == text
+    assert spawnblock.reword(spawnblock.SPAWN_TEMPLATE, old, {}) == (old, [])  # nothing recorded: left
+
+
+def test_the_recall_a_spawn_is_told_to_type_is_the_one_the_study_measures() -> None:
+    """The spawn tells the agent ``squadmem recall --agent {name} ...``: its own memory and the wiki, as
+    Squad's load is its own history and the decisions, and as the real-team study runs it."""
+    told = [
+        line for line in (*spawnblock.MEMORY_LINES, *spawnblock.DECISION_LINES) if "squadmem recall" in line
+    ]
+    assert len(told) == 2 and all('`squadmem recall --agent {name} "' in line for line in told)
+    assert squad_study.recall_args("picard", "auth.py", 5, DATE)[:4] == (
+        "recall",
+        "--agent",
+        "picard",
+        "auth.py",
+    )
+
+
 # -- init, on, off, status ----------------------------------------------------------------------
 
 
@@ -184,6 +228,52 @@ def test_maintain_puts_the_blocks_back_after_squad_rewrites_its_files(repo: GitR
     done = run_squadmem(repo.root, "spawn", "off")
     assert repo.read(spawnblock.SPAWN_TEMPLATE) == "<!-- v0.11 -->\n" + TEMPLATE
     assert run_squadmem(repo.root, "verify", "HEAD~3..HEAD").returncode == 0
+
+
+def test_maintain_rewords_blocks_an_older_squadmem_wrote(repo: GitRepo) -> None:
+    squad_repo(repo)
+    init(repo)
+    today = repo.read(spawnblock.SPAWN_TEMPLATE)
+    repo.commit("squadmem 0.x's blocks", {spawnblock.SPAWN_TEMPLATE: _older(today)}, date=DATE)
+    status = json.loads(run_squadmem(repo.root, "spawn", "status", "--json").stdout)
+    assert status["files"][spawnblock.SPAWN_TEMPLATE]["outdated"] == ["history", "decisions"]
+    done = run_squadmem(repo.root, "doctor")
+    assert "squadmem:history is in an older squadmem's wording; maintain writes today's" in done.stdout
+    record = repo.read(spawnblock.RECORD)
+    done = run_squadmem(repo.root, "maintain", "--now", DATE)
+    assert done.returncode == 0, done.stderr
+    assert (
+        repo.git("log", "-1", "--format=%s").strip() == "memory: squadmem's spawn blocks in today's wording"
+    )
+    assert repo.git("show", "--name-only", "--format=", "HEAD").split() == [spawnblock.SPAWN_TEMPLATE]
+    assert repo.read(spawnblock.SPAWN_TEMPLATE) == today and repo.read(spawnblock.RECORD) == record
+    assert (
+        "outdated"
+        not in json.loads(run_squadmem(repo.root, "spawn", "status", "--json").stdout)["files"][
+            spawnblock.SPAWN_TEMPLATE
+        ]
+    )
+    assert run_squadmem(repo.root, "maintain", "--now", DATE).returncode == 0
+    assert (
+        repo.git("log", "-1", "--format=%s").strip() == "memory: squadmem's spawn blocks in today's wording"
+    )
+    assert run_squadmem(repo.root, "spawn", "off").returncode == 0
+    assert repo.read(spawnblock.SPAWN_TEMPLATE) == TEMPLATE
+
+
+def test_spawn_on_says_which_blocks_it_rewords(repo: GitRepo) -> None:
+    squad_repo(repo)
+    init(repo)
+    repo.commit("old", {spawnblock.SPAWN_TEMPLATE: _older(repo.read(spawnblock.SPAWN_TEMPLATE))}, date=DATE)
+    before = repo.snapshot()
+    done = run_squadmem(repo.root, "spawn", "on", "--dry-run")
+    assert (
+        done.returncode == 0
+        and f"{spawnblock.SPAWN_TEMPLATE}: would reword blocks: history, decisions" in done.stdout
+    )
+    assert repo.snapshot() == before
+    done = run_squadmem(repo.root, "spawn", "on")
+    assert f"{spawnblock.SPAWN_TEMPLATE}: reworded blocks: history, decisions" in done.stdout
 
 
 def test_maintain_waits_for_an_uncommitted_upgrade_and_says_so(repo: GitRepo) -> None:

@@ -273,6 +273,14 @@ def spawn_blocks(repo: Repo) -> Check:
             f"{waiting[0]}: Squad's lines are back without squadmem's block (squad upgrade?);"
             f" maintain puts it back, or run: {spawn.TURN_ON}",
         )
+    if state.outdated:
+        rel, keys = next(iter(state.outdated.items()))
+        return Check(
+            "spawn",
+            WARN,
+            f"{rel}: squadmem:{keys[0]} is in an older squadmem's wording; maintain writes today's,"
+            f" or run: {spawn.TURN_ON}",
+        )
     count = sum(len(keys) for keys in state.blocks.values())
     return Check("spawn", OK, f"spawns read squadmem's memory ({count} blocks in Squad's files)")
 

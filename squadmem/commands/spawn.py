@@ -6,7 +6,9 @@ coordinator tell each agent to read its whole ``history.md`` and
 replaced in ``.squad/memory/squad-spawn.json``; ``off`` puts those lines back,
 byte for byte. Both are one commit. ``squad upgrade`` rewrites Squad's files
 and drops the blocks: :func:`upkeep` (run by ``maintain``) puts them back in a
-commit of its own, and ``doctor`` says when they are missing.
+commit of its own, and ``doctor`` says when they are missing. A block whose
+wording squadmem has since changed (an upgrade of squadmem) is written again
+the same way, from the Squad line the record keeps.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from squadmem.model.layout import decode_tier
 ON_SUBJECT = "memory: spawns read squadmem's memory (Squad's spawn lines in marked blocks)"
 OFF_SUBJECT = "memory: spawns read Squad's history.md and decisions.md again"
 UPKEEP_SUBJECT = "memory: spawns read squadmem's memory again (Squad's files were rewritten)"
+REWORD_SUBJECT = "memory: squadmem's spawn blocks in today's wording"
 TURN_ON = "squadmem spawn on"
 
 
@@ -37,6 +40,7 @@ class State:
     waiting: dict[str, list[str]]
     missing: dict[str, list[str]]  # required Squad lines a file does not have
     absent: list[str]  # files of Squad's that are not there
+    outdated: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # blocks in older wording
 
     @property
     def complete(self) -> bool:
@@ -50,6 +54,8 @@ class State:
             for rel in spawnblock.FILES
             if rel not in self.absent
         }
+        for rel, keys in self.outdated.items():
+            files[rel]["outdated"] = keys
         return {"on": self.on, "files": files, "absent": self.absent, "missing": self.missing}
 
     def text(self) -> str:
@@ -66,6 +72,11 @@ class State:
             )
         if self.on and not self.complete:
             lines.append(f"some of Squad's spawn lines have no block (squad upgrade?): run {TURN_ON}")
+        for rel, keys in self.outdated.items():
+            lines.append(
+                f"{rel}: {', '.join(keys)} in an older squadmem's wording: maintain (or {TURN_ON})"
+                " writes today's"
+            )
         if not self.on:
             lines.append(f"spawns read what Squad's files say; {TURN_ON} makes them read squadmem's memory")
         return "\n".join(lines)
@@ -116,6 +127,9 @@ def status(repo: Repo) -> State:
         state.waiting[rel] = sorted(applied.originals)
         if applied.missing:
             state.missing[rel] = applied.missing
+        _, reworded = spawnblock.reword(rel, text, record.originals.get(rel, {}))
+        if reworded:
+            state.outdated[rel] = reworded
     return state
 
 
@@ -137,9 +151,10 @@ def refuse_unsupported(repo: Repo) -> None:
 class Changed:
     files: dict[str, str]  # rel -> new text (the record included)
     keys: dict[str, list[str]]  # rel -> blocks made or removed
+    reworded: dict[str, list[str]] = dataclasses.field(default_factory=dict)  # rel -> blocks rewritten
 
     def as_dict(self) -> dict[str, Any]:
-        return {"files": sorted(self.files), "blocks": self.keys}
+        return {"files": sorted(self.files), "blocks": self.keys, "reworded": self.reworded}
 
 
 def _squad_texts(repo: Repo) -> Iterator[tuple[str, str]]:
@@ -155,6 +170,7 @@ def plan_on(repo: Repo) -> Changed:
     record = load_record(repo)
     files: dict[str, str] = {}
     made: dict[str, list[str]] = {}
+    reworded: dict[str, list[str]] = {}
     for rel, text in _squad_texts(repo):
         _blocks(rel, text)
         applied = spawnblock.apply(rel, text)
@@ -165,13 +181,16 @@ def plan_on(repo: Repo) -> Changed:
                 hint="squadmem changed nothing; spawns read what Squad's template says",
             )
         if applied.originals:
-            files[rel] = applied.text
             made[rel] = sorted(applied.originals)
             record.originals.setdefault(rel, {}).update(applied.originals)
+        fresh, reworded[rel] = spawnblock.reword(rel, applied.text, record.originals.get(rel, {}))
+        if fresh != text:
+            files[rel] = fresh
     if files or not record.on:
         record.on = True
-        files[spawnblock.RECORD] = record.to_text()
-    return Changed(files, made)
+        if _read(repo, spawnblock.RECORD) != record.to_text():  # a rewording alone leaves it as it is
+            files[spawnblock.RECORD] = record.to_text()
+    return Changed(files, made, {rel: keys for rel, keys in reworded.items() if keys})
 
 
 def plan_off(repo: Repo) -> Changed:
@@ -217,6 +236,8 @@ class Turned:
             f"{rel}: {verb} {'blocks' if self.on else 'Squad lines back'}: {', '.join(keys)}"
             for rel, keys in self.changed.keys.items()
         ]
+        reword = "would reword" if self.dry_run else "reworded"
+        lines += [f"{rel}: {reword} blocks: {', '.join(keys)}" for rel, keys in self.changed.reworded.items()]
         if self.made is not None:
             lines.append(f"{self.made.sha[:12]} {self.made.subject}")
         elif self.dry_run:
@@ -260,7 +281,8 @@ def apply_worktree(repo: Repo) -> tuple[list[str], str | None]:
 
 
 def upkeep(repo: Repo, scribe: writer.Writer) -> tuple[writer.Made | None, str | None]:
-    """``maintain``: with the record on, put back the blocks a rewrite of Squad's files dropped."""
+    """``maintain``: with the record on, put back the blocks a rewrite of Squad's files dropped, and
+    write again the blocks an older squadmem worded otherwise."""
     if not squad_team(repo) or not load_record(repo).on:
         return None, None
     kind = intake.backend(repo.root)
@@ -278,8 +300,10 @@ def upkeep(repo: Repo, scribe: writer.Writer) -> tuple[writer.Made | None, str |
         return None, None
     dirty = repo.dirty(list(changed.files))
     if dirty:
+        why = "is missing" if any(changed.keys.values()) else "is in an older squadmem's wording"
         return None, (
-            f"{dirty[0]}: squadmem's spawn block is missing and the file has uncommitted changes:"
+            f"{dirty[0]}: squadmem's spawn block {why} and the file has uncommitted changes:"
             f" commit them (squad upgrade?), then run {TURN_ON}"
         )
-    return scribe.commit_files(changed.files, UPKEEP_SUBJECT), None
+    subject = UPKEEP_SUBJECT if any(changed.keys.values()) else REWORD_SUBJECT
+    return scribe.commit_files(changed.files, subject), None

@@ -39,12 +39,12 @@ MEMORY_LINES = (
     " `.squad/memory/hot/{name}.md` instead. Do not read `.squad/agents/{name}/history.md` whole: squadmem"
     " takes in what you append to it.",
     'An entry named in the Index or under "More matching the task": `squadmem context --agent {name}'
-    ' --include <id>`. Anything older: `squadmem recall "<a file name, #123, a name or words>"`. When an'
-    " entry helped: `squadmem touch <id>`.",
+    ' --include <id>`. Anything older: `squadmem recall --agent {name} "<a file name, #123, a name or'
+    ' words>"`. When an entry helped: `squadmem touch <id>`.',
 )
 DECISION_LINES = (
     "Team decisions: those your task touches are in the MEMORY output above, and `squadmem recall"
-    ' "<words>"` finds any other. Do not read `.squad/decisions.md` whole.',
+    ' --agent {name} "<words>"` finds any other. Do not read `.squad/decisions.md` whole.',
 )
 
 
@@ -215,6 +215,29 @@ def apply(rel: str, text: str) -> Applied:
     done = {_base(k) for k in taken}
     missing = [e.key for e in EDITS if e.file == rel and e.required and e.key not in done]
     return Applied("".join(out), originals, missing)
+
+
+def reword(rel: str, text: str, originals: Mapping[str, str]) -> tuple[str, list[str]]:
+    """``text`` with each block written again whose lines are not what squadmem writes today for the
+    Squad line it recorded (``originals``: key -> line), and the keys of those blocks. A squadmem
+    upgrade that changes a block's wording reaches the files a team installed before; a block with
+    no recorded line is left as it is."""
+    lines = _split(text)
+    out: list[str] = []
+    at = 0
+    reworded: list[str] = []
+    for block in blocks(text):
+        original = originals.get(block.key)
+        edit = None if original is None else _edit_for(rel, original)
+        if original is None or edit is None:
+            continue
+        fresh = _marked(edit, block.key, original)
+        if lines[block.start : block.end + 1] != fresh:
+            out += lines[at : block.start] + fresh
+            at = block.end + 1
+            reworded.append(block.key)
+    out += lines[at:]
+    return "".join(out), reworded
 
 
 def _edit_for(rel: str, line: str) -> Edit | None:
