@@ -42,7 +42,7 @@ from pathlib import Path
 
 from squadmem.commands.context import MORE_HEADING, MORE_NOTE, TASK_HEADING
 from squadmem.engine import ranking
-from squadmem.model import sections, templates
+from squadmem.model import render, sections, templates
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,8 +168,8 @@ ORDERS: dict[str, Order] = {
 def pointer_bytes(section: Section) -> int:
     """What naming ``section`` costs: a line as hot's Index writes one."""
     tier, name = section.file.split("/")[-2], section.file.rsplit("/", 1)[-1].removesuffix(".md")
-    line = f"- {name}/{sections.slugify(section.title)} ({tier}, 2026-01-01): {section.title}\n"
-    return len(line.encode("utf-8"))
+    ident = f"{name}/{sections.slugify(section.title)}"
+    return len((render.named(ident, f"{tier}, 2026-01-01", section.title) + "\n").encode("utf-8"))
 
 
 def pointed(spawn: Spawn, budget: int, reserve: int) -> tuple[set[str], set[str]]:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from squadmem.commands import context
 from squadmem.engine import catalog, ranking
-from squadmem.model import uses
+from squadmem.model import render, uses
 from squadmem.model.errors import SquadmemWarning
 
 HOT = ".squad/memory/hot/picard.md"
@@ -234,16 +234,33 @@ def test_task_context_stays_in_budget_with_whole_sections_once(
         assert all(e.file != HOT for e in recent) and not set(done.recent) & set(done.matched + done.named)
         assert list(done.recent) == [e.id for e in ranking.newest(recent)]
     if done.named:  # further matches, a line each: never a section the payload holds
-        lines = "".join(f"- {i} ({by_id[i].tier}): {by_id[i].title}\n" for i in done.named)
+        lines = "".join(render.named(i, by_id[i].tier, by_id[i].title) + "\n" for i in done.named)
         note = context.MORE_NOTE.format(agent="picard")
         rebuilt = rebuilt.rstrip("\n") + f"\n\n{context.MORE_HEADING}\n\n{note}\n\n{lines}"
         assert not set(done.named) & {e.id for e in shown}
-        terms = ranking.task_terms(task, [e for e in mem.visible_to("picard") if not e.pinned])
-        assert all(ranking.counts(by_id[i], terms) != [0] * len(terms) for i in done.named)
+        terms = list(done.words)  # what --task ranks by
+        assert all(set(ranking.tokens(by_id[i].text)) & set(terms) for i in done.named)
     assert body == rebuilt.rstrip("\n") + "\n"
     assert len(set(done.matched)) == len(done.matched) and len(set(done.named)) == len(done.named)
     assert len(set(done.recent)) == len(done.recent)
     assert dict(parts)["hot"] == len("".join(e.text for e in shown if e.file == HOT).encode())
+
+
+def test_a_match_ending_in_a_blank_line_does_not_take_the_payload_over_its_budget() -> None:
+    """The further matches' lines and the recent sections follow a match that ends with a blank line
+    one blank line apart, as ``fill`` counts them (the payload was 1 B over its budget)."""
+    long = "auth " * 10 + "x" * 40 + " " + "x" * 40
+    texts = {HOT: "# Hot\n\n" + CORE, WIKI: "# Wiki\n\n## a\n\n## a\n\n## a\n" + long + "\n"}
+    mem = catalog.from_texts(texts)
+    for budget in range(150, 320):
+        text, _, done = context.build_for_task(mem, "picard", "a", budget)
+        assert len(text.encode("utf-8")) <= budget
+        assert "\n\n\n" not in text
+    text, _, done = context.build_for_task(mem, "picard", "a", 290)
+    assert done.named == ("wiki:decisions/a-3",) and text.endswith(
+        "## a\n\n### More matching the task\n\n"
+        + (context.MORE_NOTE.format(agent="picard") + "\n\n- wiki:decisions/a-3 (wiki)\n")
+    )
 
 
 def _many_matches() -> tuple[dict[str, str], int]:
@@ -270,7 +287,7 @@ def test_the_room_left_names_further_matches_a_line_each() -> None:
     assert len(text.encode()) <= budget
     assert len(done.matched) == 1 and len(done.named) >= 2
     note = context.MORE_NOTE.format(agent="picard")
-    more = "".join(f"- {i} (cold): {i.split('/')[1].replace('-', ' ').capitalize()}\n" for i in done.named)
+    more = "".join(f"- {i} (cold)\n" for i in done.named)  # each id says its title
     assert text.endswith(f"\n{context.MORE_HEADING}\n\n{note}\n\n" + more)
     assert not set(done.named) & set(done.matched)
     assert dict(parts)["named"] == len(more.encode())
@@ -288,7 +305,7 @@ def test_task_json_and_summary_count_the_named(repo: GitRepo) -> None:
     assert code == 0, err
     data = json.loads(out)
     assert len(data["task"]["named"]) >= 2 and data["bytes"] <= budget
-    assert all(f"- {i} (cold): " in data["text"] for i in data["task"]["named"])
+    assert all(f"- {i} (cold)\n" in data["text"] for i in data["task"]["named"])
     code, out, err = squadmem(repo, "context", "--agent", "picard", "--task", "auth tokens")
     assert code == 0 and f"{len(data['task']['named'])} more named" in err
 

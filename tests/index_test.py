@@ -10,7 +10,7 @@ from squadmem.engine import index
 from squadmem.engine.catalog import INDEX_TITLE
 from squadmem.model import sections
 
-INDEX = f"## {INDEX_TITLE}\n- picard/a (cold, 2026-01-01): A\n"
+INDEX = f"## {INDEX_TITLE}\n- picard/a (cold, 2026-01-01)\n"
 
 
 def test_insert_appends_at_the_end_without_an_index() -> None:
@@ -87,10 +87,10 @@ def test_render_is_newest_first_with_unknown_dates_last() -> None:
         f"## {INDEX_TITLE}",
         index.NOTE,
         "",
-        "- picard/new (archive, 2026-02-01): New",
+        "- picard/new (archive, 2026-02-01)",
         "- wiki:security (wiki, 2026-01-15): 2 sections",
-        "- picard/old (cold, 2026-01-01): Old",
-        "- picard/what (cold, date unknown): What",
+        "- picard/old (cold, 2026-01-01)",
+        "- picard/what (cold, date unknown)",
     ]
     assert index.listed_ids(text) == ["picard/new", "wiki:security", "picard/old", "picard/what"]
 
@@ -102,8 +102,8 @@ def test_render_caps_the_lines_and_says_how_many_are_left_out() -> None:
     ]
     rows = index.render(lines, 3, "picard").splitlines()[3:]
     assert rows == [
-        "- picard/s4 (cold, 2026-01-05): S4",
-        "- picard/s3 (cold, 2026-01-04): S3",
+        "- picard/s4 (cold, 2026-01-05)",
+        "- picard/s3 (cold, 2026-01-04)",
         "- and 3 more: squadmem list --agent picard",
     ]
 
@@ -237,3 +237,26 @@ def test_doc_keeps_bytes_and_lines_through_a_run_of_splices(
         assert doc.text() == whole
         assert doc.bytes == len(whole.encode("utf-8"))
         assert doc.lines == len(sections.lines(whole))
+
+
+def test_an_index_line_leaves_out_the_title_its_id_already_says() -> None:
+    when = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)
+    says = [
+        index.Line("picard/auth-tokens", "Auth tokens", "cold", when),
+        index.Line("picard/auth-tokens-2", "Auth tokens", "cold", when),  # a repeated title
+        index.Line("picard/2026-03-23-bugs-96-97", "2026-03-23: Bugs #96, #97", "archive", None),
+    ]
+    assert [x.render() for x in says] == [
+        "- picard/auth-tokens (cold, 2026-01-01)",
+        "- picard/auth-tokens-2 (cold, 2026-01-01)",
+        "- picard/2026-03-23-bugs-96-97 (archive, date unknown)",
+    ]
+    other = [
+        index.Line("wiki:security", "2 sections", "wiki", when),
+        index.Line("picard/rotation", "Key rotation", "cold", when),  # an id= flag named it
+    ]
+    assert [x.render() for x in other] == [
+        "- wiki:security (wiki, 2026-01-01): 2 sections",
+        "- picard/rotation (cold, 2026-01-01): Key rotation",
+    ]
+    assert index.listed_ids("\n".join(x.render() for x in says + other)) == [x.id for x in says + other]

@@ -109,8 +109,7 @@ def test_maintain_index_commit_changes_only_the_index(repo: GitRepo) -> None:
     assert after.startswith(before)
     assert after[len(before) :] == index.current(after)
     assert after.endswith(
-        "- picard/stale-plan (archive, 2026-01-01): Stale plan\n"
-        "- wiki:security (wiki, 2026-01-01): 1 section\n"
+        "- picard/stale-plan (archive, 2026-01-01)\n- wiki:security (wiki, 2026-01-01): 1 section\n"
     )
 
 

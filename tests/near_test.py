@@ -70,7 +70,7 @@ def test_a_read_brings_the_entries_naming_the_file_once_a_session(memory: GitRep
     assert "Token cache" not in text  # picard's hot: the spawn carried it
     assert "worf" not in text  # another agent's
     assert len(text.encode()) <= 1024
-    assert "- picard/old-token-store (archive): Old token store\n" in text  # too long whole: named
+    assert "- picard/old-token-store (archive)\n" in text  # too long whole: named
     assert hook(memory, read("src/auth/token.py"), "--agent", "picard")[1] == ""  # given already
     assert "refresh-race" in hook(memory, read("token.py", session="s2"), "--agent", "picard")[1]
     assert uses.pending(memory.root / ".git" / "squadmem") == {}  # candidates, not uses

@@ -315,9 +315,9 @@ def test_plan_index_lists_deeper_tiers_and_wiki_topics_newest_first() -> None:
     assert refresh.subject == "memory(picard): refresh index"
     assert refresh.trailers() == [("Squad-Memory-Index", "picard")]
     assert refresh.text.splitlines()[3:] == [
-        "- picard/old-thing (cold, 2026-02-26): Old thing",
+        "- picard/old-thing (cold, 2026-02-26)",
         "- wiki:security (wiki, 2026-02-24): 2 sections",
-        "- picard/older-thing (archive, 2026-02-09): Older thing",
+        "- picard/older-thing (archive, 2026-02-09)",
     ]
     assert refresh.reads == (COLD, ARCHIVE)
 

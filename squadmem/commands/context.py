@@ -25,7 +25,8 @@ the task (:mod:`squadmem.engine.ranking`, recall's ranking), whole, best first,
 each one that fits; then the rest of hot in hot's order, each one that fits.
 Matches from hot stay in the hot block; the others follow it under
 ``### Sections matching the task``. What room is left then names further
-matches, best first, one line each (``- ID (tier): title``, as hot's Index
+matches, best first, one line each (``- ID (tier): title``, the title only when the id does not
+say it, as hot's Index
 names a section) under ``### More matching the task``, for the agent to bring
 with ``--include ID``: the sections held are the same with or without these
 lines. What room is still left holds the agent's other deeper sections, newest
@@ -233,7 +234,7 @@ MORE_NOTE = "Not loaded; bring one with `squadmem context --agent {agent} --incl
 
 def _lines(named: Sequence[catalog.Entry]) -> str:
     """A line naming each section, as hot's Index does (without its date)."""
-    return "".join(f"- {e.id} ({e.tier}): {e.title}\n" for e in named)
+    return "".join(render.named(e.id, e.tier, e.title) + "\n" for e in named)
 
 
 def task_words(task: str) -> str:
@@ -243,6 +244,12 @@ def task_words(task: str) -> str:
             "--task is empty", hint='give the task the agent is spawned for, e.g. --task "fix the login bug"'
         )
     return task
+
+
+def _then(blocks: str, block: str) -> str:
+    """``block`` after ``blocks``, one blank line between them, whatever blank lines the last section
+    of ``blocks`` ends with (so a block costs what its own text costs, as ``fill`` counts it)."""
+    return blocks.rstrip("\n") + "\n" + block if blocks else block
 
 
 class _Payload:
@@ -267,9 +274,9 @@ class _Payload:
         task_body = _body(deeper)
         extra = f"\n{TASK_HEADING}\n\n{task_body}" if deeper else ""
         if recent:
-            extra += f"\n{RECENT_HEADING}\n\n{_body(recent)}"
+            extra = _then(extra, f"\n{RECENT_HEADING}\n\n{_body(recent)}")
         if more:
-            extra += self.more_head + _lines(more)
+            extra = _then(extra, self.more_head + _lines(more))
         text = self.template.format(hot=hot_body.rstrip("\r\n"), cold="", wiki="", sections=extra)
         return text.rstrip("\n") + "\n", hot_body, task_body
 

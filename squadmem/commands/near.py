@@ -36,6 +36,7 @@ from pathlib import Path, PurePosixPath
 from squadmem.engine import search_index
 from squadmem.gitio.repo import Repo
 from squadmem.model.errors import SquadmemError
+from squadmem.model.render import named
 from squadmem.model.values import Value
 
 TYPE_CHECKING = False  # typing is not imported at run time: near runs at every tool call
@@ -131,7 +132,7 @@ def _whole(hit: search_index.Found) -> str:
 
 
 def _line(hit: search_index.Found) -> str:
-    return f"- {hit.id} ({hit.tier}): {hit.title}\n"
+    return named(hit.id, hit.tier, hit.title) + "\n"
 
 
 class Near(Value):

@@ -31,6 +31,7 @@ from squadmem.engine import catalog, titles
 from squadmem.engine.catalog import INDEX_TITLE
 from squadmem.model import sections
 from squadmem.model.layout import classify
+from squadmem.model.render import named
 from squadmem.model.sections import trimmed
 
 HEADING = f"## {INDEX_TITLE}"
@@ -415,7 +416,7 @@ class Line:
 
     def render(self) -> str:
         when = self.last_used.date().isoformat() if self.last_used else "date unknown"
-        return f"- {self.id} ({self.tier}, {when}): {self.title}"
+        return named(self.id, f"{self.tier}, {when}", self.title)
 
 
 def order(lines: Sequence[Line]) -> list[Line]:

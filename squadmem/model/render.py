@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import re
 from collections.abc import Sequence
 from typing import Any
 
-from squadmem.model import clock
+from squadmem.model import clock, sections
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> str:
@@ -35,3 +36,15 @@ def to_json(data: Any) -> str:
 def tokens(n_bytes: int) -> int:
     """Approximate tokens for a byte count (about 4 bytes a token in English prose)."""
     return (n_bytes + 3) // 4
+
+
+_REPEAT = re.compile(r"-\d+$")  # the suffix a repeated title's id gets (``-2``)
+
+
+def named(ident: str, about: str, title: str) -> str:
+    """A line naming a section, as hot's Index and ``context``'s further matches do: ``- ID (about):
+    title``, the title left out when the id already says it (its slug: ``picard/auth-tokens`` for
+    ``Auth tokens``, as most ids do); each byte of such a line is one a spawn cannot spend on memory."""
+    slug = ident.rsplit("/", 1)[-1]
+    says = sections.slugify(title) in (slug, _REPEAT.sub("", slug))
+    return f"- {ident} ({about})" if says else f"- {ident} ({about}): {title}"
