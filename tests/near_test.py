@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -101,3 +103,13 @@ def test_by_hand_and_json(memory: GitRepo) -> None:
     data = json.loads(done.stdout)
     assert data["touched"] == ["token.py"]
     assert "picard/refresh-race" in data["entries"] and data["bytes"] <= 1024
+
+
+def test_the_hook_s_command_imports_no_section_scanner() -> None:
+    """``near`` runs at every tool call: naming a section (``render.named``) needs a slug, not the
+    scanner that cuts tier files."""
+    code = "import sys, squadmem.commands.near; print(sorted(m for m in sys.modules if 'model.' in m))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = done.stdout
+    assert "squadmem.model.slug" in loaded
+    assert "squadmem.model.scanner" not in loaded and "squadmem.model.sections" not in loaded

@@ -82,16 +82,16 @@ def test_apply_says_which_required_line_is_missing() -> None:
 
 
 LINE = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="\r\n"), max_size=30)
+AROUND = {  # what surrounds Squad's lines: other lines, their indent and line ends, a last line ending
+    "before": st.lists(LINE, max_size=4),
+    "after": st.lists(LINE, max_size=4),
+    "indent": st.sampled_from(["", "  ", "\t"]),
+    "eol": st.sampled_from(["\n", "\r\n"]),
+    "last": st.booleans(),
+}
 
 
-@given(
-    before=st.lists(LINE, max_size=4),
-    after=st.lists(LINE, max_size=4),
-    indent=st.sampled_from(["", "  ", "\t"]),
-    eol=st.sampled_from(["\n", "\r\n"]),
-    twice=st.booleans(),
-    last=st.booleans(),
-)
+@given(twice=st.booleans(), **AROUND)
 def test_restore_gives_back_every_byte(
     before: list[str], after: list[str], indent: str, eol: str, twice: bool, last: bool
 ) -> None:
@@ -109,13 +109,7 @@ def _older(text: str) -> str:
     return text.replace("squadmem recall --agent {name} ", "squadmem recall ")
 
 
-@given(
-    before=st.lists(LINE, max_size=4),
-    after=st.lists(LINE, max_size=4),
-    indent=st.sampled_from(["", "  ", "\t"]),
-    eol=st.sampled_from(["\n", "\r\n"]),
-    last=st.booleans(),
-)
+@given(**AROUND)
 def test_reword_writes_old_blocks_as_apply_would_and_touches_nothing_else(
     before: list[str], after: list[str], indent: str, eol: str, last: bool
 ) -> None:

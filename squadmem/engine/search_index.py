@@ -124,7 +124,13 @@ def literal_key(words: Sequence[str]) -> Callable[[str], tuple[int, int, int]]:
 # The modules that cut sections and give titles and ids: an index made by others is made again. Their
 # size and time are enough (a stat each, no import: a warm recall reads no tier file, and imports no
 # section scanner).
-_CUTTERS = ("model/sections.py", "model/scanner.py", "engine/titles.py", "engine/catalog.py")
+_CUTTERS = (
+    "model/sections.py",
+    "model/scanner.py",
+    "model/slug.py",
+    "engine/titles.py",
+    "engine/catalog.py",
+)
 
 
 def _key() -> str:

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
-from squadmem.model import clock, sections
+from squadmem.model import clock, slug
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> str:
@@ -38,13 +37,8 @@ def tokens(n_bytes: int) -> int:
     return (n_bytes + 3) // 4
 
 
-_REPEAT = re.compile(r"-\d+$")  # the suffix a repeated title's id gets (``-2``)
-
-
 def named(ident: str, about: str, title: str) -> str:
     """A line naming a section, as hot's Index and ``context``'s further matches do: ``- ID (about):
     title``, the title left out when the id already says it (its slug: ``picard/auth-tokens`` for
     ``Auth tokens``, as most ids do); each byte of such a line is one a spawn cannot spend on memory."""
-    slug = ident.rsplit("/", 1)[-1]
-    says = sections.slugify(title) in (slug, _REPEAT.sub("", slug))
-    return f"- {ident} ({about})" if says else f"- {ident} ({about}): {title}"
+    return f"- {ident} ({about})" if slug.says(ident, title) else f"- {ident} ({about}): {title}"

@@ -18,11 +18,11 @@ from squadmem.model import scanner
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_NAME, is_name
 from squadmem.model.scanner import boundaries
+from squadmem.model.slug import slugify as slugify  # re-exported: ids are made here
 from squadmem.model.values import Value
 
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 _FLAGS = re.compile(r"\s*<!--\s*squadmem:(.*?)-->\s*")
-_SLUG_RUN = re.compile(r"[\W_]+")
 KINDS = ("decision", "fact")
 # The code that decides where a file is cut: history's cache is keyed on its source.
 SOURCES = (Path(__file__), Path(scanner.__file__))
@@ -161,11 +161,6 @@ def content_key(text: str) -> bytes:
     import hashlib  # here: loading OpenSSL's hashes costs every command's start-up a few milliseconds
 
     return hashlib.blake2b(normalize(text).encode("utf-8", "surrogatepass"), digest_size=16).digest()
-
-
-def slugify(title: str) -> str:
-    """Lowercase, each run of characters that are not letters or digits turned into ``-``."""
-    return _SLUG_RUN.sub("-", title.lower()).strip("-") or "section"
 
 
 def assign_slugs(base: list[str]) -> list[str]:
