@@ -394,10 +394,10 @@ def context_command(ctx: click.Context, **values: Any) -> None:
     the sections of any tier the agent sees that match the task, best first
     by BM25 over the task's words (letters and digits, as recall cuts them:
     document-indexer is document and indexer, #302 is 302), then the rest
-    of hot, each whole while it fits; the room left
-    names further matches, a line each ("- ID (tier)", then ": title" when
-    the id does not say it), for the agent
-    to bring with --include ID; what room is still left holds the agent's
+    of hot, each whole while it fits; the room left names further matches,
+    a line each ("- ID (tier)", then ": title" when the id does not say
+    it), for the agent to bring with --include ID; what room is still left
+    holds the agent's
     other cold, archive and wiki sections, newest first (by the date each
     states). Matches are not recorded as uses: the agent confirms one with
     squadmem touch.

@@ -24,10 +24,10 @@ can see (its hot, cold and archive, the wiki) ranked by how well they match
 the task (:mod:`squadmem.engine.ranking`, recall's ranking), whole, best first,
 each one that fits; then the rest of hot in hot's order, each one that fits.
 Matches from hot stay in the hot block; the others follow it under
-``### Sections matching the task``. What room is left then names further
-matches, best first, one line each (``- ID (tier): title``, the title only when the id does not
-say it, as hot's Index
-names a section) under ``### More matching the task``, for the agent to bring
+``### Sections matching the task``, one blank line between blocks. What room
+is left then names further matches, best first, one line each (``- ID
+(tier): title``, as hot's Index names a section: the title only when the id
+does not say it) under ``### More matching the task``, for the agent to bring
 with ``--include ID``: the sections held are the same with or without these
 lines. What room is still left holds the agent's other deeper sections, newest
 first (:func:`squadmem.engine.ranking.newest`: by the date a section's first
