@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Any
 
 from squadmem.engine import catalog, index, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, logs, render, sections, templates, uses
+from squadmem.model import accesslog, logs, render, sections, templates, uses
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, parse_log_name
@@ -251,52 +250,8 @@ def merge_tier(
 # -- the access log --------------------------------------------------------------------------------
 
 
-def _moment(value: object, rel: str, key: str) -> dt.datetime:
-    try:
-        if isinstance(value, bool):
-            raise TypeError
-        if isinstance(value, int | float):
-            return clock.whole(clock.from_epoch(value / 1000))
-        if isinstance(value, str):
-            return clock.from_iso(value)
-        raise TypeError
-    except (TypeError, ValueError, OverflowError, OSError):
-        raise SquadmemError(
-            f"{rel}: {key}: lastAccessed {value!r} is not a time",
-            hint="an ISO 8601 time (2026-03-01T10:00:00Z) or milliseconds since 1970",
-        ) from None
-
-
-def read_access_log(path: Path, rel: str) -> tuple[list[tuple[str, str, str, dt.datetime, int]], int]:
-    """Section records ``(key, file, title, last access, count)`` and the number of file-level ones."""
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        raise SquadmemError(
-            f"{rel}: not valid JSON", hint="fix or move the file; squadmem changed nothing"
-        ) from None
-    if not isinstance(data, dict) or not isinstance(data.get("sections"), dict):
-        raise SquadmemError(
-            f'{rel}: expected an object with "sections"',
-            hint='is this the skill\'s access log? it has "sections": {} when nothing was read yet;'
-            " fix or move the file; squadmem changed nothing",
-        )
-    records = []
-    for key, record in data["sections"].items():
-        if not isinstance(record, dict):
-            raise SquadmemError(f"{rel}: {key}: not an object", hint="is this the skill's access log?")
-        file, _, title = str(key).partition("#")
-        file = str(record.get("file", file))
-        title = str(record.get("section", title)).strip()
-        count = record.get("accessCount", 1)
-        count = count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else 1
-        records.append((str(key), file, title, _moment(record.get("lastAccessed"), rel, str(key)), count))
-    files = data.get("files", {})
-    return records, len(files) if isinstance(files, dict) else 0
-
-
 def match_uses(
-    records: Sequence[tuple[str, str, str, dt.datetime, int]],
+    records: Sequence[accesslog.Access],
     by_file: Mapping[str, Sequence[tuple[list[str], str]]],
 ) -> tuple[dict[str, tuple[dt.datetime, int]], list[str]]:
     """Access records -> section text -> (latest access, total count), and the keys that match nothing.
@@ -307,13 +262,14 @@ def match_uses(
     """
     found: dict[str, tuple[dt.datetime, int]] = {}
     unmatched = []
-    for key, file, title, when, count in records:
-        order = [file, *(f for f in by_file if f != file)]
-        text = next((t for f in order for titles, t in by_file.get(f, ()) if title in titles), None)
+    for record in records:
+        order = [record.file, *(f for f in by_file if f != record.file)]
+        text = next((t for f in order for titles, t in by_file.get(f, ()) if record.title in titles), None)
         if text is None:
-            unmatched.append(key)
+            unmatched.append(record.key)
             continue
         old = found.get(text)
+        when, count = record.when, record.count
         found[text] = (max(old[0], when), old[1] + count) if old else (when, count)
     return found, unmatched
 
@@ -370,7 +326,7 @@ def memory_tiers(
     log_files, ignored = _logs(root)
     _refuse_future_logs(log_files, logs.today(now or logs.commit_now(), layout.settings.tz))
     access = root / ACCESS_LOG
-    records, file_records = read_access_log(access, ACCESS_LOG) if access.is_file() else ([], 0)
+    records, file_records = accesslog.read(access, ACCESS_LOG) if access.is_file() else ([], 0)
     with writer.session(repo) as scribe:
         targets = {tier: layout.rel(layout.tier_path(tier, name)) for tier in AGENT_TIERS}
         scribe.refuse_dirty(list(targets.values()))
@@ -485,7 +441,7 @@ def _add_logs(
 
 
 def _carried(
-    records: Sequence[tuple[str, str, str, dt.datetime, int]],
+    records: Sequence[accesslog.Access],
     merged: _Merged,
     current: Mapping[str, str | None],
     targets: Mapping[str, str],
