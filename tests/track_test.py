@@ -351,7 +351,7 @@ def test_bad_transcripts_are_refused(repo: GitRepo) -> None:
         repo,
         "track",
         str(other),
-        message=f"squadmem: {other}: not a Claude Code or Codex CLI transcript",
+        message=f"squadmem: {other}: not a Claude Code, Codex CLI or OpenClaw transcript",
     )
     assert_refused(repo, "track", message="squadmem: no transcript given")
     assert_refused(repo, "track", str(other), "--format", "vim", message="squadmem: --format vim: unknown")

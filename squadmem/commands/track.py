@@ -1,6 +1,6 @@
 """``squadmem track``: the sections an agent read or cited, from its session transcripts, as uses.
 
-Two transcript formats are read, one JSON object per line:
+Three hosts' transcripts are read, one JSON object per line or per row:
 
 - Claude Code session files (``~/.claude/projects/<project>/<session>.jsonl``):
   lines of ``type`` ``user`` / ``assistant`` with ``timestamp``, ``cwd`` and
@@ -10,7 +10,24 @@ Two transcript formats are read, one JSON object per line:
   lines ``{"timestamp", "type", "payload"}``; ``session_meta`` gives the
   ``cwd``; ``response_item`` payloads of type ``message`` (``output_text``
   blocks) and ``function_call`` (``shell`` with an argv ``command``,
-  ``shell_command`` / ``exec_command`` with a command string, ``workdir``).
+  ``shell_command`` / ``exec_command`` with a command string, ``workdir``);
+- OpenClaw session events (``transcript_events`` rows of the agent's
+  ``openclaw-agent.sqlite``, or the older ``sessions/<id>.jsonl`` lines; see
+  :mod:`squadmem.commands.openclaw`): a ``session`` header with the ``cwd``,
+  then ``message`` events whose ``message.role`` is ``assistant`` with
+  ``content`` blocks ``text`` and ``toolCall`` (``name``, ``arguments``):
+  ``memory_get`` (``path``, ``from``, ``lines``), ``read`` (``path``,
+  ``offset``, ``limit``), ``edit`` (``path``, ``edits`` of ``oldText`` /
+  ``newText``), ``exec`` (``command``, ``workdir``). A ``memory_search`` hit
+  counts when the agent follows it: reads it (``memory_get``, ``read``) or
+  cites it (``Source: memory/tier2-recent.md#L12-L20`` in its text).
+
+In a memory-tiers workspace, ``track`` without files reads what the host
+left for the workspace's agent: its SQLite store, its legacy session files,
+and the memory-tiers skill's access log (``skills/memory-tiers/state/`` or
+``state/access-log.json``: each section's ``lastAccessed``); a source that
+cannot be read is a one-line warning and is skipped. A file named on the
+command line that cannot be read is an error, and nothing is recorded.
 
 A use is recorded (as ``squadmem touch`` does, at the line's time) for:
 
@@ -20,12 +37,19 @@ A use is recorded (as ``squadmem touch`` does, at the line's time) for:
    hot file is never a use: that is the spawn's load;
 2. a section id (``picard/auth-tokens``) in the agent's own output text;
 3. a section's heading quoted in the agent's output: ``## Title``, or the
-   title in quotes, backticks or bold.
+   title in quotes, backticks or bold;
+4. an edit of a tier file: the sections holding the text it wrote or replaced;
+5. a section the skill's access log names (its ``##`` or ``###`` title), at its ``lastAccessed``.
 
 The prompt (user and developer messages, where the spawn's hot load lives)
 is never read. Each transcript line that gave uses is remembered by its
-digest in ``.git/squadmem/tracked-lines``, so a transcript read again (or
-grown since) records only its new lines.
+digest in ``.git/squadmem/tracked-lines`` (an OpenClaw event by its JSON
+with sorted keys, so the same event read from a session file and, after
+``openclaw doctor --session-sqlite import``, from SQLite is one line), so a
+transcript read again (or grown since) records only its new lines. A
+transcript must be a regular file under :data:`MAX_BYTES`; a longer line than
+:data:`MAX_LINE` is skipped, and a line cut short (a host still writing)
+is read when it is whole.
 """
 
 from __future__ import annotations
@@ -35,19 +59,32 @@ import dataclasses
 import datetime as dt
 import hashlib
 import json
+import os
 import re
 import shlex
-from collections.abc import Iterable, Iterator, Sequence
+import stat
+import warnings
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
-from typing import Any
+from typing import IO, Any
 
+from squadmem.commands import openclaw
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, render, sections, uses, writes
-from squadmem.model.errors import SquadmemError
+from squadmem.model import accesslog, clock, places, render, sections, uses, writes
+from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import classify
 
-FORMATS = ("auto", "claude", "codex")
+FORMATS = ("auto", "claude", "codex", "openclaw")
+MAX_BYTES = 1 << 30  # a transcript over 1 GiB is refused
+MAX_LINE = 32 << 20  # a line over 32 MiB is skipped
+SQLITE = "openclaw-sqlite"
+ACCESS = "access-log"
+# Where the memory-tiers skill keeps its access log in a workspace: beside its SKILL.md, or at the top.
+ACCESS_LOGS = (f"skills/memory-tiers/{places.WORKSPACE_ACCESS_LOG}", places.WORKSPACE_ACCESS_LOG)
+_CITATION = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.md)#L(\d+)(?:-L(\d+))?")
+_OPENCLAW_SHELL = ("exec", "bash")
+_EDIT_TEXTS = ("oldText", "newText", "old_string", "new_string")
 SEEN_FILE = "tracked-lines"
 _ID = re.compile(r"(?<![\w/:.-])((?:wiki:)?[A-Za-z0-9][A-Za-z0-9._-]*/[a-z0-9][a-z0-9-]*)(?![\w/-])")
 _CAT_N = re.compile(r"^\s*(\d+)[\t→]", re.MULTILINE)
@@ -69,6 +106,8 @@ class Event:
     first: int | None = None  # read: first line (1-based; -N: the last N lines), None for the whole file
     last: int | None = None  # read: last line, None to the end
     text: str | None = None  # the agent's output text
+    edits: tuple[str, ...] = ()  # edit: the text it replaced and wrote
+    access: tuple[str, str] | None = None  # the skill's access log: (file, title) of a section
 
 
 @dataclasses.dataclass(frozen=True)
@@ -94,6 +133,7 @@ class Result:
     lines_read: int
     lines_seen_before: int
     recorded: tuple[str, ...]
+    warnings: tuple[str, ...] = ()  # sources found on their own and skipped, and why
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -102,7 +142,15 @@ class Result:
             "lines_read": self.lines_read,
             "lines_seen_before": self.lines_seen_before,
             "recorded": list(self.recorded),
+            "warnings": list(self.warnings),
         }
+
+    def latest(self) -> dict[str, dt.datetime]:
+        """Id -> its latest use found."""
+        found: dict[str, dt.datetime] = {}
+        for use in self.uses:
+            found[use.id] = max(found.get(use.id, use.when), use.when)
+        return found
 
     def text(self) -> str:
         out = [f"{u.where}: {u.id} ({u.how}, {render.timestamp(u.when)})" for u in self.uses]
@@ -127,6 +175,11 @@ def _time(value: object) -> dt.datetime | None:
 
 
 def detect(first: dict[str, Any]) -> str | None:
+    message = first.get("message")
+    if (first.get("type") == "session" and "version" in first) or (
+        first.get("type") == "message" and isinstance(message, dict) and "role" in message
+    ):
+        return "openclaw"
     if "payload" in first and first.get("type") in (
         "session_meta",
         "response_item",
@@ -139,20 +192,54 @@ def detect(first: dict[str, Any]) -> str | None:
     return None
 
 
-def records(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
-    """(line number, raw line, object) for each JSON object line; other lines are skipped."""
+def _open(path: Path) -> IO[bytes]:
+    """A transcript opened for reading: a regular file under :data:`MAX_BYTES`, never a wait."""
     try:
-        handle = path.open("rb")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as exc:
         raise SquadmemError(f"{path}: cannot read: {exc.strerror}", hint="give a transcript file") from None
-    with handle:
-        for number, raw in enumerate(handle, start=1):
+    handle = os.fdopen(fd, "rb")
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        handle.close()
+        raise SquadmemError(f"{path}: not a regular file", hint="give a transcript file")
+    if info.st_size > MAX_BYTES:
+        handle.close()
+        raise SquadmemError(
+            f"{path}: {info.st_size} bytes, over the {MAX_BYTES} a transcript may have",
+            hint="give a session transcript file",
+        )
+    return handle
+
+
+def _raw_lines(handle: IO[bytes]) -> Iterator[tuple[int, bytes]]:
+    """(number, line) for each whole line (ending in a newline) of at most :data:`MAX_LINE` bytes."""
+    number, skipping, left = 0, False, MAX_BYTES
+    while left > 0:
+        raw = handle.readline(min(MAX_LINE + 1, left))
+        if not raw or not raw.endswith(b"\n"):
+            if len(raw) > MAX_LINE:
+                skipping = True
+                left -= len(raw)
+                continue
+            return  # the end, or a last line cut short: read when it is whole
+        left -= len(raw)
+        number += 1
+        if not skipping:
+            yield number, raw
+        skipping = False
+
+
+def records(path: Path) -> Iterator[tuple[int, str, dict[str, Any]]]:
+    """(line number, raw line, object) for each JSON object line; other lines are skipped."""
+    with _open(path) as handle:
+        for number, raw in _raw_lines(handle):
             line = raw.decode("utf-8", "replace").rstrip("\r\n")
             if not line.strip():
                 continue
             try:
                 data = json.loads(line)
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
             if isinstance(data, dict):
                 yield number, line, data
@@ -226,6 +313,112 @@ def _arguments(payload: dict[str, Any]) -> dict[str, Any]:
         with contextlib.suppress(ValueError):
             raw = json.loads(raw)
     return raw if isinstance(raw, dict) else {}
+
+
+def _canonical(data: dict[str, Any]) -> str:
+    """An event's JSON with sorted keys: the same event from a session file or from SQLite."""
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def _from_ms(value: object) -> dt.datetime | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    try:
+        return clock.whole(clock.from_epoch(value / 1000))
+    except (ValueError, OverflowError, OSError):
+        return None
+
+
+def openclaw_events(items: Iterable[tuple[str, dict[str, Any], int | None]], root: str) -> Iterator[Event]:
+    """Events of OpenClaw transcript events ``(where, event, row time in ms)``, one session after another."""
+    cwd = root
+    for where, data, created in items:
+        if data.get("type") == "session":
+            cwd = data["cwd"] if isinstance(data.get("cwd"), str) else root
+            continue
+        message = data.get("message")
+        if (
+            data.get("type") != "message"
+            or not isinstance(message, dict)
+            or message.get("role") != "assistant"
+        ):
+            continue
+        line = _canonical(data)
+        when = _time(data.get("timestamp")) or _from_ms(message.get("timestamp")) or _from_ms(created)
+        for block in _blocks(message.get("content")):
+            if block.get("type") == "text" and isinstance(block.get("text"), str):
+                yield Event(line, where, when, text=block["text"])
+                for file, first, last in citations(block["text"]):
+                    yield Event(line, where, when, file, cwd, first, last)
+            elif block.get("type") == "toolCall" and isinstance(block.get("name"), str):
+                args = _arguments({"arguments": block.get("arguments")})
+                yield from _tool_events(Event(line, where, when, cwd=cwd), block["name"], args, root)
+
+
+def citations(text: str) -> list[tuple[str, int, int]]:
+    """``path#L5-L8`` (or ``#L5``) in a text: (path, first line, last line)."""
+    found = []
+    for match in _CITATION.finditer(text):
+        first = int(match.group(2))
+        found.append((match.group(1), first, int(match.group(3) or first)))
+    return found
+
+
+def _tool_events(base: Event, name: str, args: dict[str, Any], root: str) -> Iterator[Event]:
+    path = args.get("path", args.get("file_path"))
+    if name == "memory_get" and isinstance(path, str):
+        first, last = _memory_get_range(args.get("from"), args.get("lines"))
+        yield dataclasses.replace(base, path=path, cwd=root, first=first, last=last)
+    elif name == "read" and isinstance(path, str):
+        first, last = _claude_range(args.get("offset"), args.get("limit"))
+        yield dataclasses.replace(base, path=path, first=first, last=last)
+    elif name == "edit" and isinstance(path, str):
+        listed = args.get("edits")
+        changes: list[Any] = listed if isinstance(listed, list) else [args]
+        texts = [c.get(k) for c in changes if isinstance(c, dict) for k in _EDIT_TEXTS]
+        kept = tuple(t for t in texts if isinstance(t, str) and len(t.strip()) >= 3)
+        if kept:
+            yield dataclasses.replace(base, path=path, edits=kept)
+    elif name in _OPENCLAW_SHELL:
+        workdir = args.get("workdir")
+        cwd = workdir if isinstance(workdir, str) and workdir.strip() else base.cwd
+        for file, first, last in shell_reads(args.get("command")):
+            yield dataclasses.replace(base, path=file, cwd=cwd, first=first, last=last)
+
+
+def _memory_get_range(start: object, count: object) -> tuple[int | None, int | None]:
+    """``memory_get``'s ``from`` (1-based) and ``lines``; neither: the whole file."""
+    first = start if isinstance(start, int) and not isinstance(start, bool) and start > 0 else None
+    lines = count if isinstance(count, int) and not isinstance(count, bool) and count > 0 else None
+    if first is None and lines is None:
+        return None, None
+    return first or 1, None if lines is None else (first or 1) + lines - 1
+
+
+def _openclaw_file(path: Path) -> Iterator[tuple[str, dict[str, Any], int | None]]:
+    for number, _, data in records(path):
+        yield f"{path.name}:{number}", data, None
+
+
+def _openclaw_rows(path: Path, unread: list[str]) -> Iterator[tuple[str, dict[str, Any], int | None]]:
+    for row in openclaw.rows(path):
+        if row.text is None:
+            unread.append(row.where)
+            continue
+        try:
+            data = json.loads(row.text)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(data, dict):
+            yield row.where, data, row.created_ms
+
+
+def access_events(path: Path) -> Iterator[Event]:
+    """A use of each section the memory-tiers skill's access log names, at its last access."""
+    records, _ = accesslog.read(path, str(path))
+    for record in records:
+        line = f"access-log {record.key} {clock.stamp(record.when)}"
+        yield Event(line, f"{path.name}:{record.key}", record.when, access=(record.file, record.title))
 
 
 def shell_reads(command: object) -> list[tuple[str, int | None, int | None]]:
@@ -323,12 +516,12 @@ def _suffix_rel(path: str) -> str | None:
 
 
 def _lines_of(entry: catalog.Entry, text: str) -> tuple[int, int] | None:
-    """The entry's first and last line (1-based) in its file's text."""
+    """The entry's first and last line (1-based) in its file's text, its trailing blank lines left out."""
     start = text.find(entry.text)
     if start < 0:
         return None
     first = text.count("\n", 0, start) + 1
-    return first, first + len(sections.lines(entry.text)) - 1
+    return first, first + max(len(sections.lines(sections.trimmed(entry.text))), 1) - 1
 
 
 def read_uses(memory: catalog.Memory, texts: dict[str, str], rel: str, event: Event) -> list[str]:
@@ -387,6 +580,8 @@ def _remember(repo: Repo, digests: Iterable[str]) -> None:
 
 
 def _format_of(path: Path, wanted: str) -> str:
+    if wanted in ("auto", "openclaw") and openclaw.is_sqlite(path):
+        return SQLITE
     if wanted != "auto":
         return wanted
     for _, _, data in records(path):
@@ -394,9 +589,90 @@ def _format_of(path: Path, wanted: str) -> str:
         if kind is not None:
             return kind
     raise SquadmemError(
-        f"{path}: not a Claude Code or Codex CLI transcript",
-        hint="give --format claude|codex, or check the file",
+        f"{path}: not a Claude Code, Codex CLI or OpenClaw transcript",
+        hint="give --format claude|codex|openclaw, or check the file",
     )
+
+
+@dataclasses.dataclass(frozen=True)
+class Source:
+    """A file to read: its kind (a format, ``openclaw-sqlite`` or ``access-log``), and whether the
+    user named it (an error then stops the command; else it is a warning and the file is skipped)."""
+
+    path: Path
+    kind: str
+    named: bool
+
+
+@dataclasses.dataclass
+class _Tally:
+    found: list[Use] = dataclasses.field(default_factory=list)
+    fresh: list[str] = dataclasses.field(default_factory=list)
+    count: int = 0
+    before: int = 0
+    unread: list[str] = dataclasses.field(default_factory=list)  # compressed events not inflated
+
+    def add(self, other: _Tally) -> None:
+        self.found += other.found
+        self.fresh += other.fresh
+        self.count += other.count
+        self.before += other.before
+        self.unread += other.unread
+
+
+def host_sources(repo: Repo, env: Mapping[str, str]) -> tuple[list[Source], list[str]]:
+    """In a workspace: what the host left for its agent (store, session files, access log), and the
+    warnings finding them gave; elsewhere nothing."""
+    where = repo.layout.places
+    if where.kind != places.WORKSPACE:
+        return [], []
+    store = openclaw.locate(repo.root, where.agent, env)
+    found = [Source(p, SQLITE if p == store.sqlite else "openclaw", False) for p in store.transcripts()]
+    for rel in ACCESS_LOGS:
+        path = repo.root / rel
+        if path.exists() or path.is_symlink():
+            found.append(Source(path, ACCESS, False))
+    return found, list(store.warnings)
+
+
+def _events(source: Source, root: str, tally: _Tally) -> Iterator[Event]:
+    if source.kind == "claude":
+        return claude_events(source.path)
+    if source.kind == "codex":
+        return codex_events(source.path)
+    if source.kind == SQLITE:
+        return openclaw_events(_openclaw_rows(source.path, tally.unread), root)
+    if source.kind == ACCESS:
+        return access_events(source.path)
+    return openclaw_events(_openclaw_file(source.path), root)
+
+
+def _read(
+    repo: Repo,
+    memory: catalog.Memory,
+    texts: dict[str, str],
+    source: Source,
+    seen: set[str],
+    now: dt.datetime,
+) -> _Tally:
+    """What one source shows: its uses, the digests of the lines that gave them, its line counts."""
+    tally = _Tally()
+    done_lines: set[str] = set()
+    for event in _events(source, str(repo.root), tally):
+        digest = _digest(event.line)
+        if digest in seen:
+            if digest not in done_lines:
+                tally.before += 1
+                done_lines.add(digest)
+            continue
+        if digest not in done_lines:
+            tally.count += 1
+            done_lines.add(digest)
+        when = min(event.when or now, now)
+        for ident, how in _event_uses(repo, memory, texts, event):
+            tally.found.append(Use(ident, when, how, event.where))
+            tally.fresh.append(digest)
+    return tally
 
 
 def track(
@@ -406,47 +682,45 @@ def track(
     *,
     fmt: str = "auto",
     dry_run: bool = False,
+    env: Mapping[str, str] | None = None,
 ) -> Result:
-    """Record a use of each section the transcripts show an agent read or cited."""
+    """Record a use of each section the transcripts show an agent read or cited.
+
+    No files: in a workspace, what the host left (:func:`host_sources`); elsewhere an error.
+    Nothing is recorded until every source is read.
+    """
     if fmt not in FORMATS:
         raise SquadmemError(f"--format {fmt}: unknown", hint=f"one of {', '.join(FORMATS)}")
-    if not files:
+    sources, notes = host_sources(repo, os.environ if env is None else env) if not files else ([], [])
+    if not files and repo.layout.places.kind != places.WORKSPACE:
         raise SquadmemError("no transcript given", hint="squadmem track SESSION.jsonl [...]")
+    sources += [Source(path, _format_of(path, fmt), True) for path in files]
     memory = catalog.load(repo.layout)
     texts = {tf.rel: repo.layout.read_tier(tf) for tf in repo.layout.tier_files()}
     seen = _seen(repo)
-    found: list[Use] = []
-    fresh: list[str] = []
-    kinds = []
-    count = before = 0
-    for path in files:
-        kind = _format_of(path, fmt)
-        kinds.append((str(path), kind))
-        events = claude_events(path) if kind == "claude" else codex_events(path)
-        done_lines: set[str] = set()
-        for event in events:
-            digest = _digest(event.line)
-            if digest in seen:
-                if digest not in done_lines:
-                    before += 1
-                    done_lines.add(digest)
-                continue
-            if digest not in done_lines:
-                count += 1
-                done_lines.add(digest)
-            when = min(event.when or now, now)
-            for ident, how in _event_uses(repo, memory, texts, event):
-                found.append(Use(ident, when, how, event.where))
-                fresh.append(digest)
-    recorded = tuple(sorted({u.id for u in found}))
-    if not dry_run:
-        latest: dict[str, dt.datetime] = {}
-        for use in found:
-            latest[use.id] = max(latest.get(use.id, use.when), use.when)
-        for when in sorted(set(latest.values())):
-            uses.record(repo.state_dir, [i for i, w in latest.items() if w == when], when)
-        _remember(repo, fresh)
-    return Result(tuple(kinds), tuple(_unique(found)), count, before, () if dry_run else recorded)
+    total, kinds = _Tally(), []
+    for source in sources:
+        try:
+            part = _read(repo, memory, texts, source, seen, now)
+        except SquadmemError as problem:
+            if source.named:
+                raise
+            notes.append(f"skipped {problem.message}")
+            continue
+        kinds.append((str(source.path), source.kind))
+        total.add(part)
+        if part.unread:
+            notes.append(f"{source.path}: {len(part.unread)} compressed event(s) not read (no libzstd)")
+    for note in notes:
+        warnings.warn(SquadmemWarning(note), stacklevel=2)
+    result = Result(tuple(kinds), tuple(_unique(total.found)), total.count, total.before, (), tuple(notes))
+    if dry_run:
+        return result
+    latest = result.latest()
+    for when in sorted(set(latest.values())):
+        uses.record(repo.state_dir, [i for i, w in latest.items() if w == when], when)
+    _remember(repo, total.fresh)
+    return dataclasses.replace(result, recorded=tuple(sorted(latest)))
 
 
 def _event_uses(
@@ -454,11 +728,39 @@ def _event_uses(
 ) -> list[tuple[str, str]]:
     if event.text is not None:
         return text_uses(memory, event.text)
+    if event.access is not None:
+        return [(i, "access-log") for i in access_uses(memory, *event.access)]
     assert event.path is not None
     rel = _tier_rel(repo, event.path, event.cwd)
     if rel is None:
         return []
+    if event.edits:
+        return [(i, "edit") for i in edit_uses(memory, rel, event.edits)]
     return [(i, "read") for i in read_uses(memory, texts, rel, event)]
+
+
+def edit_uses(memory: catalog.Memory, rel: str, edits: Sequence[str]) -> list[str]:
+    """The sections of ``rel`` that hold a text an edit wrote or replaced."""
+    return [
+        e.id
+        for e in memory.in_file(rel)
+        if not (e.is_index or e.is_session) and any(t.strip() in e.text for t in edits)
+    ]
+
+
+def access_uses(memory: catalog.Memory, file: str, title: str) -> list[str]:
+    """The section the skill's access log names: its ``##`` title (or a ``###`` in it), in the file the
+    log names first, else wherever it is now (sections move); nothing if that is not one section."""
+    if not title:
+        return []
+    rel = _suffix_rel("/" + file.lstrip("/")) or file
+    candidates = [e for e in memory.entries if not (e.is_index or e.is_session)]
+    for match in (lambda e: e.title == title, lambda e: f"\n### {title}\n" in f"\n{e.text}\n"):
+        named = [e for e in candidates if match(e)]
+        here = [e for e in named if e.file == rel] or named
+        if len(here) == 1:
+            return [here[0].id]
+    return []
 
 
 def _unique(found: Sequence[Use]) -> list[Use]:

@@ -1,0 +1,316 @@
+"""Where OpenClaw keeps an agent's session transcripts, and their events read without disturbing it.
+
+OpenClaw (2026.9) keeps each agent's sessions and transcripts in SQLite,
+``<agentDir>/openclaw-agent.sqlite``, table ``transcript_events``: one row
+per event (``session_id``, ``seq``, ``created_at`` in milliseconds), the
+event's original JSON in ``event_json``, or, for an event of 1 KiB or more,
+a level-1 Zstd frame in ``event_zstd`` with its size in
+``event_utf8_bytes``. Older versions wrote one JSONL file per session,
+``~/.openclaw/agents/<id>/sessions/<session>.jsonl``, the same events one a
+line; ``openclaw doctor --session-sqlite import`` moves them into SQLite.
+
+Where things are: the state folder is ``OPENCLAW_STATE_DIR``, else
+``~/.openclaw`` (``~/.openclaw-<profile>`` with ``OPENCLAW_PROFILE``; the
+home is ``OPENCLAW_HOME`` before ``HOME``); the config is
+``OPENCLAW_CONFIG_PATH``, else ``openclaw.json`` there (JSON5). The config's
+``agents.entries.<id>`` (``agents.list`` in older versions) names each
+agent's ``workspace`` and ``agentDir``; ``agents.defaults.workspace`` the
+default. The agent whose workspace is this repository is the one read, else
+the workspace's own agent (``agent`` in ``memory/tiers.toml``).
+
+SQLite is opened read-only (``mode=ro``) with a short busy timeout, so a
+running host is never written to or waited on for long. Compressed rows
+are inflated with the system's libzstd through ctypes where it is
+installed; without it they are counted and skipped.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import dataclasses
+import functools
+import json
+import os
+import sqlite3
+import stat
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from squadmem.model.errors import SquadmemError
+
+STORE = "openclaw-agent.sqlite"
+CONFIG = "openclaw.json"
+MAGIC = b"SQLite format 3\x00"
+MAX_CONFIG = 4 * 1024 * 1024
+MAX_EVENT = 16 * 1024 * 1024
+BUSY_SECONDS = 1.0
+
+
+@dataclasses.dataclass(frozen=True)
+class Store:
+    """One agent's transcripts: its SQLite store and its legacy JSONL folder (either may be absent)."""
+
+    agent: str
+    sqlite: Path
+    sessions: Path
+    warnings: tuple[str, ...] = ()
+
+    def transcripts(self) -> list[Path]:
+        """The store if it exists, then the legacy session files, oldest name first."""
+        found = [self.sqlite] if self.sqlite.is_file() else []
+        if self.sessions.is_dir():
+            found.extend(sorted(p for p in self.sessions.glob("*.jsonl") if p.is_file()))
+        return found
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+    """One transcript event as SQLite holds it: where it is, its JSON text (None: not readable)."""
+
+    where: str
+    text: str | None
+    created_ms: int | None
+
+
+# -- where things are -----------------------------------------------------------------------------
+
+
+def _expand(value: str, home: Path) -> Path:
+    return home / value[2:] if value == "~" or value.startswith("~/") else Path(value)
+
+
+def _set(env: Mapping[str, str], name: str) -> str | None:
+    value = env.get(name, "").strip()
+    return None if value in ("", "undefined", "null") else value
+
+
+def home(env: Mapping[str, str]) -> Path:
+    base = Path(_set(env, "HOME") or Path.home())
+    given = _set(env, "OPENCLAW_HOME")
+    return _expand(given, base) if given else base
+
+
+def state_dir(env: Mapping[str, str]) -> Path:
+    given = _set(env, "OPENCLAW_STATE_DIR")
+    if given:
+        return _expand(given, home(env))
+    profile = _set(env, "OPENCLAW_PROFILE")
+    return home(env) / (f".openclaw-{profile}" if profile and profile != "default" else ".openclaw")
+
+
+def config_path(env: Mapping[str, str]) -> Path:
+    given = _set(env, "OPENCLAW_CONFIG_PATH")
+    return _expand(given, home(env)) if given else state_dir(env) / CONFIG
+
+
+def json5(text: str) -> Any:
+    """JSON5 as OpenClaw's config uses it: comments and trailing commas dropped, then JSON."""
+    out: list[str] = []
+    index, quote = 0, ""
+    while index < len(text):
+        char = text[index]
+        if quote:
+            out.append(char)
+            if char == "\\":
+                out.append(text[index + 1 : index + 2])
+                index += 1
+            elif char == quote:
+                quote = ""
+        elif char in "\"'":
+            quote = char
+            out.append(char)
+        elif text.startswith("//", index):
+            end = text.find("\n", index)
+            index = (len(text) if end < 0 else end) - 1  # the newline itself is kept
+        elif text.startswith("/*", index):
+            end = text.find("*/", index + 2)
+            index = len(text) if end < 0 else end + 1
+        elif char in "]}":
+            while out and out[-1].isspace():
+                out.pop()
+            if out and out[-1] == ",":
+                out.pop()
+            out.append(char)
+        else:
+            out.append(char)
+        index += 1
+    return json.loads("".join(out))
+
+
+def read_config(path: Path) -> dict[str, Any] | None:
+    """The config as an object; None if there is none; a one-line error if it cannot be read."""
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SquadmemError(
+            f"{path}: cannot read OpenClaw's config: {exc.strerror}", hint="fix the file"
+        ) from None
+    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG:
+        raise SquadmemError(f"{path}: not OpenClaw's config (not a small regular file)", hint="fix the file")
+    try:
+        data = json5(path.read_bytes().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+        raise SquadmemError(
+            f"{path}: OpenClaw's config does not parse", hint="openclaw config validate says why"
+        ) from None
+    if not isinstance(data, dict):
+        raise SquadmemError(f"{path}: OpenClaw's config is not an object", hint="fix the file")
+    return data
+
+
+def agents(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Agent id -> its settings: ``agents.entries`` (2026.9), or ``agents.list`` (older)."""
+    section = config.get("agents")
+    if not isinstance(section, dict):
+        return {}
+    found: dict[str, dict[str, Any]] = {}
+    listed = section.get("list")
+    for entry in listed if isinstance(listed, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            found[entry["id"]] = entry
+    entries = section.get("entries")
+    for ident, entry in (entries if isinstance(entries, dict) else {}).items():
+        if isinstance(entry, dict):
+            found[str(ident)] = entry
+    return found
+
+
+def _same(path: object, root: Path, base: Path) -> bool:
+    if not isinstance(path, str) or not path.strip():
+        return False
+    try:
+        return _expand(path.strip(), base).resolve() == root.resolve()
+    except (OSError, RuntimeError):
+        return False
+
+
+def _workspace_agent(config: Mapping[str, Any], root: Path, base: Path) -> str | None:
+    """The agent whose workspace is ``root`` (its own setting, or the default one)."""
+    known = agents(config)
+    for ident, entry in known.items():
+        if _same(entry.get("workspace"), root, base):
+            return ident
+    section = config.get("agents")
+    defaults = section.get("defaults") if isinstance(section, dict) else None
+    if isinstance(defaults, dict) and _same(defaults.get("workspace"), root, base):
+        return next((i for i, e in known.items() if not e.get("workspace")), None)
+    return None
+
+
+def locate(root: Path, agent: str, env: Mapping[str, str]) -> Store:
+    """The store of the agent working in ``root``: a broken config is a warning, and the defaults hold."""
+    base, state = home(env), state_dir(env)
+    warnings: list[str] = []
+    try:
+        config = read_config(config_path(env)) or {}
+    except SquadmemError as problem:
+        warnings.append(f"{problem.message}; reading the default places")
+        config = {}
+    ident = _workspace_agent(config, root, base) or agent
+    entry = agents(config).get(ident, {})
+    agent_dir = entry.get("agentDir")
+    folder = (
+        _expand(agent_dir, base)
+        if isinstance(agent_dir, str) and agent_dir
+        else state / "agents" / ident / "agent"
+    )
+    return Store(ident, folder / STORE, state / "agents" / ident / "sessions", tuple(warnings))
+
+
+# -- reading the SQLite store ---------------------------------------------------------------------
+
+
+def is_sqlite(path: Path) -> bool:
+    """Whether a regular file starts with SQLite's header (anything else: False, never a wait)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        return stat.S_ISREG(os.fstat(fd).st_mode) and os.read(fd, len(MAGIC)) == MAGIC
+    finally:
+        os.close(fd)
+
+
+@functools.cache
+def _zstd() -> Any:
+    name = ctypes.util.find_library("zstd") or "libzstd.so.1"
+    try:
+        lib = ctypes.CDLL(name)
+        lib.ZSTD_decompress.restype = ctypes.c_size_t
+        lib.ZSTD_decompress.argtypes = (ctypes.c_void_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t)
+        lib.ZSTD_isError.restype = ctypes.c_uint
+        lib.ZSTD_isError.argtypes = (ctypes.c_size_t,)
+    except (OSError, AttributeError):
+        return None
+    return lib
+
+
+def inflate(frame: bytes, size: int) -> bytes | None:
+    """A Zstd frame's ``size`` bytes, or None (no libzstd, a bad frame, another size)."""
+    lib = _zstd()
+    if lib is None or not 0 < size <= MAX_EVENT:
+        return None
+    out = ctypes.create_string_buffer(size)
+    made = lib.ZSTD_decompress(out, size, frame, len(frame))
+    return None if lib.ZSTD_isError(made) or made != size else out.raw[:size]
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    uri = f"{path.resolve().as_uri()}?mode=ro"
+    return sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, check_same_thread=False)
+
+
+def _refused(path: Path, exc: sqlite3.Error) -> SquadmemError:
+    return SquadmemError(
+        f"{path}: cannot read OpenClaw's session store: {exc}",
+        hint="is it openclaw-agent.sqlite? a store locked by a writer can be read again later",
+    )
+
+
+def rows(path: Path) -> Iterator[Row]:
+    """Every event of ``transcript_events``, session by session in order; a one-line error if unreadable."""
+    if not is_sqlite(path):
+        raise SquadmemError(f"{path}: not a SQLite file", hint="give OpenClaw's openclaw-agent.sqlite")
+    try:
+        connection = _connect(path)
+    except sqlite3.Error as exc:
+        raise _refused(path, exc) from None
+    try:
+        yield from _select(connection, path)
+    except sqlite3.Error as exc:
+        raise _refused(path, exc) from None
+    finally:
+        connection.close()
+
+
+def _select(connection: sqlite3.Connection, path: Path) -> Iterator[Row]:
+    columns = {r[1] for r in connection.execute("PRAGMA table_info(transcript_events)")}
+    if not {"session_id", "seq", "event_json"} <= columns:
+        raise SquadmemError(
+            f"{path}: no transcript_events table",
+            hint="give OpenClaw's openclaw-agent.sqlite (2026.9 or later)",
+        )
+    wanted = ["session_id", "seq", "created_at", "event_json", "event_zstd", "event_utf8_bytes"]
+    chosen = ", ".join(c if c in columns else "NULL" for c in wanted)
+    query = f"SELECT {chosen} FROM transcript_events ORDER BY session_id, seq"
+    for session, seq, created, text, frame, size in connection.execute(query):
+        where = f"{path.name}:{session}:{seq}"
+        created_ms = created if isinstance(created, int) else None
+        yield Row(where, _text(text, frame, size), created_ms)
+
+
+def _text(text: object, frame: object, size: object) -> str | None:
+    if isinstance(text, str):
+        return text if len(text) <= MAX_EVENT else None
+    if isinstance(frame, bytes) and isinstance(size, int):
+        raw = inflate(frame, size)
+        try:
+            return None if raw is None else raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+    return None
