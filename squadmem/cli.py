@@ -631,7 +631,10 @@ def maintain(
     (--commit-edits commits them first, as they are: an edit that took hot
     over budget, which the pre-commit hook refuses, then moves sections out).
     Thresholds come from .squad/memory/tiers.toml (memory/tiers.toml in a
-    memory-tiers workspace kept in place); the flags override them.
+    memory-tiers workspace kept in place); the flags override them. In such
+    a workspace it first reads the uses OpenClaw left (squadmem track with
+    no files: the agent's session transcripts and the skill's access log),
+    so a section the agent used there is not moved out for its age.
 
     Example: squadmem maintain --dry-run --now 2026-03-01
     """
@@ -1234,14 +1237,19 @@ def near_command(ctx: click.Context, **values: Any) -> None:
 
 @app.command("track")
 @argument(
-    "files", nargs=-1, type=PATH, callback=_listed, kind="<list[Path]>", help="Session transcripts (JSONL)."
+    "files",
+    nargs=-1,
+    type=PATH,
+    callback=_listed,
+    kind="<list[Path]>",
+    help="Session transcripts (JSONL, or OpenClaw's SQLite store).",
 )
 @option(
     "--format",
     "fmt",
     default="auto",
     kind="<str>",
-    help="auto, claude (Claude Code) or codex (Codex CLI rollout).",
+    help="auto, claude (Claude Code), codex (Codex CLI rollout) or openclaw (session JSONL or SQLite).",
 )
 @option("--from-hook", is_flag=True, help="Read a Claude Code hook's JSON (transcript_path) on stdin.")
 @option("--dry-run", is_flag=True, help="Show the uses; record nothing.")
@@ -1253,7 +1261,16 @@ def track_command(ctx: click.Context, **values: Any) -> None:
 
     A read of a tier file (the sections its line range returned; a whole hot
     file is the spawn's load, never a use), a section id in the agent's
-    output, or a heading it quoted. A transcript read again records nothing new.
+    output, or a heading it quoted; in OpenClaw also memory_get, an edit of a
+    memory file and a memory_search hit the agent read or cited. Each use
+    counts at the event's time. A transcript read again records nothing new.
+
+    In an OpenClaw memory-tiers workspace, with no files it reads what the
+    host left for the workspace's agent: its SQLite store
+    (~/.openclaw/agents/<id>/agent/openclaw-agent.sqlite, read-only), older
+    sessions/*.jsonl, and the skill's access-log.json; one it cannot read is
+    a warning, and skipped (maintain reads them too). A file named here that
+    cannot be read is an error, and nothing is recorded.
 
     Example: squadmem track ~/.claude/projects/-src-app/3f9c.jsonl
     """

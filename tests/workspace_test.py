@@ -266,7 +266,7 @@ def test_init_names_the_agent(repo: GitRepo) -> None:
     done = run_squadmem(kept.root, "init", "--agent", "wren")
     assert done.returncode == 0, done.stderr
     assert "agent wren" in done.stdout
-    assert "state/access-log.json: the skill's access times are not read in place" in done.stdout
+    assert "state/access-log.json: the skill's access times count as uses" in done.stdout
     listed = run_squadmem(kept.root, "list", "--tier", "archive").stdout
     assert "wren/rowboat-outboard" in listed
 

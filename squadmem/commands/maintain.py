@@ -15,11 +15,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from squadmem.commands import intake, settle, spawn
+from squadmem.commands import intake, settle, spawn, track
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog, lastuse, policy, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import settings, templates
+from squadmem.model import places, settings, templates
 from squadmem.model.errors import SquadmemError
 
 _MOVE = re.compile(r"(\S+) (\S+) -> (\S+)")
@@ -37,11 +37,18 @@ def load_settings(repo: Repo, overrides: Mapping[str, Mapping[str, Any]] | None 
     return conf.replace(**(overrides or {}))
 
 
-def make_plan(repo: Repo, conf: settings.Settings, now: dt.datetime, agent: str | None = None) -> policy.Plan:
+def make_plan(
+    repo: Repo,
+    conf: settings.Settings,
+    now: dt.datetime,
+    agent: str | None = None,
+    host: Mapping[str, dt.datetime] | None = None,
+) -> policy.Plan:
+    """The tier rules' plan; ``host``: uses found but not recorded (a dry run's), counted as pending."""
     memory = catalog.load(repo.layout)
     if agent is not None:
         memory.require(agent)
-    found = lastuse.usage(repo, memory, now=now)
+    found = lastuse.usage(repo, memory, now=now, extra=host)
     ages = {k: v.last for k, v in found.items()}
     held = demoted(repo, now, conf.promote.window_hours)
     previous = lastuse.previous_uses(found)
@@ -95,6 +102,8 @@ def maintain(
         repo.layout.require_agent(agent)
     conf = load_settings(repo, overrides)
     take_in = take_in and agent is None and intake.is_squad_team(repo.root)
+    host = host_uses(repo, now)
+    found = None if host is None else host.latest()
     if dry_run:
         waiting = writer.pending(repo)
         note = (
@@ -105,12 +114,14 @@ def maintain(
         taken = intake.intake(repo, conf, now, dry_run=True) if take_in and waiting is None else None
         if taken is not None and taken.placed:
             note = "the plan below is for the tiers as they are now, before the intake"
-        return Outcome(make_plan(repo, conf, now, agent), dry_run=True, note=note, intake=taken)
+        plan = make_plan(repo, conf, now, agent, found)
+        return Outcome(plan, dry_run=True, note=note, intake=taken, host=host)
     settled = tuple(settle.settle(repo)) if settle.pending(repo) else ()  # a merge's leftovers first
     with writer.session(repo) as scribe:
         edits = edits_first(scribe, "maintain", commit_edits)
         taken = intake.intake(repo, conf, now, scribe=scribe) if take_in else None
-        plan = make_plan(repo, conf, now, agent)
+        plan = make_plan(repo, conf, now, agent, found)
+        host = None if host is None else track.record(repo, host)  # pending: they ride on the first commit
         made = scribe.execute(plan, templates.tier_header)
         kept, warning = spawn.upkeep(repo, scribe) if agent is None else (None, None)
     first = (*edits, *(() if taken is None or taken.commit is None else (taken.commit,)))
@@ -122,7 +133,17 @@ def maintain(
         intake=taken,
         settled=settled,
         spawn_note=warning,
+        host=host,
     )
+
+
+def host_uses(repo: Repo, now: dt.datetime) -> track.Result | None:
+    """In a workspace kept in place: the uses its host (OpenClaw) left since they were last read, found
+    and not yet recorded (a real run records them once it has its plan, so they ride on its first
+    commit; what cannot be read is a warning, and skipped)."""
+    if repo.layout.places.kind != places.WORKSPACE:
+        return None
+    return track.track(repo, (), now, dry_run=True)
 
 
 def edits_first(scribe: writer.Writer, command: str, commit_edits: bool) -> tuple[writer.Made, ...]:

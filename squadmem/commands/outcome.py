@@ -10,7 +10,7 @@ from squadmem.engine import index, policy, writer
 from squadmem.model import render
 
 if TYPE_CHECKING:
-    from squadmem.commands import intake
+    from squadmem.commands import intake, track
 
 
 @dataclasses.dataclass(frozen=True)
@@ -25,11 +25,14 @@ class Outcome:
     intake: intake.Result | None = None  # what maintain took in from Squad's files first
     spawn_note: str | None = None  # Squad's spawn lines lost their block and could not get it back
     settled: tuple[str, ...] = ()  # what a merge left, settled first (squadmem.commands.settle)
+    host: track.Result | None = None  # the uses a workspace's host left, read first (squadmem track)
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"dry_run": self.dry_run}
         if self.intake is not None:
             data["intake"] = self.intake.as_dict()
+        if self.host is not None:
+            data["host_uses"] = self.host.as_dict()
         if self.plan is not None:
             data.update(self.plan.as_dict())
         data["commits"] = [m.as_dict() for m in self.made]
@@ -46,6 +49,8 @@ class Outcome:
     def text(self) -> str:
         out = [f"squadmem: {self.recovered}"] if self.recovered else []
         out.extend(self.settled)
+        if self.host is not None and self.host.uses:
+            out.append(self.host.text().splitlines()[-1])
         if self.intake is not None and (self.intake.placed or self.intake.warnings):
             out.append(self.intake.text())
         if self.note:

@@ -34,7 +34,7 @@ DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's mer
 DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
 SQUAD_LAYOUT, IN_PLACE = "squad", "in-place"  # init --layout
-ACCESS_LOG = where.WORKSPACE_ACCESS_LOG  # read by migrate memory-tiers, not in place
+ACCESS_LOGS = where.WORKSPACE_ACCESS_LOGS  # read as uses in place (track, maintain)
 # A memory-tiers workspace kept in place: its tier files merge with the driver, its logs by union.
 WORKSPACE_ATTRIBUTES = (f"{where.WORKSPACE_DIR}/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=union",)
 WORKSPACE_DRIVER_ATTRIBUTES = (
@@ -56,7 +56,7 @@ class InitResult:
     spawn_left: str | None = None  # why Squad's spawn lines were left as they are
     workflows: workflows.Written | None = None
     workspace: str | None = None  # a memory-tiers workspace kept in place: its agent
-    access_log: bool = False  # the skill's state/access-log.json is there (not read in place)
+    access_log: str | None = None  # the skill's access log, where the workspace has one
     chosen: bool = False  # in place because init recognised the workspace (no --layout)
 
     @property
@@ -218,7 +218,7 @@ def init_in_place(repo: Repo, names: Sequence[str], hooks: bool, result: InitRes
     targets = [(layout.tier_path(tier, agent), tier) for tier in ("hot", "cold")]  # refused before writing
     hooks_path = repo.config("core.hooksPath")
     result.workspace, result.agents = agent, [agent]
-    result.access_log = (repo.root / ACCESS_LOG).is_file()
+    result.access_log = next((rel for rel in ACCESS_LOGS if (repo.root / rel).is_file()), None)
     _create(layout, repo.root / where.WORKSPACE_SETTINGS, settings.workspace_template(agent), result)
     for path, tier in targets:
         _create(layout, path, templates.tier_header(tier, agent) + "\n", result)
@@ -370,8 +370,8 @@ def _in_place_lines(result: InitResult) -> list[str]:
     ]
     if result.access_log and result.changed:
         lines.append(
-            f"{ACCESS_LOG}: the skill's access times are not read in place; ages come from this"
-            " repository's commits (squadmem touch ID marks a section used)"
+            f"{result.access_log}: the skill's access times count as uses: maintain reads them, and"
+            " OpenClaw's session transcripts, before each plan (squadmem track alone)"
         )
     if result.chosen and result.changed:
         lines.append(

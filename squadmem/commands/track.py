@@ -80,8 +80,6 @@ MAX_BYTES = 1 << 30  # a transcript over 1 GiB is refused
 MAX_LINE = 32 << 20  # a line over 32 MiB is skipped
 SQLITE = "openclaw-sqlite"
 ACCESS = "access-log"
-# Where the memory-tiers skill keeps its access log in a workspace: beside its SKILL.md, or at the top.
-ACCESS_LOGS = (f"skills/memory-tiers/{places.WORKSPACE_ACCESS_LOG}", places.WORKSPACE_ACCESS_LOG)
 _CITATION = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.md)#L(\d+)(?:-L(\d+))?")
 _OPENCLAW_SHELL = ("exec", "bash")
 _EDIT_TEXTS = ("oldText", "newText", "old_string", "new_string")
@@ -134,6 +132,7 @@ class Result:
     lines_seen_before: int
     recorded: tuple[str, ...]
     warnings: tuple[str, ...] = ()  # sources found on their own and skipped, and why
+    digests: tuple[str, ...] = dataclasses.field(default=(), repr=False)  # the lines that gave uses
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -628,7 +627,7 @@ def host_sources(repo: Repo, env: Mapping[str, str]) -> tuple[list[Source], list
         return [], []
     store = openclaw.locate(repo.root, where.agent, env)
     found = [Source(p, SQLITE if p == store.sqlite else "openclaw", False) for p in store.transcripts()]
-    for rel in ACCESS_LOGS:
+    for rel in places.WORKSPACE_ACCESS_LOGS:
         path = repo.root / rel
         if path.exists() or path.is_symlink():
             found.append(Source(path, ACCESS, False))
@@ -714,12 +713,17 @@ def track(
     for note in notes:
         warnings.warn(SquadmemWarning(note), stacklevel=2)
     result = Result(tuple(kinds), tuple(_unique(total.found)), total.count, total.before, (), tuple(notes))
-    if dry_run:
-        return result
+    result = dataclasses.replace(result, digests=tuple(dict.fromkeys(total.fresh)))
+    return result if dry_run else record(repo, result)
+
+
+def record(repo: Repo, result: Result) -> Result:
+    """Record what a dry run found: each section's latest use as a pending use, and the lines that
+    gave them as tracked."""
     latest = result.latest()
     for when in sorted(set(latest.values())):
         uses.record(repo.state_dir, [i for i, w in latest.items() if w == when], when)
-    _remember(repo, total.fresh)
+    _remember(repo, result.digests)
     return dataclasses.replace(result, recorded=tuple(sorted(latest)))
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+from collections.abc import Mapping
 
 from squadmem.engine import catalog
 from squadmem.engine.facts import NO_TIME, First, Used
@@ -43,13 +44,17 @@ def usage(
     now: dt.datetime,
     verbose: bool = False,
     cache: bool = True,
+    extra: Mapping[str, dt.datetime] | None = None,
 ) -> dict[str, Usage]:
-    """Every entry's uses, by id. ``now`` is the time of uncommitted edits."""
+    """Every entry's uses, by id. ``now`` is the time of uncommitted edits; ``extra``: uses found but
+    not recorded (``maintain --dry-run``'s host uses), counted as pending ones."""
     facts = read_facts(repo, cache=cache, verbose=verbose)
     pending = uses.pending(repo.state_dir)
     committed = {i: clock.from_epoch(facts.used[i][0]) for i in pending if i in facts.used}
     for ident in uses.settle(repo.state_dir, committed) if committed else ():
         pending.pop(ident, None)
+    for ident, when in (extra or {}).items():
+        pending[ident] = max(pending.get(ident, when), when)
     result: dict[str, Usage] = {}
     for entry in memory.entries:
         trail = facts.used.get(entry.id)

@@ -45,6 +45,8 @@ WORKSPACE_FILES = {
 WORKSPACE_WIKI = f"{WORKSPACE_DIR}/wiki"
 WORKSPACE_SETTINGS = f"{WORKSPACE_DIR}/tiers.toml"
 WORKSPACE_ACCESS_LOG = "state/access-log.json"  # the skill's per-file and per-section access times
+# Where a workspace holds that log: beside the skill's SKILL.md (its scripts write it there), or at the top.
+WORKSPACE_ACCESS_LOGS = (f"skills/memory-tiers/{WORKSPACE_ACCESS_LOG}", WORKSPACE_ACCESS_LOG)
 DEFAULT_AGENT = "main"  # OpenClaw's default agent id, for a workspace whose tiers.toml names none
 
 
