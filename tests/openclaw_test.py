@@ -186,6 +186,7 @@ def write_store(path: Path, events: Sequence[dict[str, Any]], *, compress: bool 
     for seq, event in enumerate(events):
         body = json.dumps(event, ensure_ascii=False)
         created = 1772701200000 + seq
+        row: tuple[object, ...]
         if compress and len(body.encode()) >= 1024:
             frame = _zstd(body.encode())
             row = (SESSION, seq, None, created, frame, len(body.encode()), '{"version": 1}')
