@@ -544,3 +544,14 @@ def test_memory_get_ranges() -> None:
     ]
     found = [(e.path, e.first, e.last) for e in track.openclaw_events(_lines(events), "/w")]
     assert found == [("MEMORY.md", 3, 4), ("MEMORY.md", 9, None), ("memory/x.md", 1, 5)]
+
+
+def test_an_event_after_now_counts_only_once_now_reaches_it(repo: GitRepo) -> None:
+    """A session written ahead of ``--now`` (a replayed month) was counted at ``--now`` and never again."""
+    kept(repo)
+    sessions_dir().mkdir(parents=True)
+    (sessions_dir() / f"{SESSION}.jsonl").write_text(jsonl(memory_get_session(repo.root)), encoding="utf-8")
+    code, out, err = cli(repo, "track", "--now", "2026-03-04T12:00:00Z", "--json")
+    assert code == 0, err
+    assert json.loads(out)["uses"] == [] and pending(repo) == {}
+    assert [(u["id"], u["when"]) for u in tracked(repo)["uses"]] == [("main/ferry-timetable", USED)]

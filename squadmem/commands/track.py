@@ -658,6 +658,8 @@ def _read(
     tally = _Tally()
     done_lines: set[str] = set()
     for event in _events(source, str(repo.root), tally):
+        if event.when is not None and event.when > now:
+            continue  # after the moment asked about (--now): not yet a use, read again later
         digest = _digest(event.line)
         if digest in seen:
             if digest not in done_lines:
@@ -667,7 +669,7 @@ def _read(
         if digest not in done_lines:
             tally.count += 1
             done_lines.add(digest)
-        when = min(event.when or now, now)
+        when = event.when or now
         for ident, how in _event_uses(repo, memory, texts, event):
             tally.found.append(Use(ident, when, how, event.where))
             tally.fresh.append(digest)
