@@ -555,3 +555,14 @@ def test_an_event_after_now_counts_only_once_now_reaches_it(repo: GitRepo) -> No
     assert code == 0, err
     assert json.loads(out)["uses"] == [] and pending(repo) == {}
     assert [(u["id"], u["when"]) for u in tracked(repo)["uses"]] == [("main/ferry-timetable", USED)]
+
+
+def test_report_shows_the_host_use_as_the_last_use(repo: GitRepo) -> None:
+    kept(repo)
+    write_store(store_path(), memory_get_session(repo.root))
+    code, out, err = cli(repo, "report", "--json", "--now", NOW)
+    assert code == 0, err
+    rows = {row["id"]: row["last_used"] for row in json.loads(out)["sections"]}
+    assert rows["main/ferry-timetable"] == "2026-03-05T09:00:03Z"
+    assert rows["main/library-card"] != rows["main/ferry-timetable"]
+    assert pending(repo) == {}  # report records nothing

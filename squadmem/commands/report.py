@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import intake
+from squadmem.commands import intake, track
 from squadmem.engine import catalog, coldfix, lastuse, policy
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget, clock, render, settings, uses
@@ -32,7 +32,7 @@ def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: boo
     memory = catalog.load(repo.layout)
     files = _select_files(memory, agent)
     entries = [e for e in memory.entries if e.file in files]
-    usage = lastuse.usage(repo, memory, now=now, verbose=verbose)
+    usage = lastuse.usage(repo, memory, now=now, verbose=verbose, extra=track.host_latest(repo, now))
     section_rows = [_section(e, usage[e.id], now, config) for e in entries]
     file_rows = [_file(memory.files[rel].tier_file, memory.files[rel], config) for rel in files]
     lasts = {ident: use.last for ident, use in usage.items()}

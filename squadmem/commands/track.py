@@ -634,6 +634,14 @@ def host_sources(repo: Repo, env: Mapping[str, str]) -> tuple[list[Source], list
     return found, list(store.warnings)
 
 
+def host_latest(repo: Repo, now: dt.datetime) -> dict[str, dt.datetime] | None:
+    """In a workspace: each section's latest use its host left and nothing recorded yet (``report``'s
+    last use, ``maintain``'s plan); elsewhere None."""
+    if repo.layout.places.kind != places.WORKSPACE:
+        return None
+    return track(repo, (), now, dry_run=True).latest()
+
+
 def _events(source: Source, root: str, tally: _Tally) -> Iterator[Event]:
     if source.kind == "claude":
         return claude_events(source.path)
