@@ -273,7 +273,8 @@ def _refused(path: Path, exc: sqlite3.Error) -> SquadmemError:
 
 
 def rows(path: Path) -> Iterator[Row]:
-    """Every event of ``transcript_events``, session by session in order; a one-line error if unreadable."""
+    """The events of ``transcript_events`` that may be a session header or an assistant's message,
+    session by session in order; a one-line error if the store cannot be read."""
     if not is_sqlite(path):
         raise SquadmemError(f"{path}: not a SQLite file", hint="give OpenClaw's openclaw-agent.sqlite")
     try:
@@ -297,7 +298,12 @@ def _select(connection: sqlite3.Connection, path: Path) -> Iterator[Row]:
         )
     wanted = ["session_id", "seq", "created_at", "event_json", "event_zstd", "event_utf8_bytes"]
     chosen = ", ".join(c if c in columns else "NULL" for c in wanted)
-    query = f"SELECT {chosen} FROM transcript_events ORDER BY session_id, seq"
+    # Only a session header or an assistant's message can give a use: the rest (the prompt, tool
+    # output, most of the bytes) is left in SQLite; a compressed row is inflated to be judged.
+    wanted_rows = (
+        "event_json IS NULL OR instr(event_json, '\"assistant\"') OR instr(event_json, '\"session\"')"
+    )
+    query = f"SELECT {chosen} FROM transcript_events WHERE {wanted_rows} ORDER BY session_id, seq"
     for session, seq, created, text, frame, size in connection.execute(query):
         where = f"{path.name}:{session}:{seq}"
         created_ms = created if isinstance(created, int) else None
