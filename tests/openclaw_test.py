@@ -566,3 +566,18 @@ def test_report_shows_the_host_use_as_the_last_use(repo: GitRepo) -> None:
     assert rows["main/ferry-timetable"] == "2026-03-05T09:00:03Z"
     assert rows["main/library-card"] != rows["main/ferry-timetable"]
     assert pending(repo) == {}  # report records nothing
+
+
+def test_an_unreadable_sessions_folder_is_a_warning(repo: GitRepo, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A folder of OpenClaw's that cannot be listed ended track and maintain with an internal error."""
+    kept(repo)
+
+    def denied(self: openclaw.Store) -> list[Path]:
+        raise PermissionError(13, "Permission denied", str(self.sessions))
+
+    monkeypatch.setattr(openclaw.Store, "transcripts", denied)
+    code, _, err = cli(repo, "track", "--now", NOW)
+    assert code == 0, err
+    assert err.splitlines() == [
+        f"squadmem: warning: skipped {sessions_dir()}: cannot read: Permission denied"
+    ]

@@ -626,12 +626,18 @@ def host_sources(repo: Repo, env: Mapping[str, str]) -> tuple[list[Source], list
     if where.kind != places.WORKSPACE:
         return [], []
     store = openclaw.locate(repo.root, where.agent, env)
-    found = [Source(p, SQLITE if p == store.sqlite else "openclaw", False) for p in store.transcripts()]
+    notes = list(store.warnings)
+    try:
+        listed = store.transcripts()
+    except OSError as exc:
+        notes.append(f"skipped {exc.filename}: cannot read: {exc.strerror}")
+        listed = []
+    found = [Source(p, SQLITE if p == store.sqlite else "openclaw", False) for p in listed]
     for rel in places.WORKSPACE_ACCESS_LOGS:
         path = repo.root / rel
         if path.exists() or path.is_symlink():
             found.append(Source(path, ACCESS, False))
-    return found, list(store.warnings)
+    return found, notes
 
 
 def host_latest(repo: Repo, now: dt.datetime) -> dict[str, dt.datetime] | None:
