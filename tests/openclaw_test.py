@@ -288,7 +288,20 @@ def test_the_store_is_read_in_a_workspace_with_no_files(repo: GitRepo) -> None:
     assert first["transcripts"] == [{"file": str(store_path()), "format": "openclaw-sqlite"}]
     assert [u["id"] for u in first["uses"]] == ["main/ferry-timetable"]
     again = tracked(repo)
-    assert (again["uses"], again["lines_seen_before"]) == ([], 1)
+    assert (again["uses"], again["lines_read"], again["lines_seen_before"]) == ([], 0, 0)  # past its mark
+    with sqlite3.connect(store_path()) as connection:
+        later = assistant(
+            7, "2026-03-06T10:00:00Z", call("memory_get", path="memory/tier2-recent.md", lines=4)
+        )
+        connection.execute(
+            "INSERT INTO transcript_events VALUES (?, 7, ?, 0, NULL, NULL, NULL)",
+            (SESSION, json.dumps(later)),
+        )
+    grown = tracked(repo)
+    assert [(u["id"], u["when"]) for u in grown["uses"]] == [
+        ("main/kettle-descaling", "2026-03-06T10:00:00Z")
+    ]
+    assert grown["lines_read"] == 1
 
 
 def test_an_event_read_from_its_file_then_from_the_store_counts_once(repo: GitRepo) -> None:
@@ -581,3 +594,14 @@ def test_an_unreadable_sessions_folder_is_a_warning(repo: GitRepo, monkeypatch: 
     assert err.splitlines() == [
         f"squadmem: warning: skipped {sessions_dir()}: cannot read: Permission denied"
     ]
+
+
+def test_the_store_mark_passes_neither_a_later_event_nor_a_dry_run(repo: GitRepo) -> None:
+    """Rows the mark passed are never read again: it must not pass an event after --now, nor move
+    on a dry run (maintain --dry-run, report)."""
+    kept(repo)
+    write_store(store_path(), memory_get_session(repo.root))
+    code, out, err = cli(repo, "track", "--now", "2026-03-04T12:00:00Z", "--json")
+    assert code == 0 and json.loads(out)["uses"] == [], err
+    assert [u["id"] for u in tracked(repo, "--dry-run")["uses"]] == ["main/ferry-timetable"]
+    assert [(u["id"], u["when"]) for u in tracked(repo)["uses"]] == [("main/ferry-timetable", USED)]

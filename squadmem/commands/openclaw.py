@@ -72,6 +72,8 @@ class Row:
     where: str
     text: str | None
     created_ms: int | None
+    session: str = ""
+    seq: int = 0
 
 
 # -- where things are -----------------------------------------------------------------------------
@@ -272,9 +274,10 @@ def _refused(path: Path, exc: sqlite3.Error) -> SquadmemError:
     )
 
 
-def rows(path: Path) -> Iterator[Row]:
+def rows(path: Path, after: Mapping[str, int] | None = None) -> Iterator[Row]:
     """The events of ``transcript_events`` that may be a session header or an assistant's message,
-    session by session in order; a one-line error if the store cannot be read."""
+    session by session in order, each session's from after its ``after`` sequence number (read
+    before); a one-line error if the store cannot be read."""
     if not is_sqlite(path):
         raise SquadmemError(f"{path}: not a SQLite file", hint="give OpenClaw's openclaw-agent.sqlite")
     try:
@@ -282,32 +285,36 @@ def rows(path: Path) -> Iterator[Row]:
     except sqlite3.Error as exc:
         raise _refused(path, exc) from None
     try:
-        yield from _select(connection, path)
+        yield from _select(connection, path, after or {})
     except sqlite3.Error as exc:
         raise _refused(path, exc) from None
     finally:
         connection.close()
 
 
-def _select(connection: sqlite3.Connection, path: Path) -> Iterator[Row]:
+def _select(connection: sqlite3.Connection, path: Path, after: Mapping[str, int]) -> Iterator[Row]:
     columns = {r[1] for r in connection.execute("PRAGMA table_info(transcript_events)")}
     if not {"session_id", "seq", "event_json"} <= columns:
         raise SquadmemError(
             f"{path}: no transcript_events table",
             hint="give OpenClaw's openclaw-agent.sqlite (2026.9 or later)",
         )
-    wanted = ["session_id", "seq", "created_at", "event_json", "event_zstd", "event_utf8_bytes"]
+    wanted = ["seq", "created_at", "event_json", "event_zstd", "event_utf8_bytes"]
     chosen = ", ".join(c if c in columns else "NULL" for c in wanted)
     # Only a session header or an assistant's message can give a use: the rest (the prompt, tool
     # output, most of the bytes) is left in SQLite; a compressed row is inflated to be judged.
     wanted_rows = (
         "event_json IS NULL OR instr(event_json, '\"assistant\"') OR instr(event_json, '\"session\"')"
     )
-    query = f"SELECT {chosen} FROM transcript_events WHERE {wanted_rows} ORDER BY session_id, seq"
-    for session, seq, created, text, frame, size in connection.execute(query):
-        where = f"{path.name}:{session}:{seq}"
-        created_ms = created if isinstance(created, int) else None
-        yield Row(where, _text(text, frame, size), created_ms)
+    query = (
+        f"SELECT {chosen} FROM transcript_events"
+        f" WHERE session_id = ? AND seq > ? AND ({wanted_rows}) ORDER BY seq"
+    )
+    sessions = [r[0] for r in connection.execute("SELECT DISTINCT session_id FROM transcript_events")]
+    for session in sorted(str(s) for s in sessions):
+        for seq, created, text, frame, size in connection.execute(query, (session, after.get(session, -1))):
+            created_ms = created if isinstance(created, int) else None
+            yield Row(f"{path.name}:{session}:{seq}", _text(text, frame, size), created_ms, session, seq)
 
 
 def _text(text: object, frame: object, size: object) -> str | None:

@@ -79,6 +79,7 @@ FORMATS = ("auto", "claude", "codex", "openclaw")
 MAX_BYTES = 1 << 30  # a transcript over 1 GiB is refused
 MAX_LINE = 32 << 20  # a line over 32 MiB is skipped
 SQLITE = "openclaw-sqlite"
+MARKS_FILE = "tracked-rows.json"  # each store's sessions read to which sequence number
 ACCESS = "access-log"
 _CITATION = re.compile(r"(?<![\w./-])((?:[\w.-]+/)*[\w.-]+\.md)#L(\d+)(?:-L(\d+))?")
 _OPENCLAW_SHELL = ("exec", "bash")
@@ -133,6 +134,8 @@ class Result:
     recorded: tuple[str, ...]
     warnings: tuple[str, ...] = ()  # sources found on their own and skipped, and why
     digests: tuple[str, ...] = dataclasses.field(default=(), repr=False)  # the lines that gave uses
+    # Each SQLite store's sessions read, to which sequence number: store -> session -> seq.
+    marks: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -399,17 +402,36 @@ def _openclaw_file(path: Path) -> Iterator[tuple[str, dict[str, Any], int | None
         yield f"{path.name}:{number}", data, None
 
 
-def _openclaw_rows(path: Path, unread: list[str]) -> Iterator[tuple[str, dict[str, Any], int | None]]:
-    for row in openclaw.rows(path):
+def _openclaw_rows(
+    path: Path, tally: _Tally, now: dt.datetime, after: Mapping[str, int]
+) -> Iterator[tuple[str, dict[str, Any], int | None]]:
+    """The store's events not read before; each session's mark moves over the events read that
+    are not after ``now`` (and not left unread), so the next run starts after them."""
+    marks = tally.marks.setdefault(_store_key(path), {})
+    stopped: set[str] = set()
+    for row in openclaw.rows(path, after):
+        data = _json(row.text)
+        when = None if data is None else _time(data.get("timestamp")) or _from_ms(row.created_ms)
         if row.text is None:
-            unread.append(row.where)
-            continue
-        try:
-            data = json.loads(row.text)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(data, dict):
+            tally.unread.append(row.where)
+        if row.text is None or when is None or when > now:
+            stopped.add(row.session)
+        elif row.session not in stopped:
+            marks[row.session] = row.seq
+        if data is not None:
             yield row.where, data, row.created_ms
+
+
+def _json(text: str | None) -> dict[str, Any] | None:
+    try:
+        data = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def _store_key(path: Path) -> str:
+    return str(path.resolve())
 
 
 def access_events(path: Path) -> Iterator[Event]:
@@ -610,6 +632,7 @@ class _Tally:
     count: int = 0
     before: int = 0
     unread: list[str] = dataclasses.field(default_factory=list)  # compressed events not inflated
+    marks: dict[str, dict[str, int]] = dataclasses.field(default_factory=dict)  # store -> session -> seq
 
     def add(self, other: _Tally) -> None:
         self.found += other.found
@@ -617,6 +640,8 @@ class _Tally:
         self.count += other.count
         self.before += other.before
         self.unread += other.unread
+        for store, sessions in other.marks.items():
+            self.marks.setdefault(store, {}).update(sessions)
 
 
 def host_sources(repo: Repo, env: Mapping[str, str]) -> tuple[list[Source], list[str]]:
@@ -648,13 +673,16 @@ def host_latest(repo: Repo, now: dt.datetime) -> dict[str, dt.datetime] | None:
     return track(repo, (), now, dry_run=True).latest()
 
 
-def _events(source: Source, root: str, tally: _Tally) -> Iterator[Event]:
+def _events(
+    source: Source, root: str, tally: _Tally, now: dt.datetime, marks: Mapping[str, Mapping[str, int]]
+) -> Iterator[Event]:
     if source.kind == "claude":
         return claude_events(source.path)
     if source.kind == "codex":
         return codex_events(source.path)
     if source.kind == SQLITE:
-        return openclaw_events(_openclaw_rows(source.path, tally.unread), root)
+        after = marks.get(_store_key(source.path), {})
+        return openclaw_events(_openclaw_rows(source.path, tally, now, after), root)
     if source.kind == ACCESS:
         return access_events(source.path)
     return openclaw_events(_openclaw_file(source.path), root)
@@ -667,11 +695,12 @@ def _read(
     source: Source,
     seen: set[str],
     now: dt.datetime,
+    marks: Mapping[str, Mapping[str, int]],
 ) -> _Tally:
     """What one source shows: its uses, the digests of the lines that gave them, its line counts."""
     tally = _Tally()
     done_lines: set[str] = set()
-    for event in _events(source, str(repo.root), tally):
+    for event in _events(source, str(repo.root), tally, now, marks):
         if event.when is not None and event.when > now:
             continue  # after the moment asked about (--now): not yet a use, read again later
         digest = _digest(event.line)
@@ -712,11 +741,11 @@ def track(
     sources += [Source(path, _format_of(path, fmt), True) for path in files]
     memory = catalog.load(repo.layout)
     texts = {tf.rel: repo.layout.read_tier(tf) for tf in repo.layout.tier_files()}
-    seen = _seen(repo)
+    seen, marks = _seen(repo), _marks(repo)
     total, kinds = _Tally(), []
     for source in sources:
         try:
-            part = _read(repo, memory, texts, source, seen, now)
+            part = _read(repo, memory, texts, source, seen, now, marks)
         except SquadmemError as problem:
             if source.named:
                 raise
@@ -729,7 +758,7 @@ def track(
     for note in notes:
         warnings.warn(SquadmemWarning(note), stacklevel=2)
     result = Result(tuple(kinds), tuple(_unique(total.found)), total.count, total.before, (), tuple(notes))
-    result = dataclasses.replace(result, digests=tuple(dict.fromkeys(total.fresh)))
+    result = dataclasses.replace(result, digests=tuple(dict.fromkeys(total.fresh)), marks=total.marks)
     return result if dry_run else record(repo, result)
 
 
@@ -740,7 +769,33 @@ def record(repo: Repo, result: Result) -> Result:
     for when in sorted(set(latest.values())):
         uses.record(repo.state_dir, [i for i, w in latest.items() if w == when], when)
     _remember(repo, result.digests)
+    _save_marks(repo, result.marks)
     return dataclasses.replace(result, recorded=tuple(sorted(latest)))
+
+
+def _marks(repo: Repo) -> dict[str, dict[str, int]]:
+    """Each store's sessions read before, to which sequence number (unreadable: none)."""
+    try:
+        data = json.loads(writes.read_state(repo.state_dir / MARKS_FILE).decode("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        str(store): {str(k): v for k, v in sessions.items() if isinstance(v, int) and not isinstance(v, bool)}
+        for store, sessions in data.items()
+        if isinstance(sessions, dict)
+    }
+
+
+def _save_marks(repo: Repo, marks: Mapping[str, Mapping[str, int]]) -> None:
+    if not any(marks.values()):
+        return
+    merged = _marks(repo)
+    for store, sessions in marks.items():
+        merged.setdefault(store, {}).update(sessions)
+    repo.state_dir.mkdir(parents=True, exist_ok=True)
+    writes.atomic_text(repo.state_dir / MARKS_FILE, json.dumps(merged, indent=1, sort_keys=True) + "\n")
 
 
 def _event_uses(
