@@ -25,7 +25,7 @@ import pytest
 from conftest import GitRepo, assert_refused, run_squadmem
 from conftest import squadmem as cli
 
-from squadmem.commands import openclaw, track
+from squadmem.commands import openclaw, transcripts
 from squadmem.model import uses
 
 HOT = (
@@ -447,13 +447,13 @@ def test_track_a_fifo_is_refused_without_waiting(repo: GitRepo, tmp_path: Path) 
 
 def test_a_transcript_over_the_size_cap_is_refused(repo: GitRepo, tmp_path: Path) -> None:
     kept(repo)
-    huge = tmp_path / "huge.jsonl"
+    huge, cap = tmp_path / "huge.jsonl", transcripts.MAX_BYTES
     with huge.open("wb") as handle:
-        handle.truncate(track.MAX_BYTES + 1)  # sparse: no disk used
+        handle.truncate(cap + 1)  # sparse: no disk used
     _refused_quickly(
         repo,
         huge,
-        f"squadmem: {huge}: {track.MAX_BYTES + 1} bytes, over the {track.MAX_BYTES} a transcript may have",
+        f"squadmem: {huge}: {cap + 1} bytes, over the {cap} a transcript may have",
     )
 
 
@@ -513,10 +513,10 @@ def test_a_line_cut_short_is_read_once_it_is_whole(repo: GitRepo) -> None:
 
 
 def test_a_line_over_the_line_cap_is_skipped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(track, "MAX_LINE", 64)
+    monkeypatch.setattr(transcripts, "MAX_LINE", 64)
     path = tmp_path / "s.jsonl"
     path.write_text('{"a": "' + "x" * 200 + '"}\n{"b": 1}\n', encoding="utf-8")
-    assert [(n, d) for n, _, d in track.records(path)] == [(2, {"b": 1})]
+    assert [(n, d) for n, _, d in transcripts.records(path)] == [(2, {"b": 1})]
 
 
 @pytest.mark.parametrize(
@@ -555,7 +555,7 @@ def test_memory_get_ranges() -> None:
         assistant(2, USED, call("memory_get", path="MEMORY.md", **{"from": 9})),
         assistant(3, USED, call("memory_get", path="memory/x.md", lines=5)),
     ]
-    found = [(e.path, e.first, e.last) for e in track.openclaw_events(_lines(events), "/w")]
+    found = [(e.path, e.first, e.last) for e in transcripts.openclaw_events(_lines(events), "/w")]
     assert found == [("MEMORY.md", 3, 4), ("MEMORY.md", 9, None), ("memory/x.md", 1, 5)]
 
 

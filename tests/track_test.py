@@ -7,7 +7,7 @@ import pytest
 from conftest import GitRepo, assert_refused
 from conftest import squadmem as cli
 
-from squadmem.commands import track
+from squadmem.commands import transcripts
 from squadmem.model import uses
 from squadmem.model.layout import MEMORY_DIR
 
@@ -341,7 +341,7 @@ def test_from_hook_reads_the_transcript_path(repo: GitRepo) -> None:
     ],
 )
 def test_shell_reads(command: object, expected: list[tuple[str, int | None, int | None]]) -> None:
-    assert track.shell_reads(command) == expected
+    assert transcripts.shell_reads(command) == expected
 
 
 def test_bad_transcripts_are_refused(repo: GitRepo) -> None:
