@@ -605,3 +605,24 @@ def test_the_store_mark_passes_neither_a_later_event_nor_a_dry_run(repo: GitRepo
     assert code == 0 and json.loads(out)["uses"] == [], err
     assert [u["id"] for u in tracked(repo, "--dry-run")["uses"]] == ["main/ferry-timetable"]
     assert [(u["id"], u["when"]) for u in tracked(repo)["uses"]] == [("main/ferry-timetable", USED)]
+
+
+def test_maintain_skips_a_locked_store_with_a_warning_and_reads_it_next_time(repo: GitRepo) -> None:
+    """A store a writer holds locked is skipped with a one-line warning, not waited on; nothing of it
+    is remembered, so the next run reads it again."""
+    kept(repo)
+    write_store(store_path(), memory_get_session(repo.root))
+    holder = sqlite3.connect(store_path(), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        done = run_squadmem(repo.root, "maintain", "--now", NOW, "--json", date=NOW)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [
+        f"squadmem: warning: skipped {store_path()}: cannot read OpenClaw's session store: database is locked"
+    ]
+    assert "## Ferry timetable" in repo.read("memory/tier2-recent.md")  # nothing showed it in use
+    again = json.loads(run_squadmem(repo.root, "track", "--now", NOW, "--json").stdout)
+    assert (again["lines_read"], again["lines_seen_before"]) == (2, 0)
