@@ -626,3 +626,37 @@ def test_maintain_skips_a_locked_store_with_a_warning_and_reads_it_next_time(rep
     assert "## Ferry timetable" in repo.read("memory/tier2-recent.md")  # nothing showed it in use
     again = json.loads(run_squadmem(repo.root, "track", "--now", NOW, "--json").stdout)
     assert (again["lines_read"], again["lines_seen_before"]) == (2, 0)
+
+
+def _span(text: str, title: str) -> tuple[int, int] | None:
+    """The first and last line of the section ``## title`` in ``text`` (its body is one line)."""
+    rows = text.splitlines()
+    return next(((n + 1, n + 2) for n, row in enumerate(rows) if row == f"## {title}"), None)
+
+
+def test_daily_sessions_keep_their_sections_hot_while_the_rest_ages_out(repo: GitRepo) -> None:
+    """Nothing an agent did in OpenClaw counted: daily maintain drained MEMORY.md by commit age alone
+    until it held only its Index. Here the agent reads three of twelve sections every day (finding
+    each where it is that day, as memory_search would) and maintain runs every evening."""
+    titles = [f"Topic {n}" for n in range(1, 13)]
+    hot = "# MEMORY.md\n" + "".join(f"\n## {t}\nwhat to know about {t.lower()}\n" for t in titles)
+    repo.commit("workspace", {"MEMORY.md": hot, "memory/tier2-recent.md": "# Tier 2\n"}, date=D0)
+    assert cli(repo, "init", "--no-hooks")[0] == 0
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-gpg-sign", "-m", "squadmem init", date=D0)
+    used = ["Topic 1", "Topic 5", "Topic 9"]
+    sessions_dir().mkdir(parents=True)
+    for day in range(2, 13):
+        when = f"2026-03-{day:02d}T09:00:00Z"
+        events = [header(repo.root)]
+        for number, title in enumerate(used, start=1):
+            rel = next(r for r in ("MEMORY.md", "memory/tier2-recent.md") if _span(repo.read(r), title))
+            first, last = _span(repo.read(rel), title) or (0, 0)
+            get = call("memory_get", path=rel, **{"from": first, "lines": last - first + 1})
+            events.append(assistant(number, when, get))
+        (sessions_dir() / f"day-{day}.jsonl").write_text(jsonl(events), encoding="utf-8")
+        evening = f"2026-03-{day:02d}T21:00:00+00:00"
+        done = run_squadmem(repo.root, "maintain", "--now", evening, date=evening)
+        assert done.returncode == 0, done.stderr
+    kept_hot = [t for t in titles if f"## {t}\n" in repo.read("MEMORY.md")]
+    assert kept_hot == used
