@@ -420,7 +420,7 @@ def context_command(ctx: click.Context, **values: Any) -> None:
     "--history",
     "in_history",
     is_flag=True,
-    help="Also search sections removed from every tier, with the restore command.",
+    help="Also search sections removed from every tier (with the restore command) and lines gone from logs.",
 )
 @JSON
 @NOW
@@ -441,7 +441,8 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
     recorded as used, so one recalled from cold or the archive comes back to
     hot at the next maintain if it fits the hot budget (else it stays, with a
     warning); --no-record only looks. --history also finds sections no tier
-    holds any more, each with `squadmem restore ID --at REV`.
+    holds any more, each with `squadmem restore ID --at REV`, and log lines
+    (of a day's log or a session file) no log holds any more.
 
     Example: squadmem recall "token rotation" --agent worf
     """
@@ -838,7 +839,7 @@ def demo(keep: Path | None) -> None:
     no_args_is_help=True,
     help=(
         "Daily logs: .squad/memory/log/YYYY-MM-DD.md (memory/YYYY-MM-DD.md in a memory-tiers workspace),"
-        " named by the day in tiers.toml's timezone; "
+        " named by the day in tiers.toml's timezone, and session files YYYY-MM-DD-<suffix>.md beside them; "
         "append-only during its day, frozen after it."
     ),
 )

@@ -175,3 +175,27 @@ def test_recall_searches_session_files(pacific: GitRepo) -> None:
     done = run_squadmem(pacific.root, "recall", "kiln", "--no-record")
     assert done.returncode == 0, done.stderr
     assert f"{SESSION}:3: - user: the kiln reached 1040 °C" in done.stdout
+
+
+def test_recall_history_finds_a_session_files_removed_text(pacific: GitRepo) -> None:
+    """Failure: once a session file was removed (or a line of it changed), ``recall --history`` did
+    not find its text. It names the file, the line and the commit that last held it."""
+    committed(pacific, "2026-03-02T22:16:00-08:00", {SESSION: SESSION_TEXT})
+    holder = pacific.head()
+    committed(pacific, "2026-03-06T10:00:00-08:00", {SESSION: None}, "--no-verify")
+    done = run_squadmem(pacific.root, "recall", "kiln", "--history", "--no-record", "--json")
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)["removed_log_lines"]
+    assert [(f["file"], f["line"], f["commit"]) for f in found] == [
+        (SESSION, "- user: the kiln reached 1040 °C", holder)
+    ]
+    text = run_squadmem(pacific.root, "recall", "kiln", "--history", "--no-record").stdout
+    assert f"{SESSION}: - user: the kiln reached 1040 °C" in text
+    assert f"git show {holder[:12]}:{SESSION}" in text
+
+
+def test_recall_history_skips_log_lines_still_there(pacific: GitRepo) -> None:
+    """An append replaces a log's blob but keeps its lines: nothing of it is reported removed."""
+    committed(pacific, "2026-03-02T22:05:00-08:00", {LOG: EVENING})
+    done = run_squadmem(pacific.root, "recall", "seed", "--history", "--no-record", "--json")
+    assert json.loads(done.stdout)["removed_log_lines"] == []
