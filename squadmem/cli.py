@@ -878,7 +878,10 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
 def log_show(ctx: click.Context, day: str | None, as_json: bool, now: str | None) -> None:
     """Print a day's log (default: today's, in tiers.toml's timezone).
 
-    --json prints {"date", "file", "entries": [{"time", "agent", "text"}], "text"}.
+    The session files of that day (YYYY-MM-DD-<suffix>.md) follow, each under
+    a line `==> FILE <==`. --json prints {"date", "file", "entries": [{"time",
+    "agent", "text"}], "text"}, and "sessions": [{"file", "text"}] when the
+    day has session files ("file" null when it has only those).
 
     Example: squadmem log show 2026-03-01 --json
     """
@@ -889,7 +892,8 @@ def log_show(ctx: click.Context, day: str | None, as_json: bool, now: str | None
     if as_json:
         click.echo(invocation.to_json(shown.as_dict()))
     else:
-        click.echo(shown.text, nl=not shown.text.endswith("\n"))
+        text = shown.output()
+        click.echo(text, nl=not text.endswith("\n"))
 
 
 @app.command()

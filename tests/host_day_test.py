@@ -199,3 +199,24 @@ def test_recall_history_skips_log_lines_still_there(pacific: GitRepo) -> None:
     committed(pacific, "2026-03-02T22:05:00-08:00", {LOG: EVENING})
     done = run_squadmem(pacific.root, "recall", "seed", "--history", "--no-record", "--json")
     assert json.loads(done.stdout)["removed_log_lines"] == []
+
+
+def test_log_show_lists_the_session_files_of_the_day(pacific: GitRepo) -> None:
+    """Failure: a session file was listed nowhere squadmem lists logs. ``log show`` prints it after
+    the day's log (and alone when the day has no other log); ``report`` counts it."""
+    committed(pacific, "2026-03-02T22:16:00-08:00", {SESSION: SESSION_TEXT})
+    shown = run_squadmem(pacific.root, "log", "show", "2026-03-02")
+    assert shown.returncode == 0, shown.stderr
+    assert shown.stdout == f"{MORNING}\n==> {SESSION} <==\n{SESSION_TEXT}"
+    data = json.loads(run_squadmem(pacific.root, "log", "show", "2026-03-02", "--json").stdout)
+    assert data["file"] == LOG
+    assert data["sessions"] == [{"file": SESSION, "text": SESSION_TEXT}]
+    alone = "memory/2026-03-01-0930.md"
+    committed(pacific, "2026-03-02T22:20:00-08:00", {alone: "# Session\n"})
+    only = run_squadmem(pacific.root, "log", "show", "2026-03-01", "--json")
+    assert json.loads(only.stdout)["file"] is None
+    assert json.loads(only.stdout)["sessions"] == [{"file": alone, "text": "# Session\n"}]
+    report = json.loads(
+        run_squadmem(pacific.root, "report", "--json", "--now", "2026-03-03T08:00:00-08:00").stdout
+    )
+    assert report["logs"] == {"count": 3, "first": "2026-03-01", "last": "2026-03-02"}

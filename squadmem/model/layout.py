@@ -295,6 +295,10 @@ class Layout:
                 found[tier] = problem
         return found
 
+    def log_names(self) -> list[str]:
+        """The ``.md`` names in the daily logs' folder, sorted (logs or not: ask ``logs.name_day``)."""
+        return [] if self.odd_log_folder() is not None else _md_names(self.log_folder)
+
     def odd_log_folder(self) -> SquadmemError | None:
         """Why the daily logs' folder cannot be used, if it cannot."""
         return self.odd_folder(self.rel(self.log_folder), "the daily logs' folder")

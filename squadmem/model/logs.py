@@ -522,3 +522,15 @@ def read(layout: Layout, day: dt.date) -> tuple[str, str]:
             f"{rel}: no log for {day.isoformat()}", hint='squadmem log add "text" writes today\'s log'
         )
     return rel, raw.decode("utf-8", "replace")
+
+
+def read_sessions(layout: Layout, day: dt.date) -> list[tuple[str, str]]:
+    """The session files of ``day`` beside its log (``YYYY-MM-DD-<suffix>.md``), by name: each one's
+    repository path and text."""
+    found = []
+    stem = day.isoformat() + "-"
+    for name in layout.log_names():
+        if name.startswith(stem) and name_day(name) == day:
+            path = layout.log_folder / name
+            found.append((layout.rel(path), (layout.read_file(path) or b"").decode("utf-8", "replace")))
+    return found
