@@ -170,7 +170,12 @@ def test_init_again_never_overwrites_the_timezone_set(repo: GitRepo) -> None:
     done = run_squadmem(repo.root, "init")
     assert done.returncode == 0, done.stderr
     assert repo.read("memory/tiers.toml") == mine
-    assert "Europe/Berlin" not in done.stdout
+    said = "memory/tiers.toml says timezone Asia/Tokyo, OpenClaw's agents.defaults.userTimezone Europe/Berlin"
+    assert said in done.stdout
+    write(home() / ".openclaw" / "openclaw.json", zoned("Asia/Tokyo"))
+    again = run_squadmem(repo.root, "init")
+    assert again.returncode == 0, again.stderr
+    assert "timezone" not in again.stdout and repo.read("memory/tiers.toml") == mine
 
 
 # -- the real OpenClaw ------------------------------------------------------------------------------------

@@ -229,7 +229,9 @@ def init_in_place(repo: Repo, names: Sequence[str], hooks: bool, result: InitRes
     hooks_path = repo.config("core.hooksPath")
     result.workspace, result.agents = agent, [agent]
     result.access_log = (repo.root / ACCESS_LOG).is_file()
-    if not (repo.root / where.WORKSPACE_SETTINGS).exists():  # a timezone set before is never overwritten
+    if (repo.root / where.WORKSPACE_SETTINGS).exists():  # a timezone set before is never overwritten
+        result.host_day = _other_zone(layout.settings.timezone)
+    else:
         zone = _host_zone(result)
         text = settings.workspace_template(agent, zone)
         _create(layout, repo.root / where.WORKSPACE_SETTINGS, text, result)
@@ -263,6 +265,23 @@ def _host_zone(result: InitResult) -> str:
         f"timezone {zone} (OpenClaw's {openclaw.SETTING}, from {path}): the logs' days are the host's"
     )
     return zone
+
+
+def _other_zone(current: str) -> str | None:
+    """What to say when OpenClaw's config names another zone than the tiers.toml already there
+    (None: it names the same, none, or cannot be read: init said so when it wrote tiers.toml)."""
+    path = openclaw.config_path(os.environ)
+    try:
+        zone = None if path is None else openclaw.user_timezone(path)
+    except SquadmemError:
+        return None
+    if zone is None or zone == current:
+        return None
+    return (
+        f"{where.WORKSPACE_SETTINGS} says timezone {current}, OpenClaw's {openclaw.SETTING} {zone}"
+        f" (from {path}): the host dates its logs in {zone}; set timezone to match (init leaves"
+        " tiers.toml as it is)"
+    )
 
 
 def init(
