@@ -1361,7 +1361,8 @@ def migrate_memory_tiers(
     """Move a memory-tiers workspace into an agent's tiers and daily logs: one commit.
 
     MEMORY.md goes to hot, memory/tier2-recent.md to cold, memory/tier3-archive.md
-    to the archive, memory/YYYY-MM-DD.md to the daily logs, byte for byte; the
+    to the archive, memory/YYYY-MM-DD.md (and YYYY-MM-DD-<suffix>.md session
+    files, each under its name) to the daily logs, byte for byte; the
     section access times of state/access-log.json ride on the commit as dated
     Squad-Memory-Used trailers. A second run changes nothing.
 
