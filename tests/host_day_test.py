@@ -78,6 +78,13 @@ def verify(repo: GitRepo, when: str) -> subprocess.CompletedProcess[str]:
     return run_squadmem(repo.root, "verify", "--now", when)
 
 
+def push(repo: GitRepo, when: str) -> subprocess.CompletedProcess[str]:
+    """A real ``git push`` (the pre-push hook fires) at ``when``."""
+    env = dict(os.environ, GIT_COMMITTER_DATE=when)
+    args = ["git", "push", "-q", "origin", "main"]
+    return subprocess.run(args, cwd=repo.root, env=env, text=True, capture_output=True)
+
+
 def test_init_writes_the_hosts_zone_and_the_grace_until_noon(pacific: GitRepo) -> None:
     text = pacific.read("memory/tiers.toml")
     assert f'timezone = "{ZONE}"' in text
@@ -124,6 +131,24 @@ def test_an_old_line_changed_within_the_grace_is_refused(pacific: GitRepo) -> No
     assert why in done.stdout
 
 
+def test_the_pre_push_hook_takes_the_morning_flush_and_refuses_an_old_line_changed(
+    pacific: GitRepo, tmp_path: Path
+) -> None:
+    """Within the grace a push of the evening's append passes; one bringing an earlier line changed
+    (a --no-verify commit) is stopped at pre-push."""
+    bare_remote(pacific, tmp_path)
+    first = push(pacific, "2026-03-02T10:00:00-08:00")
+    assert first.returncode == 0, first.stderr
+    committed(pacific, "2026-03-03T09:00:00-08:00", {LOG: EVENING})
+    morning = push(pacific, "2026-03-03T09:10:00-08:00")
+    assert morning.returncode == 0, morning.stdout + morning.stderr
+    edited = EVENING.replace("seed trays", "seed boxes") + "- 09:20 late note\n"
+    committed(pacific, "2026-03-03T09:20:00-08:00", {LOG: edited}, "--no-verify")
+    stopped = push(pacific, "2026-03-03T09:25:00-08:00")
+    assert stopped.returncode != 0
+    assert f"{LOG}: not an append" in stopped.stdout + stopped.stderr
+
+
 @pytest.mark.parametrize("name", ["2026-03-02-2215.md", "2026-03-02-2215-2.md", "2026-03-02-kiln-firing.md"])
 def test_a_session_file_is_a_log_of_its_day(pacific: GitRepo, name: str) -> None:
     """OpenClaw's session files (time, time taken twice, slug) commit on their day and may grow."""
@@ -149,10 +174,7 @@ def test_a_session_file_edited_days_later_is_refused_everywhere(pacific: GitRepo
     done = verify(pacific, "2026-03-06T10:05:00-08:00")
     assert done.returncode == 1
     assert why in done.stdout
-    env = dict(os.environ, GIT_COMMITTER_DATE="2026-03-06T10:10:00-08:00")
-    pushed = subprocess.run(
-        ["git", "push", "-q", "origin", "main"], cwd=pacific.root, env=env, text=True, capture_output=True
-    )
+    pushed = push(pacific, "2026-03-06T10:10:00-08:00")
     assert pushed.returncode != 0
     assert SESSION in pushed.stdout + pushed.stderr
 
