@@ -95,11 +95,6 @@ def log_day(rel: str) -> dt.date | str | None:
     return day
 
 
-def is_session_file(rel: str) -> bool:
-    """Whether ``rel`` is a log of its day beside the day's own log (``YYYY-MM-DD-<suffix>.md``)."""
-    return isinstance(log_day(rel), dt.date) and rel.rsplit("/", 1)[-1][10] == "-"
-
-
 def today(now: dt.datetime, tz: dt.tzinfo) -> dt.date:
     return now.astimezone(tz).date()
 
