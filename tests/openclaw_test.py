@@ -85,7 +85,7 @@ def test_config_path_order_as_openclaw_finds_it(tmp_path: Path) -> None:
         (JSON5, "Europe/Berlin"),
         ('{"agents": {"defaults": {"workspace": "w"}}}', None),
         ("{}", None),
-        ("{'a': 'it\\'s // not a comment', b: [1, 2,],}", None),
+        ("{'a': 'it\\'s // not a comment', b: [1, 2e-3,],}", None),
     ],
 )
 def test_user_timezone_read(tmp_path: Path, text: str, zone: str | None) -> None:

@@ -125,6 +125,12 @@ def _as_json(text: str) -> str:
             if close < 0:
                 raise ValueError("unclosed comment")
             at = close + 2
+        elif char.isdigit():  # a number, exponent included (1e-5), kept as it is
+            end = at
+            while end < size and (text[end].isalnum() or text[end] in ".+-"):
+                end += 1
+            out.append(text[at:end])
+            at = end
         elif char.isalpha() or char in "_$":
             end = at
             while end < size and (text[end].isalnum() or text[end] in "_$"):
