@@ -242,3 +242,21 @@ def test_log_show_lists_the_session_files_of_the_day(pacific: GitRepo) -> None:
         run_squadmem(pacific.root, "report", "--json", "--now", "2026-03-03T08:00:00-08:00").stdout
     )
     assert report["logs"] == {"count": 3, "first": "2026-03-01", "last": "2026-03-02"}
+
+
+def test_recall_history_finds_a_log_line_changed(pacific: GitRepo) -> None:
+    """A line edited in place (its words kept but one) is found by any of its words, the words git
+    walks by included, and only the version no log holds now is shown."""
+    committed(pacific, "2026-03-02T22:16:00-08:00", {SESSION: SESSION_TEXT})
+    committed(pacific, "2026-03-02T22:30:00-08:00", {LOG: EVENING})
+    committed(
+        pacific, "2026-03-06T10:00:00-08:00", {SESSION: SESSION_TEXT.replace("1040", "1280")}, "--no-verify"
+    )
+    for query in ("kiln", "KILN reached", "1040", "°C kiln"):
+        done = run_squadmem(pacific.root, "recall", query, "--history", "--no-record", "--json")
+        found = json.loads(done.stdout)["removed_log_lines"]
+        assert [(f["file"], f["line"]) for f in found] == [(SESSION, "- user: the kiln reached 1040 °C")], (
+            query
+        )
+    none = run_squadmem(pacific.root, "recall", "1280", "--history", "--no-record", "--json")
+    assert json.loads(none.stdout)["removed_log_lines"] == []

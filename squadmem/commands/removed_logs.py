@@ -7,7 +7,9 @@ commit, and this finds the text it took away. One streamed ``git log --raw``
 over the log folder names each version a commit replaced or deleted; those
 blobs are read through the one ``cat-file --batch`` process, and each line
 that holds every query word and is not in that log's file now is a hit, with
-the commit that removed it and the one that last held it.
+the commit that removed it and the one that last held it. git's ``-G`` keeps
+the walk to the commits that added or removed a line holding the query's
+longest ASCII word, so an append of other lines is never read.
 """
 
 from __future__ import annotations
@@ -53,12 +55,20 @@ class _Replaced:
     when: dt.datetime
 
 
-def _replaced(repo: Repo) -> list[_Replaced]:
-    """Each version of a log that a commit from HEAD replaced or deleted, newest first, each once."""
+def _word(terms: list[str]) -> str | None:
+    """The longest term git can look for as it is (ASCII letters and digits; git's case folding is
+    ASCII's, the query's is Unicode's), None when there is none."""
+    plain = [t for t in terms if t.isascii() and t.isalnum()]
+    return max(plain, key=len) if plain else None
+
+
+def _replaced(repo: Repo, terms: list[str]) -> list[_Replaced]:
+    """Each version of a log that a commit from HEAD replaced or deleted, newest first, each once
+    (only commits that added or removed a line holding a term, where git can tell)."""
     prefix = repo.layout.places.log_prefix
     found: list[_Replaced] = []
     seen: set[tuple[str, str]] = set()
-    for entry in repo.changes(("%H", "%P", "%ct"), [prefix.rstrip("/")]):
+    for entry in repo.changes(("%H", "%P", "%ct"), [prefix.rstrip("/")], _word(terms)):
         sha, parents, stamp = (field.decode("ascii") for field in entry.fields)
         when = dt.datetime.fromtimestamp(int(stamp), dt.UTC)
         for change in entry.changes:
@@ -85,7 +95,7 @@ def search(repo: Repo, terms: list[str], limit: int) -> tuple[list[RemovedLine],
     how many more match."""
     if repo.head() is None:
         return [], 0
-    versions = _replaced(repo)
+    versions = _replaced(repo, terms)
     texts = dict(repo.blobs(sorted({v.blob for v in versions})))
     now: dict[str, set[str]] = {}
     matched: list[RemovedLine] = []
