@@ -420,7 +420,7 @@ def context_command(ctx: click.Context, **values: Any) -> None:
     "--history",
     "in_history",
     is_flag=True,
-    help="Also search sections removed from every tier, with the restore command.",
+    help="Also search sections removed from every tier (with the restore command) and lines gone from logs.",
 )
 @JSON
 @NOW
@@ -441,7 +441,8 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
     recorded as used, so one recalled from cold or the archive comes back to
     hot at the next maintain if it fits the hot budget (else it stays, with a
     warning); --no-record only looks. --history also finds sections no tier
-    holds any more, each with `squadmem restore ID --at REV`.
+    holds any more, each with `squadmem restore ID --at REV`, and log lines
+    (of a day's log or a session file) no log holds any more.
 
     Example: squadmem recall "token rotation" --agent worf
     """
@@ -841,7 +842,7 @@ def demo(keep: Path | None) -> None:
     no_args_is_help=True,
     help=(
         "Daily logs: .squad/memory/log/YYYY-MM-DD.md (memory/YYYY-MM-DD.md in a memory-tiers workspace),"
-        " named by the day in tiers.toml's timezone; "
+        " named by the day in tiers.toml's timezone, and session files YYYY-MM-DD-<suffix>.md beside them; "
         "append-only during its day, frozen after it."
     ),
 )
@@ -880,7 +881,10 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
 def log_show(ctx: click.Context, day: str | None, as_json: bool, now: str | None) -> None:
     """Print a day's log (default: today's, in tiers.toml's timezone).
 
-    --json prints {"date", "file", "entries": [{"time", "agent", "text"}], "text"}.
+    The session files of that day (YYYY-MM-DD-<suffix>.md) follow, each under
+    a line `==> FILE <==`. --json prints {"date", "file", "entries": [{"time",
+    "agent", "text"}], "text"}, and "sessions": [{"file", "text"}] when the
+    day has session files ("file" null when it has only those).
 
     Example: squadmem log show 2026-03-01 --json
     """
@@ -891,7 +895,8 @@ def log_show(ctx: click.Context, day: str | None, as_json: bool, now: str | None
     if as_json:
         click.echo(invocation.to_json(shown.as_dict()))
     else:
-        click.echo(shown.text, nl=not shown.text.endswith("\n"))
+        text = shown.output()
+        click.echo(text, nl=not text.endswith("\n"))
 
 
 @app.command()
@@ -1373,7 +1378,8 @@ def migrate_memory_tiers(
     """Move a memory-tiers workspace into an agent's tiers and daily logs: one commit.
 
     MEMORY.md goes to hot, memory/tier2-recent.md to cold, memory/tier3-archive.md
-    to the archive, memory/YYYY-MM-DD.md to the daily logs, byte for byte; the
+    to the archive, memory/YYYY-MM-DD.md (and YYYY-MM-DD-<suffix>.md session
+    files, each under its name) to the daily logs, byte for byte; the
     section access times of state/access-log.json ride on the commit as dated
     Squad-Memory-Used trailers. A second run changes nothing.
 

@@ -49,7 +49,7 @@ def _sealed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     home = tmp_path_factory.mktemp("home")
     template = tmp_path_factory.mktemp("git-template")
     for name in list(os.environ):
-        if name.startswith("GIT_") or name.startswith("SQUADMEM_"):
+        if name.startswith(("GIT_", "SQUADMEM_", "OPENCLAW_")):  # OpenClaw's: init reads its config
             monkeypatch.delenv(name)
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))

@@ -425,9 +425,13 @@ WIDE_LOG = ".squad/memory/log/\uff12\uff10\uff12\uff16-03-01.md"  # 2026-03-01 i
 def test_a_log_named_in_other_digits_is_refused(hooked: GitRepo) -> None:
     """Failure: `log/２０２６-03-01.md` (full-width digits) was read as a second log of a frozen day:
     accepted as a backfill by the hook and verify, and served by `recall` as that day's record. Only
-    ASCII `YYYY-MM-DD.md` is a log's name; anything else in `log/` is refused."""
+    ASCII `YYYY-MM-DD.md` (or a session file's `YYYY-MM-DD-<suffix>.md`) is a log's name; anything
+    else in `log/` is refused."""
     ok(commit(hooked, {LOG: B0}, DAY))
-    why = "not a daily log's name: only log/YYYY-MM-DD.md (ASCII digits) belongs in log/"
+    why = (
+        "not a daily log's name: only log/YYYY-MM-DD.md or YYYY-MM-DD-<suffix>.md (ASCII digits;"
+        " the suffix a-z, 0-9 and dashes) belongs in log/"
+    )
     refused_commit(hooked, {WIDE_LOG: "# Daily log\n\n- 09:00 forged\n"}, LATER, f"{WIDE_LOG}: {why}")
     refused_commit(hooked, {".squad/memory/log/notes.md": "x\n"}, LATER, f".squad/memory/log/notes.md: {why}")
     hooked.git("reset", "-q", "--hard")

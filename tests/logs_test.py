@@ -38,6 +38,17 @@ def at(text: str) -> dt.datetime:
         (".squad/memory/log/\uff12\uff10\uff12\uff16-03-01.md", "misnamed"),  # full-width digits
         (".squad/memory/log/2026-03-\u0661\u0662.md", "misnamed"),  # Arabic-Indic digits
         (".squad/memory/hot/2026-03-01.md", None),
+        # a host's session files are logs of their day: a time, a time taken twice, a slug
+        (".squad/memory/log/2026-03-01-2215.md", dt.date(2026, 3, 1)),
+        (".squad/memory/log/2026-03-01-2215-2.md", dt.date(2026, 3, 1)),
+        (".squad/memory/log/2026-03-01-api-design.md", dt.date(2026, 3, 1)),
+        (".squad/memory/log/2026-02-30-2215.md", "bad"),
+        (".squad/memory/log/2026-03-01-.md", "misnamed"),
+        (".squad/memory/log/2026-03-01--x.md", "misnamed"),
+        (".squad/memory/log/2026-03-01-x-.md", "misnamed"),
+        (".squad/memory/log/2026-03-01-API.md", "misnamed"),
+        (".squad/memory/log/2026-03-01-caf\u00e9.md", "misnamed"),
+        (".squad/memory/log/2026-03-01-a/b.md", "misnamed"),
     ],
 )
 def test_log_day_names(path: str, expected: object) -> None:

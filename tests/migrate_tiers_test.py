@@ -345,3 +345,20 @@ def test_merge_tier_keeps_every_section_once(source: tuple[str, list[str]], had:
         assert section.rstrip("\r\n") in result
     again, more, _, _, _ = migrate_tiers.merge_tier(result, text, "MEMORY.md", "hot", "main", set(got))
     assert again is None and more == []
+
+
+def test_session_files_move_with_their_names(repo: GitRepo) -> None:
+    """Failure it guards against: a host's session file taken for its day's log (two files of one day
+    written to one path). Each log keeps its name: ``memory/2026-02-10-0930.md`` becomes
+    ``log/2026-02-10-0930.md`` beside ``log/2026-02-10.md``."""
+    team(repo)
+    workspace(repo, "ws/")
+    session = "# Session: 2026-02-10 09:30:00 UTC\n\n- user: the Atlas spike starts\n"
+    repo.write("ws/memory/2026-02-10-0930.md", session)
+    code, out, err = migrate(repo, "ws")
+    assert code == 0, err
+    assert repo.read(f"{MEMORY_DIR}/log/2026-02-10-0930.md") == session
+    assert repo.read(f"{MEMORY_DIR}/log/2026-02-10.md") == LOGS["memory/2026-02-10.md"]
+    assert "3 daily logs" in repo.git("log", "-1", "--format=%s")
+    code, out, err = cli(repo, "verify", "--now", NOW)
+    assert code == 0, out + err

@@ -133,11 +133,28 @@ def test_places_detect(tmp_path: Path, files: dict[str, str], kind: str) -> None
 @settings(max_examples=100, derandomize=True, deadline=None)
 @given(name=NAMES)
 def test_settings_workspace_template_names_its_agent(name: str) -> None:
-    """The template short-cut reads the agent as tomllib does; its settings are the defaults."""
-    text = tiers_toml.workspace_template(name)
-    assert tiers_toml.agent_of(text, "t") == name
-    assert tiers_toml.agent_of(text + "\n", "t") == name  # parsed
+    """The template short-cut reads the agent as tomllib does; its settings are the defaults but
+    for the logs' grace until noon (and the time zone init read from OpenClaw's config)."""
+    for zone in ("UTC", "America/Los_Angeles"):
+        text = tiers_toml.workspace_template(name, zone)
+        assert tiers_toml.agent_of(text, "t") == name
+        assert tiers_toml.agent_of(text + "\n", "t") == name  # parsed
+        wanted = tiers_toml.Settings(timezone=zone, log=tiers_toml.LogSettings(720))
+        assert tiers_toml.parse(text, "t") == tiers_toml.parse(text + "\n", "t") == wanted
+
+
+def test_settings_workspace_template_of_an_earlier_init_keeps_the_defaults() -> None:
+    """A workspace tiers.toml an earlier init wrote (every default, grace 0) reads as it did."""
+    text = f'{tiers_toml.WORKSPACE_HEAD}agent = "wren"\n\n{tiers_toml.TEMPLATE}'
+    assert tiers_toml.agent_of(text, "t") == "wren"
     assert tiers_toml.parse(text, "t") == tiers_toml.parse(text + "\n", "t") == tiers_toml.Settings()
+
+
+def test_settings_workspace_template_with_an_unknown_zone_is_refused_by_line() -> None:
+    """A written template whose zone is no zone is parsed, and the error names its line."""
+    text = tiers_toml.workspace_template("wren", "Mars/Olympus")
+    with pytest.raises(SquadmemError, match=r"t:10: timezone is not a known time zone"):
+        tiers_toml.parse(text, "t")
 
 
 def test_settings_agent_refused_when_not_a_name() -> None:

@@ -50,15 +50,33 @@ def add(repo: Repo, text: str, now: dt.datetime, agent: str | None = None) -> st
 
 @dataclasses.dataclass(frozen=True)
 class Shown:
-    """A day's log as ``log show`` prints it."""
+    """A day's log as ``log show`` prints it, and the session files of that day (``rel`` None: the
+    day has session files only)."""
 
     day: dt.date
-    rel: str
+    rel: str | None
     text: str
+    sessions: tuple[tuple[str, str], ...] = ()
 
     def as_dict(self) -> dict[str, object]:
         entries = [e.as_dict() for e in logs.entries(self.text)]
-        return {"date": self.day.isoformat(), "file": self.rel, "entries": entries, "text": self.text}
+        data: dict[str, object] = {
+            "date": self.day.isoformat(),
+            "file": self.rel,
+            "entries": entries,
+            "text": self.text,
+        }
+        if self.sessions:
+            data["sessions"] = [{"file": rel, "text": text} for rel, text in self.sessions]
+        return data
+
+    def output(self) -> str:
+        """The text ``log show`` prints: the day's log, then each session file under its name."""
+        parts = [self.text] if self.rel is not None else []
+        for rel, text in self.sessions:
+            gap = "" if not parts else "\n" if parts[-1].endswith("\n") else "\n\n"  # one blank line
+            parts.append(f"{gap}==> {rel} <==\n{text}")
+        return "".join(parts)
 
 
 def show(repo: Repo, day: str | None, now: str | None) -> Shown:
@@ -66,5 +84,11 @@ def show(repo: Repo, day: str | None, now: str | None) -> Shown:
     from squadmem.commands import invocation
 
     date = logs.parse_day(day) if day else logs.today(invocation.moment(now), repo.layout.settings.tz)
-    rel, text = logs.read(repo.layout, date)
-    return Shown(date, rel, text)
+    sessions = tuple(logs.read_sessions(repo.layout, date))
+    try:
+        rel, text = logs.read(repo.layout, date)
+    except SquadmemError:
+        if not sessions:
+            raise
+        return Shown(date, None, "", sessions)
+    return Shown(date, rel, text, sessions)

@@ -423,10 +423,10 @@ def _add_logs(
     layout = scribe.repo.layout
     added: dict[str, str] = {}
     present = 0
-    for path, rel, day in log_files:
+    for path, rel, _ in log_files:
         data = _read(path, rel)
         assert data is not None
-        target = layout.rel(layout.log_path(day))
+        target = layout.rel(layout.writable(layout.log_folder / path.name))  # a session file keeps its name
         there = scribe.text(target)
         if there == data:
             present += 1

@@ -28,7 +28,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: recall runs at ever
 if TYPE_CHECKING:
     from typing import Any
 
-    from squadmem.commands import removed
+    from squadmem.commands import removed, removed_logs
 
 
 class Hit(Value):
@@ -59,7 +59,17 @@ class LogHit(Value):
 
 
 class Recall(Value):
-    __slots__ = ("hits", "log_hits", "more", "more_removed", "query", "removed", "used")
+    __slots__ = (
+        "hits",
+        "log_hits",
+        "more",
+        "more_removed",
+        "more_removed_lines",
+        "query",
+        "removed",
+        "removed_lines",
+        "used",
+    )
 
     def __init__(
         self,
@@ -70,6 +80,8 @@ class Recall(Value):
         used: tuple[str, ...],
         removed: tuple[removed.Removed, ...] | None = None,
         more_removed: int = 0,
+        removed_lines: tuple[removed_logs.RemovedLine, ...] | None = None,
+        more_removed_lines: int = 0,
     ) -> None:
         self.query = query
         self.hits = hits
@@ -78,6 +90,8 @@ class Recall(Value):
         self.used = used
         self.removed = removed  # with --history: sections no tier holds now
         self.more_removed = more_removed
+        self.removed_lines = removed_lines  # with --history (and the logs): log lines no log holds now
+        self.more_removed_lines = more_removed_lines
 
     def as_dict(self) -> dict[str, Any]:
         data = {
@@ -90,10 +104,13 @@ class Recall(Value):
         if self.removed is not None:
             data["removed"] = [r.as_dict() for r in self.removed]
             data["more_removed"] = self.more_removed
+        if self.removed_lines is not None:
+            data["removed_log_lines"] = [r.as_dict() for r in self.removed_lines]
+            data["more_removed_log_lines"] = self.more_removed_lines
         return data
 
     def text(self) -> str:
-        if not self.hits and not self.log_hits and not self.removed:
+        if not self.hits and not self.log_hits and not self.removed and not self.removed_lines:
             where = "memory or its history" if self.removed is not None else "memory"
             return f"nothing in {where} matches {self.query!r}"
         out = []
@@ -114,6 +131,11 @@ class Recall(Value):
             out += [f"  {r.restore}" for r in self.removed]
             if self.more_removed:
                 out.append(f"(+{self.more_removed} more removed sections; raise --limit to see them)")
+        if self.removed_lines:
+            out.append("\nremoved from the daily logs (found in history):")
+            out += [f"{r.file}: {r.line}  (last held: {r.show})" for r in self.removed_lines]
+            if self.more_removed_lines:
+                out.append(f"(+{self.more_removed_lines} more removed log lines; raise --limit to see them)")
         if self.used:
             out.append(f"\nrecorded {len(self.used)} use(s): they go into your next commit's trailer")
         return "\n".join(out).lstrip("\n")
@@ -218,4 +240,10 @@ def recall(
     gone, more = removed.search(
         repo, memory, terms, ranking.score, _first_line, agent=agent, tier=tier, limit=limit
     )
-    return result.replaced(removed=tuple(gone), more_removed=more)
+    result = result.replaced(removed=tuple(gone), more_removed=more)
+    if not logs:
+        return result
+    from squadmem.commands import removed_logs
+
+    lines, more_lines = removed_logs.search(repo, terms, limit)
+    return result.replaced(removed_lines=tuple(lines), more_removed_lines=more_lines)

@@ -8,21 +8,29 @@ In a memory-tiers skill workspace (``MEMORY.md`` and ``memory/``, no
 ``.squad/memory/``) ``init`` keeps the memory where its host reads it
 (:mod:`squadmem.model.places`): ``memory/tiers.toml`` names the workspace's one
 agent, ``MEMORY.md`` is its hot tier, ``memory/tier2-recent.md`` cold,
-``memory/tier3-archive.md`` the archive and ``memory/YYYY-MM-DD.md`` the logs.
+``memory/tier3-archive.md`` the archive and ``memory/YYYY-MM-DD.md`` the logs
+(with the host's session files, ``memory/YYYY-MM-DD-<suffix>.md``). The log day is the
+host's: a new ``memory/tiers.toml`` takes its ``timezone`` from OpenClaw's
+``agents.defaults.userTimezone`` (:mod:`squadmem.model.openclaw`) and gives the logs
+until noon the next day (``log.grace_minutes = 720``). An OpenClaw config that cannot be
+read is a warning, not a refusal: the workspace is set up all the same, on UTC, and
+``timezone`` can be set later.
 ``--layout`` chooses; a repository that could be either is refused.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 from squadmem.commands import githooks, mergedriver, workflows
 from squadmem.gitio.repo import Repo
+from squadmem.model import openclaw, settings, squad, templates
 from squadmem.model import places as where
-from squadmem.model import settings, squad, templates
-from squadmem.model.errors import SquadmemError
+from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import LOG_DIR, MEMORY_DIR, TIERS, Layout, check_name
 
 ATTRIBUTES_HEADER = (
@@ -36,7 +44,8 @@ KEEP_DIRS = ("wiki", "archive", LOG_DIR)
 SQUAD_LAYOUT, IN_PLACE = "squad", "in-place"  # init --layout
 ACCESS_LOGS = where.WORKSPACE_ACCESS_LOGS  # read as uses in place (track, maintain)
 # A memory-tiers workspace kept in place: its tier files merge with the driver, its logs by union.
-WORKSPACE_ATTRIBUTES = (f"{where.WORKSPACE_DIR}/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=union",)
+_DAY_GLOB = f"{where.WORKSPACE_DIR}/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"
+WORKSPACE_ATTRIBUTES = (f"{_DAY_GLOB}.md merge=union", f"{_DAY_GLOB}-*.md merge=union")
 WORKSPACE_DRIVER_ATTRIBUTES = (
     *(f"{rel} merge={mergedriver.NAME}" for rel in where.WORKSPACE_FILES.values()),
     f"{where.WORKSPACE_WIKI}/*.md merge={mergedriver.NAME}",
@@ -58,6 +67,7 @@ class InitResult:
     workspace: str | None = None  # a memory-tiers workspace kept in place: its agent
     access_log: str | None = None  # the skill's access log, where the workspace has one
     chosen: bool = False  # in place because init recognised the workspace (no --layout)
+    host_day: str | None = None  # what init found of OpenClaw's time zone, said once
 
     @property
     def changed(self) -> bool:
@@ -219,7 +229,12 @@ def init_in_place(repo: Repo, names: Sequence[str], hooks: bool, result: InitRes
     hooks_path = repo.config("core.hooksPath")
     result.workspace, result.agents = agent, [agent]
     result.access_log = next((rel for rel in ACCESS_LOGS if (repo.root / rel).is_file()), None)
-    _create(layout, repo.root / where.WORKSPACE_SETTINGS, settings.workspace_template(agent), result)
+    if (repo.root / where.WORKSPACE_SETTINGS).exists():  # a timezone set before is never overwritten
+        result.host_day = _other_zone(layout.settings.timezone)
+    else:
+        zone = _host_zone(result)
+        text = settings.workspace_template(agent, zone)
+        _create(layout, repo.root / where.WORKSPACE_SETTINGS, text, result)
     for path, tier in targets:
         _create(layout, path, templates.tier_header(tier, agent) + "\n", result)
     _attributes(repo.root, result, in_place=True)
@@ -227,6 +242,46 @@ def init_in_place(repo: Repo, names: Sequence[str], hooks: bool, result: InitRes
         result.updated.append(f"git config merge.{mergedriver.NAME} (the merge driver for tier files)")
     if hooks:
         result.hooks = githooks.install(repo.root, repo.git_dir / "hooks", hooks_path)
+
+
+def _host_zone(result: InitResult) -> str:
+    """The time zone a new workspace's tiers.toml names: OpenClaw's ``userTimezone`` where its
+    config sets one, else UTC; a config squadmem cannot read is a warning, and UTC."""
+    path = openclaw.config_path(os.environ)
+    if path is None:
+        return "UTC"
+    try:
+        zone = openclaw.user_timezone(path)
+    except SquadmemError as exc:
+        warnings.warn(SquadmemWarning(f"{exc.message}; timezone stays UTC", hint=exc.hint), stacklevel=2)
+        return "UTC"
+    if zone is None:
+        result.host_day = (
+            f"{path} sets no {openclaw.SETTING}: OpenClaw dates its logs in this machine's time zone;"
+            f" set timezone in {where.WORKSPACE_SETTINGS} to match (it stays UTC)"
+        )
+        return "UTC"
+    result.host_day = (
+        f"timezone {zone} (OpenClaw's {openclaw.SETTING}, from {path}): the logs' days are the host's"
+    )
+    return zone
+
+
+def _other_zone(current: str) -> str | None:
+    """What to say when OpenClaw's config names another zone than the tiers.toml already there
+    (None: it names the same, none, or cannot be read: init said so when it wrote tiers.toml)."""
+    path = openclaw.config_path(os.environ)
+    try:
+        zone = None if path is None else openclaw.user_timezone(path)
+    except SquadmemError:
+        return None
+    if zone is None or zone == current:
+        return None
+    return (
+        f"{where.WORKSPACE_SETTINGS} says timezone {current}, OpenClaw's {openclaw.SETTING} {zone}"
+        f" (from {path}): the host dates its logs in {zone}; set timezone to match (init leaves"
+        " tiers.toml as it is)"
+    )
 
 
 def init(
@@ -364,10 +419,13 @@ def _in_place_lines(result: InitResult) -> list[str]:
         f"memory-tiers workspace kept in place, agent {result.workspace}: MEMORY.md is the hot tier"
         " (what the host loads every session, kept within hot.max_bytes and hot.max_lines),"
         f" {where.WORKSPACE_FILES['cold']} cold, {where.WORKSPACE_FILES['archive']} the archive,"
-        f" {where.WORKSPACE_WIKI}/ the wiki, {where.WORKSPACE_DIR}/YYYY-MM-DD.md the daily logs"
-        " (frozen after their day)",
+        f" {where.WORKSPACE_WIKI}/ the wiki, {where.WORKSPACE_DIR}/YYYY-MM-DD.md and the session files"
+        f" {where.WORKSPACE_DIR}/YYYY-MM-DD-<suffix>.md the daily logs (append-only; frozen"
+        " once their day and log.grace_minutes are over)",
         "next: commit, then squadmem maintain (it writes MEMORY.md's ## Index → Deeper Tiers)",
     ]
+    if result.host_day is not None:
+        lines.insert(1, result.host_day)
     if result.access_log and result.changed:
         lines.append(
             f"{result.access_log}: the skill's access times count as uses: maintain reads them, and"

@@ -228,10 +228,16 @@ class Repo:
         args = questions.messages_args(since, (), pathspecs, merges)
         return questions.parse_messages(self.run_bytes(*args))
 
-    def changes(self, placeholders: Sequence[str], pathspecs: Sequence[str]) -> Iterator[LogEntry]:
+    def changes(
+        self, placeholders: Sequence[str], pathspecs: Sequence[str], word: str | None = None
+    ) -> Iterator[LogEntry]:
         """Each commit from HEAD that changes ``pathspecs``, newest first: its ``placeholders``' fields
-        and its raw changes against its first parent (no renames), streamed from one ``git log``."""
-        args = ("log", log_format(*placeholders), "--raw", "-z", "--no-renames", "--no-abbrev")
+        and its raw changes against its first parent (no renames), streamed from one ``git log``.
+        With ``word`` (letters and digits), only commits adding or removing a line that holds it,
+        in any case (``-G``, ``-i``)."""
+        args = ["log", log_format(*placeholders), "--raw", "-z", "--no-renames", "--no-abbrev"]
+        if word is not None:
+            args += [f"-G{word}", "-i"]
         return parse_log(self.stream(*args, "--", *pathspecs), len(placeholders))
 
     def check_attr(self, path: str, *attributes: str) -> dict[str, str]:

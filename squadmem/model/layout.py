@@ -42,7 +42,6 @@ SPAWN_FILES = (
 )
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-_LOG_NAME = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\.md")  # ASCII digits only (\d is any digit)
 
 
 def is_name(name: str) -> bool:
@@ -65,14 +64,12 @@ def check_name(name: str, what: str = "agent") -> str:
 
 
 def parse_log_name(name: str) -> dt.date | None:
-    """The date a log file name stands for, or None if it is not a real date."""
-    match = _LOG_NAME.fullmatch(name)
-    if not match:
-        return None
-    try:
-        return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-    except ValueError:
-        return None
+    """The date a log file name stands for (a day's log or a session file of it, the one rule of
+    :func:`squadmem.model.logs.name_day`), or None if it is not a log's name of a real date."""
+    from squadmem.model import logs
+
+    day = logs.name_day(name)
+    return day if isinstance(day, dt.date) else None
 
 
 class TierFile(Value):
@@ -297,6 +294,10 @@ class Layout:
             if folder and (problem := self.odd_folder(folder, f"the {tier} tier's folder")) is not None:
                 found[tier] = problem
         return found
+
+    def log_names(self) -> list[str]:
+        """The ``.md`` names in the daily logs' folder, sorted (logs or not: ask ``logs.name_day``)."""
+        return [] if self.odd_log_folder() is not None else _md_names(self.log_folder)
 
     def odd_log_folder(self) -> SquadmemError | None:
         """Why the daily logs' folder cannot be used, if it cannot."""

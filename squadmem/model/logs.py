@@ -2,7 +2,9 @@
 
 Standard library only: the pre-commit hook, the pre-push hook and ``verify``
 judge changes with the same rules. A log is ``.squad/memory/log/YYYY-MM-DD.md``,
-named by the day in the team's time zone. During its day (and
+named by the day in the team's time zone, or ``YYYY-MM-DD-<suffix>.md`` beside it
+(a host's session file, such as OpenClaw's ``memory/2026-03-01-2215.md``): a log of
+that day like the other (:func:`name_day`). During its day (and
 ``log.grace_minutes`` after its midnight) it may only grow at its end; after
 that it may not change, be renamed or be deleted. A name that is not a real
 date, or a date in the future, is refused. Creating the log of a past day that
@@ -44,7 +46,10 @@ if TYPE_CHECKING:
 # The Squad layout's; the work tree's own is places.current().log_prefix. The hook's start-up time is
 # measured against pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
 LOG_PREFIX = constants.LOG_PREFIX
-_DATED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})\.md")  # ASCII digits only (\d is any digit)
+# ASCII digits only (\d is any digit); the suffix as OpenClaw's session-memory hook writes it: a time
+# (``2215``), a time taken twice (``2215-2``) or a slug (``api-design``), lowercase ASCII and dashes.
+_DATED = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})(?:-[a-z0-9]+(?:-[a-z0-9]+)*)?\.md")
+LOG_NAMES = "YYYY-MM-DD.md or YYYY-MM-DD-<suffix>.md"  # how the refusals name the rule
 _ENTRY = re.compile(r"- (\d{2}:\d{2})(?: \[([^\]]+)\])?(?: (.*))?")
 _EPOCH = re.compile(r"@?(\d+)(?: ([+-])(\d{2}):?(\d{2}))?")
 # How long after a day's end an append authored within the day may still land (a rebase or
@@ -54,27 +59,40 @@ MAX_LOG_BYTES = constants.MAX_FILE_BYTES
 
 
 # -- names and days ------------------------------------------------------------------------------
+def name_day(name: str) -> dt.date | str | None:
+    """The day a file name in the log folder stands for: a date, ``"bad"`` for a log's name that is no
+    real date (``2026-02-30.md``), None for any other name.
+
+    ``YYYY-MM-DD.md`` is the day's log; ``YYYY-MM-DD-<suffix>.md`` (suffix lowercase ASCII letters,
+    digits and inner dashes: ``2215``, ``2215-2``, ``api-design``) is a session file of that day,
+    as OpenClaw's session-memory hook names them, and a log of its day under the same rules.
+    """
+    match = _DATED.fullmatch(name)
+    if not match:
+        return None
+    try:
+        return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError:
+        return "bad"
+
+
 def log_day(rel: str) -> dt.date | str | None:
     """What a repository path is: a log's date, ``"bad"`` for a dated name that is no real date,
     ``"misnamed"`` for any other file in ``log/``, or None (outside ``log/``, or a dot file there
     such as ``.gitkeep``).
 
-    Only ``log/YYYY-MM-DD.md`` names, in ASCII digits, are logs (``memory/YYYY-MM-DD.md`` in a
-    memory-tiers workspace, whose ``memory/`` also holds its tier files: there any other name is
-    simply not a log).
+    Logs are named as :func:`name_day` reads them, in ``log/`` (``memory/`` in a memory-tiers
+    workspace, whose ``memory/`` also holds its tier files: there any other name is simply not a log).
     """
     prefix = where.current().log_prefix
     if not rel.startswith(prefix):
         return None
     name = rel[len(prefix) :]
-    match = _DATED.fullmatch(name)
-    if not match:
+    day = name_day(name)
+    if day is None:
         other = prefix != LOG_PREFIX or (name.startswith(".") and "/" not in name)
         return None if other else "misnamed"
-    try:
-        return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
-    except ValueError:
-        return "bad"
+    return day
 
 
 def today(now: dt.datetime, tz: dt.tzinfo) -> dt.date:
@@ -180,8 +198,11 @@ def _misnamed(path: str, kind: str) -> str:
     prefix = where.current().log_prefix
     folder = prefix[len(where.SQUAD_DIR) + 1 :] if prefix.startswith(where.SQUAD_DIR) else prefix
     if kind == "bad":
-        return f"{path[len(prefix) : -3]} is not a real date; name daily logs {folder}YYYY-MM-DD.md"
-    return f"not a daily log's name: only {folder}YYYY-MM-DD.md (ASCII digits) belongs in {folder}"
+        return f"{path[len(prefix) :][:10]} is not a real date; name daily logs {folder}YYYY-MM-DD.md"
+    return (
+        f"not a daily log's name: only {folder}{LOG_NAMES} (ASCII digits; the suffix a-z, 0-9 and"
+        f" dashes) belongs in {folder}"
+    )
 
 
 def _past(change: Change, ended: str, replay: bool) -> list[str]:
@@ -496,3 +517,15 @@ def read(layout: Layout, day: dt.date) -> tuple[str, str]:
             f"{rel}: no log for {day.isoformat()}", hint='squadmem log add "text" writes today\'s log'
         )
     return rel, raw.decode("utf-8", "replace")
+
+
+def read_sessions(layout: Layout, day: dt.date) -> list[tuple[str, str]]:
+    """The session files of ``day`` beside its log (``YYYY-MM-DD-<suffix>.md``), by name: each one's
+    repository path and text."""
+    found = []
+    stem = day.isoformat() + "-"
+    for name in layout.log_names():
+        if name.startswith(stem) and name_day(name) == day:
+            path = layout.log_folder / name
+            found.append((layout.rel(path), (layout.read_file(path) or b"").decode("utf-8", "replace")))
+    return found

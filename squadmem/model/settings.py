@@ -210,21 +210,88 @@ mode = "fail"
 WORKSPACE_HEAD = """\
 # The agent whose memory this memory-tiers workspace holds (section ids read <agent>/<section>).
 """
+# A workspace's logs close at the next noon, not at midnight: OpenClaw's flush of an evening is
+# written to that day's memory/YYYY-MM-DD.md and committed the next morning.
+WORKSPACE_GRACE_MINUTES = 720
+_DEFAULTS_LINE = "# squadmem settings. Every key is optional; the values below are the defaults.\n"
+_WORKSPACE_DEFAULTS_LINE = (
+    "# squadmem settings. Every key is optional; the values below are the defaults, except\n"
+    "# log.grace_minutes (a workspace's) and timezone when OpenClaw's config names one.\n"
+)
+_ZONE_LINES = """\
+# Time zone that names daily logs (log/YYYY-MM-DD.md) and decides when a day ends.
+timezone = "UTC"
+"""
+_WORKSPACE_ZONE_LINES = """\
+# Time zone that names daily logs (memory/YYYY-MM-DD.md, and session files such as
+# memory/YYYY-MM-DD-2215.md) and decides when a day ends: OpenClaw's
+# agents.defaults.userTimezone, so that a log's day is the host's.
+timezone = "{zone}"
+"""
+_GRACE_LINES = """\
+# Minutes after midnight (in `timezone`) during which yesterday's log may still grow.
+grace_minutes = 0
+"""
+_WORKSPACE_GRACE_LINES = f"""\
+# Minutes after midnight (in `timezone`) during which yesterday's logs may still grow at their
+# end: until noon in a workspace, so an evening's flush can be committed the next morning.
+# Changing or removing a line already there is refused all the same; after it, a log is frozen.
+grace_minutes = {WORKSPACE_GRACE_MINUTES}
+"""
 
 
-def workspace_template(agent: str) -> str:
-    """What ``init`` writes in a memory-tiers workspace: its agent, then every default."""
-    return f'{WORKSPACE_HEAD}agent = "{agent}"\n\n{TEMPLATE}'
+def workspace_template(agent: str, timezone: str = "UTC") -> str:
+    """What ``init`` writes in a memory-tiers workspace: its agent, its time zone (OpenClaw's
+    ``userTimezone``, a name :func:`known_zone` accepts) and the logs'
+    grace until noon, then every default."""
+    body = (
+        TEMPLATE.replace(_DEFAULTS_LINE, _WORKSPACE_DEFAULTS_LINE)
+        .replace(_ZONE_LINES, _WORKSPACE_ZONE_LINES.format(zone=timezone))
+        .replace(_GRACE_LINES, _WORKSPACE_GRACE_LINES)
+    )
+    return f'{WORKSPACE_HEAD}agent = "{agent}"\n\n{body}'
+
+
+def _workspace_written(text: str) -> tuple[str, Settings] | None:
+    """The agent and settings of a tiers.toml exactly as ``init`` writes it in a workspace (today's
+    :func:`workspace_template`, or an earlier init's: its agent and every default); None for any
+    other text, which is parsed."""
+    if not text.startswith(WORKSPACE_HEAD):
+        return None
+    line = text[len(WORKSPACE_HEAD) :].partition("\n\n")[0]
+    name = line[len('agent = "') : -1] if line.startswith('agent = "') and line.endswith('"') else ""
+    if not name or not all(c.isascii() and (c.isalnum() or c in "._-") for c in name):
+        return None
+    if text == f"{WORKSPACE_HEAD}{line}\n\n{TEMPLATE}":
+        return name, Settings()
+    _, found, rest = text.partition('\ntimezone = "')
+    zone = rest.partition('"')[0]
+    if not found or text != workspace_template(name, zone):
+        return None
+    if not known_zone(zone):
+        return None  # parsed, so the error names the line
+    return name, Settings(timezone=zone, log=LogSettings(WORKSPACE_GRACE_MINUTES))
+
+
+def known_zone(name: str) -> bool:
+    """Whether ``name`` is an IANA time zone this Python knows (``UTC`` without ``zoneinfo``)."""
+    if name == "UTC":
+        return True
+    if not name or not all(c.isascii() and (c.isalnum() or c in "_+-/") for c in name):
+        return False
+    import zoneinfo
+
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        return False
+    return True
 
 
 def _template_agent(text: str) -> str | None:
-    """The agent of a :func:`workspace_template` text (None for any other text)."""
-    if not text.startswith(WORKSPACE_HEAD) or not text.endswith(TEMPLATE):
-        return None
-    line = text[len(WORKSPACE_HEAD) : len(text) - len(TEMPLATE)]
-    name = line[len('agent = "') : -len('"\n\n')]
-    simple = name and all(c.isascii() and (c.isalnum() or c in "._-") for c in name)
-    return name if simple and line == f'agent = "{name}"\n\n' else None
+    """The agent of a tiers.toml as init writes it in a workspace (None for any other text)."""
+    written = _workspace_written(text)
+    return None if written is None else written[0]
 
 
 def _line_of(text: str, table: str | None, key: str) -> int:
@@ -264,8 +331,9 @@ def _coerce(path: str | Path, text: str, table: str, key: str, value: Any, kind:
 def parse(text: str, path: str | Path) -> Settings:
     if text == TEMPLATE:  # what init writes: every default (a test holds them equal)
         return Settings()
-    if _template_agent(text) is not None:  # what init writes in a memory-tiers workspace
-        return Settings()
+    written = _workspace_written(text)
+    if written is not None:  # what init writes in a memory-tiers workspace
+        return written[1]
     import tomllib
 
     try:
