@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 from conftest import GitRepo, hooked_commit, init_hooked, run_squadmem
-from workspace_test import COLD, D1, HOT, kept_in_place
+from workspace_test import COLD, D1, HEADER, kept_in_place
 
 LIBRARY = "\n## Library card\nRenew it at the desk in the annex, never online.\n"
 FERRY = "\n## Ferry timetable\nThe 07:40 ferry skips Sundays; the 08:15 does not.\n"
@@ -163,3 +163,122 @@ def test_a_commit_that_leaves_tier_files_alone_is_left_alone(workspace: GitRepo)
     done = hooked_commit(repo, D1, "-m", "log")
     assert done.returncode == 0, done.stderr
     assert message(repo) == "log\n"
+
+
+PROMOTED = (
+    "\n## Promoted From Short-Term Memory (2026-03-02)\n\n"
+    "<!-- openclaw-memory-promotion:memory:memory/2026-03-02.md:3:3 -->\n"
+    "- The 07:40 ferry was late again [score=0.912 signals=3 recalls=2 avg=0.700"
+    " source=memory/2026-03-02.md:3-3]\n"
+)
+
+
+def dream(repo: GitRepo) -> None:
+    """What OpenClaw's dreaming leaves: a promoted block appended to MEMORY.md (after the Index), its
+    state in memory/.dreams/ and its diary in DREAMS.md."""
+    text = repo.read("MEMORY.md")
+    repo.write("MEMORY.md", (text if text.endswith("\n") else text + "\n") + PROMOTED)
+    repo.write("memory/.dreams/short-term-recall.json", '{"version": 1, "entries": {}}\n')
+    repo.write("memory/.dreams/events.jsonl", '{"type": "promotion"}\n')
+    repo.write("DREAMS.md", "# Dream Diary\n\n<!-- openclaw:dreaming:diary:start -->\n")
+
+
+def test_dreaming_then_maintain_puts_the_index_last_again(workspace: GitRepo) -> None:
+    """Regression: dreaming appends its block after the Index, which then lost its place (last)
+    and its blank line; the next squadmem write puts it last again, in a commit verify accepts."""
+    repo = workspace
+    squadmem_maintain(repo, D1)  # the Index as squadmem writes it
+    dream(repo)
+    repo.git("add", "-A")
+    done = hooked_commit(repo, D2, "-m", "dreaming")
+    assert done.returncode == 0, done.stderr
+    for args in (("list",), ("report", "--now", D2), ("doctor",), ("verify",)):
+        checked = run_squadmem(repo.root, *args)
+        assert checked.returncode == 0, (args, checked.stdout, checked.stderr)
+    squadmem_maintain(repo, D2)
+    hot = repo.read("MEMORY.md")
+    assert hot.endswith(PROMOTED.rstrip("\n") + "\n\n" + index_of(hot))
+    assert "\n\n## Index → Deeper Tiers\n" in hot
+    assert hot.count("## Promoted From Short-Term Memory") == 1
+    assert verified(repo).returncode == 0, verified(repo).stdout
+    assert repo.git("status", "--porcelain", "--", "MEMORY.md") == ""
+
+
+def squadmem_maintain(repo: GitRepo, when: str) -> None:
+    done = run_squadmem(repo.root, "maintain", "--now", when, date=when)
+    assert done.returncode == 0, done.stderr
+
+
+def index_of(hot: str) -> str:
+    return hot[hot.index("## Index → Deeper Tiers") :]
+
+
+def test_index_lines_name_the_title_and_the_file_the_host_can_follow(workspace: GitRepo) -> None:
+    """Regression: Index lines named only an id (``- main/rowboat-outboard (archive, …)``): neither
+    OpenClaw's memory_search nor the agent reading MEMORY.md could follow them."""
+    repo = workspace
+    squadmem_maintain(repo, D1)
+    hot = repo.read("MEMORY.md")
+    rows = index_of(hot).splitlines()[3:]
+    assert rows == [
+        "- Kettle descaling — memory/tier2-recent.md (cold, 2026-03-01)",
+        "- Rowboat outboard — memory/tier3-archive.md (archive, 2026-03-01)",
+    ]
+    for row in rows:
+        title, _, rest = row[2:].partition(" — ")
+        assert f"## {title}\n" in repo.read(rest.split(" (")[0])  # the file it names holds it
+    assert "\n\n## Index → Deeper Tiers\n" in hot
+    doctor = run_squadmem(repo.root, "doctor")
+    assert "every Index line points somewhere" in doctor.stdout
+
+
+def test_doctor_names_an_index_line_whose_section_is_gone(workspace: GitRepo) -> None:
+    repo = workspace
+    squadmem_maintain(repo, D1)
+    hot = repo.read("MEMORY.md").replace("- Kettle descaling —", "- Kettle scaling —")
+    repo.write("MEMORY.md", hot)
+    doctor = run_squadmem(repo.root, "doctor")
+    assert (
+        "the Index of MEMORY.md lists 'Kettle scaling' in memory/tier2-recent.md, which is not there"
+        in doctor.stdout
+    )
+
+
+def test_verify_accepts_index_refreshes_of_the_earlier_form_in_history(repo: GitRepo) -> None:
+    """An Index refresh commit of the id-first form, then one of the title-and-file form: both pass."""
+    init_hooked(repo, "2026-03-01T10:00:00+00:00")
+    hot, cold = ".squad/memory/hot/picard.md", ".squad/memory/cold/picard.md"
+    body = repo.read(hot) + "\n## Warp core\nRecalibrate weekly.\n"
+    repo.commit("notes", {hot: body, cold: repo.read(cold) + "\n## Shuttle bay\nDoors stick.\n"}, date=D1)
+    old = (
+        "## Index → Deeper Tiers\n<!-- Written by squadmem maintain after each run; edits here are"
+        " replaced. -->\n\n- picard/shuttle-bay (cold, 2026-03-02)\n"
+    )
+    repo.commit("memory(picard): refresh index\n\nSquad-Memory-Index: picard", {hot: body + old}, date=D2)
+    squadmem_maintain(repo, D3)
+    assert "- Shuttle bay — .squad/memory/cold/picard.md (cold, 2026-03-02)" in repo.read(hot)
+    assert repo.git("log", "-1", "--format=%s") == "memory(picard): refresh index\n"
+    done = verified(repo)
+    assert done.returncode == 0, done.stdout
+
+
+def test_each_index_refresh_keeps_last_maintained_current(workspace: GitRepo) -> None:
+    """Regression: the memory-tiers skill's ``<!-- last_maintained: … -->`` line was never updated:
+    it said the skill's last run while squadmem kept the tiers. Each Index refresh dates it now,
+    in the refresh commit, which verify accepts; the rest of the header stays byte for byte."""
+    repo = workspace
+    squadmem_maintain(repo, D1)
+    hot = repo.read("MEMORY.md")
+    assert hot.startswith(HEADER.replace("2026-03-01", "2026-03-02"))
+    assert repo.git("log", "-1", "--format=%s").startswith("memory(main): refresh index")
+    assert verified(repo).returncode == 0
+
+
+def test_verify_refuses_an_index_commit_that_changes_the_header_otherwise(workspace: GitRepo) -> None:
+    repo = workspace
+    squadmem_maintain(repo, D1)
+    text = repo.read("MEMORY.md").replace("tier: 1 — hot context", "tier: 1 — hot")
+    repo.commit("memory(main): refresh index\n\nSquad-Memory-Index: main", {"MEMORY.md": text}, date=D2)
+    done = verified(repo)
+    assert done.returncode == 1
+    assert "an index commit changed more than the Index → Deeper Tiers section" in done.stdout

@@ -695,8 +695,11 @@ class _Replay:
                 rels.append(move.target)
                 yield rels, move.subject, move.why, move.trailers(), move.used
             for refresh in plan.indexes:
-                self.doc(refresh.file, "hot", refresh.agent).replace_index(refresh.text)
-                lines = len(index.listed_ids(refresh.text))
+                hot = self.doc(refresh.file, "hot", refresh.agent)
+                hot.replace_index(refresh.text)
+                if refresh.stamp is not None:
+                    hot.stamp(refresh.stamp)
+                lines = index.listed(refresh.text)
                 body = (
                     f"{lines} line(s) pointing into cold, archive and the wiki"
                     if refresh.text
