@@ -181,6 +181,28 @@ def dream(repo: GitRepo) -> None:
     repo.write("memory/.dreams/short-term-recall.json", '{"version": 1, "entries": {}}\n')
     repo.write("memory/.dreams/events.jsonl", '{"type": "promotion"}\n')
     repo.write("DREAMS.md", "# Dream Diary\n\n<!-- openclaw:dreaming:diary:start -->\n")
+    repo.write("memory/.dreams/session-corpus/2026-03-02.txt", "ferry late\n")
+    repo.write("memory/dreaming/deep/2026-03-02.md", "# Deep Sleep\n\n- ferry\n")
+
+
+def test_dreamings_files_never_break_a_check(workspace: GitRepo) -> None:
+    """memory/.dreams/, memory/dreaming/<phase>/DAY.md and DREAMS.md are the host's, not logs nor
+    tiers: rewritten days later, they pass the hooks, verify, list, maintain and doctor."""
+    repo = workspace
+    dream(repo)
+    repo.git("add", "-A")
+    assert hooked_commit(repo, D1, "-m", "dreaming").returncode == 0
+    repo.write("memory/dreaming/deep/2026-03-02.md", "# Deep Sleep\n\n- rewritten\n")
+    repo.write("memory/.dreams/session-corpus/2026-03-02.txt", "rewritten\n")
+    repo.write("DREAMS.md", "# Dream Diary\n\nrewritten\n")
+    repo.git("add", "-A")
+    done = hooked_commit(repo, D3, "-m", "dreaming again")
+    assert done.returncode == 0, done.stderr
+    squadmem_maintain(repo, D3)
+    for args in (("list",), ("doctor",), ("verify",)):
+        checked = run_squadmem(repo.root, *args)
+        assert checked.returncode == 0, (args, checked.stdout, checked.stderr)
+        assert "dream" not in checked.stdout.lower() + checked.stderr.lower(), args
 
 
 def test_dreaming_then_maintain_puts_the_index_last_again(workspace: GitRepo) -> None:
