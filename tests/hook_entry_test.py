@@ -445,8 +445,9 @@ def test_the_shim_skips_python_in_a_linked_worktree_too(
 def test_the_message_hooks_start_python_only_when_they_have_something_to_do(
     counted: tuple[GitRepo, dict[str, str], Path],
 ) -> None:
-    """No use pending, no amend, no trailer in the message: both message shims answer without Python;
-    a pending use, an amend or a Squad-Memory-Used line in the message each bring it back."""
+    """No use pending, no amend, no trailer in the message, no line out of a tier file: both message
+    shims answer without Python; a pending use, an amend, a Squad-Memory-Used line in the message or
+    a line taken out of a tier file each bring it back."""
     repo, env, starts = counted
     events = ("prepare-commit-msg", "commit-msg")
     repo.write("README.md", "x\n")
@@ -470,11 +471,17 @@ def test_the_message_hooks_start_python_only_when_they_have_something_to_do(
     assert done.returncode == 0, done.stderr
     assert [_prechecks(starts, e) for e in events] == [3, 2]
     assert TRAILER in repo.git("log", "-1", "--format=%B")
+    repo.write(HOT, repo.read(HOT).replace("\n## Auth tokens\n\nRotate weekly.\n", ""))
+    repo.git("add", "-A")
+    assert hooked_commit(repo, D2, "-m", "drop the note", env=env).returncode == 0
+    assert [_prechecks(starts, e) for e in events] == [4, 2]  # lines left hot: prepare-commit-msg names it
+    assert "Squad-Memory-Delete: picard/auth-tokens" in repo.git("log", "-1", "--format=%B")
 
 
-def _diffs(trace: Path, command: str = "diff --cached") -> int:
-    """How many ``git diff --cached`` (or ``command``) a commit ran (GIT_TRACE's lines): the shim's
-    and the checks'."""
+def _diffs(trace: Path, command: str = "diff --cached --raw") -> int:
+    """How many ``git diff --cached --raw`` (or ``command``) a commit ran (GIT_TRACE's lines): the
+    shim's and the checks'. (The prepare-commit-msg shim's ``--numstat``, whether the commit takes
+    lines out of a tier file, is counted apart.)"""
     lines = trace.read_text("utf-8").splitlines() if trace.exists() else []
     return sum(f"trace: built-in: git {command}" in line for line in lines)
 
@@ -489,6 +496,7 @@ def test_the_checks_take_the_shims_diff_instead_of_asking_git_again(repo: GitRep
     repo.git("add", "-A")
     assert hooked_commit(repo, D1, "-m", "log", env=env).returncode == 0
     assert _diffs(trace) == 1
+    assert _diffs(trace, "diff --cached --numstat") == 1  # the message shim's: no line left a tier file
     # a log created: its path's history is asked (one git log); objects come through the one cat-file
     assert (_diffs(trace, "log "), _diffs(trace, "cat-file --batch")) == (1, 1)
     assert not (repo.root / ".git" / "squadmem-staged.diff").exists()

@@ -3,7 +3,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from squadmem.engine import index
@@ -61,13 +61,13 @@ def test_remove_refuses_a_section_that_is_not_there() -> None:
 
 
 def test_replace_adds_the_index_as_last_section() -> None:
-    assert index.replace("# H\n## A\na", INDEX) == "# H\n## A\na\n" + INDEX
+    assert index.replace("# H\n## A\na", INDEX) == "# H\n## A\na\n\n" + INDEX  # a blank line before it
 
 
 def test_replace_moves_an_index_that_is_not_last_to_the_end() -> None:
     text = "## A\na\n" + INDEX + "## B\nb\n"
     new = f"## {INDEX_TITLE}\n- new\n"
-    assert index.replace(text, new) == "## A\na\n## B\nb\n" + new
+    assert index.replace(text, new) == "## A\na\n## B\nb\n\n" + new
 
 
 def test_current_is_the_index_text() -> None:
@@ -260,3 +260,32 @@ def test_an_index_line_leaves_out_the_title_its_id_already_says() -> None:
         "- picard/rotation (cold, 2026-01-01): Key rotation",
     ]
     assert index.listed_ids("\n".join(x.render() for x in says + other)) == [x.id for x in says + other]
+
+
+@settings(max_examples=300, deadline=None)
+@given(before=_file, after=st.lists(_section, max_size=3), chop=st.booleans(), crlf=st.booleans())
+def test_an_index_a_host_wrote_after_is_put_last_with_its_blank_line(
+    before: str, after: list[str], chop: bool, crlf: bool
+) -> None:
+    """Regression: OpenClaw's dreaming appends its block after the Index; the refresh puts the Index
+    last again, a blank line before it, and every other section is kept, in order, once."""
+    host = "\n## Promoted From Short-Term Memory (2026-03-02)\n\n<!-- openclaw-memory-promotion:k -->\n- x\n"
+    if crlf:
+        host = host.replace("\n", "\r\n")
+    tail = "".join(after) + (host.rstrip("\r\n") if chop else host)
+    text = before + INDEX + tail
+    assume(text.count(INDEX_TITLE) == 1)
+    new = f"## {INDEX_TITLE}\n- new\n"
+    try:
+        result = index.replace(text, new)
+    except index.SpliceError:
+        assert _spliced(text, "replace", new) is None
+        return
+    assert _spliced(text, "replace", new) == result
+    assert result.endswith(new)
+    kept = result[: -len(new)]
+    assert kept == "" or sections.lines(kept)[-1].strip() == ""  # a blank line before the Index
+    shape = [sections.trimmed(s.text) for s in sections.split(result).sections]
+    wanted = [sections.trimmed(s.text) for s in sections.split(text).sections if not index.is_index(s)]
+    assert shape == [*wanted, sections.trimmed(new)]  # nothing lost, nothing duplicated, in order
+    assert sections.trimmed(sections.split(result).header) == sections.trimmed(sections.split(text).header)

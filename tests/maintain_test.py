@@ -107,9 +107,10 @@ def test_maintain_index_commit_changes_only_the_index(repo: GitRepo) -> None:
     before, after = repo.git("show", f"HEAD~1:{HOT}"), repo.read(HOT)
     assert index.current(before) is None
     assert after.startswith(before)
-    assert after[len(before) :] == index.current(after)
+    assert after[len(before) :] == "\n" + (index.current(after) or "")  # set apart by a blank line
     assert after.endswith(
-        "- picard/stale-plan (archive, 2026-01-01)\n- wiki:security (wiki, 2026-01-01): 1 section\n"
+        f"- Stale plan — {MEMORY_DIR}/archive/picard.md (archive, 2026-01-01)\n"
+        f"- security — {MEMORY_DIR}/wiki/security.md (wiki, 1 section, 2026-01-01)\n"
     )
 
 
@@ -355,7 +356,7 @@ def test_a_use_counts_for_its_owner_only_in_the_index(repo: GitRepo) -> None:
     env = {"GIT_AUTHOR_DATE": "2026-02-10T11:00:00+00:00", "GIT_COMMITTER_DATE": "2026-02-10T11:00:00+00:00"}
     assert cli(repo, "maintain", "--now", "2026-02-10T11:00:00Z", env=env)[0] == 0  # both Indexes written
     worf_hot = repo.read(f"{MEMORY_DIR}/hot/worf.md")
-    assert "worf/team-initialized (cold, 2026-02-10)" in worf_hot
+    assert f"- 📌 Team initialized — {MEMORY_DIR}/cold/worf.md (cold, 2026-02-10)" in worf_hot
     repo.commit("used\n\nSquad-Memory-Used: picard/team-initialized", date="2026-02-20T09:00:00+00:00")
     head = repo.head()
     code, _, err = cli(repo, "maintain", "--now", NOW, "--json", env={"GIT_COMMITTER_DATE": NOW})

@@ -266,7 +266,7 @@ def test_plan_index_shrinks_rather_than_put_a_pinned_core_context_over_budget() 
     (refresh,) = plan.indexes
     final = plan.files[HOT]
     assert len(final.encode()) <= 4096
-    shown = index.listed_ids(refresh.text)
+    shown = index.listed_places(refresh.text)
     assert 0 < len(shown) < 10  # hot.index_max_entries: 10
     assert refresh.text.rstrip().endswith(f"- and {30 - len(shown)} more: squadmem list --agent picard")
     assert not any("stays over budget" in w for w in plan.warnings)
@@ -287,7 +287,7 @@ def test_plan_keeps_the_whole_index_when_hot_is_over_budget_without_it() -> None
     files = {HOT: _pinned_core(4200), COLD: _deeper(3)}
     plan = plan_of(files, {})
     (refresh,) = plan.indexes
-    assert len(index.listed_ids(refresh.text)) == 3
+    assert index.listed(refresh.text) == 3
     assert any("stays over budget" in w for w in plan.warnings)
 
 
@@ -315,9 +315,9 @@ def test_plan_index_lists_deeper_tiers_and_wiki_topics_newest_first() -> None:
     assert refresh.subject == "memory(picard): refresh index"
     assert refresh.trailers() == [("Squad-Memory-Index", "picard")]
     assert refresh.text.splitlines()[3:] == [
-        "- picard/old-thing (cold, 2026-02-26)",
-        "- wiki:security (wiki, 2026-02-24): 2 sections",
-        "- picard/older-thing (archive, 2026-02-09)",
+        f"- Old thing — {COLD} (cold, 2026-02-26)",
+        "- security — .squad/memory/wiki/security.md (wiki, 2 sections, 2026-02-24)",
+        f"- Older thing — {ARCHIVE} (archive, 2026-02-09)",
     ]
     assert refresh.reads == (COLD, ARCHIVE)
 

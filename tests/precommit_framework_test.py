@@ -128,6 +128,17 @@ def _use_trailers(repo: GitRepo) -> tuple[list[str], str]:
     return ["squadmem-use-trailers", *args], D0
 
 
+def _removal(repo: GitRepo) -> tuple[list[str], str]:
+    """A section removed by hand, staged; the message given as with `git commit -m`."""
+    repo.commit("hot", {HOT: "# Hot\n\n## A\nkeep\n\n## B\ngone\n"}, date=D0)
+    repo.write(HOT, "# Hot\n\n## A\nkeep\n")
+    repo.git("add", HOT)
+    message = repo.root / ".git" / "COMMIT_EDITMSG"
+    message.write_text("tidy\n")
+    args = ["--hook-stage", "prepare-commit-msg", "--commit-msg-filename", str(message)]
+    return ["squadmem-use-trailers", *args], D0
+
+
 def _push(repo: GitRepo, late: bool) -> tuple[list[str], str]:
     base = repo.commit("log", {LOG: "# log\n"}, date=D0)
     text, date = ("# log, edited\n", "2026-03-03T10:00:00+00:00") if late else ("# log\n- more\n", D0)
@@ -156,6 +167,7 @@ SCENARIOS: dict[str, Callable[[GitRepo], tuple[list[str], str]]] = {
     "deletion-only": _deletion_only,
     "unreadable": _unreadable,
     "use-trailers": _use_trailers,
+    "removal": _removal,
     "push-allowed": lambda repo: _push(repo, late=False),
     "push-refused": lambda repo: _push(repo, late=True),
     "all-files-over-budget": _over_budget_committed,
@@ -234,6 +246,14 @@ def test_use_trailers_runs_on_the_message_file(runs: dict[str, Run]) -> None:
     run = runs["use-trailers"]
     passed(run, "squadmem-use-trailers")
     assert (run.repo.root / ".git" / "COMMIT_EDITMSG").read_text().startswith("add b\n")
+
+
+def test_use_trailers_names_a_section_removed_by_hand(runs: dict[str, Run]) -> None:
+    """The framework's prepare-commit-msg stage names the removal as the plain hook does."""
+    run = runs["removal"]
+    passed(run, "squadmem-use-trailers")
+    text = (run.repo.root / ".git" / "COMMIT_EDITMSG").read_text()
+    assert text == "tidy\n\nSquad-Memory-Delete: picard/b\n"
 
 
 def test_verify_push_allows_a_clean_range(runs: dict[str, Run]) -> None:

@@ -197,6 +197,6 @@ def test_the_over_limit_rule_and_the_index_are_built(repo: GitRepo) -> None:
     assert all(m["rule"] == "budget" and m["reason"].startswith("over budget ") for m in moves)
     hot = repo.read(HOT)
     assert len(hot.encode()) <= 4096
-    listed = index.listed_ids(index.current(hot) or "")
-    assert listed == [f"picard/topic-{n}" for n in reversed(range(len(moves)))]  # newest first
+    listed = [title for title, _ in index.listed_places(index.current(hot) or "")]
+    assert listed == [f"Topic {n}" for n in reversed(range(len(moves)))]  # newest first
     assert cli(repo, "verify", "HEAD~5..HEAD")[0] == 0

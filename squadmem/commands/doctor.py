@@ -23,7 +23,7 @@ from squadmem.engine import catalog, index, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, settings, uses
 from squadmem.model.errors import Exit, SquadmemError
-from squadmem.model.layout import MEMORY_DIR, TIERS, classify, parse_log_name
+from squadmem.model.layout import MEMORY_DIR, TIERS, classify, parse_log_name, tier_rel
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
@@ -129,12 +129,20 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
                 problems.append(f"{rel} is not a tier file squadmem reads")
     ids = {e.id for e in memory.entries}
     topics = {f"wiki:{doc.tier_file.name}" for doc in memory.files.values() if doc.tier_file.tier == "wiki"}
+    places = {(e.file, e.title) for e in memory.entries}
     for entry in memory.entries:
         if entry.is_index:
             for listed in index.listed_ids(entry.text):
                 if listed not in ids and listed not in topics:
                     problems.append(
                         f"the Index of {entry.file} lists {listed}, which is gone (run squadmem maintain)"
+                    )
+            for title, rel in index.listed_places(entry.text):
+                topic = rel in memory.files and rel == tier_rel("wiki", title)
+                if (rel, title) not in places and not topic:
+                    problems.append(
+                        f"the Index of {entry.file} lists {title!r} in {rel}, which is not there"
+                        " (run squadmem maintain)"
                     )
     if problems:
         return Check("orphans", WARN, "; ".join(problems[:5]) + (" ..." if len(problems) > 5 else ""))

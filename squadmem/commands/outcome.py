@@ -71,7 +71,7 @@ def _plan_lines(plan: policy.Plan) -> Iterator[str]:
         if not refresh.text:
             yield f"index: take the Index out of {refresh.file} (even one line would put it over its budget)"
             continue
-        yield f"index: rewrite the Index of {refresh.file} ({len(index.listed_ids(refresh.text))} line(s))"
+        yield f"index: rewrite the Index of {refresh.file} ({index.listed(refresh.text)} line(s))"
     for warning in plan.warnings:
         yield f"warning: {warning}"
     for waiting in plan.waiting:

@@ -25,7 +25,7 @@ import dataclasses
 import datetime as dt
 import functools
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from squadmem.engine import catalog, titles
 from squadmem.engine.catalog import INDEX_TITLE
@@ -39,6 +39,10 @@ INDEX_BASE = sections.slugify(INDEX_TITLE)
 NOTE = "<!-- Written by squadmem maintain after each run; edits here are replaced. -->"
 EMPTY = "- nothing in cold, archive or the wiki yet"
 _LINE_ID = re.compile(r"- (\S+) \(")
+SEPARATOR = "—"  # between a line's title and its file
+# the memory-tiers skill's header line in MEMORY.md, kept current by each Index refresh
+_MAINTAINED = re.compile(r"(<!--\s*last_maintained:[ \t]*)([^\s>]*)([ \t]*-->)", re.IGNORECASE)
+_LINE_PLACE = re.compile(r"- (.+) — (\S+) \([^()]*\)$")
 
 
 class SpliceError(ValueError):
@@ -59,6 +63,30 @@ def memory(texts: Mapping[str, str]) -> catalog.Memory:
         if tf is not None:
             docs.append(catalog.TierDoc(tf, text, split(text)))
     return catalog.build(docs)
+
+
+def blank_ended(text: str) -> str:
+    """``text`` ended by a blank line, as the Index is set apart from what comes before it (nothing
+    added to an empty text or one that ends so already). A trailing blank line is no part of a
+    section's content: every comparison trims it."""
+    if not text:
+        return text
+    if not ends_line(text):
+        text += "\n"
+    if sections.lines(text)[-1].strip():
+        text += "\r\n" if text.endswith("\r\n") else "\n"
+    return text
+
+
+def stamped(header: str, day: str) -> str:
+    """``header`` with its ``<!-- last_maintained: DATE -->`` line (the memory-tiers skill's, if it
+    has one) saying ``day``; nothing is added to a header without one."""
+    return _MAINTAINED.sub(lambda m: m.group(1) + day + m.group(3), header, count=1)
+
+
+def unstamped(header: str) -> str:
+    """``header`` as an Index refresh may not change it: its ``last_maintained`` date left out."""
+    return stamped(header, "")
 
 
 def ends_line(text: str) -> bool:
@@ -350,12 +378,15 @@ class Doc:
                 self._link(node, follower)  # as it was
             raise SpliceError(what) from None
 
-    def _after_tail(self, text: str, what: str) -> tuple[str, str]:
-        """The file's last text, and that text ended by a newline, when ``text`` may follow it and stay
-        a section of its own; else :class:`SpliceError` saying ``what``."""
+    def _after_tail(self, text: str, what: str, end: Callable[[str], str] | None = None) -> tuple[str, str]:
+        """The file's last text, and that text ended by a newline (or as ``end`` ends it), when
+        ``text`` may follow it and stay a section of its own; else :class:`SpliceError` saying ``what``."""
         last = self.tail
         last_text = self.header if last is None else last.text
-        fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
+        if end is not None:
+            fixed = end(last_text)
+        else:
+            fixed = last_text if not last_text or ends_line(last_text) else last_text + "\n"
         expected = [trimmed(fixed), trimmed(text)]
         if last is not None:
             expected.insert(0, "")
@@ -364,10 +395,19 @@ class Doc:
         return last_text, fixed
 
     def _append_index(self, index_text: str) -> None:
-        last_text, fixed = self._after_tail(index_text, "the Index would not stay a section of its own")
+        what = "the Index would not stay a section of its own"
+        last_text, fixed = self._after_tail(index_text, what, blank_ended)
         if fixed != last_text:
             self._set_text(self.tail, fixed)
         self._link(Node(index_text, trimmed(index_text), INDEX_BASE, INDEX_TITLE, True), None)
+
+    def stamp(self, day: str) -> bool:
+        """Date the header's ``last_maintained`` line ``day``; whether that changed the header."""
+        new = stamped(self.header, day)
+        if new == self.header:
+            return False
+        self._set_text(None, new)
+        return True
 
     def index_text(self) -> str | None:
         node = self.index_node()
@@ -400,23 +440,33 @@ def replace(text: str, index_text: str) -> str:
     if position is not None:
         del expected[position + 1]
         text = doc.header + "".join(s.text for n, s in enumerate(doc.sections) if n != position)
-    base = text if not text or ends_line(text) else text + "\n"
     expected.append(trimmed(index_text))
-    return _check(base + index_text, expected, "the Index would not stay a section of its own")
+    return _check(blank_ended(text) + index_text, expected, "the Index would not stay a section of its own")
 
 
 @dataclasses.dataclass(frozen=True)
 class Line:
-    """One line of an Index: a cold or archive section of the agent, or a wiki topic."""
+    """One line of an Index: a cold or archive section of the agent, or a wiki topic.
+
+    It names what a host and its agent can follow: the section's title (its words, for a keyword
+    search) and the file it lives in now (a path from the top of the work tree), then its tier
+    and date: ``- Home network — memory/tier3-archive.md (archive, 2026-11-02)``; a wiki topic
+    says how many sections it holds: ``- security — memory/wiki/security.md (wiki, 2 sections,
+    2026-01-07)``."""
 
     id: str
     title: str
     tier: str
     last_used: dt.datetime | None  # in the team's time zone; the line shows its date
+    file: str = ""
+    note: str = ""  # a wiki topic's count of sections
 
     def render(self) -> str:
         when = self.last_used.date().isoformat() if self.last_used else "date unknown"
-        return named(self.id, f"{self.tier}, {when}", self.title)
+        about = ", ".join(x for x in (self.tier, self.note, when) if x)
+        if not self.file:
+            return named(self.id, about, self.title)
+        return f"- {self.title} {SEPARATOR} {self.file} ({about})"
 
 
 def order(lines: Sequence[Line]) -> list[Line]:
@@ -443,10 +493,25 @@ def render_ordered(first: Sequence[Line], total: int, cap: int, agent: str) -> s
 
 
 def listed_ids(index_text: str) -> list[str]:
-    """The ids an Index section lists (doctor checks they exist)."""
+    """The ids an Index section of the earlier form lists (``- picard/auth-tokens (cold, …)``)."""
     found = []
     for row in sections.lines(index_text):
         match = _LINE_ID.match(row)
-        if match:
+        if match and _LINE_PLACE.match(row) is None:
             found.append(match.group(1))
     return found
+
+
+def listed_places(index_text: str) -> list[tuple[str, str]]:
+    """The (title, file) of each line of an Index section (doctor checks they are there)."""
+    found = []
+    for row in sections.lines(index_text):
+        match = _LINE_PLACE.match(row.rstrip("\r\n"))
+        if match:
+            found.append((match.group(1), match.group(2)))
+    return found
+
+
+def listed(index_text: str) -> int:
+    """How many sections or topics an Index section lists, in either form."""
+    return len(listed_ids(index_text)) + len(listed_places(index_text))

@@ -85,7 +85,7 @@ class IndexModel:
             self._add(item)
             return
         if item.tier != "wiki":
-            self._add(index.Line(item.id, item.title, item.tier, item.when))
+            self._add(index.Line(item.id, item.title, item.tier, item.when, tier_rel(item.tier, item.name)))
             return
         self.leave(f"wiki:{item.name}")
         days = self.topics.setdefault(item.name, [])
@@ -108,8 +108,10 @@ class IndexModel:
             if node is doc.tail:
                 last = node.prev
         last_text = doc.header if last is None else last.text
-        if last_text and not index.ends_line(last_text) and self.text() is not None:
-            size += 1
+        if self.text() is not None:  # the blank line (and line ending) set before an Index
+            ended = index.blank_ended(last_text)
+            size += len(ended.encode("utf-8")) - len(last_text.encode("utf-8"))
+            rows += budget.count_lines(ended) - budget.count_lines(last_text)
         return size, rows
 
     def total(self, size: int, rows: int) -> tuple[int, int]:
@@ -123,7 +125,8 @@ class IndexModel:
 def topic_line(topic: str, days: list[dt.datetime | None]) -> index.Line:
     known = [d for d in days if d is not None]
     count = f"{len(days)} section" + ("" if len(days) == 1 else "s")
-    return index.Line(f"wiki:{topic}", count, "wiki", max(known) if known else None)
+    when = max(known) if known else None
+    return index.Line(f"wiki:{topic}", topic, "wiki", when, tier_rel("wiki", topic), count)
 
 
 class IndexPlan:
@@ -179,7 +182,7 @@ class IndexPlan:
             tf = classify(rel)
             assert tf is not None
             if tf.tier in ("cold", "archive"):
-                lines.append(index.Line(ident, node.title, tf.tier, self.day(agent, node.key)))
+                lines.append(index.Line(ident, node.title, tf.tier, self.day(agent, node.key), rel))
         return lines, self.topics()
 
     def topics(self) -> dict[str, list[dt.datetime | None]]:
@@ -270,4 +273,5 @@ class IndexPlan:
         if doc.text() == before:
             return None
         reads = tuple(r for t in ("cold", "archive") if (r := tier_rel(t, agent)) in rels)
-        return IndexRefresh(agent, rel, wanted, reads)
+        day = self.facts.now.astimezone(self.facts.settings.tz).date().isoformat()
+        return IndexRefresh(agent, rel, wanted, reads, day if doc.stamp(day) else None)

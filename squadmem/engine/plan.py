@@ -99,6 +99,7 @@ class IndexRefresh:
     file: str
     text: str  # the new Index section
     reads: tuple[str, ...]  # tier files whose content it lists (they must be committed)
+    stamp: str | None = None  # the day its header's last_maintained line is given, if it has one
 
     @property
     def subject(self) -> str:
@@ -108,7 +109,7 @@ class IndexRefresh:
         return [("Squad-Memory-Index", self.agent)]
 
     def as_dict(self) -> dict[str, Any]:
-        return {"agent": self.agent, "file": self.file, "lines": len(index.listed_ids(self.text))}
+        return {"agent": self.agent, "file": self.file, "lines": index.listed(self.text)}
 
 
 @dataclasses.dataclass(frozen=True)

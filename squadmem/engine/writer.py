@@ -48,15 +48,16 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.engine import index, policy
+from squadmem.engine import index, policy, titles
 from squadmem.gitio.config import Config
 from squadmem.gitio.conversion import Conversion
 from squadmem.gitio.indexlock import IndexLock, index_locked, next_index, updated_by_git
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import gitstate, uses, writes
+from squadmem.model import gitstate, removals, sections, uses, writes
+from squadmem.model.constants import DELETE_TRAILER
 from squadmem.model.errors import Exit, SquadmemError
-from squadmem.model.layout import MAX_FILE_BYTES, TIERS, classify, decode_tier, encode_tier
+from squadmem.model.layout import AGENT_TIERS, MAX_FILE_BYTES, TIERS, classify, decode_tier, encode_tier
 
 DIRTY_HINT = (
     "commit or stash them first, or add --commit-edits to maintain, promote or demote: squadmem then"
@@ -458,10 +459,10 @@ class Writer:
         Refuses (exit 2, nothing written) a tier file deleted but not committed, or with staged and
         unstaged changes both (which of the two to commit is the user's call).
         """
-        memory = self.repo.layout.memory
         files: dict[str, str] = {}
         on_disk: dict[str, bytes | None] = {}
-        for code, rel in self.repo.status([str(memory)]):
+        # every memory path, not only the memory folder: a workspace's hot file is MEMORY.md beside it
+        for code, rel in self.repo.status(list(self.repo.layout.places.pathspecs)):
             tier = classify(rel)
             if tier is None or tier.tier not in TIERS:
                 continue
@@ -481,7 +482,24 @@ class Writer:
         names = ", ".join(sorted(files))
         subject = f"memory: commit uncommitted edits to {len(files)} tier file(s)"
         body = f"{names}: committed as the work tree had them by squadmem {command} --commit-edits."
-        return Made(self.commit(files, message(subject, body, []), (), on_disk), subject)
+        gone = self.removed_by(files)
+        trailers = [(DELETE_TRAILER, ", ".join(gone))] if gone else []
+        return Made(self.commit(files, message(subject, body, trailers), (), on_disk), subject)
+
+    def removed_by(self, files: Mapping[str, str]) -> list[str]:
+        """The ids of the sections HEAD holds that ``files`` (path -> new text) remove: the edits'
+        ``Squad-Memory-Delete`` trailer, by the rule ``verify`` and the message hooks share."""
+        places = self.repo.layout.places
+        rels = set(files)
+        for owner in {removals.owner_of(places, rel) for rel in files}:
+            if owner and not owner.startswith("wiki:"):
+                rels.update(places.tier_rel(tier, owner) for tier in AGENT_TIERS)
+        before = {rel: text for rel in rels if (text := self.text(rel)) is not None}
+        after = {**before, **files}
+        try:
+            return removals.removed(before, after, places, titles.plain)
+        except sections.FlagError:
+            return []  # the catalog refuses the file later, saying why
 
     # -- one commit ------------------------------------------------------------------------------
     def commit(
@@ -677,8 +695,11 @@ class _Replay:
                 rels.append(move.target)
                 yield rels, move.subject, move.why, move.trailers(), move.used
             for refresh in plan.indexes:
-                self.doc(refresh.file, "hot", refresh.agent).replace_index(refresh.text)
-                lines = len(index.listed_ids(refresh.text))
+                hot = self.doc(refresh.file, "hot", refresh.agent)
+                hot.replace_index(refresh.text)
+                if refresh.stamp is not None:
+                    hot.stamp(refresh.stamp)
+                lines = index.listed(refresh.text)
                 body = (
                     f"{lines} line(s) pointing into cold, archive and the wiki"
                     if refresh.text

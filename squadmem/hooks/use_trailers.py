@@ -1,4 +1,5 @@
-"""prepare-commit-msg and commit-msg: write pending uses into the message as a ``Squad-Memory-Used`` trailer.
+"""prepare-commit-msg and commit-msg: write pending uses into the message as a ``Squad-Memory-Used``
+trailer, and the sections the commit removes from the tier files as a ``Squad-Memory-Delete`` one.
 
 git calls it as ``prepare-commit-msg MESSAGE_FILE [SOURCE [SHA]]`` and
 ``commit-msg MESSAGE_FILE``. When ``.git/squadmem/pending-uses.json`` lists
@@ -22,6 +23,14 @@ not carry the same use again. ``git commit --amend`` replaces HEAD: the uses
 HEAD carried go into the new message (its trailer lines, kept as they were)
 unless it names them already. ``git commit --no-verify`` skips ``commit-msg``:
 an editor session then carries nothing and the uses stay pending.
+
+A section the commit takes out of every tier file (an agent or a person
+removed it by hand: not moved, edited or renamed; :mod:`squadmem.hooks.deletions`)
+is named in a ``Squad-Memory-Delete`` trailer unless the message names it
+already, so ``verify`` and the pre-push hook accept the removal as recorded
+and ``recall --history`` finds it. A message still empty when
+prepare-commit-msg runs (an editor follows) gets it at commit-msg: a note in
+``.git/squadmem/`` tells the commit-msg shim to start Python.
 
 Otherwise the hook never stops a commit: a problem is reported on stderr and
 the uses stay pending. Standard library only.
@@ -51,6 +60,8 @@ SIGN_OFF = "signed-off-by:"
 SCISSORS = "------------------------ >8 ------------------------"
 EMPTY = "Aborting commit due to empty commit message."
 TRAILER = constants.TRAILER
+DELETE = constants.DELETE_TRAILER
+REMOVALS_NOTE = "removals-unnamed"  # in .git/squadmem/: read by the commit-msg shim
 PENDING = (constants.STATE_DIR, constants.PENDING_USES)
 
 
@@ -177,9 +188,11 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
     said, beyond = content(text, comment_string(env))
     if said and not beyond:
         raise SquadmemError(EMPTY, code=Exit.VIOLATIONS)
-    if not said:
-        return []  # git aborts the empty commit; the uses stay pending
     state = state_dir(env)
+    if not said:  # git aborts the empty commit (the uses stay pending), or an editor writes it next
+        note_removals(state, bool(removals_unnamed(text, env, amending(environ))))
+        return []
+    note_removals(state, False)
     pending = uses.pending(state)
     kept: list[str] = []
     amend = amending(environ)
@@ -187,20 +200,70 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
         head = questions.message(env, "HEAD") if questions.commit(env, "HEAD") else ""
         named = set(uses.parse_used(text))
         kept = [line for line in trailer_lines(head) if not set(uses.parse_used(line)) <= named]
+    gone = removals_unnamed(text, env, amend)
     if not pending and not kept:
-        return []
+        return _add_lines(message_file, text, env, [deletion_line(gone)] if gone else [])
     if pending:
         start = "HEAD^" if amend else "HEAD"  # an amend replaces HEAD: its trailer does not count
         for ident in uses.settle(state, carried_since(min(pending.values()), env, start)):
             pending.pop(ident, None)
     named = set(uses.parse_used(text)) | {i for line in kept for i in uses.parse_used(line)}
     ids = [i for i in sorted(pending) if i not in named]
-    lines = [*kept, *([uses.trailer_line(ids)] if ids else [])]
+    lines = [*kept, *([uses.trailer_line(ids)] if ids else []), *([deletion_line(gone)] if gone else [])]
+    _add_lines(message_file, text, env, lines)
+    return [*(i for line in kept for i in uses.parse_used(line)), *ids, *gone]
+
+
+def _add_lines(message_file: Path, text: str, env: Mapping[str, str], lines: Sequence[str]) -> list[str]:
+    """The message with ``lines`` added as trailers (written only when there are some); the ids of a
+    deletion trailer among them."""
     if not lines:
         return []
+    from squadmem.gitio import questions
+
     out = questions.add_trailers(env, text, lines)
     message_file.write_bytes(out.encode("utf-8", "surrogateescape"))
-    return [*(i for line in kept for i in uses.parse_used(line)), *ids]
+    return [i for line in lines if line.startswith(DELETE + ":") for i in _ids(line.split(":", 1)[1])]
+
+
+def deletion_line(ids: Sequence[str]) -> str:
+    return f"{DELETE}: {', '.join(ids)}"
+
+
+def _ids(value: str) -> list[str]:
+    return [i for i in value.replace(",", " ").split() if i]
+
+
+def named_deletions(text: str) -> set[str]:
+    """The ids a message's ``Squad-Memory-Delete`` lines name already (any case, as verify reads them)."""
+    found: set[str] = set()
+    for line in text.split("\n"):
+        key, colon, value = line.partition(":")
+        if colon and key.strip().lower() == DELETE.lower():
+            found.update(_ids(value))
+    return found
+
+
+def note_removals(state: Path, unnamed: bool) -> None:
+    """Leave (or clear) the note that tells the commit-msg shim a removal waits to be named once the
+    message is written (prepare-commit-msg saw it empty)."""
+    note = state / REMOVALS_NOTE
+    try:
+        if unnamed:
+            note.parent.mkdir(parents=True, exist_ok=True)
+            note.touch()
+        elif note.is_file():
+            note.unlink()
+    except OSError:
+        pass  # without the note, commit-msg's Python is not started: verify then names what is missing
+
+
+def removals_unnamed(text: str, env: Mapping[str, str], amend: bool) -> list[str]:
+    """The sections the commit removes from the tier files that the message does not name yet."""
+    from squadmem.hooks import deletions
+
+    named = named_deletions(text)
+    return [i for i in deletions.removed(env, amend) if i not in named]
 
 
 def nothing_to_do(environ: Mapping[str, str]) -> bool:
@@ -219,8 +282,8 @@ def nothing_to_do(environ: Mapping[str, str]) -> bool:
 
 
 def quick(message_file: str) -> int | None:
-    """The hook's status when there is nothing to add (no use pending, no amend): 1 for a message of
-    trailers only, else 0; None when the full hook must run."""
+    """The hook's status when there is nothing to add (no use pending, no amend, no tier file
+    changed): 1 for a message of trailers only, else 0; None when the full hook must run."""
     if not nothing_to_do(os.environ):
         return None
     try:
@@ -228,10 +291,23 @@ def quick(message_file: str) -> int | None:
             text = handle.read().decode("utf-8", "surrogateescape")
     except OSError:
         return None
-    if content(text) == (True, False):
+    said = content(text)
+    if said == (True, False):
         print(EMPTY, file=sys.stderr)
         return 1
-    return 0
+    return None if edits_staged() else 0
+
+
+def edits_staged() -> bool:
+    """Whether the commit changes a tier file that held sections (one ``git diff``): a removal
+    there is for the message to name."""
+    from squadmem.gitio import runner
+    from squadmem.hooks import deletions
+
+    try:
+        return any(e.status in deletions.OLD_SIDE for e in deletions.changes(runner.git_env(), False))
+    except SquadmemError:
+        return True  # the full hook then says what is wrong
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -18,4 +18,5 @@ PENDING_USES = "pending-uses.json"  # uses not yet in a commit, in STATE_DIR
 SETTLE = "merge-settle.json"  # what the merge driver leaves for the post-merge hook, in STATE_DIR
 
 TRAILER = "Squad-Memory-Used"  # the commit trailer that records uses of sections
+DELETE_TRAILER = "Squad-Memory-Delete"  # the commit trailer that records sections removed on purpose
 INDEX_TITLE = "Index → Deeper Tiers"  # the hot file's section that points at the deeper tiers
