@@ -2,12 +2,18 @@
 
 A workspace repository with 15 ``MEMORY.md`` sections (``squadmem init`` in
 place, day 0). Every day the agent works on the same five of them, in a
-session whose transcript the bench writes as OpenClaw 2026.9.6 writes one (a
+session whose transcript the bench writes as OpenClaw 2026.9.6 records one (a
 ``session`` header of version 4, then ``message`` entries linked by
 ``parentId``: user text, assistant ``toolCall`` blocks, ``toolResult``
-messages; one ``<session id>.jsonl`` a day under
-``$HOME/.openclaw/agents/main/sessions/``). Each of the five is used one way a
-day, in turn:
+messages; with Tool Search, the host's default, a memory tool is called
+through ``tool_call`` and its run recorded in an ``openclaw.nested-tool.v1``
+message; ``--direct-tools`` writes the calls as the host records them with
+``tools.toolSearch`` off). The host keeps live transcripts in its SQLite
+database; the bench writes each day's as a JSONL file, ``<session id>.jsonl``
+under ``$HOME/.openclaw/agents/main/sessions/`` (where the host keeps its
+transcript files), the events a line each. ``tests/openclaw_transcript_test.py``
+holds these events to those the real host stores. Each of the five is used one
+way a day, in turn:
 
 - ``memory_get`` of its line range in the file that holds it;
 - ``memory_search`` for its words, whose hit names its file and lines, then a
@@ -30,7 +36,7 @@ stay in ``MEMORY.md`` every day, the ten unused leave by the 7-day rule, and
 ``MEMORY.md`` stays within its budget without ever shrinking to its Index
 alone (``tests/openclaw_days_test.py`` holds that on a shorter run).
 
-    python -m bench.openclaw_days [--days 60] [--plot docs/openclaw-days.png] [--keep DIR]
+    python -m bench.openclaw_days [--days 60] [--direct-tools] [--plot docs/openclaw-days.png] [--keep DIR]
 
 Deterministic (session and entry ids are name-based UUIDs): the same
 arguments print the same table. Asserts nothing.
@@ -200,11 +206,13 @@ def excerpt(root: Path, rel: str, first: int, last: int) -> str:
 class Transcript:
     """One session as OpenClaw writes it: a version-4 ``session`` header, then chained ``message`` entries."""
 
-    def __init__(self, session_id: str, cwd: Path, start: dt.datetime) -> None:
+    def __init__(self, session_id: str, cwd: Path, start: dt.datetime, tool_search: bool = True) -> None:
         self.session_id = session_id
         self.clock = start
+        self.tool_search = tool_search
         self.parent: str | None = None
         self.calls = 0
+        self.nested = 0
         self.entries: list[dict[str, Any]] = [
             {"type": "session", "version": 4, "id": session_id, "timestamp": self._stamp(), "cwd": str(cwd)}
         ]
@@ -256,17 +264,51 @@ class Transcript:
 
     def result(self, call_id: str, tool: str, payload: dict[str, Any] | str) -> None:
         """A tool's result: OpenClaw's memory tools return JSON text with the same object as details."""
-        text = payload if isinstance(payload, str) else json.dumps(payload, indent=2, ensure_ascii=False)
-        message: dict[str, Any] = {
-            "role": "toolResult",
-            "toolCallId": call_id,
-            "toolName": tool,
-            "content": [{"type": "text", "text": text}],
-            "isError": False,
-        }
-        if not isinstance(payload, str):
-            message["details"] = payload
+        message: dict[str, Any] = {"role": "toolResult", "toolCallId": call_id, "toolName": tool}
+        message.update(tool_output(payload))
+        message["isError"] = False
         self._append(message)
+
+    def memory_tool(self, tool: str, arguments: dict[str, Any], payload: dict[str, Any]) -> None:
+        """A memory tool's call and result, as the host records them with Tool Search (the default) or not.
+
+        With Tool Search the model calls ``tool_call`` with ``{"id": tool,
+        "args": ...}``; the host records the inner run as a ``custom`` message
+        (``openclaw.nested-tool.v1``) and answers ``tool_call`` with the tool's
+        id and its result.
+        """
+        if not self.tool_search:
+            (call,) = self.assistant("", [(tool, arguments)])
+            self.result(call, tool, payload)
+            return
+        (call,) = self.assistant("", [("tool_call", {"id": tool, "args": arguments})])
+        self.nested += 1
+        inner = tool_output(payload)
+        details = {
+            "parentToolCallId": call,
+            "toolCallId": f"tool_search_code:{call}:{tool}:{self.nested}",
+            "toolName": tool,
+            "input": arguments,
+            "result": inner,
+        }
+        self._append(
+            {
+                "role": "custom",
+                "customType": "openclaw.nested-tool.v1",
+                "display": True,
+                "excludeFromContext": True,
+                "content": "",
+                "details": details,
+            }
+        )
+        self.result(
+            call,
+            "tool_call",
+            {
+                "tool": {"id": f"openclaw:memory-core:{tool}", "name": tool, "source": "openclaw"},
+                "result": inner,
+            },
+        )
 
     def jsonl(self) -> str:
         """One JSON object a line, compact, as ``JSON.stringify`` writes them."""
@@ -275,15 +317,46 @@ class Transcript:
         )
 
 
+def tool_output(payload: dict[str, Any] | str) -> dict[str, Any]:
+    """A tool's output: text content, and for a JSON result (``jsonResult``) the same object as details."""
+    if isinstance(payload, str):
+        return {"content": [{"type": "text", "text": payload}]}
+    text = json.dumps(payload, indent=2, ensure_ascii=False)
+    return {"content": [{"type": "text", "text": text}], "details": payload}
+
+
 def memory_get(t: Transcript, root: Path, rel: str, first: int, last: int) -> None:
-    (call,) = t.assistant("", [("memory_get", {"path": rel, "from": first, "lines": last - first + 1})])
-    t.result(call, "memory_get", {"path": rel, "text": excerpt(root, rel, first, last), "from": first})
+    lines = last - first + 1
+    text = excerpt(root, rel, first, last)
+    t.memory_tool(
+        "memory_get",
+        {"path": rel, "from": first, "lines": lines},
+        {"status": "ok", "text": text, "path": rel, "from": first, "lines": lines},
+    )
 
 
-def session(root: Path, day: int) -> Transcript:
+def memory_search(t: Transcript, root: Path, query: str, rel: str, first: int, last: int) -> None:
+    """A search whose one hit is the section's range, as the builtin engine reports a hit."""
+    citation = f"{rel}#L{first}-L{last}"
+    hit = {
+        "path": rel,
+        "startLine": first,
+        "endLine": last,
+        "score": 1,
+        "snippet": f"{excerpt(root, rel, first, last)}\n\nSource: {citation}",
+        "source": "memory",
+        "corpus": "memory",
+        "citation": citation,
+    }
+    t.memory_tool(
+        "memory_search", {"query": query}, {"results": [hit], "provider": "none", "citations": "auto"}
+    )
+
+
+def session(root: Path, day: int, tool_search: bool = True) -> Transcript:
     """Day ``day``'s session: each of the five sections used one way, the ways turning day by day."""
     start = at(day, SESSION_HOUR)
-    t = Transcript(str(uuid.uuid5(uuid.NAMESPACE_URL, f"openclaw-days/{day}")), root, start)
+    t = Transcript(str(uuid.uuid5(uuid.NAMESPACE_URL, f"openclaw-days/{day}")), root, start, tool_search)
     t.user(f"Morning. Plan today's studio work for {at(day, 0).date()}.")
     cited = []
     for n, title in enumerate(WORKING):
@@ -293,16 +366,19 @@ def session(root: Path, day: int) -> Transcript:
             memory_get(t, root, rel, first, last)
         elif way == "search":
             words = SECTIONS[[s[0] for s in SECTIONS].index(title)][1].split(".")[0]
-            (call,) = t.assistant("", [("memory_search", {"query": words})])
-            hit = {"path": rel, "startLine": first, "endLine": last, "score": 0.82, "source": "memory"}
-            hit["snippet"] = excerpt(root, rel, first, last)
-            t.result(call, "memory_search", {"results": [hit], "provider": "none", "mode": "fts-only"})
+            memory_search(t, root, words, rel, first, last)
             memory_get(t, root, rel, first, last)
         elif way == "read":
             (call,) = t.assistant(
                 "", [("read", {"path": str(root / rel), "offset": first, "limit": last - first + 1})]
             )
-            t.result(call, "read", excerpt(root, rel, first, last))
+            total = len((root / rel).read_text("utf-8").splitlines())
+            more = (
+                f"\n\n[{total - last} more lines in file. Use offset={last + 1} to continue.]"
+                if total > last
+                else ""
+            )
+            t.result(call, "read", excerpt(root, rel, first, last) + more)
         else:
             cited.append(title)
     done = "; ".join(f"checked “{title}”" for title in cited) or "checked the notes"
@@ -318,10 +394,10 @@ def hot_sections(text: str) -> list[str]:
     return [title for title in titles if title != INDEX_TITLE]
 
 
-def live_day(ws: Workspace, day: int) -> Row:
+def live_day(ws: Workspace, day: int, tool_search: bool = True) -> Row:
     """Day ``day``: the session, the day's log committed, then ``squadmem maintain`` that evening."""
     env = ws.env()
-    t = session(ws.root, day)
+    t = session(ws.root, day, tool_search)
     (ws.sessions / f"{t.session_id}.jsonl").write_text(t.jsonl(), "utf-8")
     log = ws.root / "memory" / f"{at(day, 0).date()}.md"
     log.write_text(f"# {at(day, 0).date()}\n\n- studio work planned in the morning session\n", "utf-8")
@@ -354,14 +430,14 @@ def live_day(ws: Workspace, day: int) -> Row:
     )
 
 
-def run(where: Path, days: int) -> Iterator[Row]:
+def run(where: Path, days: int, tool_search: bool = True) -> Iterator[Row]:
     """Day 0 then days 1..``days``, one row each (day 0's after ``init``, before any maintain)."""
     ws = create(where)
     hot = (ws.root / "MEMORY.md").read_text("utf-8")
     titles = hot_sections(hot)
     yield Row(0, len(hot.encode()), len(hot.splitlines()), len(titles), sum(t in titles for t in WORKING), 0)
     for day in range(1, days + 1):
-        yield live_day(ws, day)
+        yield live_day(ws, day, tool_search)
 
 
 def table(rows: Sequence[Row]) -> str:
@@ -404,6 +480,9 @@ def arguments() -> argparse.ArgumentParser:
         prog="python -m bench.openclaw_days", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--days", type=int, default=60)
+    parser.add_argument(
+        "--direct-tools", action="store_true", help="memory tools called by name (Tool Search off)"
+    )
     parser.add_argument("--plot", type=Path, help="write a PNG of the rows (needs matplotlib)")
     parser.add_argument("--keep", type=Path, help="build the workspace here (a new folder) and keep it")
     return parser
@@ -414,7 +493,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     with tempfile.TemporaryDirectory(prefix="openclaw-days-") as scratch:
         where = args.keep if args.keep else Path(scratch)
         rows = []
-        for row in run(where, args.days):
+        for row in run(where, args.days, not args.direct_tools):
             rows.append(row)
             print(" ".join(row.cells()), flush=True)
     print()

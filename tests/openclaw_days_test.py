@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -44,31 +45,48 @@ def test_memory_md_stays_in_budget_and_never_only_its_index(rows: list[days.Row]
         assert row.hot > 0, row
 
 
-def test_a_session_is_written_in_openclaws_transcript_format(tmp_path: Path) -> None:
+def effective_calls(entries: list[dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    """Each tool call of a transcript as (tool, arguments), a ``tool_call`` of Tool Search unwrapped."""
+    calls = []
+    for e in entries:
+        if e["type"] != "message" or e["message"]["role"] != "assistant":
+            continue
+        for block in e["message"]["content"]:
+            if block["type"] == "toolCall" and block["name"] == "tool_call":
+                calls.append((block["arguments"]["id"], block["arguments"]["args"]))
+            elif block["type"] == "toolCall":
+                calls.append((block["name"], block["arguments"]))
+    return calls
+
+
+@pytest.mark.parametrize("tool_search", [True, False])
+def test_a_session_is_written_in_openclaws_transcript_format(tmp_path: Path, tool_search: bool) -> None:
     """The header and the message chain OpenClaw 2026.9.6 writes: version 4, parentId links, tool calls."""
     root = tmp_path / "ws"
     (root / "memory").mkdir(parents=True)
     (root / "MEMORY.md").write_text(days.memory_md(), "utf-8")
-    entries = [json.loads(line) for line in days.session(root, 3).jsonl().splitlines()]
+    entries = [json.loads(line) for line in days.session(root, 3, tool_search).jsonl().splitlines()]
     header, *messages = entries
     assert header["type"] == "session" and header["version"] == 4 and header["cwd"] == str(root)
     parents = [None] + [m["id"] for m in messages[:-1]]
     assert [m["parentId"] for m in messages] == parents
     assert all(m["type"] == "message" for m in messages)
-    calls = {
-        block["id"]: block
+    calls = effective_calls(entries)
+    assert {name for name, _ in calls} == {"memory_get", "memory_search", "read"}
+    outer = [
+        b["name"]
         for m in messages
         if m["message"]["role"] == "assistant"
-        for block in m["message"]["content"]
-        if block["type"] == "toolCall"
-    }
+        for b in m["message"]["content"]
+        if b["type"] == "toolCall"
+    ]
+    assert ("tool_call" in outer) is tool_search and ("memory_get" in outer) is not tool_search
     results = [m["message"] for m in messages if m["message"]["role"] == "toolResult"]
-    assert [r["toolCallId"] for r in results] == list(calls)
-    assert {c["name"] for c in calls.values()} == {"memory_get", "memory_search", "read"}
-    for call in calls.values():
-        if call["name"] == "memory_get":
-            rel, first = call["arguments"]["path"], call["arguments"]["from"]
-            lines = (root / rel).read_text("utf-8").splitlines()
-            assert lines[first - 1].startswith("## ") and lines[first - 1][3:] in days.WORKING
+    assert len(results) == len(calls) and not any(r["isError"] for r in results)
+    for name, arguments in calls:
+        if name == "memory_get":
+            lines = (root / arguments["path"]).read_text("utf-8").splitlines()
+            heading = lines[arguments["from"] - 1]
+            assert heading.startswith("## ") and heading[3:] in days.WORKING
     reply = messages[-1]["message"]
     assert reply["role"] == "assistant" and any(f"“{t}”" in reply["content"][0]["text"] for t in days.WORKING)
