@@ -6,9 +6,9 @@ model: a local endpoint that keeps each request and answers ``ok``, so the
 test reads the system prompt the host really built, offline. In the main
 session the host injects ``MEMORY.md`` byte for byte (squadmem's sections and
 its Index); the sections squadmem moved to tier 2 and the daily logs are not
-in the request. In a cron session and a sub-agent session the host leaves
-``MEMORY.md`` out (``filterBootstrapFilesForSession`` in its workspace
-module). The text is made up for these tests.
+in the request. In a cron session, a sub-agent session and a group chat the
+host leaves ``MEMORY.md`` out (``filterBootstrapFilesForSession`` in its
+workspace module). The text is made up for these tests.
 """
 
 from __future__ import annotations
@@ -71,8 +71,18 @@ def test_the_main_session_loads_memory_md_as_squadmem_keeps_it(kept: GitRepo, ho
     assert "cone packs" not in everything  # nor the daily log, on an ordinary turn
 
 
-@pytest.mark.parametrize("session_key", ["agent:main:cron:nightly-report", "agent:main:subagent:kiln-check"])
-def test_cron_and_sub_agent_sessions_do_not_load_memory_md(host: OpenClawHost, session_key: str) -> None:
+@pytest.mark.parametrize(
+    "session_key",
+    [
+        "agent:main:cron:nightly-report",
+        "agent:main:subagent:kiln-check",
+        "agent:main:telegram:group:studio-chat",
+    ],
+    ids=["cron", "sub-agent", "group"],
+)
+def test_cron_sub_agent_and_group_sessions_do_not_load_memory_md(
+    host: OpenClawHost, session_key: str
+) -> None:
     with Recorder().serving() as recorder:
         recorder.configure(host)
         recorder.turn(host, "Check the studio.", "--session-key", session_key)
