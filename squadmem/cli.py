@@ -1383,7 +1383,7 @@ def migrate_memory_tiers(
     section access times of state/access-log.json ride on the commit as dated
     Squad-Memory-Used trailers. A second run changes nothing.
 
-    The host (OpenClaw) still loads the workspace's MEMORY.md at every session,
+    The host (OpenClaw) still loads the workspace's MEMORY.md in its main sessions,
     and squadmem no longer maintains it: to keep MEMORY.md as the hot tier,
     run squadmem init in the workspace instead (it keeps the memory in place).
 

@@ -1,8 +1,9 @@
 """A memory-tiers skill workspace kept in place, as OpenClaw loads it.
 
-OpenClaw loads the workspace's ``MEMORY.md`` at the start of every session, and
-today's and yesterday's ``memory/YYYY-MM-DD.md``; its memory search indexes
-``MEMORY.md`` and ``memory/*.md`` where they are. After ``squadmem init`` in
+OpenClaw puts the workspace's ``MEMORY.md`` into its main sessions' prompt,
+today's and yesterday's ``memory/YYYY-MM-DD.md`` only on a bare ``/new`` or
+``/reset``; its memory search indexes ``MEMORY.md`` and the Markdown under
+``memory/`` where they are (docs/openclaw.md). After ``squadmem init`` in
 such a workspace, squadmem's tiers are those very files: real repositories,
 real hooks fired by real ``git commit``, dates from GIT_AUTHOR_DATE /
 GIT_COMMITTER_DATE. The text is made up for these tests.

@@ -44,7 +44,7 @@ SOURCES = (
 )
 ACCESS_LOG = where.WORKSPACE_ACCESS_LOG
 HOST_NOTE = (
-    "note: the host (OpenClaw) still loads the workspace's MEMORY.md at every session, and squadmem"
+    "note: the host (OpenClaw) still loads the workspace's MEMORY.md in its main sessions, and squadmem"
     " maintains {hot} instead, not MEMORY.md; to keep MEMORY.md as the hot tier, run squadmem init"
     " in the workspace (it keeps the memory in place) rather than migrate"
 )
@@ -117,7 +117,7 @@ class Result:
             "file_records": self.file_records,
             "ignored": list(self.ignored),
         }
-        data["host_loads"] = "MEMORY.md"  # what OpenClaw loads at every session: not maintained after this
+        data["host_loads"] = "MEMORY.md"  # OpenClaw loads it in its main sessions: not maintained after this
         if self.commit is not None:
             data.update(self.commit.as_dict())
         return data

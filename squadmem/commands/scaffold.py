@@ -417,7 +417,7 @@ def _in_place_lines(result: InitResult) -> list[str]:
     """What keeping a memory-tiers workspace in place means, said once."""
     lines = [
         f"memory-tiers workspace kept in place, agent {result.workspace}: MEMORY.md is the hot tier"
-        " (what the host loads every session, kept within hot.max_bytes and hot.max_lines),"
+        " (what the host loads in its main sessions, kept within hot.max_bytes and hot.max_lines),"
         f" {where.WORKSPACE_FILES['cold']} cold, {where.WORKSPACE_FILES['archive']} the archive,"
         f" {where.WORKSPACE_WIKI}/ the wiki, {where.WORKSPACE_DIR}/YYYY-MM-DD.md and the session files"
         f" {where.WORKSPACE_DIR}/YYYY-MM-DD-<suffix>.md the daily logs (append-only; frozen"
