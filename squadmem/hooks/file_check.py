@@ -36,20 +36,24 @@ def problem(path: str, raw: bytes) -> str | None:
     return None if why is None else f"{path}: {why}"
 
 
-def _judged(path: str) -> bool:
+def _judged(path: str, layouts: Sequence[where.Places]) -> bool:
+    """Whether ``path`` is a memory file (settings, tier file, log) in any of ``layouts``."""
     from squadmem.model import logs
     from squadmem.model.layout import classify
 
-    return path == where.current().settings or classify(path) is not None or logs.log_day(path) is not None
+    return any(
+        path == p.settings or classify(path, p) is not None or logs.log_day(path, p) is not None
+        for p in layouts
+    )
 
 
-def judge(blobs: Mapping[str, bytes | None]) -> list[str]:
+def judge(blobs: Mapping[str, bytes | None], settings_paths: Sequence[str] = ()) -> list[str]:
     """``path: problem; fix`` for each file (path -> bytes) squadmem could not read."""
     found = []
     for path, raw in blobs.items():
         if raw is None:
             continue
-        if path == where.current().settings:
+        if path in (settings_paths or (where.current().settings,)):
             try:
                 staged.read_settings({"": raw}, "")
             except SquadmemError as exc:
@@ -72,31 +76,36 @@ def clashes(paths: Sequence[str], read: Callable[[list[str]], Mapping[str, bytes
 
 def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
     """``path: problem; fix`` for each named (else staged) memory file squadmem could not read."""
+    layouts = staged.layouts(env)
+    settings_paths = [p.settings for p in layouts]
     if names:
         root = staged.top(env)
-        paths = [p for p in names if staged.places(env).inside(p) and _judged(p)]
+        paths = [p for p in names if _judged(p, layouts)]
         if not paths:
             return []
         odd = {p: kind for p in paths if (kind := staged.odd_kind(os.path.join(root, p))) is not None}
         regular = [p for p in paths if p not in odd]
         blobs = staged.work_tree_blobs(regular, root)
-        found = [*(not_regular(p, kind) for p, kind in odd.items()), *judge(blobs)]
+        found = [*(not_regular(p, kind) for p, kind in odd.items()), *judge(blobs, settings_paths)]
         return found + clashes(regular, lambda rels: staged.work_tree_blobs(rels, root))
-    entries = [e for e in staged.memory_changes(env) if e.new_sha and _judged(e.path)]
+    from squadmem.hooks import layout_check
+
+    moved = layout_check.check(env)  # a change of layout keeps every section
+    entries = [e for e in staged.memory_changes(env) if e.new_sha and _judged(e.path, layouts)]
     if not entries:
-        return []
+        return moved
     links = [
         not_regular(e.path, _KINDS.get(e.mode, "a special file")) for e in entries if e.mode not in _FILES
     ]
-    read = staged.blobs(staged.commit_specs(staged.memory_changes(env)), env)
+    read = staged.blobs(staged.commit_specs(staged.memory_changes(env), layouts[-1].settings), env)
     kept = [e for e in entries if e.mode in _FILES]
-    found = [*links, *judge({e.path: read.get(f":{e.path}") or b"" for e in kept})]
+    found = [*links, *judge({e.path: read.get(f":{e.path}") or b"" for e in kept}, settings_paths)]
 
     def in_index(rels: list[str]) -> dict[str, bytes | None]:
         got = staged.blobs([f":{rel}" for rel in rels], env)
         return {rel: got.get(f":{rel}") for rel in rels}
 
-    return found + clashes([e.path for e in kept], in_index)
+    return moved + found + clashes([e.path for e in kept], in_index)
 
 
 _FILES = ("100644", "100755")  # git's modes of a regular file
