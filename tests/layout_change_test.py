@@ -251,3 +251,13 @@ def test_verify_refuses_a_log_whose_mode_alone_became_a_symlink(repo: GitRepo) -
 def test_hook_refuses_a_log_whose_mode_alone_became_a_symlink(repo: GitRepo) -> None:
     symlink_the_log(squad(repo))
     assert refused_commit(repo).startswith(f"{SQUAD_LOG}: a symlink, not a regular file")
+
+
+def test_file_check_with_file_names_refuses_a_change_of_layout(repo: GitRepo) -> None:
+    """The pre-commit framework passes file names (a deletion is not among them): the check of a
+    change of layout runs all the same."""
+    drop_squad_memory_for_a_workspace(squad(repo))
+    args = [sys.executable, "-m", "squadmem.hooks.file_check", "memory/tiers.toml"]
+    done = subprocess.run(args, cwd=repo.root, text=True, capture_output=True)
+    assert done.returncode == 1
+    assert done.stderr.startswith(".squad/memory/hot/picard.md: '## Auth tokens' is not kept")

@@ -8,7 +8,9 @@ Otherwise every squadmem command that needs the file would stop, for everyone
 who pulls it. Without file names the check judges what the index stages for
 the commit; with file names (the pre-commit framework's, every file under
 ``pre-commit run --all-files``) it judges those files as they are in the work
-tree. Prints ``path: problem; fix`` per offence on stderr and exits 1.
+tree. Either way a commit that changes the layout (HEAD's against the
+index's) must keep every section HEAD holds (:mod:`squadmem.hooks.layout_check`).
+Prints ``path: problem; fix`` per offence on stderr and exits 1.
 Standard library only.
 """
 
@@ -76,21 +78,21 @@ def clashes(paths: Sequence[str], read: Callable[[list[str]], Mapping[str, bytes
 
 def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
     """``path: problem; fix`` for each named (else staged) memory file squadmem could not read."""
+    from squadmem.hooks import layout_check
+
     layouts = staged.layouts(env)
     settings_paths = [p.settings for p in layouts]
+    moved = layout_check.check(env)  # a change of layout keeps every section
     if names:
         root = staged.top(env)
         paths = [p for p in names if _judged(p, layouts)]
         if not paths:
-            return []
+            return moved
         odd = {p: kind for p in paths if (kind := staged.odd_kind(os.path.join(root, p))) is not None}
         regular = [p for p in paths if p not in odd]
         blobs = staged.work_tree_blobs(regular, root)
         found = [*(not_regular(p, kind) for p, kind in odd.items()), *judge(blobs, settings_paths)]
-        return found + clashes(regular, lambda rels: staged.work_tree_blobs(rels, root))
-    from squadmem.hooks import layout_check
-
-    moved = layout_check.check(env)  # a change of layout keeps every section
+        return moved + found + clashes(regular, lambda rels: staged.work_tree_blobs(rels, root))
     entries = [e for e in staged.memory_changes(env) if e.new_sha and _judged(e.path, layouts)]
     if not entries:
         return moved
