@@ -261,3 +261,37 @@ def test_file_check_with_file_names_refuses_a_change_of_layout(repo: GitRepo) ->
     done = subprocess.run(args, cwd=repo.root, text=True, capture_output=True)
     assert done.returncode == 1
     assert done.stderr.startswith(".squad/memory/hot/picard.md: '## Auth tokens' is not kept")
+
+
+def copy_sections_but_not_logs(repo: GitRepo) -> None:
+    """Every section of the workspace copied into .squad/memory/, its logs left behind."""
+    for source, tier in (
+        ("MEMORY.md", "hot"),
+        ("memory/tier2-recent.md", "cold"),
+        ("memory/tier3-archive.md", "archive"),
+    ):
+        repo.write(f".squad/memory/{tier}/main.md", repo.read(source))
+    repo.git("add", "-A")
+
+
+def test_hook_refuses_a_change_of_layout_that_leaves_a_log_behind(repo: GitRepo) -> None:
+    """Sections copied into .squad/memory/ and the logs left in memory/: the workspace's logs were no
+    logs any more, and the next commit could rewrite them unchecked."""
+    copy_sections_but_not_logs(workspace(repo))
+    line = refused_commit(repo)
+    assert line.startswith("memory/2026-03-01.md: a change of layout leaves this log behind: ")
+    assert ".squad/memory/log/2026-03-01.md must hold its lines" in line
+
+
+def test_verify_refuses_a_change_of_layout_that_leaves_a_log_behind(repo: GitRepo) -> None:
+    copy_sections_but_not_logs(workspace(repo))
+    assert hooked_commit(repo, D5, "--no-verify", "-m", "moved").returncode == 0
+    verified = verify(repo)
+    assert verified.returncode == 1, verified.stdout + verified.stderr
+    assert "memory/2026-03-01.md: a change of layout leaves this log behind" in verified.stdout
+    repo.write(".squad/memory/log/2026-03-01.md", LOG)  # carried: the change of layout passes
+    repo.git("add", "-A")
+    assert hooked_commit(repo, D5, "--no-verify", "-m", "moved").returncode == 0
+    repo.git("reset", "-q", "--soft", "HEAD~2")
+    assert hooked_commit(repo, D5, "-m", "moved with its log").returncode == 0
+    assert verify(repo).returncode == 0

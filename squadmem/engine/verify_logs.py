@@ -115,6 +115,25 @@ class LogCheck:
     def check(self, commit: Commit, result: Result) -> None:
         for places in self.layouts(commit):
             self.check_in(commit, self.parent_rules(commit, places), result)
+        self.carried(commit, result)
+
+    def carried(self, commit: Commit, result: Result) -> None:
+        """A commit that changes the layout carries every log of its first parent's layout into its
+        own: left behind, it would be no log any more, free to change."""
+        if not commit.parents:
+            return
+        parent_tree = self.store.tree_of(commit.parents[0])
+        before, after = self.store.places_of(parent_tree), self.store.places_of(commit.tree)
+        if before.log_prefix == after.log_prefix:
+            return
+        olds = self.log_files(self.log_tree(parent_tree, before), before)
+        news = self.log_files(self.log_tree(commit.tree, after), after)
+        for path, sha in sorted(olds.items()):
+            if isinstance(logs.log_day(path, before), dt.date):
+                to = after.log_prefix + path[len(before.log_prefix) :]
+                why = logs.carried(self.store.read(sha), self.store.maybe(news.get(to)), to)
+                if why:
+                    result.violations.append(Violation(commit.short, path, why))
 
     def check_in(self, commit: Commit, rules: logs.Rules, result: Result) -> None:
         """The commit's changes of the logs of one layout (``rules.places``)."""

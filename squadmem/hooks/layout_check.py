@@ -6,8 +6,10 @@ Which files are memory is decided by what a commit holds
 removes the settings that made it one) is a move like any other: every
 section HEAD's tier files hold, in HEAD's layout, must be in the index's tier
 files, in the index's layout (the Index and the session block aside:
-squadmem writes them). The logs are the log check's, which judges both
-layouts. Run by the file check; standard library only.
+squadmem writes them), and every daily log of HEAD's layout must be carried
+to the index's, each line in order (left behind, it would be no log any
+more). The changes of each layout's logs are the log check's, which judges
+both. Run by the file check; standard library only.
 """
 
 from __future__ import annotations
@@ -41,6 +43,27 @@ def check(env: Mapping[str, str]) -> list[str]:
                 f" ({_name(before)} -> {_name(after)}); every section must be in the new layout's tier"
                 " files (squadmem migrate memory-tiers copies a workspace), or keep the layout"
             )
+    return found + _logs(env, before, after)
+
+
+def _logs(env: Mapping[str, str], before: where.Places, after: where.Places) -> list[str]:
+    """``path: problem`` for each daily log of HEAD's layout that the index's layout does not carry."""
+    import datetime as dt
+
+    from squadmem.model import logs
+
+    if before.log_prefix == after.log_prefix:
+        return []
+    olds = questions.tree_blobs(env, "HEAD", [before.log_prefix])
+    olds = {p: sha for p, sha in olds.items() if isinstance(logs.log_day(p, before), dt.date)}
+    news = questions.index_blobs(env, [after.log_prefix])
+    read = staged.blobs([*olds.values(), *news.values()], env)
+    found = []
+    for path, sha in sorted(olds.items()):
+        to = after.log_prefix + path[len(before.log_prefix) :]
+        why = logs.carried(read[sha] or b"", read[news[to]] if to in news else None, to)
+        if why:
+            found.append(f"{path}: {why}")
     return found
 
 

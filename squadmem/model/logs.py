@@ -324,6 +324,20 @@ def unpublished(old: bytes, new: bytes, published: Sequence[bytes]) -> list[byte
     return [line for line in (Counter(_lines(new)) - Counter(_lines(old))) if line not in known]
 
 
+def carried(old: bytes, new: bytes | None, to: str) -> str | None:
+    """Why a log that a change of layout leaves behind (``old``) is not carried to ``to``, the new
+    layout's log of its day (``new``, None when absent): every line it held must be there, in order.
+    None if it is."""
+    if new is None:
+        return (
+            f"a change of layout leaves this log behind: {to} must hold its lines"
+            " (squadmem migrate memory-tiers copies them)"
+        )
+    if _embed(_lines(old), _lines(new)) is None:
+        return f"a change of layout does not carry this log: {to} lacks some of its lines or reorders them"
+    return None
+
+
 def is_frozen(path: str, now: dt.datetime, rules: Rules) -> bool:
     day = log_day(path, rules.places)
     return isinstance(day, dt.date) and now >= closes_at(day, rules.tz, rules.grace_minutes)
