@@ -27,11 +27,10 @@ WRITTEN = {constants.INDEX_TITLE, "Session"}  # a hot file's sections squadmem w
 
 
 def check(env: Mapping[str, str]) -> list[str]:
-    """``path: problem`` for each section HEAD holds that the index's change of layout drops."""
-    layouts = staged.layouts(env)
-    if len(layouts) < 2:
+    """``path: problem`` for each section or log HEAD holds that the index's change of layout drops."""
+    before, after = staged.head_places(env), staged.places(env)
+    if before == after:
         return []
-    before, after = layouts[0], layouts[-1]
     held = _sections(env, before, "HEAD")
     gone = Counter(text for _, text in held) - Counter(text for _, text in _sections(env, after, None))
     found = []

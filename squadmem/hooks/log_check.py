@@ -101,11 +101,11 @@ def changes(
 
 
 def _settings(
-    blobs: dict[str, bytes | None], layouts: Sequence[where.Places], places: where.Places
+    blobs: dict[str, bytes | None], layouts: Sequence[where.Places], head: where.Places, places: where.Places
 ) -> logs.Rules:
     """The parent's settings (HEAD's tiers.toml in HEAD's layout; the staged one for a first commit),
     after checking that the staged tiers.toml parses, to judge the logs of ``places``."""
-    path, head_path = layouts[-1].settings, layouts[0].settings
+    path, head_path = layouts[-1].settings, head.settings
     staged_conf = staged.read_settings(blobs, f":{path}", path)
     same = blobs.get(f"HEAD:{head_path}") == blobs.get(f":{path}")  # as in most commits: parsed once
     if same or not blobs.get("HEAD"):
@@ -196,7 +196,7 @@ def _check_in(
     for path in paths:
         specs += [f"HEAD:{path}", f":{path}"] + ([f"{merging}:{path}"] if merging else [])
     blobs = staged.blobs(specs, env)
-    rules = _settings(blobs, layouts, places)
+    rules = _settings(blobs, layouts, staged.head_places(env), places)
     now = effective_now(blobs, merging)
     offences = []
     for change in changes(entries, paths, blobs, merging, places):

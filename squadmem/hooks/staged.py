@@ -58,7 +58,8 @@ HANDED_NAME = "squadmem-staged.diff"  # in the git directory
 # Variables git sets for a hook, or naming who commits: none changes what the index holds.
 _HARMLESS = frozenset({"GIT_EDITOR", "GIT_PREFIX", "GIT_REFLOG_ACTION"}) | IDENTITY
 _bound: list[str] = []  # the work tree whose places were found (once per process)
-_layouts: dict[str | None, list[where.Places]] = {}  # GIT_INDEX_FILE -> HEAD's and the index's places
+_layouts: dict[str | None, list[where.Places]] = {}  # GIT_INDEX_FILE -> the parents' and the index's places
+_head: dict[str | None, where.Places] = {}  # GIT_INDEX_FILE -> HEAD's places
 
 
 def places(env: Mapping[str, str]) -> where.Places:
@@ -68,22 +69,35 @@ def places(env: Mapping[str, str]) -> where.Places:
 
 
 def layouts(env: Mapping[str, str]) -> list[where.Places]:
-    """HEAD's layout and the index's, each once (two when the commit changes the layout: it is
-    judged in both). What the index holds decides (:func:`squadmem.model.places.decide`), read from
-    HEAD and the staged changes; ``git ls-files`` only when the commit deletes under ``.squad/memory/``."""
+    """HEAD's layout, a merge's other parent's (``MERGE_HEAD``) and the index's, each once, the
+    index's last (more than one when the commit changes the layout: it is judged in each). What
+    the index holds decides (:func:`squadmem.model.places.decide`), read from HEAD and the staged
+    changes; ``git ls-files`` only when the commit deletes under ``.squad/memory/``."""
     key = env.get("GIT_INDEX_FILE")
     if key not in _layouts:
         if not _bound:
             top(env)
         settings, squad = where.WORKSPACE_SETTINGS, where.SQUAD_DIR
-        found = blobs(["HEAD", f"HEAD:{settings}", f"HEAD:{squad}", f":{settings}"], env)
-        head = where.decide(found[f"HEAD:{settings}"], found[f"HEAD:{squad}"] is not None)
+        parents = ["HEAD", *filter(None, [gitdir.merge_head_file()])]
+        specs = [f"{rev}:{path}" for rev in parents for path in (settings, squad)]
+        found = blobs(["HEAD", *specs, f":{settings}"], env)
         index = where.decide(
             found[f":{settings}"], _index_holds_squad(env, found[f"HEAD:{squad}"] is not None)
         )
-        _layouts[key] = list(dict.fromkeys([head if found["HEAD"] else index, index]))
+        committed = [
+            where.decide(found[f"{r}:{settings}"], found[f"{r}:{squad}"] is not None) for r in parents
+        ]
+        committed = committed if found["HEAD"] else [index]  # no commit yet: the index's alone
+        _layouts[key] = [*(p for p in dict.fromkeys(committed) if p != index), index]
+        _head[key] = committed[0]
         where.use(index)  # what the checks name without an environment at hand: the commit's layout
     return _layouts[key]
+
+
+def head_places(env: Mapping[str, str]) -> where.Places:
+    """HEAD's layout (the index's when there is no commit yet)."""
+    layouts(env)
+    return _head[env.get("GIT_INDEX_FILE")]
 
 
 def _index_holds_squad(env: Mapping[str, str], in_head: bool) -> bool:
