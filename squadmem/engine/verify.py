@@ -156,11 +156,12 @@ class Verifier:
 
     def budgets(self, tip: str, result: Result) -> None:
         """Budgets at the tip, and tier files squadmem can read (the hook's file check, for --no-verify)."""
-        for rel, sha in self.store.tier_files(self.store.tree_of(tip)).items():
-            why = unreadable(rel, self.store.read(sha))
+        tree = self.store.tree_of(tip)
+        for rel, sha in self.store.tier_files(tree).items():
+            why = unreadable(rel, self.store.read(sha), self.store.places_of(tree))
             if why is not None:
                 result.violations.append(Violation(tip[:7], rel, why))
-            tf = self.store.tier_file(self.store.tree_of(tip), rel)
+            tf = self.store.tier_file(tree, rel)
             if tf is not None and tf.tier == "hot":
                 for why in hot_blob_over(self.store.read(sha), self.conf.hot):
                     if self.conf.budget.mode == "warn":  # as the pre-commit budget check: reported only

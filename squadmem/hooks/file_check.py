@@ -30,11 +30,11 @@ ABOUT = (
 )
 
 
-def problem(path: str, raw: bytes) -> str | None:
-    """``path: problem; fix`` for a file squadmem could not read, or None."""
+def problem(path: str, raw: bytes, places: where.Places | None = None) -> str | None:
+    """``path: problem; fix`` for a file squadmem could not read (in ``places``), or None."""
     from squadmem.model.readable import unreadable
 
-    why = unreadable(path, raw)
+    why = unreadable(path, raw, places)
     return None if why is None else f"{path}: {why}"
 
 
@@ -49,8 +49,10 @@ def _judged(path: str, layouts: Sequence[where.Places]) -> bool:
     )
 
 
-def judge(blobs: Mapping[str, bytes | None], settings_paths: Sequence[str] = ()) -> list[str]:
-    """``path: problem; fix`` for each file (path -> bytes) squadmem could not read."""
+def judge(
+    blobs: Mapping[str, bytes | None], settings_paths: Sequence[str] = (), places: where.Places | None = None
+) -> list[str]:
+    """``path: problem; fix`` for each file (path -> bytes) squadmem could not read in ``places``."""
     found = []
     for path, raw in blobs.items():
         if raw is None:
@@ -60,27 +62,33 @@ def judge(blobs: Mapping[str, bytes | None], settings_paths: Sequence[str] = ())
                 staged.read_settings({"": raw}, "")
             except SquadmemError as exc:
                 found.append(f"{exc.message}; {exc.hint}" if exc.hint else exc.message)
-        elif (why := problem(path, raw)) is not None:
+        elif (why := problem(path, raw, places)) is not None:
             found.append(why)
     return found
 
 
-def clashes(paths: Sequence[str], read: Callable[[list[str]], Mapping[str, bytes | None]]) -> list[str]:
-    """An ``id=`` set twice among the tier files of an owner one of ``paths`` belongs to."""
+def clashes(
+    paths: Sequence[str],
+    read: Callable[[list[str]], Mapping[str, bytes | None]],
+    places: where.Places | None = None,
+) -> list[str]:
+    """An ``id=`` set twice among the tier files of an owner one of ``paths`` belongs to (in ``places``)."""
     from squadmem.model.readable import id_clashes, owner_files
 
-    groups = {tuple(group) for p in paths if (group := owner_files(p))}
+    groups = {tuple(group) for p in paths if (group := owner_files(p, places))}
     if not groups:
         return []
     found = read(sorted({rel for group in groups for rel in group}))
-    return [line for group in sorted(groups) for line in id_clashes({rel: found[rel] for rel in group})]
+    return [
+        line for group in sorted(groups) for line in id_clashes({rel: found[rel] for rel in group}, places)
+    ]
 
 
 def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
     """``path: problem; fix`` for each named (else staged) memory file squadmem could not read."""
     from squadmem.hooks import layout_check
 
-    layouts = staged.layouts(env)
+    layouts, places = staged.layouts(env), staged.places(env)
     settings_paths = [p.settings for p in layouts]
     moved = layout_check.check(env)  # a change of layout keeps every section
     if names:
@@ -91,8 +99,8 @@ def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
         odd = {p: kind for p in paths if (kind := staged.odd_kind(os.path.join(root, p))) is not None}
         regular = [p for p in paths if p not in odd]
         blobs = staged.work_tree_blobs(regular, root)
-        found = [*(not_regular(p, kind) for p, kind in odd.items()), *judge(blobs, settings_paths)]
-        return moved + found + clashes(regular, lambda rels: staged.work_tree_blobs(rels, root))
+        found = [*(not_regular(p, kind) for p, kind in odd.items()), *judge(blobs, settings_paths, places)]
+        return moved + found + clashes(regular, lambda rels: staged.work_tree_blobs(rels, root), places)
     entries = [e for e in staged.memory_changes(env) if e.new_sha and _judged(e.path, layouts)]
     if not entries:
         return moved
@@ -101,13 +109,13 @@ def check(env: Mapping[str, str], names: Sequence[str] = ()) -> list[str]:
     ]
     read = staged.blobs(staged.commit_specs(staged.memory_changes(env), layouts[-1].settings), env)
     kept = [e for e in entries if e.mode in _FILES]
-    found = [*links, *judge({e.path: read.get(f":{e.path}") or b"" for e in kept}, settings_paths)]
+    found = [*links, *judge({e.path: read.get(f":{e.path}") or b"" for e in kept}, settings_paths, places)]
 
     def in_index(rels: list[str]) -> dict[str, bytes | None]:
         got = staged.blobs([f":{rel}" for rel in rels], env)
         return {rel: got.get(f":{rel}") for rel in rels}
 
-    return moved + found + clashes([e.path for e in kept], in_index)
+    return moved + found + clashes([e.path for e in kept], in_index, places)
 
 
 _FILES = ("100644", "100755")  # git's modes of a regular file

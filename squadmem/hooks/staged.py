@@ -90,7 +90,6 @@ def layouts(env: Mapping[str, str]) -> list[where.Places]:
         committed = committed if found["HEAD"] else [index]  # no commit yet: the index's alone
         _layouts[key] = [*(p for p in dict.fromkeys(committed) if p != index), index]
         _head[key] = committed[0]
-        where.use(index)  # what the checks name without an environment at hand: the commit's layout
     return _layouts[key]
 
 
