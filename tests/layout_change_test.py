@@ -186,6 +186,8 @@ def test_migrating_a_kept_workspace_into_squad_memory_passes(repo: GitRepo, tmp_
     assert repo.git("show", "--name-only", "--format=", "HEAD").count("memory/tiers.toml") == 0
     done = hooked_commit(repo, D5, "-m", "squadmem keeps .squad/memory/ now")
     assert done.returncode == 0, done.stderr
+    repo.git("rm", "-q", "memory/2026-03-01.md")  # no log any more: the log lives in .squad/memory/log/
+    assert hooked_commit(repo, D5, "-m", "the workspace's copy goes").returncode == 0
     verified = verify(repo)
     assert verified.returncode == 0, verified.stdout + verified.stderr
     pushed = push(repo)

@@ -101,11 +101,14 @@ def _log_blobs(commit: str, env: dict[str, str], places: where.Places) -> dict[s
 
 
 def kept_logs(update: Update, env: dict[str, str]) -> list[str]:
-    """``path: why`` for each daily log at the old tip (in its layout) that the new tip does not keep."""
+    """``path: why`` for each daily log at the old tip (in its layout) that the new tip does not keep
+    (in its own layout: a change of layout carries each log to the new layout's log of its day)."""
     if update.old is None:
         return []
-    places = places_at(update.old, env)
-    before, after = _log_blobs(update.old, env, places), _log_blobs(update.new, env, places)
+    places, now_at = places_at(update.old, env), places_at(update.new, env)
+    before = _log_blobs(update.old, env, places)
+    carried = _log_blobs(update.new, env, now_at)
+    after = {places.log_prefix + p[len(now_at.log_prefix) :]: sha for p, sha in carried.items()}
     changed = [p for p, sha in before.items() if after.get(p) != sha]
     if not changed:
         return []
