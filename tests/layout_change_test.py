@@ -9,6 +9,7 @@ in for history, and a log or tier file must be a regular file.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -297,3 +298,16 @@ def test_verify_refuses_a_change_of_layout_that_leaves_a_log_behind(repo: GitRep
     repo.git("reset", "-q", "--soft", "HEAD~2")
     assert hooked_commit(repo, D5, "-m", "moved with its log").returncode == 0
     assert verify(repo).returncode == 0
+
+
+def test_review_reads_each_commits_layout(repo: GitRepo) -> None:
+    """review named memory commits by the work tree's layout: an untracked .squad/memory/ folder hid
+    every workspace commit from the pull-request comment."""
+    workspace(repo)
+    repo.commit("today", {"memory/2026-03-05.md": "# 2026-03-05\n\n- 08:00 vents\n"}, date=D5)
+    (repo.root / ".squad/memory").mkdir(parents=True)
+    (repo.root / ".squad/memory/scratch.txt").write_text("not staged\n")
+    done = run_squadmem(repo.root, "review", "HEAD~1..HEAD", "--format", "json", "--now", D5)
+    assert done.returncode == 0, done.stderr
+    listed = json.loads(done.stdout)["memory_commits"]
+    assert [c["added"] for c in listed] == [{"log": len("# 2026-03-05\n\n- 08:00 vents\n")}]
