@@ -920,8 +920,13 @@ def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str |
     Squad-Memory-Index commit only the Index section; every other commit that
     changes tier files, and every merge, loses no section (unless edited,
     renamed, removed from the archive, or named in a Squad-Memory-Delete: ID
-    trailer) and duplicates none. At the tip: hot budgets. Commits dated more
-    than an hour after --now are reported too.
+    trailer) and duplicates none. Which files are memory is each commit's own
+    layout (.squad/memory/, or a workspace's memory/tiers.toml with nothing
+    under .squad/memory/): a commit that changes it is judged in its parent's
+    layout and its own, and must carry every section and log along. A log or
+    tier file committed as a symlink or submodule is a violation; replacement
+    refs (git replace) are never read. At the tip: hot budgets. Commits dated
+    more than an hour after --now are reported too.
 
     Examples: squadmem verify origin/main..HEAD; squadmem verify -- HEAD --not --remotes=origin
     """

@@ -34,25 +34,21 @@ if ! command -v "$SQUADMEM_PYTHON" >/dev/null 2>&1; then
     echo "squadmem: {event} hook: running squadmem's checks with $SQUADMEM_PYTHON" >&2
     squadmem_root=
 fi
-# A commit that stages nothing under .squad/memory/ (in a memory-tiers workspace: MEMORY.md and
-# memory/), concludes no merge and has no squadmem move unfinished gives squadmem's checks nothing
-# to judge: the same test they make first, done here without starting Python (git runs this hook
-# at the top of the work tree). Its answer, the staged memory files as `git diff --raw` lists them
-# (the checks' own command line), is left in a file of the git directory for the checks, which then
-# need not ask git again.
+# A commit that stages nothing under .squad/memory/, MEMORY.md or memory/ (the places of either
+# layout: which one a commit uses is read from what it commits, never from the work tree), concludes
+# no merge and has no squadmem move unfinished gives squadmem's checks nothing to judge: the same
+# test they make first, done here without starting Python (git runs this hook at the top of the work
+# tree), with replacement refs off as squadmem reads objects. Its answer, the staged memory files as
+# `git diff --raw` lists them (the checks' own command line), is left in a file of the git directory
+# for the checks, which then need not ask git again.
 squadmem_git_dir=${{GIT_DIR:-.git}}
-squadmem_memory=':(top).squad/memory'
-squadmem_workspace=
-if [ -f memory/tiers.toml ] && [ ! -d .squad/memory ]; then
-    squadmem_memory=':(top)MEMORY.md'
-    squadmem_workspace=':(top)memory'
-fi
+squadmem_specs=':(top).squad/memory :(top)MEMORY.md :(top)memory'
 squadmem_staged=
 if [ "{event}" = pre-commit ] && [ $# -eq 0 ] && [ -d "$squadmem_git_dir" ] &&
     [ ! -e "$squadmem_git_dir/squadmem/journal.json" ] && [ ! -e "$squadmem_git_dir/MERGE_HEAD" ]; then
     squadmem_staged=$squadmem_git_dir/squadmem-staged.diff
-    git diff --cached --raw -z --no-ext-diff --no-color -M --exit-code --output="$squadmem_staged" \
-        -- "$squadmem_memory" ${{squadmem_workspace:+"$squadmem_workspace"}} 2>/dev/null
+    GIT_NO_REPLACE_OBJECTS=1 git diff --cached --raw -z --no-ext-diff --no-color -M --exit-code \
+        --output="$squadmem_staged" -- ':(top).squad/memory' ':(top)MEMORY.md' ':(top)memory' 2>/dev/null
     case $? in
         0) exit 0 ;;
         1) ;;
@@ -124,9 +120,9 @@ if {{ [ "{event}" = prepare-commit-msg ] || [ "{event}" = commit-msg ]; }} && [ 
     esac
 fi
 if [ -n "$squadmem_root" ] && [ -f "$squadmem_root/squadmem/hooks/run.py" ]; then
-    SQUADMEM_STAGED_DIFF=$squadmem_staged SQUADMEM_STAGED_SPECS="$squadmem_memory $squadmem_workspace" \
+    SQUADMEM_STAGED_DIFF=$squadmem_staged SQUADMEM_STAGED_SPECS=$squadmem_specs \
         "$SQUADMEM_PYTHON" -I -S -c 'import sys; sys.path.append(sys.argv.pop(1)); from squadmem.hooks.run import main; raise SystemExit(main())' "$squadmem_root" {event} "$@" < "$stdin_copy" || exit $?
 else
-    SQUADMEM_STAGED_DIFF=$squadmem_staged SQUADMEM_STAGED_SPECS="$squadmem_memory $squadmem_workspace" \
+    SQUADMEM_STAGED_DIFF=$squadmem_staged SQUADMEM_STAGED_SPECS=$squadmem_specs \
         "$SQUADMEM_PYTHON" -m squadmem.hooks.run {event} "$@" < "$stdin_copy" || exit $?
 fi

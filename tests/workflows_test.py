@@ -81,7 +81,7 @@ def test_init_writes_both_workflows_pinned_to_the_requirement(repo: GitRepo) -> 
     assert code == 0, err
     for name in ("squadmem-maintain.yml", "squadmem-verify.yml"):
         text = repo.read(f".github/workflows/{name}")
-        assert f"python -m pip install '{GIT_REQ}'" in text
+        assert f"python -m pip install '{GIT_REQ}'" in text or f"PINNED: '{GIT_REQ}'" in text
         assert "pip install squadmem\n" not in text
     assert f"the workflows install {GIT_REQ}" in out
     # a second run keeps what is there
@@ -254,3 +254,71 @@ def test_verify_steps_comment_once_and_stay_quiet_without_memory(tmp_path: Path)
     log = (tmp_path / "gh.log").read_text()
     assert "api --method PATCH repos/example/app/issues/comments/99 -F body=@squadmem-review.md" in log
     assert "pr comment" not in log
+
+
+def test_verify_workflow_runs_on_every_pull_request() -> None:
+    """The workflow verified only pull requests that changed .squad/memory/: every one in a workspace
+    repository, and one deleting .squad/memory/ for a workspace, passed CI unverified."""
+    data = yaml.safe_load((FOLDER / "squadmem-verify.yml").read_text("utf-8"))
+    assert data[True] == {"pull_request": None}  # no paths filter
+    verify = _steps("squadmem-verify.yml")["Verify"]
+    assert verify.rstrip().endswith('squadmem verify "origin/${BASE_REF}..HEAD"')
+    assert "exit 0" not in verify
+
+
+def _workspace_origin(tmp: Path) -> GitRepo:
+    """A clone of an origin whose main keeps a memory-tiers workspace in place, with a log of a past day."""
+    seed = GitRepo(tmp / "seed")
+    seed.root.mkdir()
+    seed.git("init", "-q", "-b", "main")
+    seed.write("MEMORY.md", "# MEMORY.md\n\n## Vents\nOpen the east vent.\n")
+    seed.write("memory/2026-03-01.md", "# 2026-03-01\n\n- 09:10 seed trays\n")
+    assert cli(seed, "init", "--no-hooks")[0] == 0
+    seed.git("add", "-A")
+    seed.commit("workspace", date="2026-03-01T10:00:00+00:00")
+    origin = tmp / "origin.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(seed.root), str(origin)], check=True)
+    clone = GitRepo(tmp / "clone")
+    subprocess.run(["git", "clone", "-q", str(origin), str(clone.root)], check=True)
+    clone.git("switch", "-q", "-c", "feature")
+    return clone
+
+
+def test_verify_step_judges_a_workspace_pull_request(tmp_path: Path) -> None:
+    """A pull request that forges a workspace log changes nothing under .squad/memory/: it used to
+    pass CI without squadmem verify running."""
+    clone = _workspace_origin(tmp_path)
+    clone.commit(
+        "forged",
+        {"memory/2026-03-01.md": "# 2026-03-01\n\n- 09:10 garage\n"},
+        date="2026-03-05T09:00:00+00:00",
+    )
+    env = _actions_env(tmp_path, _tools(tmp_path), BASE_REF="main", PR_NUMBER="3")
+    done = _run(_steps("squadmem-verify.yml")["Verify"], clone.root, env)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "memory/2026-03-01.md" in done.stdout
+    assert "memory=yes" in (tmp_path / "output").read_text()
+
+
+def test_install_step_takes_the_base_branchs_pin(tmp_path: Path) -> None:
+    """A pull request that edits the workflow's pin is verified by the squadmem the base branch pins,
+    and the edit is flagged on the workflow file."""
+    clone = _workspace_origin(tmp_path)
+    name = ".github/workflows/squadmem-verify.yml"
+    base = workflows.render("squadmem-verify.yml", "squadmem==1.0.0")
+    clone.git("switch", "-q", "main")
+    clone.commit("workflow", {name: base}, date="2026-03-02T09:00:00+00:00")
+    clone.git("push", "-q", "origin", "main")
+    clone.git("switch", "-q", "-C", "feature")
+    clone.commit(
+        "pin", {name: base.replace("squadmem==1.0.0", "squadmem==6.6.6")}, date="2026-03-03T09:00:00+00:00"
+    )
+    bin_dir = _tools(tmp_path)
+    (bin_dir / "python").write_text('#!/bin/sh\necho "$*" >> "$GH_LOG"\n')
+    (bin_dir / "python").chmod(0o755)
+    env = _actions_env(tmp_path, bin_dir, BASE_REF="main", PR_NUMBER="3")
+    step = yaml.safe_load(clone.read(name))["jobs"]["verify"]["steps"][2]
+    done = _run(step["run"], clone.root, dict(env, **step["env"]))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert (tmp_path / "gh.log").read_text() == "-m pip install squadmem==1.0.0\n"
+    assert done.stdout.startswith(f"::warning file={name}::this pull request edits the workflow")

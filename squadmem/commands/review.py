@@ -40,6 +40,7 @@ from squadmem.model import budget as budget_rule
 from squadmem.model import logs, render, settings
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify
+from squadmem.model.places import Places
 
 FORMATS = ("markdown", "json")
 KINDS = ("move", "restore", "index", "intake", "migrate", "session", "wiki", "squash", "edit")
@@ -78,11 +79,12 @@ def kind_of(commit: Commit) -> str:
     return "edit"
 
 
-def _column(path: str) -> str | None:
-    tf = classify(path)
+def _column(path: str, places: Places) -> str | None:
+    """The tier ``path`` is a file of in ``places`` (a commit's layout), ``log``, or None."""
+    tf = classify(path, places)
     if tf is not None:
         return tf.tier
-    return "log" if logs.log_day(path) else None
+    return "log" if logs.log_day(path, places) else None
 
 
 def memory_commits(repo: Repo, store: Store, revs: Sequence[str]) -> list[MemoryCommit]:
@@ -90,15 +92,16 @@ def memory_commits(repo: Repo, store: Store, revs: Sequence[str]) -> list[Memory
     found = []
     for commit in commits(repo, revs):
         added: dict[str, int] = {}
+        places = store.places_of(commit.tree)
         for change in commit.changes:
             old_path = change.source or change.path
             old = store.maybe(change.olds[0] if change.olds else None)
             new = store.maybe(change.new)
             for path, size in ((old_path, -len(old or b"")), (change.path, len(new or b""))):
-                column = _column(path)
+                column = _column(path, places)
                 if column is not None and size:
                     added[column] = added.get(column, 0) + size
-        touched = any(_column(c.path) or _column(c.source or "") for c in commit.changes)
+        touched = any(_column(c.path, places) or _column(c.source or "", places) for c in commit.changes)
         if touched:
             found.append(MemoryCommit(commit.short, kind_of(commit), commit.subject, added))
     return found[::-1]
@@ -160,11 +163,12 @@ def base_of(repo: Repo, tip: str, bases: Sequence[str]) -> str | None:
 def budgets(
     repo: Repo, store: Store, conf: settings.Settings, tip: str, bases: Sequence[str]
 ) -> list[Budget]:
-    before = sizes(store, base_of(repo, tip, bases))
-    after = sizes(store, tip)
+    base = base_of(repo, tip, bases)
+    before, after = sizes(store, base), sizes(store, tip)
+    layouts = [store.places_of(store.tree_of(c)) for c in (tip, base) if c is not None]
     found = []
     for rel in sorted(set(before) | set(after)):
-        tf = classify(rel)
+        tf = next((t for p in layouts if (t := classify(rel, p)) is not None), None)
         if tf is None or tf.tier not in ("hot", "cold") or before.get(rel) == after.get(rel):
             continue
         limit = budget_rule.limits(tf.tier, conf)

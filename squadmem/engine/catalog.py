@@ -15,6 +15,7 @@ from squadmem.engine import titles
 from squadmem.model import constants, sections
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import TIERS, Layout, TierFile, classify, decode_tier, known_agent
+from squadmem.model.places import Places
 from squadmem.model.values import Value
 
 SESSION_TITLE = "Session"
@@ -230,18 +231,20 @@ def build(docs: Iterable[TierDoc], left_out: dict[str, SquadmemError] | None = N
     return Memory(kept, tuple(entries), dict(left_out or {}))
 
 
-def from_texts(texts: Mapping[str, str]) -> Memory:
-    """The memory of a tree given as {repository path: text}; non-tier paths are ignored."""
+def from_texts(texts: Mapping[str, str], places: Places | None = None) -> Memory:
+    """The memory of a tree given as {repository path: text}, in ``places`` (the tree's layout; the
+    work tree's when not given); non-tier paths are ignored."""
     docs = []
     for rel, text in texts.items():
-        tf = classify(rel)
+        tf = classify(rel, places)
         if tf is not None:
             docs.append(parse_file(tf, text))
     return build(docs)
 
 
-def from_blobs(blobs: Mapping[str, bytes]) -> Memory:
-    return from_texts({rel: decode_tier(raw, rel) for rel, raw in blobs.items() if classify(rel)})
+def from_blobs(blobs: Mapping[str, bytes], places: Places | None = None) -> Memory:
+    texts = {rel: decode_tier(raw, rel) for rel, raw in blobs.items() if classify(rel, places)}
+    return from_texts(texts, places)
 
 
 def _owner_of(rel: str) -> str | None:

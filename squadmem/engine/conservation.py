@@ -42,7 +42,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from squadmem.engine import catalog
 from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import classify, decode_tier
+from squadmem.model.layout import TierFile, classify, decode_tier
 
 DELETE = "squad-memory-delete"  # the trailer's key as verify reads it (lowercase)
 DELETE_TRAILER = "Squad-Memory-Delete"
@@ -103,10 +103,6 @@ def snapshot(memory: catalog.Memory) -> Snapshot:
 
 def deleted_ids(trailers: Mapping[str, Sequence[str]]) -> set[str]:
     return {i for value in trailers.get(DELETE, ()) for i in _IDS.split(value) if i}
-
-
-def touches_memory(paths: Iterable[str]) -> bool:
-    return any(classify(p) is not None for p in paths)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -204,10 +200,16 @@ def duplicated(after: Snapshot, parents: Sequence[Snapshot]) -> list[Duplicate]:
 class Snapshots:
     """Snapshots of trees, built from blobs each parsed once (``read`` gives a blob's bytes)."""
 
-    def __init__(self, tier_files: Callable[[str], dict[str, str]], read: Callable[[str], bytes]) -> None:
+    def __init__(
+        self,
+        tier_files: Callable[[str], dict[str, str]],
+        read: Callable[[str], bytes],
+        tier_file: Callable[[str, str], TierFile | None] | None = None,
+    ) -> None:
         self.tier_files = tier_files
         self.read = read
-        self._docs: dict[tuple[str, str], catalog.TierDoc] = {}
+        self.tier_file = tier_file or (lambda _tree, rel: classify(rel))  # (tree, path): in its layout
+        self._docs: dict[tuple[str, str, str], catalog.TierDoc] = {}
         self._trees: dict[str, Snapshot | None] = {}
         self.unreadable: dict[str, str] = {}  # tree -> the tier file that kept it from being read
 
@@ -224,12 +226,12 @@ class Snapshots:
         rel = "-"
         try:
             for rel, sha in self.tier_files(tree).items():
-                key = (rel, sha)
+                tf = self.tier_file(tree, rel)
+                assert tf is not None
+                key = (rel, sha, tf.name)  # a workspace's files name its agent: the same blob, another owner
                 if key not in self._docs:
                     if len(self._docs) > 4096:
                         self._docs.clear()
-                    tf = classify(rel)
-                    assert tf is not None
                     self._docs[key] = catalog.parse_file(tf, decode_tier(self.read(sha), rel))
                 docs.append(self._docs[key])
             return snapshot(catalog.build(docs))

@@ -45,6 +45,7 @@ from squadmem.engine.verify_range import (
     INDEX,
     INTAKE,
     MOVE,
+    REGULAR,
     RESTORE,
     Commit,
     Store,
@@ -76,6 +77,7 @@ __all__ = [
     "resolve",
 ]
 
+ODD_MODES = {"120000": "a symlink", "160000": "a submodule"}
 WARN_MODE = 'budget.mode = "warn" in tiers.toml: reported, not refused'
 CLOCK_SKEW = dt.timedelta(hours=1)
 
@@ -114,6 +116,7 @@ class Verifier:
                 )
             )
         self.logs.check(commit, result)
+        self.modes(commit, result)
         moves, index = commit.trailers.get(MOVE, []), commit.trailers.get(INDEX, [])
         if commit.squash:
             result.squashes += 1  # each squashed move is gone: judged like any commit, by conservation
@@ -139,13 +142,26 @@ class Verifier:
         else:
             self.conservation.conserve(commit, result)
 
+    def modes(self, commit: Commit, result: Result) -> None:
+        """A daily log or tier file the commit makes anything but a regular file (a symlink, a
+        submodule): git would keep its bytes elsewhere, and a log's mode alone changed is a change."""
+        layouts = self.logs.layouts(commit)
+        for change in commit.changes:
+            if change.new is None or change.mode in REGULAR:
+                continue
+            if any(logs.log_day(change.path, p) or classify(change.path, p) for p in layouts):
+                kind = ODD_MODES.get(change.mode, f"mode {change.mode}")
+                why = f"{kind}, not a regular file: a daily log or tier file is committed as the file itself"
+                result.violations.append(Violation(commit.short, change.path, why))
+
     def budgets(self, tip: str, result: Result) -> None:
         """Budgets at the tip, and tier files squadmem can read (the hook's file check, for --no-verify)."""
-        for rel, sha in self.store.tier_files(self.store.tree_of(tip)).items():
-            why = unreadable(rel, self.store.read(sha))
+        tree = self.store.tree_of(tip)
+        for rel, sha in self.store.tier_files(tree).items():
+            why = unreadable(rel, self.store.read(sha), self.store.places_of(tree))
             if why is not None:
                 result.violations.append(Violation(tip[:7], rel, why))
-            tf = classify(rel)
+            tf = self.store.tier_file(tree, rel)
             if tf is not None and tf.tier == "hot":
                 for why in hot_blob_over(self.store.read(sha), self.conf.hot):
                     if self.conf.budget.mode == "warn":  # as the pre-commit budget check: reported only

@@ -50,14 +50,13 @@ class ConservationCheck:
     def __init__(self, repo: Repo, store: Store) -> None:
         self.repo = repo
         self.store = store
-        self.snapshots = conservation.Snapshots(store.tier_files, store.read)
+        self.snapshots = conservation.Snapshots(store.tier_files, store.read, store.tier_file)
         self.merged_twice: list[tuple[str, conservation.Duplicate]] = []
 
     def conserve(self, commit: Commit, result: Result) -> None:
         if not commit.parents:
             return
-        paths = [p for c in commit.changes for p in (c.path, c.source) if p]
-        if len(commit.parents) == 1 and not conservation.touches_memory(paths):
+        if len(commit.parents) == 1 and not self.touches_memory(commit):
             return
         deleted = conservation.deleted_ids(commit.trailers)
         try:
@@ -80,6 +79,17 @@ class ConservationCheck:
                 self.merged_twice.append((commit.short, found))  # judged at the tip: settled since?
             else:
                 result.violations.append(Violation(commit.short, found.file, found.why))
+
+    def touches_memory(self, commit: Commit) -> bool:
+        """Whether a commit changes a tier file of its parent's layout or its own, or the layout."""
+        try:
+            trees = (self.store.tree_of(commit.parents[0]), commit.tree)
+        except SquadmemError:
+            return False  # a parent outside a shallow clone: nothing to compare with
+        if self.store.places_of(trees[0]) != self.store.places_of(trees[1]):
+            return True  # a change of layout: what the parent's tier files held must still be there
+        paths = [p for c in commit.changes for p in (c.path, c.source) if p]
+        return any(self.store.tier_file(commit.tree, p) is not None for p in paths)
 
     def unsettled(self, tips: Sequence[str], result: Result) -> None:
         """A merge's duplicates that a tip of the range still holds (nothing settled them since)."""

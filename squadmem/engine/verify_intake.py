@@ -12,7 +12,6 @@ from collections.abc import Iterator
 from squadmem.engine import catalog, intake_ledger
 from squadmem.engine.verify_range import Commit, Store
 from squadmem.model import sections, squad
-from squadmem.model.layout import classify
 
 
 class IntakeCheck:
@@ -25,7 +24,8 @@ class IntakeCheck:
         problems = [
             (c.path, "changed by an intake commit, which may change only tier files and the intake ledger")
             for c in commit.changes
-            if classify(c.path) is None and c.path != intake_ledger.ledger_path()
+            if self.store.tier_file(commit.tree, c.path) is None
+            and c.path != self.store.places_of(commit.tree).ledger
         ]
         if not commit.parents:
             return [*problems, ("-", "an intake commit needs a parent")]
@@ -45,7 +45,7 @@ class IntakeCheck:
         """(owner, content key) of every section but the Index, counted: owner is the agent or "decisions"."""
         found: Counter[tuple[str, bytes]] = Counter()
         for rel, sha in self.store.tier_files(tree).items():
-            tf = classify(rel)
+            tf = self.store.tier_file(tree, rel)
             if tf is None:
                 continue
             owner = intake_ledger.owner(tf.tier, tf.name)

@@ -2,10 +2,12 @@
 
 Each commit by its effective date (its committer date, or its parents' when
 they are later), its author date (a replayed append) and its first parent's
-``tiers.toml``; a merge against every parent's version of every log (not only
-the paths ``git log -c`` lists); a past log that no parent has against the
-versions it had in history (a re-creation is no backfill); a late append that
-only brings lines a pushed branch holds is a squash or cherry-pick of them.
+``tiers.toml``, in the layout of each of its parents and its own (a commit that
+changes the layout is judged in both: the logs the parent kept stay kept); a
+merge against every parent's version of every log (not only the paths ``git
+log -c`` lists); a past log that no parent has against the versions it had in
+history (a re-creation is no backfill); a late append that only brings lines a
+pushed branch holds is a squash or cherry-pick of them.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ class LogCheck:
         self.store = store
         self.rules = rules  # the work tree's: for a parent whose tiers.toml does not parse
         self.dates: dict[str, Dates] = {}  # sha -> (effective, authored)
-        self.rules_by_blob: dict[str | None, logs.Rules] = {}
+        self.rules_by_blob: dict[tuple[str | None, where.Places], logs.Rules] = {}
         self.bases: list[str] = []
 
     def begin(self, revs: Sequence[str], bases: list[str]) -> None:
@@ -64,50 +66,80 @@ class LogCheck:
             committed = None
         return committed or dt.datetime.fromtimestamp(0, dt.UTC)
 
-    def parent_rules(self, commit: Commit) -> logs.Rules:
-        """The log settings of the commit's first parent (its own for a root commit): settings staged
-        with an edit do not judge it. A parent whose tiers.toml does not parse: the work tree's."""
-        tree = self.store.tree_of(commit.parents[0]) if commit.parents else commit.tree
-        blob = self.settings_blob(tree)
-        if blob not in self.rules_by_blob:
-            self.rules_by_blob[blob] = self.read_rules(blob)
-        return self.rules_by_blob[blob]
+    def layouts(self, commit: Commit) -> list[where.Places]:
+        """The layouts a commit is judged in: its parents' and its own, each once."""
+        trees = [*(self.store.tree_of(p) for p in commit.parents), commit.tree]
+        return list(dict.fromkeys(self.store.places_of(t) for t in trees))
 
-    def read_rules(self, blob: str | None) -> logs.Rules:
+    def parent_rules(self, commit: Commit, places: where.Places) -> logs.Rules:
+        """The log settings of the commit's first parent (its own for a root commit), in its layout:
+        settings staged with an edit do not judge it; the logs judged are those of ``places``. A
+        parent whose tiers.toml does not parse: the work tree's."""
+        tree = self.store.tree_of(commit.parents[0]) if commit.parents else commit.tree
+        settings_path = self.store.places_of(tree).settings
+        blob = self.settings_blob(tree, settings_path)
+        if (blob, places) not in self.rules_by_blob:
+            self.rules_by_blob[(blob, places)] = self.read_rules(blob, settings_path, places)
+        return self.rules_by_blob[(blob, places)]
+
+    def read_rules(self, blob: str | None, path: str, places: where.Places) -> logs.Rules:
         if blob is None:
             conf = settings.Settings()
         else:
             try:
-                conf = settings.parse(self.store.read(blob).decode("utf-8"), Path(where.current().settings))
+                conf = settings.parse(self.store.read(blob).decode("utf-8"), Path(path))
             except (SquadmemError, UnicodeDecodeError):
-                return self.rules
-        return logs.Rules(conf.tz, conf.log.grace_minutes)
+                return logs.Rules(self.rules.tz, self.rules.grace_minutes, places)
+        return logs.Rules(conf.tz, conf.log.grace_minutes, places)
 
-    def settings_blob(self, tree: str) -> str | None:
-        entry = self.store.walk(tree, where.current().settings)
+    def settings_blob(self, tree: str, path: str) -> str | None:
+        entry = self.store.walk(tree, path)
         return entry[1] if entry and entry[0].startswith("100") else None
 
     # the log files of a tree
-    def log_tree(self, tree: str) -> str | None:
-        """The tree object of a tree's log folder, None if it has none."""
-        return self.store.folder(tree, where.current().log_prefix.rstrip("/"))
+    def log_tree(self, tree: str, places: where.Places) -> str | None:
+        """The tree object of a tree's log folder in ``places``, None if it has none."""
+        return self.store.folder(tree, places.log_prefix.rstrip("/"))
 
-    def log_files(self, node: str | None) -> dict[str, str]:
+    def log_files(self, node: str | None, places: where.Places) -> dict[str, str]:
         """Every file in a log folder's tree: repository path -> blob sha."""
         if node is None:
             return {}
         return {
-            f"{where.current().log_prefix}{name}": sha
+            f"{places.log_prefix}{name}": sha
             for name, (mode, sha) in self.store.entries(node).items()
             if mode.startswith("100")
         }
 
     # the check
     def check(self, commit: Commit, result: Result) -> None:
+        for places in self.layouts(commit):
+            self.check_in(commit, self.parent_rules(commit, places), result)
+        self.carried(commit, result)
+
+    def carried(self, commit: Commit, result: Result) -> None:
+        """A commit that changes the layout carries every log of its first parent's layout into its
+        own: left behind, it would be no log any more, free to change."""
+        if not commit.parents:
+            return
+        parent_tree = self.store.tree_of(commit.parents[0])
+        before, after = self.store.places_of(parent_tree), self.store.places_of(commit.tree)
+        if before.log_prefix == after.log_prefix:
+            return
+        olds = self.log_files(self.log_tree(parent_tree, before), before)
+        news = self.log_files(self.log_tree(commit.tree, after), after)
+        for path, sha in sorted(olds.items()):
+            if isinstance(logs.log_day(path, before), dt.date):
+                to = after.log_prefix + path[len(before.log_prefix) :]
+                why = logs.carried(self.store.read(sha), self.store.maybe(news.get(to)), to)
+                if why:
+                    result.violations.append(Violation(commit.short, path, why))
+
+    def check_in(self, commit: Commit, rules: logs.Rules, result: Result) -> None:
+        """The commit's changes of the logs of one layout (``rules.places``)."""
         now, authored = self.dates.get(commit.sha, (commit.when, commit.when))
-        rules = self.parent_rules(commit)
         counted: set[int] = set()
-        for change, log_change in self.changes(commit):
+        for change, log_change in self.changes(commit, rules.places):
             if id(change) not in counted:
                 counted.add(id(change))
                 result.log_changes += 1
@@ -115,40 +147,40 @@ class LogCheck:
                 log_change.history = tuple(self.history(commit, log_change.path))
             count_append(log_change, result)
             found_why = logs.judge(log_change, now, rules, authored)
-            if found_why and self.published_append(commit, log_change):
+            if found_why and self.published_append(commit, log_change, rules):
                 found_why = []  # a squash or cherry-pick of lines a pushed branch holds
             for why in found_why:
                 result.violations.append(Violation(commit.short, log_change.path, why))
 
-    def changes(self, commit: Commit) -> list[tuple[object, logs.Change]]:
-        """(the raw change, a log change it makes) for every daily log the commit changes."""
+    def changes(self, commit: Commit, places: where.Places | None) -> list[tuple[object, logs.Change]]:
+        """(the raw change, a log change it makes) for every daily log of ``places`` the commit changes."""
         if len(commit.parents) > 1:
-            return self.merge_changes(commit)
+            return self.merge_changes(commit, places or where.current())
         return [
             (c, lc)
             for c in commit.changes
-            if logs.log_day(c.path) or logs.log_day(c.source or "")
+            if logs.log_day(c.path, places) or logs.log_day(c.source or "", places)
             for lc in self.log_changes(c)
         ]
 
-    def merge_changes(self, commit: Commit) -> list[tuple[object, logs.Change]]:
+    def merge_changes(self, commit: Commit, places: where.Places) -> list[tuple[object, logs.Change]]:
         """A merge's logs against every parent: each path whose blob differs from some parent's,
         including a result equal to one parent (which ``git log -c`` does not list)."""
-        folders = [self.log_tree(self.store.tree_of(p)) for p in commit.parents]
-        folder = self.log_tree(commit.tree)
+        folders = [self.log_tree(self.store.tree_of(p), places) for p in commit.parents]
+        folder = self.log_tree(commit.tree, places)
         if all(f == folder for f in folders):
             return []  # the log folder is the same in the result and every parent
-        after, before = self.log_files(folder), [self.log_files(f) for f in folders]
+        after, before = self.log_files(folder, places), [self.log_files(f, places) for f in folders]
         found: list[tuple[object, logs.Change]] = []
         for path in sorted(set(after).union(*before)):
-            if not logs.log_day(path) or all(b.get(path) == after.get(path) for b in before):
+            if not logs.log_day(path, places) or all(b.get(path) == after.get(path) for b in before):
                 continue
             olds = [self.store.maybe(b.get(path)) for b in before]
             change = logs.Change(path, olds[0], self.store.maybe(after.get(path)), others=tuple(olds[1:]))
             found.append((change, change))
         return found
 
-    def published_append(self, commit: Commit, change: logs.Change) -> bool:
+    def published_append(self, commit: Commit, change: logs.Change, rules: logs.Rules) -> bool:
         """Whether a late append only brings lines that a remote-tracking branch holds, in a commit that
         is neither this one nor after it (a squash merge of a pushed branch, a cherry-pick of it), and
         every commit of that branch that changed the log kept the log rules by its own dates."""
@@ -166,7 +198,7 @@ class LogCheck:
                 continue
             dates = (_stamp(committed), _stamp(authored))
             steps += [(c, *dates) for raw in raw_changes for c in self.log_changes(raw)]
-        return logs.published_append(change.old, change.new, steps, self.parent_rules(commit))
+        return logs.published_append(change.old, change.new, steps, rules)
 
     def history(self, commit: Commit, path: str) -> list[bytes]:
         """Every version ``path`` had in the commit's ancestry and the range's bases' (what was pushed

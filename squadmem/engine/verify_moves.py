@@ -21,7 +21,7 @@ from squadmem.engine.verify_result import Move, Result, Violation
 from squadmem.gitio import commits as log
 from squadmem.model import sections, templates
 from squadmem.model.errors import SquadmemError, SquadmemWarning
-from squadmem.model.layout import AGENT_TIERS, check_name, classify, tier_rel
+from squadmem.model.layout import AGENT_TIERS, check_name
 from squadmem.model.sections import trimmed
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -55,7 +55,10 @@ def check_move(store: Store, commit: Commit, value: str, result: Result) -> Move
 
 def check_index(store: Store, commit: Commit, agent: str) -> list[tuple[str, str]]:
     """An index commit's problems: it may change only the Index section of the agent's hot file."""
-    rel = tier_rel("hot", agent)
+    try:
+        rel = store.places_of(commit.tree).tier_rel("hot", check_name(agent))
+    except SquadmemError as exc:
+        return [("-", f"Squad-Memory-Index {agent}: {exc.message}")]
     problems = [
         (c.path, "changed by an index commit, which may change only " + rel)
         for c in commit.changes
@@ -83,7 +86,7 @@ def hot_entries(store: Store, tree: str, rel: str) -> tuple[str, list[catalog.En
     if sha is None:
         return "", []
     try:
-        memory = catalog.from_blobs({rel: store.read(sha)})
+        memory = catalog.from_blobs({rel: store.read(sha)}, store.places_of(tree))
     except SquadmemError:
         return None
     return memory.files[rel].document.header, memory.in_file(rel)
@@ -116,7 +119,7 @@ class MoveCheck:
         else:
             return None
         try:
-            return tier_rel(tier, check_name(name))
+            return self.store.places_of(self.commit.tree).tier_rel(tier, check_name(name))
         except SquadmemError:
             return None
 
@@ -142,9 +145,9 @@ class MoveCheck:
         return title, self.problems
 
     def memory(self, tree: str, rel: str) -> catalog.Memory:
-        tf = classify(rel)
+        tf = self.store.tier_file(self.commit.tree, rel)
         assert tf is not None
-        return catalog.from_texts(self.store.texts(tree, tf.owner))
+        return catalog.from_texts(self.store.texts(tree, tf.owner), self.store.places_of(tree))
 
     def check_files(self, src: str | None, dst: str) -> str:
         parent_tree = self.store.tree_of(self.commit.parents[0])
@@ -175,7 +178,7 @@ class MoveCheck:
 
     def arrival(self, dst: str, before: catalog.Memory, after: catalog.Memory) -> catalog.Entry | None:
         """The one section that arrived in ``dst`` where the contract puts it; everything else unchanged."""
-        tf = classify(dst)
+        tf = self.store.tier_file(self.commit.tree, dst)
         assert tf is not None
         old, new = before.in_file(dst), after.in_file(dst)
         at = next((n for n, e in enumerate(old) if e.is_index), len(old))

@@ -14,7 +14,7 @@ from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import classify
+from squadmem.model.layout import TierFile, classify
 
 MOVE = "squad-memory-move"
 INDEX = "squad-memory-index"
@@ -24,6 +24,7 @@ REASON = "squad-memory-reason"
 _SQUASHED = re.compile(r"^[ \t>*-]*Squad-Memory-(?:Move|Index|Intake):", re.IGNORECASE | re.MULTILINE)
 
 FileChange = formats.Change  # one path a commit changed; a merge's change lists one old blob per parent
+REGULAR = ("100644", "100755")  # git's modes of a regular file
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,6 +105,7 @@ class Store:
     def __init__(self, repo: Repo) -> None:
         self.repo = repo
         self.read = functools.lru_cache(maxsize=4096)(self._read)
+        self.places_of = functools.lru_cache(maxsize=1024)(self._places_of)
 
     def _read(self, sha: str) -> bytes:
         return self.repo.blob(sha)
@@ -136,14 +138,26 @@ class Store:
         found = self.walk(tree, rel)
         return found[1] if found and found[0] == "40000" else None
 
+    def _places_of(self, tree: str) -> where.Places:
+        """The layout a tree commits: a workspace when it holds ``memory/tiers.toml`` (a regular file)
+        and nothing under ``.squad/memory/``, else Squad's (:func:`squadmem.model.places.decide`)."""
+        entry = self.walk(tree, where.WORKSPACE_SETTINGS)
+        settings = self.read(entry[1]) if entry and entry[0] in REGULAR else None
+        return where.decide(settings, self.folder(tree, where.SQUAD_DIR) is not None)
+
+    def tier_file(self, tree: str, rel: str) -> TierFile | None:
+        """The tier file ``rel`` is in the tree's layout, or None."""
+        return classify(rel, self.places_of(tree))
+
     def tier_files(self, tree: str) -> dict[str, str]:
-        """Every tier file of a tree: repository path -> blob sha."""
+        """Every tier file of a tree, in its layout: repository path -> blob sha."""
         found: dict[str, str] = {}
-        for folder_rel in where.current().tier_folders:
+        places = self.places_of(tree)
+        for folder_rel in places.tier_folders:
             node = self.folder(tree, folder_rel)
             for name, (file_mode, blob) in self.entries(node).items() if node else ():
                 rel = f"{folder_rel}/{name}" if folder_rel else name
-                if file_mode.startswith("100") and classify(rel):
+                if file_mode.startswith("100") and classify(rel, places):
                     found[rel] = blob
         return found
 
@@ -151,7 +165,7 @@ class Store:
         """Tier files of a tree as text, only those of ``owner`` when given (ids are per owner)."""
         found = {}
         for rel, sha in self.tier_files(tree).items():
-            tf = classify(rel)
+            tf = self.tier_file(tree, rel)
             if tf is not None and (owner is None or tf.owner == owner):
                 found[rel] = self.read(sha).decode("utf-8", "surrogateescape")
         return found

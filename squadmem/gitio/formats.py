@@ -255,6 +255,17 @@ def parse_ls_tree(out: bytes) -> dict[str, str]:
     return found
 
 
+def parse_ls_files(out: bytes) -> dict[str, str]:
+    """Path -> blob of ``git ls-files -s -z`` output (regular files only, stage 0)."""
+    found = {}
+    for item in out.split(b"\0"):
+        meta, _, path = item.partition(b"\t")
+        words = meta.split()
+        if len(words) == 3 and words[0] in (b"100644", b"100755") and words[2] == b"0":
+            found[path.decode("utf-8", "surrogateescape")] = words[1].decode("ascii")
+    return found
+
+
 # -- cat-file --batch ----------------------------------------------------------------------------
 def cat_files(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | None]:
     """Objects by spec (a sha, ``:path`` for the index, ``REV:path``) from one ``cat-file --batch``;

@@ -144,6 +144,17 @@ def _staged_args(paths: Sequence[str], against: str | None) -> list[str]:
     return [*args, "--", *(f":(top){p}" for p in paths)]
 
 
+def index_holds(env: Env, folder: str) -> bool:
+    """Whether the index holds any file under ``folder`` (from the top of the work tree)."""
+    return bool(runner.git(["ls-files", "-z", "--cached", "--", f":(top){folder}"], env))
+
+
+def index_blobs(env: Env, pathspecs: Sequence[str]) -> dict[str, str]:
+    """Path -> blob of the regular files the index holds under ``pathspecs`` (``ls-files -s``)."""
+    args = ["ls-files", "-s", "-z", "--cached", "--", *(f":(top){p}" for p in pathspecs)]
+    return formats.parse_ls_files(runner.git(args, env))
+
+
 def tree_blobs(env: Env, rev: str, pathspecs: Sequence[str]) -> dict[str, str]:
     """Path -> blob of the files under ``pathspecs`` in commit ``rev``'s whole tree (``ls-tree``)."""
     args = ["ls-tree", "-r", "-z", "--full-tree", rev, "--", *pathspecs]

@@ -7,7 +7,10 @@ one thing more each, asked for by parameter: a hook keeps ``GIT_INDEX_FILE``
 (in a pre-commit hook it names the index being committed: ``git commit -a``
 and ``git commit PATH`` commit a temporary index, not ``.git/index``); the
 CLI keeps the author and committer names, emails and dates (tests and the
-demo date squadmem's commits with them).
+demo date squadmem's commits with them). Replacement refs are always off
+(``GIT_NO_REPLACE_OBJECTS``): ``git replace`` swaps one object for another in
+a clone without changing history, so a commit whose log was forged would
+read as the original; squadmem reads the objects history holds.
 
 A failing git becomes a :class:`GitError` naming the command, its exit
 status and the line of git's stderr that says what went wrong (``fatal:``
@@ -57,6 +60,7 @@ IDENTITY = frozenset(
 )
 
 Env = Mapping[str, str]
+NO_REPLACE = "GIT_NO_REPLACE_OBJECTS"
 
 
 def git_env(
@@ -73,6 +77,7 @@ def git_env(
         or k.startswith(("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_TRACE"))
         or (keep_identity and k in IDENTITY)
     }
+    env[NO_REPLACE] = "1"  # the objects history holds, never a clone's `git replace` of them
     index = source.get("GIT_INDEX_FILE")
     if keep_index and index:
         env["GIT_INDEX_FILE"] = os.path.abspath(index)

@@ -29,10 +29,11 @@ HOT = staged.MEMORY + "hot/"  # the Squad layout's hot folder (a workspace's hot
 WARNED = 'budget.mode = "warn" in tiers.toml: reported, not refused'
 
 
-def _is_hot(path: str) -> bool:
+def _is_hot(path: str, env: Mapping[str, str]) -> bool:
+    """Whether ``path`` is a hot file in the layout of the commit being made."""
     from squadmem.model.layout import classify
 
-    tf = classify(path)
+    tf = classify(path, staged.places(env))
     return tf is not None and tf.tier == "hot"
 
 
@@ -56,11 +57,11 @@ def check_named(names: Sequence[str], env: Mapping[str, str]) -> tuple[list[str]
     """The offences among the named hot files as they are in the work tree."""
     root = staged.top(env)
     hot, settings_path = _hot_prefix(env), staged.places(env).settings
-    paths = [p for p in names if p.startswith(hot) and _is_hot(p)]
+    paths = [p for p in names if p.startswith(hot) and _is_hot(p, env)]
     folder = os.path.join(root, hot)
     if settings_path in names and os.path.isdir(folder):
         every = sorted(f"{hot}{n}" for n in os.listdir(folder) if os.path.isfile(os.path.join(folder, n)))
-        paths += [p for p in every if p not in paths and _is_hot(p)]
+        paths += [p for p in every if p not in paths and _is_hot(p, env)]
     elif settings_path in names and os.path.isfile(folder) and hot not in paths:
         paths.append(hot)
     if not paths:
@@ -73,7 +74,7 @@ def check(env: Mapping[str, str], names: Sequence[str] = ()) -> tuple[list[str],
     """The offences (named files, else staged hot files), and whether they only warn."""
     if names:
         return check_named(names, env)
-    entries = [e for e in staged.staged(_hot_prefix(env), env) if e.new_sha and _is_hot(e.path)]
+    entries = [e for e in staged.staged(_hot_prefix(env), env) if e.new_sha and _is_hot(e.path, env)]
     if not entries:
         return [], False
     settings_spec = f":{staged.places(env).settings}"

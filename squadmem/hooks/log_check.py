@@ -57,18 +57,29 @@ def merge_head(env: dict[str, str], environ: dict[str, str] | None = None) -> st
     return None
 
 
-def _paths(env: dict[str, str], merging: str | None) -> tuple[list[formats.Staged], set[str]]:
-    """The staged changes against HEAD (renames kept) and every log path that differs from a parent."""
-    prefix = staged.places(env).log_prefix
-    entries = [e for e in staged.staged(prefix, env) if logs.log_day(e.path) or logs.log_day(e.source or "")]
-    paths = {p for e in entries for p in (e.path, e.source) if p and logs.log_day(p)}
+def _paths(
+    env: dict[str, str], merging: str | None, places: where.Places
+) -> tuple[list[formats.Staged], set[str]]:
+    """The staged changes against HEAD (renames kept) and every log path of ``places`` that differs
+    from a parent."""
+    prefix = places.log_prefix
+
+    def is_log(path: str | None) -> bool:
+        return bool(path) and logs.log_day(path or "", places) is not None
+
+    entries = [e for e in staged.staged(prefix, env) if is_log(e.path) or is_log(e.source)]
+    paths = {p for e in entries for p in (e.path, e.source) if p and is_log(p)}
     if merging:
-        paths |= {e.path for e in staged.staged(prefix, env, against=merging) if logs.log_day(e.path)}
+        paths |= {e.path for e in staged.staged(prefix, env, against=merging) if is_log(e.path)}
     return entries, paths
 
 
 def changes(
-    entries: Sequence[formats.Staged], paths: set[str], blobs: dict[str, bytes | None], merging: str | None
+    entries: Sequence[formats.Staged],
+    paths: set[str],
+    blobs: dict[str, bytes | None],
+    merging: str | None,
+    places: where.Places | None = None,
 ) -> list[logs.Change]:
     """The log changes the commit makes: a rename split into the old path's removal and the new path's
     arrival; during a merge, every path that differs from a parent, with the other parent's version."""
@@ -78,7 +89,7 @@ def changes(
 
     found, seen = [], set()
     for item in entries:
-        if item.source is not None and logs.log_day(item.source):
+        if item.source is not None and logs.log_day(item.source, places):
             old = blobs.get(f"HEAD:{item.source}")
             found.append(
                 logs.Change(item.source, old, None, renamed_to=item.path, others=others(item.source))
@@ -89,14 +100,19 @@ def changes(
     return found
 
 
-def _settings(blobs: dict[str, bytes | None]) -> logs.Rules:
-    """The parent's settings (HEAD's tiers.toml; the staged one for a first commit), after checking
-    that the staged tiers.toml parses."""
-    path = where.current().settings
-    staged_conf = staged.read_settings(blobs, f":{path}")
-    same = blobs.get(f"HEAD:{path}") == blobs.get(f":{path}")  # as in most commits: parsed once
-    conf = staged_conf if same or not blobs.get("HEAD") else staged.read_settings(blobs, f"HEAD:{path}")
-    return logs.Rules(conf.tz, conf.log.grace_minutes)
+def _settings(
+    blobs: dict[str, bytes | None], layouts: Sequence[where.Places], head: where.Places, places: where.Places
+) -> logs.Rules:
+    """The parent's settings (HEAD's tiers.toml in HEAD's layout; the staged one for a first commit),
+    after checking that the staged tiers.toml parses, to judge the logs of ``places``."""
+    path, head_path = layouts[-1].settings, head.settings
+    staged_conf = staged.read_settings(blobs, f":{path}", path)
+    same = blobs.get(f"HEAD:{head_path}") == blobs.get(f":{path}")  # as in most commits: parsed once
+    if same or not blobs.get("HEAD"):
+        conf = staged_conf
+    else:
+        conf = staged.read_settings(blobs, f"HEAD:{head_path}", head_path)
+    return logs.Rules(conf.tz, conf.log.grace_minutes, places)
 
 
 def effective_now(blobs: dict[str, bytes | None], merging: str | None) -> dt.datetime:
@@ -152,24 +168,38 @@ def _stamp(epoch: bytes) -> dt.datetime:
 
 
 def check(env: dict[str, str], names: Sequence[str] = ()) -> list[str]:
-    """``path: why`` for every offence in the staged logs (only the named ones, when names are given)."""
+    """``path: why`` for every offence in the staged logs (only the named ones, when names are given),
+    in HEAD's layout and the index's (a commit that changes the layout is judged in both)."""
     merging = merge_head(env)
-    entries, paths = _paths(env, merging)
+    layouts = staged.layouts(env)
+    return [line for places in layouts for line in _check_in(env, names, merging, layouts, places)]
+
+
+def _check_in(
+    env: dict[str, str],
+    names: Sequence[str],
+    merging: str | None,
+    layouts: Sequence[where.Places],
+    places: where.Places,
+) -> list[str]:
+    """The offences among the staged logs of ``places``."""
+    entries, paths = _paths(env, merging, places)
     if names:
         wanted = set(names)
         entries = [e for e in entries if e.path in wanted or e.source in wanted]
         paths &= wanted | {e.source for e in entries if e.source}
     if not paths:
         return []
-    settings_path = staged.places(env).settings
-    specs = ["HEAD", *([merging] if merging else []), f":{settings_path}", f"HEAD:{settings_path}"]
+    settings_paths = dict.fromkeys(p.settings for p in layouts)
+    specs = ["HEAD", *([merging] if merging else [])]
+    specs += [f"{w}:{p}" for p in settings_paths for w in ("", "HEAD")]
     for path in paths:
         specs += [f"HEAD:{path}", f":{path}"] + ([f"{merging}:{path}"] if merging else [])
     blobs = staged.blobs(specs, env)
-    rules = _settings(blobs)
+    rules = _settings(blobs, layouts, staged.head_places(env), places)
     now = effective_now(blobs, merging)
     offences = []
-    for change in changes(entries, paths, blobs, merging):
+    for change in changes(entries, paths, blobs, merging, places):
         if logs.needs_history(change, now, rules):
             change.history = tuple(history(change.path, env, merging, born=bool(blobs.get("HEAD"))))
         found = logs.judge(change, now, rules)

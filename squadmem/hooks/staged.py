@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 
     from squadmem.model import settings
 
-# The Squad layout's; the work tree's own are places(env).pathspecs and places(env).settings (a
+# The Squad layout's; the commit's own are places(env).pathspecs and places(env).settings (a
 # memory-tiers workspace keeps them elsewhere).
 MEMORY = constants.SQUAD_DIR + "/"
 SETTINGS_PATH = constants.SETTINGS_PATH
@@ -58,13 +58,57 @@ HANDED_NAME = "squadmem-staged.diff"  # in the git directory
 # Variables git sets for a hook, or naming who commits: none changes what the index holds.
 _HARMLESS = frozenset({"GIT_EDITOR", "GIT_PREFIX", "GIT_REFLOG_ACTION"}) | IDENTITY
 _bound: list[str] = []  # the work tree whose places were found (once per process)
+_layouts: dict[str | None, list[where.Places]] = {}  # GIT_INDEX_FILE -> the parents' and the index's places
+_head: dict[str | None, where.Places] = {}  # GIT_INDEX_FILE -> HEAD's places
 
 
 def places(env: Mapping[str, str]) -> where.Places:
-    """Where the work tree keeps its memory (``.squad/memory/`` or a memory-tiers workspace)."""
-    if not _bound:
-        top(env)
-    return where.current()
+    """Where the commit being made keeps its memory (``.squad/memory/`` or a memory-tiers workspace):
+    the index's layout, read from what it stages, never from the work tree."""
+    return layouts(env)[-1]
+
+
+def layouts(env: Mapping[str, str]) -> list[where.Places]:
+    """HEAD's layout, a merge's other parent's (``MERGE_HEAD``) and the index's, each once, the
+    index's last (more than one when the commit changes the layout: it is judged in each). What
+    the index holds decides (:func:`squadmem.model.places.decide`), read from HEAD and the staged
+    changes; ``git ls-files`` only when the commit deletes under ``.squad/memory/``."""
+    key = env.get("GIT_INDEX_FILE")
+    if key not in _layouts:
+        if not _bound:
+            top(env)
+        settings, squad = where.WORKSPACE_SETTINGS, where.SQUAD_DIR
+        parents = ["HEAD", *filter(None, [gitdir.merge_head_file()])]
+        specs = [f"{rev}:{path}" for rev in parents for path in (settings, squad)]
+        found = blobs(["HEAD", *specs, f":{settings}"], env)
+        index = where.decide(
+            found[f":{settings}"], _index_holds_squad(env, found[f"HEAD:{squad}"] is not None)
+        )
+        committed = [
+            where.decide(found[f"{r}:{settings}"], found[f"{r}:{squad}"] is not None) for r in parents
+        ]
+        committed = committed if found["HEAD"] else [index]  # no commit yet: the index's alone
+        _layouts[key] = [*(p for p in dict.fromkeys(committed) if p != index), index]
+        _head[key] = committed[0]
+    return _layouts[key]
+
+
+def head_places(env: Mapping[str, str]) -> where.Places:
+    """HEAD's layout (the index's when there is no commit yet)."""
+    layouts(env)
+    return _head[env.get("GIT_INDEX_FILE")]
+
+
+def _index_holds_squad(env: Mapping[str, str], in_head: bool) -> bool:
+    """Whether the index holds any file under ``.squad/memory/``."""
+    inside = [
+        e for e in memory_changes(env) if e.path.startswith(MEMORY) or (e.source or "").startswith(MEMORY)
+    ]
+    if any(e.new_sha and e.path.startswith(MEMORY) for e in inside):
+        return True
+    if not in_head or not inside:
+        return in_head
+    return questions.index_holds(env, constants.SQUAD_DIR)
 
 
 def handed_diff(environ: dict[str, str] | None = None) -> tuple[bytes, list[str]] | None:
@@ -89,7 +133,7 @@ def _asked_alike(env: Mapping[str, str], specs: Sequence[str], environ: Mapping[
     """Whether the shim's diff asked what the checks would (:func:`questions.staged_changes`): the same
     pathspecs, and no variable of the hook's that :func:`git_env` drops but those that cannot change
     the answer (GIT_DIR only when it names the git directory found without it)."""
-    if list(specs) != [f":(top){p}" for p in places(env).pathspecs]:
+    if list(specs) != [f":(top){p}" for p in where.ALL_PATHSPECS]:
         return False
     for name, value in environ.items():
         if not name.startswith("GIT_") or name in env or name in _HARMLESS:
@@ -108,7 +152,7 @@ def start(env: Mapping[str, str], handed: tuple[bytes, list[str]] | None = None)
         if handed is not None and _asked_alike(env, handed[1], os.environ):
             _changes[key] = parse_raw(handed[0])
         else:
-            _pending[key] = questions.staged_changes_later(env, places(env).pathspecs)
+            _pending[key] = questions.staged_changes_later(env, where.ALL_PATHSPECS)
     if key not in _readers:
         _readers[key] = CatFile(env)
         _readers[key].start()
@@ -126,11 +170,12 @@ def close() -> None:
 
 
 def memory_changes(env: Mapping[str, str]) -> list[Staged]:
-    """Every memory file the index changes against HEAD (renames found), read once per process."""
+    """Every file the index changes against HEAD in either layout's places (renames found), read once
+    per process."""
     key = env.get("GIT_INDEX_FILE")
     if key not in _changes:
         pending = _pending.pop(key, None)
-        _changes[key] = pending() if pending else questions.staged_changes(env, places(env).pathspecs)
+        _changes[key] = pending() if pending else questions.staged_changes(env, where.ALL_PATHSPECS)
     return _changes[key]
 
 
@@ -146,11 +191,10 @@ def blobs(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | Non
     return {s: _blobs[(key, s)] for s in specs}
 
 
-def commit_specs(entries: Sequence[Staged]) -> list[str]:
+def commit_specs(entries: Sequence[Staged], settings_path: str) -> list[str]:
     """What the checks of a commit read: each staged memory file in the index and in HEAD (a
     rename's source too), HEAD itself, and tiers.toml in both."""
     paths = dict.fromkeys(p for e in entries for p in (e.path, e.source) if p)
-    settings_path = where.current().settings
     return [
         "HEAD",
         f":{settings_path}",
@@ -162,18 +206,23 @@ def commit_specs(entries: Sequence[Staged]) -> list[str]:
 def staged(folder: str, env: Mapping[str, str], against: str | None = None) -> list[Staged]:
     """Paths under ``folder`` (relative to the top of the work tree) that the index changes against
     HEAD (renames found), or against the commit ``against`` (no renames)."""
-    if against is None and places(env).inside(folder.rstrip("/")):
+    if against is None and any(
+        folder.rstrip("/") == p or folder.startswith(p + "/") for p in where.ALL_PATHSPECS
+    ):
         return [
             e for e in memory_changes(env) if e.path.startswith(folder) or (e.source or "").startswith(folder)
         ]
     return questions.staged_changes(env, [folder], against)
 
 
-def read_settings(blobs: Mapping[str, bytes | None], spec: str | None = None) -> settings.Settings:
-    """Settings from the blob read as ``spec`` (the index's tiers.toml by default), else the defaults."""
+def read_settings(
+    blobs: Mapping[str, bytes | None], spec: str | None = None, path: str | None = None
+) -> settings.Settings:
+    """Settings from the blob read as ``spec`` (the index's tiers.toml by default), else the defaults;
+    ``path``: the settings' path, in messages (the work tree's layout's when not given)."""
     from squadmem.model import settings
 
-    path = where.current().settings
+    path = path or where.current().settings
     raw = blobs.get(f":{path}" if spec is None else spec)
     if raw is None:
         return settings.Settings()

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from squadmem.gitio import formats, questions, runner
 from squadmem.hooks import staged
 from squadmem.model import logs
+from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 
 ZERO = frozenset("0")
@@ -86,31 +87,41 @@ def ranges_from_framework(environ: dict[str, str]) -> list[Update] | None:
     return [Update([to_ref], ref, None, to_ref)]
 
 
-def _log_blobs(commit: str, env: dict[str, str]) -> dict[str, str]:
-    """Daily log path -> blob sha at ``commit``."""
-    prefix = staged.places(env).log_prefix
-    files = questions.tree_blobs(env, commit, [prefix])
-    return {path: sha for path, sha in files.items() if logs.log_day(path)}
+def places_at(commit: str, env: dict[str, str]) -> where.Places:
+    """The layout ``commit`` holds (:func:`squadmem.model.places.decide`), not the work tree's."""
+    settings, squad = f"{commit}:{where.WORKSPACE_SETTINGS}", f"{commit}:{where.SQUAD_DIR}"
+    found = formats.cat_files([settings, squad], env)
+    return where.decide(found[settings], found[squad] is not None)
+
+
+def _log_blobs(commit: str, env: dict[str, str], places: where.Places) -> dict[str, str]:
+    """Daily log path of ``places`` -> blob sha at ``commit``."""
+    files = questions.tree_blobs(env, commit, [places.log_prefix])
+    return {path: sha for path, sha in files.items() if logs.log_day(path, places)}
 
 
 def kept_logs(update: Update, env: dict[str, str]) -> list[str]:
-    """``path: why`` for each daily log at the old tip that the new tip does not keep."""
+    """``path: why`` for each daily log at the old tip (in its layout) that the new tip does not keep
+    (in its own layout: a change of layout carries each log to the new layout's log of its day)."""
     if update.old is None:
         return []
-    before, after = _log_blobs(update.old, env), _log_blobs(update.new, env)
+    places, now_at = places_at(update.old, env), places_at(update.new, env)
+    before = _log_blobs(update.old, env, places)
+    carried = _log_blobs(update.new, env, now_at)
+    after = {places.log_prefix + p[len(now_at.log_prefix) :]: sha for p, sha in carried.items()}
     changed = [p for p, sha in before.items() if after.get(p) != sha]
     if not changed:
         return []
-    settings_spec = f"{update.old}:{staged.places(env).settings}"
+    settings_spec = f"{update.old}:{places.settings}"
     specs = [settings_spec, *(before[p] for p in changed), *(after[p] for p in changed if p in after)]
     blobs = formats.cat_files(specs, env)
-    conf = staged.read_settings(blobs, settings_spec)
-    rules, now = logs.Rules(conf.tz, conf.log.grace_minutes), logs.commit_now()
+    conf = staged.read_settings(blobs, settings_spec, places.settings)
+    rules, now = logs.Rules(conf.tz, conf.log.grace_minutes, places), logs.commit_now()
     found = []
     for path in changed:
         old = blobs.get(before[path]) or b""
         new = blobs.get(after[path]) if path in after else None
-        why = logs.kept(path, old, new)
+        why = logs.kept(path, old, new, places)
         if (
             not why
             and new is not None

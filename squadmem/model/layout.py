@@ -92,9 +92,10 @@ def tier_rel(tier: str, name: str) -> str:
     return where.current().tier_rel(tier, name)
 
 
-def classify(rel: str) -> TierFile | None:
-    """The tier file a repository path is, or None (logs, settings, Squad's files), in the current places."""
-    found = where.current().split(rel)
+def classify(rel: str, places: where.Places | None = None) -> TierFile | None:
+    """The tier file a repository path is, or None (logs, settings, Squad's files), in ``places`` (a
+    commit's layout; the work tree's when not given)."""
+    found = (places or where.current()).split(rel)
     if found is None or not is_name(found[1]):
         return None
     return TierFile(found[0], found[1], rel)

@@ -76,15 +76,16 @@ def name_day(name: str) -> dt.date | str | None:
         return "bad"
 
 
-def log_day(rel: str) -> dt.date | str | None:
+def log_day(rel: str, places: where.Places | None = None) -> dt.date | str | None:
     """What a repository path is: a log's date, ``"bad"`` for a dated name that is no real date,
     ``"misnamed"`` for any other file in ``log/``, or None (outside ``log/``, or a dot file there
     such as ``.gitkeep``).
 
     Logs are named as :func:`name_day` reads them, in ``log/`` (``memory/`` in a memory-tiers
     workspace, whose ``memory/`` also holds its tier files: there any other name is simply not a log).
+    ``places``: the layout the path is read in (the commit's; the work tree's when not given).
     """
-    prefix = where.current().log_prefix
+    prefix = (places or where.current()).log_prefix
     if not rel.startswith(prefix):
         return None
     name = rel[len(prefix) :]
@@ -150,18 +151,20 @@ class Change:
 
 
 class Rules:
-    """The settings the rules need: the team's time zone and the grace period after midnight."""
+    """The settings the rules need: the team's time zone and the grace period after midnight, and
+    the layout whose logs they judge (``places``: the commit's; the work tree's when not given)."""
 
-    __slots__ = ("grace_minutes", "tz")
+    __slots__ = ("grace_minutes", "places", "tz")
 
-    def __init__(self, tz: dt.tzinfo, grace_minutes: float = 0) -> None:
+    def __init__(self, tz: dt.tzinfo, grace_minutes: float = 0, places: where.Places | None = None) -> None:
         self.tz = tz
         self.grace_minutes = grace_minutes
+        self.places = places
 
 
 def needs_history(change: Change, now: dt.datetime, rules: Rules) -> bool:
     """Whether judging ``change`` needs the versions its path had in history: a past log created."""
-    day = log_day(change.path)
+    day = log_day(change.path, rules.places)
     if not isinstance(day, dt.date) or change.new is None or any(p is not None for p in change.parents):
         return False
     return day <= today(now, rules.tz)
@@ -174,13 +177,13 @@ def judge(change: Change, now: dt.datetime, rules: Rules, authored: dt.datetime 
     which lets a replayed append (rebase, cherry-pick, amend) of a closed day pass within
     :data:`REPLAY_WINDOW`.
     """
-    day = log_day(change.path)
+    day = log_day(change.path, rules.places)
     if day is None or all(p == change.new for p in change.parents):
         return []  # not a log, or nothing new against any parent
     if isinstance(day, str):
         if change.new is None or change.new in change.parents:
             return []  # removing a misnamed file is fine; a parent's one was judged where it came
-        return [_misnamed(change.path, day)]
+        return [_misnamed(change.path, day, rules.places)]
     assert isinstance(day, dt.date)
     local_today = today(now, rules.tz)
     if day > local_today:
@@ -194,8 +197,8 @@ def judge(change: Change, now: dt.datetime, rules: Rules, authored: dt.datetime 
     return _open(change)
 
 
-def _misnamed(path: str, kind: str) -> str:
-    prefix = where.current().log_prefix
+def _misnamed(path: str, kind: str, places: where.Places | None) -> str:
+    prefix = (places or where.current()).log_prefix
     folder = prefix[len(where.SQUAD_DIR) + 1 :] if prefix.startswith(where.SQUAD_DIR) else prefix
     if kind == "bad":
         return f"{path[len(prefix) :][:10]} is not a real date; name daily logs {folder}YYYY-MM-DD.md"
@@ -294,13 +297,13 @@ def combines(merged: bytes, versions: Sequence[bytes], tail: bool = False) -> bo
     return not Counter(lines[:end] if tail else lines) - allowed
 
 
-def kept(path: str, old: bytes, new: bytes | None) -> str | None:
+def kept(path: str, old: bytes, new: bytes | None, places: where.Places | None = None) -> str | None:
     """Why a log that a pushed-over ref held (``old``) is not kept by what the push puts there (``new``).
 
     Every line the ref held must still be there, in order (a rebase may put other lines before an
     append; the lines the push adds are judged by ``verify`` on its commits). None if it is kept.
     """
-    if not isinstance(log_day(path), dt.date) or new == old:
+    if not isinstance(log_day(path, places), dt.date) or new == old:
         return None
     if new is None:
         return "deleted from history that was already pushed; a daily log is never deleted"
@@ -342,8 +345,22 @@ def unpublished(old: bytes, new: bytes, published: Sequence[bytes]) -> list[byte
     return [line for line in (Counter(_lines(new)) - Counter(_lines(old))) if line not in known]
 
 
+def carried(old: bytes, new: bytes | None, to: str) -> str | None:
+    """Why a log that a change of layout leaves behind (``old``) is not carried to ``to``, the new
+    layout's log of its day (``new``, None when absent): every line it held must be there, in order.
+    None if it is."""
+    if new is None:
+        return (
+            f"a change of layout leaves this log behind: {to} must hold its lines"
+            " (squadmem migrate memory-tiers copies them)"
+        )
+    if _embed(_lines(old), _lines(new)) is None:
+        return f"a change of layout does not carry this log: {to} lacks some of its lines or reorders them"
+    return None
+
+
 def is_frozen(path: str, now: dt.datetime, rules: Rules) -> bool:
-    day = log_day(path)
+    day = log_day(path, rules.places)
     return isinstance(day, dt.date) and now >= closes_at(day, rules.tz, rules.grace_minutes)
 
 

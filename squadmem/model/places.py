@@ -14,11 +14,15 @@ ledger are, and what git must read (:attr:`Places.pathspecs`).
   the wiki, ``memory/YYYY-MM-DD.md`` the daily logs, ``memory/tiers.toml``
   the settings (its ``agent`` key names the workspace's agent).
 
-The kind is a property of the work tree, found once per repository a
-process opens (:func:`bind`: a stat or two) and asked through
-:func:`current` by the code that names paths without a repository at hand
-(the hooks, history, ``verify``). A workspace is recognised by its
-``memory/tiers.toml`` beside no ``.squad/memory/``.
+Which kind a commit uses is decided by what it commits (:func:`decide`):
+a workspace is recognised by its ``memory/tiers.toml`` (a regular file)
+beside nothing under ``.squad/memory/``. ``verify`` asks it of every commit
+and its parents, the pre-commit hook of HEAD and of the index
+(:func:`decide` is handed what they hold), so a file that merely exists in
+the work tree never decides which files are memory. The commands that
+write in the work tree find it there once per repository a process opens
+(:func:`bind`: a stat or two) and ask it through :func:`current` where
+they name paths without a repository at hand.
 
 No squadmem import but the errors and nothing heavy: the hooks ask it first,
 on every commit.
@@ -48,6 +52,10 @@ WORKSPACE_ACCESS_LOG = "state/access-log.json"  # the skill's per-file and per-s
 # Where a workspace holds that log: beside the skill's SKILL.md (its scripts write it there), or at the top.
 WORKSPACE_ACCESS_LOGS = (f"skills/memory-tiers/{WORKSPACE_ACCESS_LOG}", WORKSPACE_ACCESS_LOG)
 DEFAULT_AGENT = "main"  # OpenClaw's default agent id, for a workspace whose tiers.toml names none
+
+
+# What git reads to see either layout (a commit may change its layout: both are judged then).
+ALL_PATHSPECS = (SQUAD_DIR, WORKSPACE_FILES["hot"], WORKSPACE_DIR)
 
 
 class Places:
@@ -149,6 +157,22 @@ def detect(root: str) -> Places:
 
     text = tiers_toml.read(settings)
     return Places(WORKSPACE, None if text is None else tiers_toml.agent_of(text, WORKSPACE_SETTINGS))
+
+
+def decide(workspace_settings: bytes | None, squad_files: bool) -> Places:
+    """The places a commit (or an index) uses, from what it holds: ``workspace_settings``, the bytes
+    of its ``memory/tiers.toml`` (None unless a regular file is there), and ``squad_files``, whether
+    it holds anything under ``.squad/memory/``. A tiers.toml that does not parse names no agent here
+    (the file check and ``verify`` refuse it on their own)."""
+    if workspace_settings is None or squad_files:
+        return SQUAD_PLACES
+    from squadmem.model import settings as tiers_toml
+
+    try:
+        agent = tiers_toml.agent_of(workspace_settings.decode("utf-8"), WORKSPACE_SETTINGS)
+    except (SquadmemError, UnicodeDecodeError):
+        agent = None
+    return Places(WORKSPACE, agent)
 
 
 def bind(root: str | os.PathLike[str]) -> Places:

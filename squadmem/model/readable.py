@@ -8,12 +8,17 @@ from __future__ import annotations
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify, decode_tier
 
+TYPE_CHECKING = False  # typing is not imported at run time: the file check imports this module
+if TYPE_CHECKING:
+    from squadmem.model.places import Places
 
-def unreadable(path: str, raw: bytes) -> str | None:
-    """Why squadmem could not read the file ``path`` holding ``raw`` (``problem; fix``), or None."""
+
+def unreadable(path: str, raw: bytes, places: Places | None = None) -> str | None:
+    """Why squadmem could not read the file ``path`` holding ``raw`` (``problem; fix``), or None;
+    ``places``: the layout it is read in (the work tree's when not given)."""
     try:
         text = decode_tier(raw, path)
-        if classify(path) is not None:
+        if classify(path, places) is not None:
             from squadmem.model import sections  # not for a daily log: its regexes cost a hook's start
 
             sections.split(text)
@@ -23,20 +28,22 @@ def unreadable(path: str, raw: bytes) -> str | None:
     return None
 
 
-def owner_files(path: str) -> list[str]:
+def owner_files(path: str, places: Places | None = None) -> list[str]:
     """The tier files that share ``path``'s id namespace, in the order ids are assigned (an agent's
     hot, cold and archive; a wiki page alone); [] for a path that is no tier file."""
     from squadmem.model.layout import AGENT_TIERS, tier_rel
 
-    found = classify(path)
+    found = classify(path, places)
     if found is None:
         return []
     if found.tier not in AGENT_TIERS:
         return [path]
+    if places is not None:
+        return [places.tier_rel(tier, found.name) for tier in AGENT_TIERS]
     return [tier_rel(tier, found.name) for tier in AGENT_TIERS]
 
 
-def id_clashes(files: dict[str, bytes | None]) -> list[str]:
+def id_clashes(files: dict[str, bytes | None], places: Places | None = None) -> list[str]:
     """``path: id=X is also set in other; fix`` for each ``id=`` flag set twice among one owner's
     tier files (``files``: path -> bytes, in :func:`owner_files` order), which would leave the
     whole owner's memory out; files squadmem cannot read are judged by :func:`unreadable`."""
@@ -45,7 +52,7 @@ def id_clashes(files: dict[str, bytes | None]) -> list[str]:
     seen: dict[str, str] = {}
     found = []
     for path, raw in files.items():
-        if raw is None or unreadable(path, raw) is not None:
+        if raw is None or unreadable(path, raw, places) is not None:
             continue
         for section in sections.split(decode_tier(raw, path)).sections:
             flag = section.flags.id
