@@ -391,11 +391,18 @@ class Writer:
         return self._conversion
 
     def checked_out(self, rel: str) -> bytes | None:
-        """A file's bytes as checking out HEAD writes them (None if HEAD has no such file)."""
+        """A file's bytes as checking out HEAD writes them (None if HEAD has no such file); the
+        work tree's own bytes where git takes them for HEAD's blob (:meth:`Conversion.same_as_blob`)."""
         found = self.objects.entry(self.tree, rel)
         if found is None or found.is_tree:
             return None
-        return self.conversion().to_worktree(rel, found.sha, self.objects.read(found.sha))
+        conversion = self.conversion()
+        data = conversion.to_worktree(rel, found.sha, self.objects.read(found.sha))
+        if conversion.applies(rel):
+            on_disk = self.repo.layout.read_file(self.repo.root / rel)
+            if on_disk is not None and on_disk != data and conversion.same_as_blob(rel, on_disk, found.sha):
+                return on_disk
+        return data
 
     def text(self, rel: str) -> str | None:
         """A tier file as HEAD has it, as checked out (None if HEAD has no such file)."""

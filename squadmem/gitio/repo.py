@@ -254,6 +254,10 @@ class Repo:
         """The blob git stores for work-tree bytes at ``path`` (its clean filter), written."""
         return self.run("hash-object", "-w", "--stdin", f"--path={path}", input=data).strip()
 
+    def clean_name(self, path: str, data: bytes) -> str:
+        """The name of the blob git would store for work-tree bytes at ``path``, not written."""
+        return self.run("hash-object", "--stdin", f"--path={path}", input=data).strip()
+
     def commit_tree(self, tree: str, parent: str, text: str, sign: bool = False) -> str:
         """A commit object made by ``git commit-tree`` (signed, or in a configured encoding)."""
         args = ["commit-tree", *(["-S"] if sign else []), tree, "-p", parent, "-F", "-"]
