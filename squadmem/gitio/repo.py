@@ -11,6 +11,7 @@ its exit status and what git said.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -39,7 +40,8 @@ class Repo:
     """
 
     def __init__(self, path: Path | str = ".", identity: Mapping[str, str] | None = None) -> None:
-        self._env = runner.git_env(keep_index=False, keep_identity=True)
+        self._env = runner.git_env(keep_index=False, keep_identity=True, keep_repo=False)
+        self._env.update(runner.repository(os.environ, str(path)))
         self._env.update(identity or {})
         own, common, self.object_format, top = gitdir.discover(str(path), self._env) or self._ask(path)
         self.root = Path(top)
