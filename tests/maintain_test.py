@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import GitRepo
@@ -365,3 +367,33 @@ def test_a_use_counts_for_its_owner_only_in_the_index(repo: GitRepo) -> None:
     report = json.loads(cli(repo, "report", "--json", "--now", NOW)[1])
     worf = next(s for s in report["sections"] if s["id"] == "worf/team-initialized")
     assert worf["last_used"].startswith("2026-02-10")
+
+
+def test_maintain_in_a_shallow_clone_makes_no_index_churn(repo: GitRepo, tmp_path: Path) -> None:
+    """Regression: in a shallow clone `maintain` committed an Index refresh whose only change was
+    its dates turned "date unknown" (a full clone's same run has none). Lines whose date history
+    cannot tell keep the date the Index shows; nothing of unknown age moves; the warning names
+    `git fetch --unshallow`."""
+    repo.commit(
+        "memory",
+        {HOT: "# Hot\n\n## Other\nother\n", COLD: "# Cold\n\n## Ancient\nvery old\n\n## Kept\nk\n"},
+        date=OLD,
+    )
+    env = {"GIT_AUTHOR_DATE": OLD, "GIT_COMMITTER_DATE": OLD}
+    code, out, err = cli(repo, "maintain", "--now", "2026-01-02T10:00:00+00:00", env=env)
+    assert code == 0, out + err
+    assert "(cold, 2026-01-01)" in repo.read(HOT)
+    for n in range(2):
+        repo.commit(f"unrelated {n}", {f"f{n}.txt": "x\n"}, date="2026-01-10T10:00:00+00:00")
+    full = cli(repo, "maintain", "--dry-run", "--now", "2026-01-12T10:00:00+00:00")
+    assert full[0] == 0 and "unknown" not in full[1] + full[2]
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{repo.root}", str(clone)], check=True)
+    shallow = GitRepo(clone)
+    before = shallow.snapshot()
+    code, out, err = cli(shallow, "maintain", "--now", "2026-01-12T10:00:00+00:00")
+    assert code == 0, out + err
+    assert shallow.snapshot() == before
+    said = out + err
+    assert "(this shallow clone lacks their history: unshallow with `git fetch --unshallow`)" in said
+    assert "date unknown" not in shallow.read(HOT)

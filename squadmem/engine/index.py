@@ -39,6 +39,7 @@ INDEX_BASE = sections.slugify(INDEX_TITLE)
 NOTE = "<!-- Written by squadmem maintain after each run; edits here are replaced. -->"
 EMPTY = "- nothing in cold, archive or the wiki yet"
 _LINE_ID = re.compile(r"- (\S+) \(")
+_LINE_DATE = re.compile(r"- (\S+) \([a-z]+, (\d{4}-\d{2}-\d{2})\)")
 
 
 class SpliceError(ValueError):
@@ -449,4 +450,17 @@ def listed_ids(index_text: str) -> list[str]:
         match = _LINE_ID.match(row)
         if match:
             found.append(match.group(1))
+    return found
+
+
+def listed_dates(index_text: str) -> dict[str, dt.date]:
+    """The date each dated line of an Index section shows, by id."""
+    found = {}
+    for row in sections.lines(index_text):
+        match = _LINE_DATE.match(row)
+        if match:
+            try:
+                found[match.group(1)] = dt.date.fromisoformat(match.group(2))
+            except ValueError:
+                continue
     return found
