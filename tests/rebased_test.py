@@ -140,3 +140,19 @@ def test_edited_under_recognises_only_a_rebased_move(
     before = {HOT: hot("## A\nedited\n"), COLD: cold()}
     after = {HOT: after_hot, COLD: after_cold}
     assert rebased.edited_under(before, after, HOT, COLD) == expected
+
+
+def test_a_rebased_move_whose_section_changed_since_is_refused_naming_the_way(
+    repo: GitRepo, tmp_path: Path
+) -> None:
+    """The section edited again after the rebase: the move cannot be made again without changing
+    that commit; settle refuses, exit 2, naming git rebase -i, and changes nothing."""
+    rebased_move(repo, tmp_path)
+    repo.commit("edit A again", {HOT: repo.read(HOT).replace("edited\n", "edited twice\n")}, date=D2)
+    before = repo.snapshot()
+    code, _, err = squadmem(repo, "settle")
+    assert code == 2
+    first, hint = err.splitlines()[:2]
+    assert first.startswith("squadmem: ") and "squadmem cannot make that move again" in first
+    assert hint.startswith("hint: make it again by hand: git rebase -i ")
+    assert repo.snapshot() == before

@@ -144,11 +144,12 @@ def settle(repo: Repo) -> list[str]:
         )
     done = []
     with writer.session(repo) as scribe:
-        done += redo_rebased(repo, scribe)
+        redone = redo_rebased(repo, scribe)
+        done += redone
         for item in items:
             texts = {rel: scribe.text(rel) for rel in (item.source, item.target)}
             if not applies(item, texts):
-                done.append(f"already settled: {item.describe()}")
+                done += [] if redone else [f"already settled: {item.describe()}"]
                 continue
             source, _ = index.remove(texts[item.source] or "", item.new)
             target = swapped(texts[item.target] or "", item)

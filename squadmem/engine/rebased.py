@@ -143,8 +143,8 @@ def chain(repo: Repo, start: str) -> tuple[str, list[str]]:
             raise SquadmemError(
                 f"{start[:7]}: a move rebased onto an edit of its section, with a merge or a"
                 " published commit after it: squadmem rewrites only a line of unpublished commits",
-                hint=f"make it again by hand: git rebase -i {start[:7]}^ (drop the move), then"
-                " squadmem settle",
+                hint=f"make it again by hand: git rebase -i {start[:7]}^ and drop the move, then move"
+                " the section again (squadmem demote or promote)",
             )
         commits.append(sha)
         expected = sha
@@ -168,11 +168,23 @@ def rewrite(
             if text is not None and text != texts[rel]
         }
         tree = objects.with_blobs(old_tree, blobs) if blobs else old_tree
-        emptied = tree == objects.tree_of(parent) and old_tree != before_old
+        parent_tree = objects.tree_of(parent)
+        if not blobs and parent_tree != before_old and texts != _texts(objects, parent_tree, rels):
+            raise _unfixable(sha, commits[0])  # it changed the section in a way the fix cannot follow
+        emptied = tree == parent_tree and old_tree != before_old
         before_old = old_tree
         if not emptied:
             parent = objects.write("commit", _again(objects.read(sha), tree, parent))
     return parent
+
+
+def _unfixable(sha: str, start: str) -> SquadmemError:
+    return SquadmemError(
+        f"{sha[:7]}: changed a section a rebased move ({start[:7]}) carried, after the rebase:"
+        " squadmem cannot make that move again; squadmem changed nothing",
+        hint=f"make it again by hand: git rebase -i {start[:7]}^ and drop the move, then move the"
+        " section again (squadmem demote or promote)",
+    )
 
 
 def _again(raw: bytes, tree: str, parent: str) -> bytes:
