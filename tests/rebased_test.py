@@ -121,7 +121,9 @@ def test_a_published_rebased_move_is_not_rewritten(repo: GitRepo, tmp_path: Path
     assert code == 0, out + err
     assert "made again" not in out
     repo.git("merge-base", "--is-ancestor", published, "HEAD")
-    assert squadmem(repo, "verify", "HEAD", "--now", NOW)[0] == 1
+    code, out, _ = squadmem(repo, "verify", "HEAD", "--now", NOW)
+    assert code == 1
+    assert "(published: run git rebase -i " in out and "--force-with-lease)" in out
 
 
 @pytest.mark.parametrize(

@@ -129,6 +129,11 @@ def _one(objects: Objects, sha: str, parent: str) -> Rebased | None:
     return None if texts is None else Rebased(sha, where[0], where[1], *texts)
 
 
+def published(repo: Repo, sha: str) -> bool:
+    """Whether a remote-tracking branch holds the commit (squadmem never rewrites it then)."""
+    return bool(repo.run("for-each-ref", "--count=1", "--contains", sha, "refs/remotes").strip())
+
+
 def chain(repo: Repo, start: str) -> tuple[str, list[str]]:
     """The parent of ``start`` and HEAD's commits from ``start`` on, oldest first, each the child of
     the one before; refuses a merge among them, or one on a remote-tracking branch (published:

@@ -72,9 +72,15 @@ def rebased_problem(
         return problems
     if rebased.edited_under(before, after, *where) is None:
         return problems
+    fix = (
+        f"published: run git rebase -i {commit.short}^, drop the move, move the section again"
+        " and push with --force-with-lease"
+        if rebased.published(store.repo, commit.sha)
+        else "run: squadmem settle, which makes the move again with the edit"
+    )
     why = (
         f"{sid} arrived with its text from before an edit still in {where[0]} (a move rebased onto"
-        " that edit): not a pure move (run: squadmem settle, which makes the move again with the edit)"
+        f" that edit): not a pure move ({fix})"
     )
     return [(where[1], why)]
 
