@@ -397,3 +397,31 @@ def test_maintain_in_a_shallow_clone_makes_no_index_churn(repo: GitRepo, tmp_pat
     said = out + err
     assert "(this shallow clone lacks their history: unshallow with `git fetch --unshallow`)" in said
     assert "date unknown" not in shallow.read(HOT)
+
+
+def test_restore_in_a_shallow_clone_says_unshallow(repo: GitRepo, tmp_path: Path) -> None:
+    """Regression: in a shallow clone, `restore --at` a commit beyond its boundary, or of a section
+    removed before it, said "not a commit here" / "no commit had it", with no word of the history
+    the clone lacks. Both say `git fetch --unshallow`, exit 2, nothing changed."""
+    seed(repo)
+    old = repo.git("rev-list", "--max-parents=0", "HEAD").strip()
+    repo.commit(
+        "drop kept\n\nSquad-Memory-Delete: picard/kept",
+        {COLD: repo.read(COLD).replace("## Kept\nk\n", "")},
+        date=NOW,
+    )
+    for n in range(2):
+        repo.commit(f"unrelated {n}", {f"f{n}.txt": "x\n"}, date=NOW)
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{repo.root}", str(clone)], check=True)
+    shallow = GitRepo(clone)
+    before = shallow.snapshot()
+    for args, first in (
+        (["--at", old], f"squadmem: --at '{old}': not a commit here, and this shallow clone lacks history:"),
+        ([], "squadmem: no commit of this shallow clone had a section with the id or heading 'picard/kept':"),
+    ):
+        code, _, err = cli(shallow, "restore", "picard/kept", *args)
+        assert code == 2, err
+        assert err.splitlines()[0] == first + " unshallow with `git fetch --unshallow`"
+        assert err.splitlines()[1].startswith("hint: ")
+        assert shallow.snapshot() == before
