@@ -103,8 +103,12 @@ def find(repo: Repo, objects: Objects) -> list[Rebased]:
     if repo.head() is None:
         return []
     args = ("log", "--reverse", "--format=%H %P", "-E", "--grep=^Squad-Memory-Move: ", "HEAD")
+    try:
+        rows = repo.run(*args, "--not", "--remotes", "--").splitlines()
+    except SquadmemError:
+        return []  # git cannot walk this history (a broken object): doctor's other checks say why
     found = []
-    for row in repo.run(*args, "--not", "--remotes", "--").splitlines():
+    for row in rows:
         sha, *parents = row.split()
         if len(parents) != 1:
             continue
