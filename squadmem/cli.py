@@ -780,7 +780,8 @@ def doctor(ctx: click.Context, fix: bool, as_json: bool) -> None:
     cannot read, no Index line pointing at nothing, no half-finished move or
     index.lock left by one (--fix completes or rolls it back), no edit a merge
     kept at a section's old place (--fix commits it at the new place, and
-    removes a section's copies in other tiers), git's own index.lock left by
+    removes a section's copies in other tiers), no unpublished move rebased
+    onto an edit of its section (--fix makes it again), git's own index.lock left by
     a killed git command, shallow clone, pending uses.
 
     Example: squadmem doctor --fix
@@ -805,6 +806,11 @@ def settle(ctx: click.Context) -> None:
     removes a section's later copies when it is in two places of one agent's
     tiers or of the wiki. The post-merge hook runs it after every merge that
     left one; `maintain` and `doctor --fix` do it first too.
+
+    A move commit rebased onto an edit of its section (git pull --rebase)
+    carries the unedited text: settle first makes the unpublished commits
+    from that move on again, the move carrying the edited text (a pure move
+    verify proves), and drops a settle commit that did it on top.
 
     Example: squadmem settle
     """

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import GitRepo, run_squadmem
 
 from squadmem.gitio import gitdir, runner
 from squadmem.gitio.repo import Repo
@@ -104,3 +105,48 @@ def test_a_repo_opened_either_way_is_the_same(layouts: Path, where: str) -> None
     with Repo(layouts / where) as repo:
         opened = (str(repo.work_git_dir), str(repo.git_dir), repo.object_format, str(repo.root))
         assert opened == repo._ask(layouts / where)
+
+
+# -- GIT_DIR / GIT_WORK_TREE set, squadmem started elsewhere ------------------------------------------
+HOT = ".squad/memory/hot/picard.md"
+OLD = "2026-01-01T10:00:00+00:00"
+
+
+def test_git_dir_and_work_tree_from_the_environment_are_honoured(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Regression: with GIT_DIR and GIT_WORK_TREE set (as tools and CI runners set them) and
+    squadmem started in another folder, every command failed "not a git repository"."""
+    assert run_squadmem(repo.root, "init", "--agent", "picard").returncode == 0
+    repo.git("add", "-A")
+    repo.commit("memory", {HOT: "# Hot\n\n## Plan\nship it\n\n## Notes\nnotes\n"}, date=OLD)
+    store = tmp_path / "store.git"
+    (repo.root / ".git").rename(store)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.setenv("GIT_DIR", os.path.relpath(store, elsewhere))  # relative, as git reads it
+    monkeypatch.setenv("GIT_WORK_TREE", str(repo.root))
+    listed = run_squadmem(elsewhere, "list", "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert "picard/plan" in listed.stdout
+    moved = run_squadmem(elsewhere, "demote", "picard/plan", date=OLD)
+    assert moved.returncode == 0, moved.stderr
+    assert run_squadmem(elsewhere, "verify").returncode == 0
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=elsewhere, capture_output=True, text=True)
+    assert status.returncode == 0 and status.stdout == ""
+    assert not (elsewhere / ".squad").exists()
+
+
+def test_a_git_dir_naming_no_repository_is_not_a_repository(
+    repo: GitRepo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A GIT_DIR that names no repository is refused as git refuses it, nothing written."""
+    assert run_squadmem(repo.root, "init", "--agent", "picard").returncode == 0
+    before = repo.snapshot()
+    monkeypatch.setenv("GIT_DIR", str(tmp_path / "missing.git"))
+    done = run_squadmem(repo.root, "list")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[0] == f"squadmem: not a git repository: {repo.root.resolve()}"
+    assert done.stderr.splitlines()[1].startswith("hint: ")
+    monkeypatch.delenv("GIT_DIR")
+    assert repo.snapshot() == before

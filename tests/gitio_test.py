@@ -121,7 +121,7 @@ def test_one_environment_policy_with_the_index_and_identity_asked_for(tmp_path: 
         "GIT_CONFIG_KEY_0": "k",
         "GIT_TRACE2_EVENT": "/t",
     }
-    plain = runner.git_env(given, keep_index=False)
+    plain = runner.git_env(given, keep_index=False, keep_repo=False)
     assert plain == {
         "PATH": "/bin",
         "GIT_CONFIG_NOSYSTEM": "1",
@@ -132,7 +132,9 @@ def test_one_environment_policy_with_the_index_and_identity_asked_for(tmp_path: 
     assert hook["GIT_INDEX_FILE"] == os.path.abspath("rel/index") and "GIT_AUTHOR_NAME" not in hook
     cli = runner.git_env(given, keep_index=False, keep_identity=True)
     assert (cli["GIT_AUTHOR_NAME"], cli["GIT_COMMITTER_DATE"]) == ("A", "2026-01-01T00:00:00Z")
-    assert "GIT_INDEX_FILE" not in cli and "GIT_DIR" not in cli
+    assert "GIT_INDEX_FILE" not in cli and (cli["GIT_DIR"], cli["GIT_WORK_TREE"]) == ("/elsewhere",) * 2
+    relative = runner.git_env({"GIT_DIR": "store.git", "GIT_WORK_TREE": "tree"}, keep_index=False)
+    assert relative == {"GIT_DIR": os.path.abspath("store.git"), "GIT_WORK_TREE": os.path.abspath("tree")}
 
 
 def test_a_repo_commits_under_the_identity_it_is_given(repo: GitRepo) -> None:

@@ -44,6 +44,44 @@ def test_autocrlf_writers_work_on_a_clean_checkout_and_leave_index_equal_to_head
     assert cli(repo, "verify")[0] == 0
 
 
+def test_autocrlf_set_after_checkout_is_no_uncommitted_change(repo: GitRepo) -> None:
+    """Failure: core.autocrlf=true set on an LF checkout made demote refuse with "uncommitted
+    changes" git status does not see (squadmem compared the bytes a checkout would write now)."""
+    seed(repo)
+    repo.git("config", "core.autocrlf", "true")
+    assert repo.git("status", "--porcelain") == "" and b"\r" not in (repo.root / HOT).read_bytes()
+    code, out, err = cli(repo, "demote", "picard/plan")
+    assert code == 0, out + err
+    assert repo.git("status", "--porcelain") == ""
+    assert "## Plan\nship it" in repo.git("cat-file", "blob", f"HEAD:{COLD}")
+    assert cli(repo, "verify")[0] == 0
+
+
+def test_autocrlf_set_after_checkout_commits_edits_with_commit_edits(repo: GitRepo) -> None:
+    """Failure: under core.autocrlf=true on an LF checkout, --commit-edits refused too."""
+    seed(repo)
+    repo.git("config", "core.autocrlf", "true")
+    repo.write(HOT, HOT_TEXT + "\n## Fresh\nnew\n")
+    code, out, err = cli(repo, "demote", "picard/plan", "--commit-edits")
+    assert code == 0, out + err
+    assert repo.git("status", "--porcelain") == ""
+    assert "## Fresh\nnew" in repo.git("cat-file", "blob", f"HEAD:{HOT}")
+    assert cli(repo, "verify")[0] == 0
+
+
+def test_autocrlf_an_edit_is_still_an_uncommitted_change(repo: GitRepo) -> None:
+    """A real edit under core.autocrlf=true is still refused, naming --commit-edits."""
+    seed(repo)
+    repo.git("config", "core.autocrlf", "true")
+    repo.write(HOT, HOT_TEXT.replace("ship it", "ship it now"))
+    before = repo.snapshot()
+    code, _, err = cli(repo, "demote", "picard/plan")
+    assert code == 2
+    assert err.splitlines()[0] == f"squadmem: {HOT}: has uncommitted changes"
+    assert "--commit-edits" in err
+    assert repo.snapshot() == before
+
+
 def test_sparse_checkout_refuses_to_write_into_an_excluded_folder(repo: GitRepo) -> None:
     """Failure: in a sparse checkout a move wrote into a folder git leaves out of the work tree."""
     seed(repo)

@@ -512,8 +512,8 @@ def test_the_checks_take_the_shims_diff_instead_of_asking_git_again(repo: GitRep
     ("git_args", "extra", "diffs"),
     [
         (["-c", "diff.renameLimit=1"], {}, 2),  # GIT_CONFIG_PARAMETERS: the checks' git never sees it
-        ([], {"GIT_WORK_TREE": "."}, 2),  # dropped by git_env: the checks' git finds its own
-        ([], {"GIT_DIR": ".git"}, 1),  # the git directory the checks find without it
+        ([], {"GIT_WORK_TREE": "."}, 1),  # the repository git commits to: kept by git_env
+        ([], {"GIT_DIR": ".git"}, 1),  # likewise
     ],
 )
 def test_a_diff_asked_in_another_environment_is_asked_again(

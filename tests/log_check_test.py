@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -214,21 +213,28 @@ def test_log_check_first_commit_backfill_allowed(repo: GitRepo) -> None:
     assert done.returncode == 0, done.stderr
 
 
-def test_log_check_ignores_inherited_git_dir(hooked: GitRepo, tmp_path: Path) -> None:
-    """Regression: a GIT_DIR inherited from an outer git process must not send the check elsewhere."""
-    other = tmp_path / "other"
-    subprocess.run(["git", "init", "-q", str(other)], check=True)
-    stage(hooked, {DAY1: "rewritten\n"})
-    env = dict(os.environ, GIT_DIR=str(other / ".git"), GIT_COMMITTER_DATE="2026-03-02T09:00:00+00:00")
+def test_log_check_follows_the_git_dir_git_commits_with(hooked: GitRepo, tmp_path: Path) -> None:
+    """Regression: with GIT_DIR / GIT_WORK_TREE set (a tool or CI runner) and the commit made from
+    another folder, the hook looked for a ``.git`` in the work tree and failed "not a git
+    repository"; it checks the repository git commits to, as git exports it to the hook."""
+    store = tmp_path / "store.git"
+    (hooked.root / ".git").rename(store)
+    stage_env = dict(os.environ, GIT_DIR=str(store), GIT_WORK_TREE=str(hooked.root))
+    (hooked.root / DAY1).write_text(hooked.read(DAY1) + "- 18:00 late\n")
+    subprocess.run(["git", "add", "-A"], cwd=tmp_path, env=stage_env, check=True)
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, env=stage_env, capture_output=True)
+    date = "2026-03-02T09:00:00+00:00"
     done = subprocess.run(
-        [sys.executable, "-m", "squadmem.hooks.log_check"],
-        cwd=hooked.root,
-        env=env,
+        ["git", "commit", "-q", "--no-gpg-sign", "-m", "late"],
+        cwd=tmp_path,
+        env=dict(stage_env, GIT_AUTHOR_DATE=date, GIT_COMMITTER_DATE=date),
         capture_output=True,
         text=True,
     )
-    assert done.returncode == 1
-    assert f"{DAY1}: changed after its day ended" in done.stderr
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.splitlines()[0].startswith(f"{DAY1}: changed after its day ended")
+    after = subprocess.run(["git", "rev-parse", "HEAD"], cwd=tmp_path, env=stage_env, capture_output=True)
+    assert after.stdout == head.stdout
 
 
 def test_log_check_bad_settings_refuse_with_message(hooked: GitRepo) -> None:

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+from pathlib import Path
 
 import pytest
 from conftest import GitRepo
@@ -366,3 +368,61 @@ def test_a_use_counts_for_its_owner_only_in_the_index(repo: GitRepo) -> None:
     report = json.loads(cli(repo, "report", "--json", "--now", NOW)[1])
     worf = next(s for s in report["sections"] if s["id"] == "worf/team-initialized")
     assert worf["last_used"].startswith("2026-02-10")
+
+
+def test_maintain_in_a_shallow_clone_makes_no_index_churn(repo: GitRepo, tmp_path: Path) -> None:
+    """Regression: in a shallow clone `maintain` committed an Index refresh whose only change was
+    its dates turned "date unknown" (a full clone's same run has none). Lines whose date history
+    cannot tell keep the date the Index shows; nothing of unknown age moves; the warning names
+    `git fetch --unshallow`."""
+    repo.commit(
+        "memory",
+        {HOT: "# Hot\n\n## Other\nother\n", COLD: "# Cold\n\n## Ancient\nvery old\n\n## Kept\nk\n"},
+        date=OLD,
+    )
+    env = {"GIT_AUTHOR_DATE": OLD, "GIT_COMMITTER_DATE": OLD}
+    code, out, err = cli(repo, "maintain", "--now", "2026-01-02T10:00:00+00:00", env=env)
+    assert code == 0, out + err
+    assert "(cold, 2026-01-01)" in repo.read(HOT)
+    for n in range(2):
+        repo.commit(f"unrelated {n}", {f"f{n}.txt": "x\n"}, date="2026-01-10T10:00:00+00:00")
+    full = cli(repo, "maintain", "--dry-run", "--now", "2026-01-12T10:00:00+00:00")
+    assert full[0] == 0 and "unknown" not in full[1] + full[2]
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{repo.root}", str(clone)], check=True)
+    shallow = GitRepo(clone)
+    before = shallow.snapshot()
+    code, out, err = cli(shallow, "maintain", "--now", "2026-01-12T10:00:00+00:00")
+    assert code == 0, out + err
+    assert shallow.snapshot() == before
+    said = out + err
+    assert "(this shallow clone lacks their history: unshallow with `git fetch --unshallow`)" in said
+    assert "date unknown" not in shallow.read(HOT)
+
+
+def test_restore_in_a_shallow_clone_says_unshallow(repo: GitRepo, tmp_path: Path) -> None:
+    """Regression: in a shallow clone, `restore --at` a commit beyond its boundary, or of a section
+    removed before it, said "not a commit here" / "no commit had it", with no word of the history
+    the clone lacks. Both say `git fetch --unshallow`, exit 2, nothing changed."""
+    seed(repo)
+    old = repo.git("rev-list", "--max-parents=0", "HEAD").strip()
+    repo.commit(
+        "drop kept\n\nSquad-Memory-Delete: picard/kept",
+        {COLD: repo.read(COLD).replace("## Kept\nk\n", "")},
+        date=NOW,
+    )
+    for n in range(2):
+        repo.commit(f"unrelated {n}", {f"f{n}.txt": "x\n"}, date=NOW)
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "2", f"file://{repo.root}", str(clone)], check=True)
+    shallow = GitRepo(clone)
+    before = shallow.snapshot()
+    for args, first in (
+        (["--at", old], f"squadmem: --at '{old}': not a commit here, and this shallow clone lacks history:"),
+        ([], "squadmem: no commit of this shallow clone had a section with the id or heading 'picard/kept':"),
+    ):
+        code, _, err = cli(shallow, "restore", "picard/kept", *args)
+        assert code == 2, err
+        assert err.splitlines()[0] == first + " unshallow with `git fetch --unshallow`"
+        assert err.splitlines()[1].startswith("hint: ")
+        assert shallow.snapshot() == before

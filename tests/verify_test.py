@@ -548,7 +548,8 @@ def test_verify_restore_of_a_full_sha_that_is_not_a_commit(mem: GitRepo) -> None
 
 
 def test_verify_shallow_clone_cannot_prove_a_boundary_move(mem: GitRepo, tmp_path: Path) -> None:
-    """A move at a shallow clone's boundary has no parent to compare with: reported, never assumed pure."""
+    """A move at a shallow clone's boundary has no parent to compare with: never assumed pure, and
+    the refusal names the fix."""
     mem.commit(
         move("picard/auth-tokens", "hot", "cold"),
         {HOT: HOT_HEAD + DEPLOY + INDEX, COLD: COLD0 + AUTH},
@@ -557,8 +558,39 @@ def test_verify_shallow_clone_cannot_prove_a_boundary_move(mem: GitRepo, tmp_pat
     clone = tmp_path / "shallow"
     subprocess.run(["git", "clone", "-q", "--depth", "1", f"file://{mem.root}", str(clone)], check=True)
     result = runner.invoke(app, ["-C", str(clone), "verify", "HEAD"])
-    assert result.exit_code == 1
-    assert result.stdout.splitlines()[0] == f"{mem.head()[:7]} -: a move commit needs a parent"
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[0] == (
+        f"squadmem: range 'HEAD' reaches past this shallow clone's boundary at {mem.head()[:7]},"
+        " whose parents it lacks: unshallow with `git fetch --unshallow`"
+    )
+
+
+def test_verify_a_range_past_a_shallow_boundary_says_unshallow(mem: GitRepo, tmp_path: Path) -> None:
+    """Regression: `verify` over a range reaching past a shallow clone's boundary reported false
+    violations (a boundary commit judged as if it had no parent) and no hint to unshallow; it
+    refuses, exit 2, naming `git fetch --unshallow`, and changes nothing. Inside the clone, and
+    in the full clone, the same history verifies."""
+    mem.commit(
+        move("picard/auth-tokens", "hot", "cold"),
+        {HOT: HOT_HEAD + DEPLOY + INDEX, COLD: COLD0 + AUTH},
+        date=D1,
+    )
+    mem.commit("unrelated", {"a.txt": "a\n"}, date=D1)
+    mem.commit("unrelated", {"b.txt": "b\n"}, date=D1)
+    clone = tmp_path / "shallow"
+    subprocess.run(["git", "clone", "-q", "--depth", "3", f"file://{mem.root}", str(clone)], check=True)
+    shallow = GitRepo(clone)
+    before = shallow.snapshot()
+    result = runner.invoke(app, ["-C", str(clone), "verify", "HEAD", "--now", "2026-03-02T00:00:00Z"])
+    assert result.exit_code == 2, result.stdout
+    first, hint = result.stderr.splitlines()[:2]
+    assert first.endswith("whose parents it lacks: unshallow with `git fetch --unshallow`")
+    assert first.startswith("squadmem: range 'HEAD' reaches past this shallow clone's boundary at ")
+    assert hint.startswith("hint: ") and result.stdout == ""
+    assert shallow.snapshot() == before
+    inside = runner.invoke(app, ["-C", str(clone), "verify", "HEAD~1..HEAD", "--now", "2026-03-02T00:00:00Z"])
+    assert inside.exit_code == 0, inside.stdout
+    assert violations(mem, "HEAD") == []
 
 
 def test_verify_shallow_clone_passes_a_restore_from_beyond_its_boundary(mem: GitRepo, tmp_path: Path) -> None:

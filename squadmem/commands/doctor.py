@@ -188,6 +188,14 @@ def merges(repo: Repo, fix: bool) -> Check:
     """Edits a merge kept at a section's old place; ``--fix`` settles them and sections in two places."""
     found = settle.pending(repo)
     if not fix:
+        redo = settle.rebased_moves(repo)
+        if redo:
+            shown = "; ".join(f"{item.title!r} ({item.commit[:7]})" for item in redo[:3])
+            detail = (
+                f"a move rebased onto an edit of its section carried the unedited text: {shown}"
+                " (run: squadmem doctor --fix, which makes the move again with the edit)"
+            )
+            return Check("merges", FAIL, detail)
         if not found:
             return Check("merges", OK, "no merge left an edit at a section's old place")
         shown = "; ".join(item.describe() for item in found[:3])

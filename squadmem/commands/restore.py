@@ -33,6 +33,12 @@ def resolve(repo: Repo, rev: str) -> str:
     try:
         return repo.commit(rev)
     except SquadmemError:
+        if repo.is_shallow():
+            raise SquadmemError(
+                f"--at {rev!r}: not a commit here, and this shallow clone lacks history:"
+                " unshallow with `git fetch --unshallow`",
+                hint="then run it again, or give a commit the clone has: a sha, a tag, HEAD~3...",
+            ) from None
         raise SquadmemError(
             f"--at {rev!r}: not a commit here", hint="give a commit: a sha, a tag, HEAD~3..."
         ) from None
@@ -90,6 +96,12 @@ def restore(
             if present is not None:
                 return Outcome(None, note=f"{present.id} is in {present.file}: nothing to restore")
             found = find_removed(repo, ref)
+            if found is None and repo.is_shallow():
+                raise SquadmemError(
+                    f"no commit of this shallow clone had a section with the id or heading {ref!r}:"
+                    " unshallow with `git fetch --unshallow`",
+                    hint="then run it again; or check the spelling",
+                )
             if found is None:
                 raise SquadmemError(
                     f"no commit on this branch had a section with the id or heading {ref!r}",

@@ -23,7 +23,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from squadmem.engine import catalog, index, writer
+from squadmem.engine import catalog, index, rebased, writer
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import constants, sections, writes
@@ -132,7 +132,8 @@ def without_repeats(texts: Mapping[str, str]) -> tuple[dict[str, str], list[str]
 
 
 def settle(repo: Repo) -> list[str]:
-    """Commit each noted edit at its new place, then drop repeated sections; one line per change."""
+    """Make again each move rebased onto an edit of its section, commit each noted edit at its new
+    place, then drop repeated sections; one line per change."""
     items = noted(repo)
     if merging(repo):
         if not items:
@@ -143,10 +144,12 @@ def settle(repo: Repo) -> list[str]:
         )
     done = []
     with writer.session(repo) as scribe:
+        redone = redo_rebased(repo, scribe)
+        done += redone
         for item in items:
             texts = {rel: scribe.text(rel) for rel in (item.source, item.target)}
             if not applies(item, texts):
-                done.append(f"already settled: {item.describe()}")
+                done += [] if redone else [f"already settled: {item.describe()}"]
                 continue
             source, _ = index.remove(texts[item.source] or "", item.new)
             target = swapped(texts[item.target] or "", item)
@@ -173,6 +176,35 @@ def settle(repo: Repo) -> list[str]:
             )
             done += [f"settled: {note}" for note in notes]
     return done
+
+
+def rebased_moves(repo: Repo) -> list[rebased.Rebased]:
+    """The unpublished move commits that carried a section's text from before an edit."""
+    return rebased.find(repo, Objects(repo))
+
+
+def redo_rebased(repo: Repo, scribe: writer.Writer) -> list[str]:
+    """The unpublished commits from the first rebased move on, made again so that each such move
+    carries the edited text (a pure move); a settle commit made on top of it, left empty, dropped."""
+    found = rebased.find(repo, scribe.objects)
+    if not found:
+        return []
+    items = [Relocation(b.source, b.target, b.old, b.new) for b in found]
+    rels = sorted({rel for item in items for rel in (item.source, item.target)})
+
+    def fix(texts: rebased.Texts) -> rebased.Texts:
+        for item in items:
+            if applies(item, texts):
+                texts[item.source] = index.remove(texts[item.source] or "", item.new)[0]
+                texts[item.target] = swapped(texts[item.target] or "", item)
+        return texts
+
+    base, commits = rebased.chain(repo, found[0].commit)
+    new = rebased.rewrite(scribe.objects, base, commits, rels, fix)
+    scribe.replace_head(new, rels, f"settle: {len(found)} rebased move(s) made again")
+    return [
+        f"made again: the move of {b.title!r} ({b.commit[:7]}), with the edit made upstream" for b in found
+    ]
 
 
 def _head_texts(repo: Repo, scribe: writer.Writer) -> dict[str, str]:

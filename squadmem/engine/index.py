@@ -43,6 +43,7 @@ SEPARATOR = "—"  # between a line's title and its file
 # the memory-tiers skill's header line in MEMORY.md, kept current by each Index refresh
 _MAINTAINED = re.compile(r"(<!--\s*last_maintained:[ \t]*)([^\s>]*)([ \t]*-->)", re.IGNORECASE)
 _LINE_PLACE = re.compile(r"- (.+) — (\S+) \([^()]*\)$")
+_LINE_DATE = re.compile(r"- (.+?) \([a-z]+, (?:[^()]*, )?(\d{4}-\d{2}-\d{2})\)")
 
 
 class SpliceError(ValueError):
@@ -515,3 +516,25 @@ def listed_places(index_text: str) -> list[tuple[str, str]]:
 def listed(index_text: str) -> int:
     """How many sections or topics an Index section lists, in either form."""
     return len(listed_ids(index_text)) + len(listed_places(index_text))
+
+
+def line_key(title: str, file: str) -> str:
+    """How :func:`listed_dates` names a line that names its title and file."""
+    return f"{title}\0{file}"
+
+
+def listed_dates(index_text: str) -> dict[str, dt.date]:
+    """The date each dated line of an Index section shows: by id for the earlier form, by
+    :func:`line_key` for a line that names its title and file."""
+    found = {}
+    for row in sections.lines(index_text):
+        match = _LINE_DATE.match(row.rstrip("\r\n"))
+        if not match:
+            continue
+        place = _LINE_PLACE.match(row.rstrip("\r\n"))
+        key = line_key(place.group(1), place.group(2)) if place else match.group(1)
+        try:
+            found[key] = dt.date.fromisoformat(match.group(2))
+        except ValueError:
+            continue
+    return found

@@ -63,6 +63,15 @@ class IndexModel:
         self.lines = ordered
         self.by_id = {x.id: x for x in ordered}
 
+    def dated(self, known: dict[str, dt.datetime]) -> IndexModel:
+        """This model with the date of each line whose date is unknown taken from ``known``."""
+        for line in [x for x in self.lines if x.last_used is None]:
+            date = known.get(line.id) or known.get(index.line_key(line.title, line.file))
+            if date is not None:
+                self.leave(line.id)
+                self._add(dataclasses.replace(line, last_used=date))
+        return self
+
     def _add(self, line: index.Line) -> None:
         key = _order_key(line)
         at = bisect.bisect_left(self.keys, key)
@@ -200,7 +209,19 @@ class IndexPlan:
     # -- the Index -------------------------------------------------------------------------------
     def model(self, agent: str, doc: index.Doc) -> IndexModel:
         lines, topics = self.lines(agent)
-        return IndexModel(lines, topics, self.cap, agent, doc.index_node() is not None)
+        model = IndexModel(lines, topics, self.cap, agent, doc.index_node() is not None)
+        return model.dated(self.known_dates(doc))
+
+    def known_dates(self, doc: index.Doc) -> dict[str, dt.datetime]:
+        """The dates the hot file's Index shows now, for the lines whose date history cannot tell
+        (a shallow clone's boundary): kept, so a refresh never turns known dates into unknown."""
+        text = doc.index_text()
+        if not text:
+            return {}
+        tz = self.facts.settings.tz
+        return {
+            ident: dt.datetime.combine(day, dt.time(), tz) for ident, day in index.listed_dates(text).items()
+        }
 
     def text(self, agent: str) -> str | None:
         """The agent's Index as the projection stands, or None if it should have none."""

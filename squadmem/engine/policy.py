@@ -322,6 +322,7 @@ class Run:
             self.warnings.append(
                 f"{len(unknown)} section(s) of unknown age stay where they are: {', '.join(unknown[:5])}"
                 + (" ..." if len(unknown) > 5 else "")
+                + " (this shallow clone lacks their history: unshallow with `git fetch --unshallow`)"
             )
 
     def result(self, refreshes: list[IndexRefresh]) -> Plan:

@@ -57,7 +57,7 @@ from squadmem.engine.verify_result import Move, Result, Violation
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, settings
 from squadmem.model.budget import hot_blob_over
-from squadmem.model.errors import Exit, SquadmemWarning
+from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
 from squadmem.model.layout import classify
 from squadmem.model.readable import unreadable
 
@@ -97,7 +97,10 @@ class Verifier:
         tips, bases = resolve(self.repo, revs)
         result = Result(revs, tips=tips)
         self.logs.begin(revs, bases)
+        boundary = self.repo.shallow_boundary()
         for commit in commits(self.repo, revs):
+            if commit.sha in boundary:
+                raise past_boundary(revs, commit)
             result.commits += 1
             self.commit(commit, result)
         self.conservation.unsettled(tips, result)
@@ -182,3 +185,13 @@ def text(result: Result) -> str:
 
 def exit_code(result: Result) -> Exit:
     return Exit.OK if result.ok else Exit.VIOLATIONS
+
+
+def past_boundary(revs: Sequence[str], commit: Commit) -> SquadmemError:
+    """The refusal of a range that reaches a shallow clone's boundary: git shows the boundary
+    commit without its parents, so every rule that compares it with them would judge wrongly."""
+    return SquadmemError(
+        f"range {' '.join(revs)!r} reaches past this shallow clone's boundary at {commit.short},"
+        " whose parents it lacks: unshallow with `git fetch --unshallow`",
+        hint="then verify again, or verify a range inside the clone, such as origin/main..HEAD",
+    )

@@ -15,13 +15,13 @@ import re
 import warnings
 from collections.abc import Sequence
 
-from squadmem.engine import catalog, index
+from squadmem.engine import catalog, index, rebased
 from squadmem.engine.verify_range import REASON, RESTORE, Commit, Store
 from squadmem.engine.verify_result import Move, Result, Violation
 from squadmem.gitio import commits as log
 from squadmem.model import sections, templates
 from squadmem.model.errors import SquadmemError, SquadmemWarning
-from squadmem.model.layout import AGENT_TIERS, check_name
+from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier
 from squadmem.model.sections import trimmed
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -47,10 +47,47 @@ def check_move(store: Store, commit: Commit, value: str, result: Result) -> Move
     else:
         sid, source, destination = match.groups()
         title, problems = MoveCheck(store, commit, sid, source, destination, restore).run()
+        if problems:
+            problems = rebased_problem(store, commit, (sid, source, destination), problems)
         record = Move(commit.short, sid, title, source, destination, reason, not problems, restore)
     for file, why in problems:
         result.violations.append(Violation(commit.short, file, why))
     return record
+
+
+def rebased_problem(
+    store: Store, commit: Commit, move: tuple[str, str, str], problems: list[tuple[str, str]]
+) -> list[tuple[str, str]]:
+    """A failed move's ``problems`` in one line, with the command that mends them, where the move
+    was rebased onto an edit of its section (:func:`rebased.edited_under`): still a violation."""
+    sid = move[0]
+    where = rebased.paths(*move)
+    if where is None or len(commit.parents) != 1 or any(c.path not in where for c in commit.changes):
+        return problems
+    try:
+        before, after = (
+            _texts(store, tree, where) for tree in (store.tree_of(commit.parents[0]), commit.tree)
+        )
+    except SquadmemError:
+        return problems
+    if rebased.edited_under(before, after, *where) is None:
+        return problems
+    fix = (
+        f"published: run git rebase -i {commit.short}^, drop the move, move the section again"
+        " and push with --force-with-lease"
+        if rebased.published(store.repo, commit.sha)
+        else "run: squadmem settle, which makes the move again with the edit"
+    )
+    why = (
+        f"{sid} arrived with its text from before an edit still in {where[0]} (a move rebased onto"
+        f" that edit): not a pure move ({fix})"
+    )
+    return [(where[1], why)]
+
+
+def _texts(store: Store, tree: str, rels: Sequence[str]) -> dict[str, str | None]:
+    blobs = store.tier_files(tree)
+    return {rel: decode_tier(store.read(blobs[rel]), rel) if rel in blobs else None for rel in rels}
 
 
 def check_index(store: Store, commit: Commit, agent: str) -> list[tuple[str, str]]:

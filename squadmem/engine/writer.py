@@ -225,20 +225,34 @@ def _sync(repo: Repo, objects: Objects, journal: Journal, paths: Sequence[str]) 
         config = repo.git_config()
         conversion = Conversion(repo, config)
         with index_locked(repo) as lock:
-            blobs = {}
-            for rel in paths:
-                found = objects.entry(tree, rel)
-                if found is None or found.is_tree:
-                    continue
-                data = conversion.to_worktree(rel, found.sha, objects.read(found.sha))
-                target = repo.root / rel
-                if repo.layout.read_file(repo.layout.writable(target)) != data:
-                    _replace(target, data, like=target)
-                blobs[rel] = found.sha
-            lock.write(refreshed_index(repo, conversion, config, blobs, paths))
-            lock.commit()
+            _check_out(repo, objects, conversion, config, tree, paths, lock)
     if journal.consume:
         uses.consume(repo.state_dir, journal.consume)
+
+
+def _check_out(
+    repo: Repo,
+    objects: Objects,
+    conversion: Conversion,
+    config: Config,
+    tree: str,
+    paths: Sequence[str],
+    lock: IndexLock,
+) -> None:
+    """``paths`` written as ``tree`` has them (as git checks them out) and their index entries
+    refreshed, under the index lock the caller holds."""
+    blobs = {}
+    for rel in paths:
+        found = objects.entry(tree, rel)
+        if found is None or found.is_tree:
+            continue
+        data = conversion.to_worktree(rel, found.sha, objects.read(found.sha))
+        target = repo.root / rel
+        if repo.layout.read_file(repo.layout.writable(target)) != data:
+            _replace(target, data, like=target)
+        blobs[rel] = found.sha
+    lock.write(refreshed_index(repo, conversion, config, blobs, paths))
+    lock.commit()
 
 
 def _sync_if_untouched(repo: Repo, objects: Objects, journal: Journal, head: str) -> int:
@@ -392,11 +406,18 @@ class Writer:
         return self._conversion
 
     def checked_out(self, rel: str) -> bytes | None:
-        """A file's bytes as checking out HEAD writes them (None if HEAD has no such file)."""
+        """A file's bytes as checking out HEAD writes them (None if HEAD has no such file); the
+        work tree's own bytes where git takes them for HEAD's blob (:meth:`Conversion.same_as_blob`)."""
         found = self.objects.entry(self.tree, rel)
         if found is None or found.is_tree:
             return None
-        return self.conversion().to_worktree(rel, found.sha, self.objects.read(found.sha))
+        conversion = self.conversion()
+        data = conversion.to_worktree(rel, found.sha, self.objects.read(found.sha))
+        if conversion.applies(rel):
+            on_disk = self.repo.layout.read_file(self.repo.root / rel)
+            if on_disk is not None and on_disk != data and conversion.same_as_blob(rel, on_disk, found.sha):
+                return on_disk
+        return data
 
     def text(self, rel: str) -> str | None:
         """A tier file as HEAD has it, as checked out (None if HEAD has no such file)."""
@@ -553,6 +574,20 @@ class Writer:
         fault("journal-cleared")
         self.head, self.tree = new, tree
         return new
+
+    def replace_head(self, new: str, paths: Sequence[str], subject: str) -> None:
+        """HEAD from the old commit to ``new``, a rewrite of commits not yet published whose trees
+        differ from the old ones only in ``paths``; those files and their index entries follow.
+        Journaled and made under git's index.lock like any commit; refuses uncommitted changes."""
+        self.refuse_dirty(paths)
+        with index_locked(self.repo) as lock:
+            self._check_on_disk(paths, {})
+            Journal(self.head, new, tuple(paths), (), subject).write(self.repo)
+            self._advance(new, subject)
+            tree = self.objects.tree_of(new)
+            _check_out(self.repo, self.objects, self.conversion(), self.config(), tree, paths, lock)
+        Journal.clear(self.repo)
+        self.head, self.tree = new, tree
 
     def _catch_up(self, paths: Sequence[str]) -> None:
         """Build on a commit made meanwhile if it left these files alone; else stop, nothing written."""

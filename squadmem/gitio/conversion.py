@@ -61,6 +61,12 @@ class Conversion:
             return data
         return self.repo.checked_out_blob(sha, rel)
 
+    def same_as_blob(self, rel: str, data: bytes, sha: str) -> bool:
+        """Whether work-tree bytes at ``rel`` are the blob ``sha`` as git compares them (through its
+        clean conversion: under ``core.autocrlf`` a file checked out with LF before the setting is
+        unchanged, as ``git status`` says, though a checkout now would write CRLF)."""
+        return self.applies(rel) and self.repo.clean_name(rel, data) == sha
+
     def to_blob(self, objects: Objects, rel: str, data: bytes) -> str:
         """The blob git would store for these checked-out bytes at ``rel`` (written to the store)."""
         if not self.applies(rel):

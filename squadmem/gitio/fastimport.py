@@ -41,7 +41,7 @@ class Repository:
         self.root, self.hint, self.code = root, hint, code
 
     def _git(self, *args: str, input: bytes | None = None) -> str:
-        env = runner.git_env(keep_index=False)
+        env = runner.git_env(keep_index=False, keep_repo=False)
         out = runner.git(args, env, input, cwd=self.root, hint=self.hint, code=self.code)
         return out.decode("utf-8", "replace")
 

@@ -13,6 +13,9 @@ import os
 def git_dir(start: str | None = None) -> str | None:
     """The git directory of the work tree a hook runs at the top of (``.git``, or where a ``.git``
     file points, as in a linked worktree), found without starting git; None if there is none."""
+    named = os.environ.get("GIT_DIR")
+    if named:  # git exports the one it commits with to its hooks (relative to where they run)
+        return os.path.abspath(named)
     dot = os.path.join(start or os.getcwd(), ".git")
     if os.path.isdir(dot):
         return dot
@@ -62,14 +65,17 @@ def discover(start: str, env: dict[str, str]) -> tuple[str, str, str, str] | Non
     """What ``git rev-parse --absolute-git-dir --git-common-dir --show-object-format
     --show-toplevel`` says in the work tree that holds ``start``, found without starting git: the
     git directory, the common git directory (absolute and real), the object format and the top of
-    the work tree. ``env``: the environment git would run in (squadmem's, without ``GIT_DIR``).
+    the work tree. ``env``: the environment git would run in (squadmem's).
 
     Only the plain layouts are read here: a ``.git`` folder, or a ``.git`` file naming the git
     directory (a linked worktree, a submodule, ``--separate-git-dir``), owned by this user, on one
     file system, its configuration plain (no ``core.worktree``, no ``core.bare``, no
     extension but ``objectFormat``, no includes). For anything else (a bare repository, a folder
     inside ``.git``, configuration in the environment, no repository at all) it returns None and
-    the caller asks git, so git's answers and errors stay git's."""
+    the caller asks git, so git's answers and errors stay git's; so does a ``GIT_DIR`` or
+    ``GIT_WORK_TREE`` in ``env``."""
+    if any(k in env for k in ("GIT_DIR", "GIT_WORK_TREE")):
+        return None
     if any(k.startswith("GIT_CONFIG_") and k not in _PLAIN_CONFIG for k in env) or _sudo(env):
         return None
     try:

@@ -11,6 +11,7 @@ its exit status and what git said.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -39,7 +40,8 @@ class Repo:
     """
 
     def __init__(self, path: Path | str = ".", identity: Mapping[str, str] | None = None) -> None:
-        self._env = runner.git_env(keep_index=False, keep_identity=True)
+        self._env = runner.git_env(keep_index=False, keep_identity=True, keep_repo=False)
+        self._env.update(runner.repository(os.environ, str(path)))
         self._env.update(identity or {})
         own, common, self.object_format, top = gitdir.discover(str(path), self._env) or self._ask(path)
         self.root = Path(top)
@@ -259,6 +261,10 @@ class Repo:
     def clean_blob(self, path: str, data: bytes) -> str:
         """The blob git stores for work-tree bytes at ``path`` (its clean filter), written."""
         return self.run("hash-object", "-w", "--stdin", f"--path={path}", input=data).strip()
+
+    def clean_name(self, path: str, data: bytes) -> str:
+        """The name of the blob git would store for work-tree bytes at ``path``, not written."""
+        return self.run("hash-object", "--stdin", f"--path={path}", input=data).strip()
 
     def commit_tree(self, tree: str, parent: str, text: str, sign: bool = False) -> str:
         """A commit object made by ``git commit-tree`` (signed, or in a configured encoding)."""

@@ -2,7 +2,11 @@
 
 The environment: inherited ``GIT_*`` variables that would point git
 elsewhere are dropped, as pre-commit's ``no_git_env`` does; configuration,
-transport and tracing ones (``GIT_TRACE*``) are kept. Two callers want
+transport and tracing ones (``GIT_TRACE*``) are kept. ``GIT_DIR`` and
+``GIT_WORK_TREE`` name the repository itself (a tool or CI runner sets them,
+and git exports them to the hooks of the commit it makes with them): they are
+kept, made absolute, except where git must run on another repository
+(``keep_repo=False``: the demo's new one). Two callers want
 one thing more each, asked for by parameter: a hook keeps ``GIT_INDEX_FILE``
 (in a pre-commit hook it names the index being committed: ``git commit -a``
 and ``git commit PATH`` commit a temporary index, not ``.git/index``); the
@@ -63,10 +67,18 @@ Env = Mapping[str, str]
 NO_REPLACE = "GIT_NO_REPLACE_OBJECTS"
 
 
+REPOSITORY = ("GIT_DIR", "GIT_WORK_TREE")
+
+
 def git_env(
-    environ: Mapping[str, str] | None = None, keep_index: bool = True, *, keep_identity: bool = False
+    environ: Mapping[str, str] | None = None,
+    keep_index: bool = True,
+    *,
+    keep_identity: bool = False,
+    keep_repo: bool = True,
 ) -> dict[str, str]:
-    """The environment git runs in: no inherited GIT_* but the harmless ones, and, when asked,
+    """The environment git runs in: no inherited GIT_* but the harmless ones and the repository
+    (``GIT_DIR``, ``GIT_WORK_TREE``, absolute; dropped with ``keep_repo=False``), and, when asked,
     the index a hook is given (``keep_index``) or the author and committer (``keep_identity``)."""
     source = os.environ if environ is None else environ
     env = {
@@ -81,7 +93,18 @@ def git_env(
     index = source.get("GIT_INDEX_FILE")
     if keep_index and index:
         env["GIT_INDEX_FILE"] = os.path.abspath(index)
+    if keep_repo:
+        env.update(repository(source))
     return env
+
+
+def repository(environ: Mapping[str, str], start: str = "") -> dict[str, str]:
+    """``GIT_DIR`` and ``GIT_WORK_TREE`` as the environment sets them, absolute (a relative one
+    is read from ``start``, the folder git starts in, as ``git -C`` reads it; the current one by
+    default); empty when neither is set."""
+    return {
+        name: os.path.abspath(os.path.join(start, environ[name])) for name in REPOSITORY if environ.get(name)
+    }
 
 
 class GitError(SquadmemError):

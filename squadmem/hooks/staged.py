@@ -132,15 +132,10 @@ def handed_diff(environ: dict[str, str] | None = None) -> tuple[bytes, list[str]
 def _asked_alike(env: Mapping[str, str], specs: Sequence[str], environ: Mapping[str, str]) -> bool:
     """Whether the shim's diff asked what the checks would (:func:`questions.staged_changes`): the same
     pathspecs, and no variable of the hook's that :func:`git_env` drops but those that cannot change
-    the answer (GIT_DIR only when it names the git directory found without it)."""
+    the answer (it keeps GIT_DIR and GIT_WORK_TREE, which name the repository git commits to)."""
     if list(specs) != [f":(top){p}" for p in where.ALL_PATHSPECS]:
         return False
-    for name, value in environ.items():
-        if not name.startswith("GIT_") or name in env or name in _HARMLESS:
-            continue
-        if name != "GIT_DIR" or os.path.realpath(value) != os.path.realpath(gitdir.git_dir() or "."):
-            return False
-    return True
+    return all(not name.startswith("GIT_") or name in env or name in _HARMLESS for name in environ)
 
 
 def start(env: Mapping[str, str], handed: tuple[bytes, list[str]] | None = None) -> None:
