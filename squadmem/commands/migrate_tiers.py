@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,7 +32,7 @@ from typing import Any
 
 from squadmem.engine import catalog, index, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, logs, render, sections, templates, uses
+from squadmem.model import clock, jsontext, logs, render, sections, templates, uses
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, parse_log_name
@@ -270,7 +269,7 @@ def _moment(value: object, rel: str, key: str) -> dt.datetime:
 def read_access_log(path: Path, rel: str) -> tuple[list[tuple[str, str, str, dt.datetime, int]], int]:
     """Section records ``(key, file, title, last access, count)`` and the number of file-level ones."""
     try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
+        data = jsontext.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         raise SquadmemError(
             f"{rel}: not valid JSON", hint="fix or move the file; squadmem changed nothing"

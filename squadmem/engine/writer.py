@@ -54,7 +54,7 @@ from squadmem.gitio.conversion import Conversion
 from squadmem.gitio.indexlock import IndexLock, index_locked, next_index, updated_by_git
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import gitstate, uses, writes
+from squadmem.model import gitstate, jsontext, uses, writes
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, TIERS, classify, decode_tier, encode_tier
 
@@ -140,7 +140,7 @@ class Journal:
         if data is None:
             return None
         try:
-            raw = json.loads(data)
+            raw = jsontext.loads(data)
             return cls(raw["old"], raw["new"], tuple(raw["paths"]), tuple(raw["consume"]), raw["subject"])
         except (ValueError, KeyError, TypeError):
             return cls("", "", (), (), "(unreadable journal)")
