@@ -28,6 +28,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -121,10 +123,22 @@ def backend(root: Path) -> str:
     """Squad's state backend (``.squad/config.json``), "local" when it says nothing."""
     try:
         data = jsontext.loads((root / ".squad" / "config.json").read_text("utf-8"))
-    except (OSError, ValueError):
+    except FileNotFoundError:
+        return "local"
+    except (OSError, ValueError) as exc:
+        _unread_config(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         return "local"
     value = data.get("stateBackend") if isinstance(data, dict) else None
     return value if isinstance(value, str) and value else "local"
+
+
+@functools.cache
+def _unread_config(why: str) -> None:
+    """Say once that ``.squad/config.json`` could not be read (its backend is then taken as local)."""
+    print(
+        f"squadmem: warning: .squad/config.json: unreadable ({why}); read as the local backend",
+        file=sys.stderr,
+    )
 
 
 def has_squad_memory(root: Path) -> bool:
