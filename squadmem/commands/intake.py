@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
+import functools
+import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from squadmem.engine.intake_ledger import taken as _taken
 from squadmem.engine.intake_ledger import tier_of as _tier_of
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, render, sections, squad, templates
+from squadmem.model import clock, jsontext, render, sections, squad, templates
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, check_name, classify, tier_rel
@@ -121,11 +122,23 @@ def _counts(placed: Iterable[Placed]) -> dict[str, int]:
 def backend(root: Path) -> str:
     """Squad's state backend (``.squad/config.json``), "local" when it says nothing."""
     try:
-        data = json.loads((root / ".squad" / "config.json").read_text("utf-8"))
-    except (OSError, ValueError):
+        data = jsontext.loads((root / ".squad" / "config.json").read_text("utf-8"))
+    except FileNotFoundError:
+        return "local"
+    except (OSError, ValueError) as exc:
+        _unread_config(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
         return "local"
     value = data.get("stateBackend") if isinstance(data, dict) else None
     return value if isinstance(value, str) and value else "local"
+
+
+@functools.cache
+def _unread_config(why: str) -> None:
+    """Say once that ``.squad/config.json`` could not be read (its backend is then taken as local)."""
+    print(
+        f"squadmem: warning: .squad/config.json: unreadable ({why}); read as the local backend",
+        file=sys.stderr,
+    )
 
 
 def has_squad_memory(root: Path) -> bool:

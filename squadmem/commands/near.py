@@ -35,6 +35,7 @@ from pathlib import Path, PurePosixPath
 
 from squadmem.engine import search_index
 from squadmem.gitio.repo import Repo
+from squadmem.model import jsontext
 from squadmem.model.errors import SquadmemError
 from squadmem.model.render import named
 from squadmem.model.values import Value
@@ -70,7 +71,7 @@ def _file_name(path: str) -> str | None:
 def parse(stdin_text: str) -> Event:
     """What a PostToolUse hook's JSON says the tool touched."""
     try:
-        data = json.loads(stdin_text)
+        data = jsontext.loads(stdin_text)
         tool_input = data.get("tool_input") or {}
         assert isinstance(tool_input, dict)
     except (ValueError, AttributeError, AssertionError):

@@ -141,10 +141,20 @@ class Recall(Value):
         return "\n".join(out).lstrip("\n")
 
 
+MAX_WORDS = 64  # every word must match: SQLite's query tree holds about a thousand, a search far fewer
+MAX_LIMIT = 1_000_000
+
+
 def words(query: str) -> list[str]:
     found = ranking.words(query)
     if not found:
         raise SquadmemError("recall needs a query", hint='e.g. squadmem recall "token rotation"')
+    if len(set(found)) > MAX_WORDS:
+        raise SquadmemError(
+            f"recall: the query has {len(set(found))} different words, over {MAX_WORDS}"
+            " (a section must hold every one)",
+            hint="search for the few words that name what you want",
+        )
     return found
 
 
@@ -213,8 +223,8 @@ def recall(
     terms = words(query)
     if tier is not None and tier not in TIERS:
         raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
-    if limit < 1:
-        raise SquadmemError(f"--limit {limit}: must be 1 or more", hint="e.g. --limit 5")
+    if not 1 <= limit <= MAX_LIMIT:
+        raise SquadmemError(f"--limit {limit}: must be 1 to {MAX_LIMIT}", hint="e.g. --limit 5")
     with search_index.opened(repo.work_state_dir) as index:
         problems = index.refresh(repo.layout)
         for blocked in repo.layout.blocked_tiers().values():

@@ -19,14 +19,13 @@ the others, in one commit. The texts are equal, so nothing is lost.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from pathlib import Path
 
 from squadmem.engine import catalog, index, rebased, writer
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import constants, sections, writes
+from squadmem.model import constants, jsontext, sections, writes
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify, decode_tier
 
@@ -56,7 +55,7 @@ def _path(repo: Repo) -> Path:
 
 def noted(repo: Repo) -> list[Relocation]:
     try:
-        data = json.loads(writes.read_state(_path(repo)).decode("utf-8"))
+        data = jsontext.loads(writes.read_state(_path(repo)).decode("utf-8"))
         fields = ("source", "target", "old", "new")
         return [Relocation(**{k: str(item[k]) for k in fields}) for item in data["relocations"]]
     except (OSError, ValueError, KeyError, TypeError):

@@ -70,6 +70,7 @@ class _Read:
     first_parent: dict[str, str] = dataclasses.field(default_factory=dict)  # commit -> its first parent
     deleted: list[tuple[int, str, str, str]] = dataclasses.field(default_factory=list)  # time, sha, old, path
     base: str | None = None  # the cached tip this read continues from
+    undated: list[str] = dataclasses.field(default_factory=list)  # commits whose date git cannot read
 
 
 def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None) -> _Read:
@@ -79,6 +80,8 @@ def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None)
     for commit in memory_log(repo, revs, progress=tell, squad_sources=True):
         read.count += 1
         read.parents.update(commit.parents)
+        if not commit.dated:
+            read.undated.append(commit.sha)
         if commit.message is not None:
             read.trailers.append(commit)
         if not commit.changes:
@@ -325,6 +328,8 @@ def read_facts(repo: Repo, *, cache: bool = True, verbose: bool = False) -> Fact
         with Progress.for_commits(repo, [head], "reading history") as bar:
             read = _read_log(repo, [head], bar)
     _apply(repo, read, facts, read.base)
+    if read.undated:
+        _say(_undated(read.undated))
     say(f"history cache: read {read.count} commit{'s' if read.count != 1 else ''}")
     facts.tip = head
     if cache:
@@ -333,6 +338,14 @@ def read_facts(repo: Repo, *, cache: bool = True, verbose: bool = False) -> Fact
         except OSError as exc:
             say(f"history cache: not written ({exc.strerror})")
     return facts
+
+
+def _undated(shas: list[str]) -> str:
+    more = f" (and {len(shas) - 1} more)" if len(shas) > 1 else ""
+    return (
+        f"warning: commit {shas[0][:12]}{more} has a date outside 1970 to 9999 or none git can read: "
+        "read as git shows it (none: 1970-01-01), its ages may be off; `squadmem verify` refuses it"
+    )
 
 
 def _say(message: str) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from squadmem.engine.facts import Departure, Facts
 from squadmem.gitio.repo import Repo
-from squadmem.model import sections, writes
+from squadmem.model import jsontext, sections, writes
 
 CACHE_FILE = "history-cache"
 # 2: Squad's history.md and decisions.md date migrated sections; 3: and their entries; 4: dated uses,
@@ -81,7 +81,7 @@ class Cache:
                 head, payload = raw.split(b"\n", 1)
             else:
                 head, payload = raw, b""
-            meta = json.loads(head)
+            meta = jsontext.loads(head)
             if not isinstance(meta, dict):
                 raise TypeError("header")
             if meta.get("format") != self.format or meta.get("key") != key:
@@ -133,9 +133,9 @@ def load_cache(path: Path, key: str, width: int = 20) -> tuple[Facts | None, str
         middle = size + meta["trailers"]
         used = {
             str(k): (int(v[0]), str(v[1]), int(v[2]), int(v[3]))
-            for k, v in json.loads(payload[size:middle]).items()
+            for k, v in jsontext.loads_own(payload[size:middle]).items()
         }
-        gone = {str(k): _departure(v) for k, v in json.loads(payload[middle:]).items()}
+        gone = {str(k): _departure(v) for k, v in jsontext.loads_own(payload[middle:]).items()}
         tip = meta["tip"]
         if not isinstance(tip, str):
             raise TypeError("tip")

@@ -21,6 +21,7 @@ at most ``hot.index_max_entries`` lines.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import datetime as dt
 import functools
@@ -166,6 +167,7 @@ class Node:
     index: bool  # an Index section
     prev: Node | None = None
     next: Node | None = None
+    label: int = 0  # its place among the Doc's sections of its base (:meth:`Doc.rank`)
 
 
 def _bytes(text: str) -> int:
@@ -211,6 +213,8 @@ class Doc:
         self.head: Node | None = None
         self.tail: Node | None = None
         self.by_key: dict[str, list[Node]] = {}
+        self.labels: dict[str, list[int]] = {}  # by base: the labels of its sections, in file order
+        self.last_label = 0
         self.count = 0
         self.indexes = 0  # how many Index sections (one, unless edited by hand)
         self.bytes = _bytes(self.header)
@@ -231,6 +235,7 @@ class Doc:
             self.tail = node
         else:
             before.prev = node
+        self._label(node, before)
         self.by_key.setdefault(node.key, []).append(node)
         self.count += 1
         self.indexes += node.index
@@ -246,6 +251,8 @@ class Doc:
             self.tail = node.prev
         else:
             node.next.prev = node.prev
+        labels = self.labels[node.base]
+        del labels[bisect.bisect_left(labels, node.label)]
         same = self.by_key[node.key]
         same.remove(node)
         if not same:
@@ -254,6 +261,39 @@ class Doc:
         self.indexes -= node.index
         self.bytes -= _bytes(node.text)
         self.lines -= _lines(node.text)
+
+    def _label(self, node: Node, before: Node | None) -> None:
+        """Label a node just linked: after every label so far when no section of its base follows
+        it (at the end, or just before a last section of another base), else label them all again."""
+        self.last_label += 1
+        node.label = self.last_label
+        if before is None or (before is self.tail and before.base != node.base):
+            self.labels.setdefault(node.base, []).append(node.label)
+            return
+        self.labels = {}
+        for number, each in enumerate(self.nodes(), start=self.last_label + 1):
+            each.label = number
+            self.labels.setdefault(each.base, []).append(number)
+        self.last_label += self.count + 1
+
+    def rank(self, node: Node) -> int:
+        """How many sections of ``node``'s base come before it in this file."""
+        return bisect.bisect_left(self.labels.get(node.base, []), node.label)
+
+    def same(self, base: str) -> int:
+        """How many sections of this file have ``base``."""
+        return len(self.labels.get(base, ()))
+
+    def same_before_index(self, base: str, skip: Node | None = None) -> int:
+        """How many sections of ``base`` (``skip`` left out) come before where :meth:`insert` puts one."""
+        before = self.index_node()
+        if skip is None and (before is None or before is self.tail):
+            return self.same(base) - (before is not None and before.base == base)
+        count, node = 0, self.head
+        while node is not None and node is not before:
+            count += node.base == base and node is not skip
+            node = node.next
+        return count
 
     def nodes(self) -> list[Node]:
         found, node = [], self.head

@@ -12,7 +12,7 @@ import collections
 from collections.abc import Callable
 
 from squadmem.engine import catalog, index
-from squadmem.model import sections
+from squadmem.model import sections, slug
 from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, TIERS, classify, tier_rel
 
 Header = Callable[[str, str], str]  # (tier, name) -> the text of a new tier file
@@ -51,6 +51,8 @@ class Projection:
         self.docs: dict[str, index.Doc] = {}
         self.names: dict[str, list[tuple[str, str]]] = {}
         self.bases: dict[str, collections.Counter[str]] = {}
+        # by owner, by base: how many sections are titled as each numbered repeat of it would be
+        self.spelled: dict[str, dict[str, collections.Counter[int]]] = {}
         self.by_owner: dict[str, set[str]] = {}
         self.splits = 0  # whole files split (a test counts them: at most once per file)
         self.wiki_version = 0  # changes whenever a wiki file does
@@ -59,7 +61,7 @@ class Projection:
         for entry in memory.entries:
             base = entry.section.flags.id or sections.slugify(entry.title)
             self.names.setdefault(entry.file, []).append((base, entry.title))
-            self.bases.setdefault(owner_of(entry.file), collections.Counter())[base] += 1
+            self._count(owner_of(entry.file), base, 1)
         self.left_out = memory.left_out
 
     def writable(self, rel: str, size: int) -> None:
@@ -109,43 +111,47 @@ class Projection:
         return sorted(self.by_owner.get(owner, ()), key=_file_order)
 
     # -- ids -------------------------------------------------------------------------------------
-    def _slugs(
-        self, owner: str, skip: index.Node | None = None, put: tuple[str, index.Node] | None = None
-    ) -> list[tuple[index.Node, str]]:
-        """(node, id) of the owner's sections in id order; ``skip`` left out, ``put`` = (file, node)
-        placed where :meth:`index.Doc.insert` would put it (the file is already a Doc)."""
-        order: list[index.Node] = []
-        for rel in self.owner_files(owner):
-            nodes = [n for n in self.doc(rel).nodes() if n is not skip]
-            if put is not None and put[0] == rel:
-                before = self.doc(rel).index_node()
-                at = nodes.index(before) if before is not None and before in nodes else len(nodes)
-                nodes.insert(at, put[1])
-            order.extend(nodes)
-        slugs = sections.assign_slugs([n.base for n in order])
-        return [(n, f"{owner}/{slug}") for n, slug in zip(order, slugs, strict=True)]
+    def _taken(self, owner: str, base: str) -> list[int]:
+        """The numbers ``n`` for which another section of ``owner`` is titled ``<base>-n``."""
+        spelled = self.spelled.get(owner, {}).get(base)
+        return sorted(n for n, count in spelled.items() if count > 0) if spelled else []
+
+    def _named(self, owner: str, base: str, rank: int) -> str:
+        return f"{owner}/{slug.numbered(base, rank, self._taken(owner, base))}"
 
     def id_of(self, rel: str, node: index.Node) -> str:
         owner = owner_of(rel)
         if self.bases[owner][node.base] == 1:
             return f"{owner}/{node.base}"
-        return next(ident for n, ident in self._slugs(owner) if n is node)
+        rank = 0
+        for each in self.owner_files(owner):
+            if each == rel:
+                return self._named(owner, node.base, rank + self.doc(each).rank(node))
+            rank += self.doc(each).same(node.base)
+        raise AssertionError(f"{rel} is not a file of {owner}")
 
-    def id_after(self, node: index.Node, target: str) -> str:
-        """The id ``node`` would have once inserted into ``target`` (same owner)."""
+    def id_after(self, node: index.Node, source: str, target: str) -> str:
+        """The id ``node`` (now in ``source``) would have once inserted into ``target``."""
         owner = owner_of(target)
-        if self.bases[owner][node.base] == 1:
+        if self.bases[owner][node.base] + (owner_of(source) != owner) == 1:
             return f"{owner}/{node.base}"
-        return next(ident for n, ident in self._slugs(owner, skip=node, put=(target, node)) if n is node)
+        rank = 0
+        for each in self.owner_files(owner):
+            if each == target:
+                skip = node if each == source else None
+                return self._named(owner, node.base, rank + self.doc(each).same_before_index(node.base, skip))
+            rank += self.doc(each).same(node.base) - (each == source)
+        raise AssertionError(f"{target} is not a file of {owner}")
 
     def ids(self, owner: str) -> list[tuple[str, index.Node, str]]:
-        """(file, node, id) of every section of ``owner``."""
+        """(file, node, id) of every section of ``owner``, in id order."""
         found = []
-        slugs = iter(self._slugs(owner))
+        ranks: collections.Counter[str] = collections.Counter()
         for rel in self.owner_files(owner):
             for node in self.doc(rel).nodes():
-                n, ident = next(slugs)
-                assert n is node
+                rank = ranks[node.base]
+                ranks[node.base] += 1
+                ident = f"{owner}/{node.base}" if rank == 0 else self._named(owner, node.base, rank)
                 found.append((rel, node, ident))
         return found
 
@@ -183,7 +189,7 @@ class Projection:
         placing = dst.check_insert(node.text)
         self.writable(target, dst.bytes + len(node.text.encode("utf-8")) + 1)
         if tier != "wiki":
-            arrived = self.id_after(node, target)
+            arrived = self.id_after(node, source, target)
             if arrived != section_id:
                 raise index.SpliceError(
                     f"its id would become {arrived}: another section has the same title; give one an id= flag"
@@ -194,8 +200,15 @@ class Projection:
         if old == new:
             return
         if old is not None:
-            self.bases[old][base] -= 1
-        self.bases.setdefault(new, collections.Counter())[base] += 1
+            self._count(old, base, -1)
+        self._count(new, base, 1)
+
+    def _count(self, owner: str, base: str, step: int) -> None:
+        self.bases.setdefault(owner, collections.Counter())[base] += step
+        repeat = slug.repeat_of(base)
+        if repeat is not None:
+            spelled = self.spelled.setdefault(owner, {}).setdefault(repeat[0], collections.Counter())
+            spelled[repeat[1]] += step
 
     def insert(self, tier: str, name: str, section_text: str) -> str:
         """Add a section from outside (a restore); return the id it gets."""

@@ -110,6 +110,12 @@ class Verifier:
 
     def commit(self, commit: Commit, result: Result) -> None:
         bad = result.violations.append
+        if not commit.dated:
+            bad(
+                Violation(
+                    commit.short, "-", "no committer date git can read (none, or negative): a forged date?"
+                )
+            )
         if commit.when > self.now + CLOCK_SKEW:
             bad(
                 Violation(

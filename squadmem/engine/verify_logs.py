@@ -20,7 +20,7 @@ from squadmem.engine.verify_range import Commit, FileChange, Store
 from squadmem.engine.verify_result import Result, Violation
 from squadmem.gitio import commits as log
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, settings
+from squadmem.model import clock, logs, settings
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 
@@ -28,7 +28,7 @@ Dates = tuple[dt.datetime, dt.datetime]  # a commit's effective date and its aut
 
 
 def _stamp(epoch: int) -> dt.datetime:
-    return dt.datetime.fromtimestamp(epoch, dt.UTC)
+    return clock.from_epoch(epoch)
 
 
 class LogCheck:

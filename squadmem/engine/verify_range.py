@@ -12,6 +12,7 @@ from collections.abc import Iterator, Sequence
 from squadmem.gitio import commits as log
 from squadmem.gitio import formats
 from squadmem.gitio.repo import Repo
+from squadmem.model import clock
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import TierFile, classify
@@ -37,6 +38,7 @@ class Commit:
     trailers: dict[str, list[str]]
     changes: tuple[FileChange, ...]
     squadmem_marks: int = 0  # Squad-Memory-Move/-Index/-Intake lines anywhere in the message
+    dated: bool = True  # False: its committer date cannot be read (see gitio.commits.Logged)
 
     @property
     def squash(self) -> bool:
@@ -92,10 +94,18 @@ def resolve(repo: Repo, revs: Sequence[str]) -> tuple[list[str], list[str]]:
 def commits(repo: Repo, revs: Sequence[str]) -> Iterator[Commit]:
     """Every commit of the range with its trailers and raw changes, from one ``git log`` process."""
     for found in log.range_log(repo, revs):
-        when = dt.datetime.fromtimestamp(found.time, dt.UTC)
+        when = clock.from_epoch(found.time)
         marks = len(_SQUASHED.findall(found.body))
         yield Commit(
-            found.sha, found.tree, found.parents, when, found.subject, found.trailers, found.changes, marks
+            found.sha,
+            found.tree,
+            found.parents,
+            when,
+            found.subject,
+            found.trailers,
+            found.changes,
+            marks,
+            found.dated,
         )
 
 

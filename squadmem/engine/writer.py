@@ -54,7 +54,7 @@ from squadmem.gitio.conversion import Conversion
 from squadmem.gitio.indexlock import IndexLock, index_locked, next_index, updated_by_git
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import gitstate, removals, sections, uses, writes
+from squadmem.model import gitstate, jsontext, removals, sections, uses, writes
 from squadmem.model.constants import DELETE_TRAILER
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import AGENT_TIERS, MAX_FILE_BYTES, TIERS, classify, decode_tier, encode_tier
@@ -141,7 +141,7 @@ class Journal:
         if data is None:
             return None
         try:
-            raw = json.loads(data)
+            raw = jsontext.loads(data)
             return cls(raw["old"], raw["new"], tuple(raw["paths"]), tuple(raw["consume"]), raw["subject"])
         except (ValueError, KeyError, TypeError):
             return cls("", "", (), (), "(unreadable journal)")

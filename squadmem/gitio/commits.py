@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Sequence
 
 from squadmem.gitio.formats import Change, log_format, parse_log, parse_ls_tree, parse_trailers, raw_blobs
 from squadmem.gitio.repo import Repo
+from squadmem.model import clock, squad, uses
 from squadmem.model import places as where
-from squadmem.model import squad, uses
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import classify
 
@@ -30,6 +30,7 @@ class Commit:
     changes: list[tuple[str, str, str]]  # (old blob, new blob, path) of tier files; NULL_SHA: none
     parents: tuple[str, ...] = ()
     author: str = ""
+    dated: bool = True  # False: git prints no committer time it can read, or one after 9999
 
 
 LOG_OPTIONS = (
@@ -86,11 +87,12 @@ def memory_log(
                 changes.append((change.old or NULL_SHA, change.new or NULL_SHA, change.path))
         commit = Commit(
             sha.decode(),
-            int(when),
+            clock.git_epoch(when),
             message,
             changes,
             tuple(parents.decode().split()),
             rest[0].decode("utf-8", "replace") if detail else "",
+            not clock.odd_epoch(when),
         )
         if progress is not None and count % 256 == 0:
             progress(count)
@@ -107,7 +109,7 @@ def blobs(repo: Repo, shas: Sequence[str]) -> Iterator[tuple[str, bytes]]:
 
 def commit_time(repo: Repo, sha: str) -> int:
     """A commit's committer time (epoch seconds; 0 when git gives none)."""
-    return int(repo.run("show", "-s", "--format=%ct", sha).strip() or 0)
+    return clock.git_epoch(repo.run("show", "-s", "--format=%ct", sha))
 
 
 # -- a range as ``verify`` reads it: every commit, its trailers, its raw changes with renames ----------
@@ -128,6 +130,7 @@ class Logged:
     trailers: dict[str, list[str]]  # lowercase key -> values
     body: str
     changes: tuple[Change, ...]  # a merge's change lists one old blob per parent
+    dated: bool = True  # False: git prints no committer time it can read (``time`` is then 0)
 
 
 def range_log(repo: Repo, revs: Sequence[str]) -> Iterator[Logged]:
@@ -138,15 +141,23 @@ def range_log(repo: Repo, revs: Sequence[str]) -> Iterator[Logged]:
             f.decode("utf-8", "surrogateescape") for f in entry.fields
         )
         found = parse_trailers(trailers)
-        yield Logged(sha, tree, int(stamp), tuple(parents.split()), subject, found, body, entry.changes)
+        when, dated = clock.git_epoch(stamp), stamp.strip().isdigit()
+        yield Logged(sha, tree, when, tuple(parents.split()), subject, found, body, entry.changes, dated)
 
 
 def range_dates(repo: Repo, revs: Sequence[str]) -> Iterator[tuple[str, int, int, list[str]]]:
     """(sha, committer time, author time, parents) of every commit of ``revs``, parents first."""
-    out = repo.run("log", "--topo-order", "--reverse", "--format=%H %ct %at %P", *revs, "--")
+    for sha, committed, authored, parents in range_stamps(repo, revs):
+        yield sha, clock.git_epoch(committed), clock.git_epoch(authored), parents
+
+
+def range_stamps(repo: Repo, revs: Sequence[str]) -> Iterator[tuple[str, str, str, list[str]]]:
+    """(sha, committer time, author time, parents) of every commit of ``revs`` as git prints them
+    (a time git cannot read is empty), parents first."""
+    out = repo.run("log", "--topo-order", "--reverse", "--format=%H%x09%ct%x09%at%x09%P", *revs, "--")
     for line in out.splitlines():
-        sha, committed, authored, *parents = line.split()
-        yield sha, int(committed), int(authored), parents
+        sha, committed, authored, parents = line.split("\t")
+        yield sha, committed, authored, parents.split()
 
 
 def path_versions(repo: Repo, revs: Sequence[str], path: str) -> list[str]:
@@ -164,7 +175,7 @@ def remote_changes(repo: Repo, sha: str, path: str) -> list[tuple[str, int, int,
     found = []
     for entry in parse_log([out], 3):
         name, committed, authored = (f.decode("ascii") for f in entry.fields)
-        found.append((name, int(committed), int(authored), entry.changes))
+        found.append((name, clock.git_epoch(committed), clock.git_epoch(authored), entry.changes))
     return found
 
 

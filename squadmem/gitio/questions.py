@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from squadmem.gitio import formats, runner
 from squadmem.gitio.formats import LogEntry, Staged
+from squadmem.model import clock
 from squadmem.model.errors import SquadmemError
 
 Env = runner.Env
@@ -106,7 +107,7 @@ def parse_messages(out: bytes) -> list[tuple[int, str]]:
     """(committer seconds, whole message) of each commit, newest first, from :func:`messages_args`'s log."""
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     return [
-        (int(when.strip()), body)
+        (clock.git_epoch(when), body)
         for when, body in zip(fields[0::2], fields[1::2], strict=False)
         if when.strip()
     ]

@@ -19,6 +19,7 @@ from types import TracebackType
 from squadmem.gitio import config, gitdir, questions, runner
 from squadmem.gitio.catfile import CatFile
 from squadmem.gitio.formats import LogEntry, log_format, parse_log, parse_ls_tree
+from squadmem.model import clock
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import Layout
 
@@ -209,7 +210,7 @@ class Repo:
 
     def commit_time(self, rev: str) -> int:
         """A commit's committer date, in seconds since the epoch."""
-        return int(self.run("show", "-s", "--format=%ct", rev).strip() or 0)
+        return clock.git_epoch(self.run("show", "-s", "--format=%ct", rev))
 
     def count(self, revs: Sequence[str]) -> int:
         """How many commits ``revs`` reach (``git rev-list --count``)."""

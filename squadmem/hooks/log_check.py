@@ -27,7 +27,7 @@ from collections.abc import Sequence
 
 from squadmem.gitio import formats, gitdir, questions
 from squadmem.hooks import staged
-from squadmem.model import logs
+from squadmem.model import clock, logs
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 
@@ -164,7 +164,7 @@ def _published_append(change: logs.Change, env: dict[str, str], rules: logs.Rule
 
 
 def _stamp(epoch: bytes) -> dt.datetime:
-    return dt.datetime.fromtimestamp(int(epoch), dt.UTC)
+    return clock.from_epoch(clock.git_epoch(epoch))
 
 
 def check(env: dict[str, str], names: Sequence[str] = ()) -> list[str]:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from squadmem.gitio import formats, questions
-from squadmem.model import constants, merge, sections, writes
+from squadmem.model import constants, jsontext, merge, sections, writes
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, classify
@@ -174,7 +174,7 @@ def note_settle(relocations: Sequence[merge.Relocation], env: Mapping[str, str])
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / SETTLE
     try:
-        known = json.loads(writes.read_state(path).decode("utf-8")).get("relocations", [])
+        known = jsontext.loads(writes.read_state(path).decode("utf-8")).get("relocations", [])
     except (OSError, ValueError, AttributeError):
         known = []
     for item in relocations:

@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import json
 import os
 import stat
 from pathlib import Path
 
-from squadmem.model import clock
+from squadmem.model import clock, jsontext
 from squadmem.model.errors import SquadmemError
 
 MAX_BYTES = 16 * 1024 * 1024  # a bigger file is not the skill's log
@@ -74,7 +73,7 @@ def _bytes(path: Path, rel: str) -> bytes:
 def read(path: Path, rel: str) -> tuple[list[Access], int]:
     """The section records and the number of file-level ones; a one-line error if it is not the log."""
     try:
-        data = json.loads(_bytes(path, rel).decode("utf-8"))
+        data = jsontext.loads(_bytes(path, rel).decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError):
         raise SquadmemError(
             f"{rel}: not valid JSON", hint="fix or move the file; squadmem changed nothing"

@@ -80,10 +80,10 @@ def unfinished_move(git_dir: str | os.PathLike[str]) -> str | None:
     raw = journal_bytes(git_dir)
     if raw is None:
         return None
-    import json  # only when there is a journal: the hooks pay for it then alone
+    from squadmem.model import jsontext  # only when there is a journal: the hooks pay for it then alone
 
     try:
-        subject = json.loads(raw).get("subject")
+        subject = jsontext.loads(raw).get("subject")
     except (ValueError, AttributeError):
         subject = None
     return subject if isinstance(subject, str) and subject else "(unreadable journal)"

@@ -401,7 +401,7 @@ def signature_times(raw: bytes) -> tuple[dt.datetime | None, dt.datetime | None]
         if role in (b"author", b"committer"):
             stamp = rest.rsplit(b">", 1)[-1].split()
             if stamp and stamp[0].isdigit():
-                found[role] = dt.datetime.fromtimestamp(int(stamp[0]), dt.UTC)
+                found[role] = clock.from_epoch(clock.git_epoch(stamp[0]))
     return found.get(b"author"), found.get(b"committer")
 
 

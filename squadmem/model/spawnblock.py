@@ -23,6 +23,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 
+from squadmem.model import jsontext
 from squadmem.model.layout import MEMORY_DIR, SPAWN_FILES
 
 FILES = SPAWN_FILES
@@ -275,7 +276,7 @@ class Record:
 
     @classmethod
     def parse(cls, text: str) -> Record:
-        data = json.loads(text)
+        data = jsontext.loads(text)
         if not isinstance(data, dict) or data.get("version") != 1:
             raise ValueError("not a version 1 record")
         originals = data.get("originals", {})

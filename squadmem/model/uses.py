@@ -19,7 +19,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from squadmem.model import clock, constants, writes
+from squadmem.model import clock, constants, jsontext, writes
 from squadmem.model.errors import SquadmemError
 
 TRAILER = constants.TRAILER
@@ -44,7 +44,7 @@ def _read(state_dir: Path) -> dict[str, dt.datetime]:
     """
     path = state_dir / FILE
     try:
-        data = json.loads(writes.read_state(path).decode("utf-8"))
+        data = jsontext.loads(writes.read_state(path).decode("utf-8"))
         uses = data["uses"] if data.get("version") == VERSION else {}
         written = dt.datetime.fromtimestamp(int(path.stat().st_mtime), dt.UTC)
         return {str(k): min(clock.utc(dt.datetime.fromisoformat(v)), written) for k, v in uses.items()}
