@@ -26,19 +26,19 @@ installed; without it they are counted and skipped.
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import dataclasses
 import functools
 import json
 import os
-import sqlite3
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from squadmem.model.errors import SquadmemError
+
+if TYPE_CHECKING:
+    import sqlite3  # imported where a store is read: maintain and report pay for it only then
 
 STORE = "openclaw-agent.sqlite"
 CONFIG = "openclaw.json"
@@ -240,6 +240,10 @@ def is_sqlite(path: Path) -> bool:
 
 @functools.cache
 def _zstd() -> Any:
+    """The system's libzstd through ctypes (imported here: only a compressed row needs it), or None."""
+    import ctypes
+    import ctypes.util
+
     name = ctypes.util.find_library("zstd") or "libzstd.so.1"
     try:
         lib = ctypes.CDLL(name)
@@ -257,12 +261,16 @@ def inflate(frame: bytes, size: int) -> bytes | None:
     lib = _zstd()
     if lib is None or not 0 < size <= MAX_EVENT:
         return None
+    import ctypes
+
     out = ctypes.create_string_buffer(size)
     made = lib.ZSTD_decompress(out, size, frame, len(frame))
     return None if lib.ZSTD_isError(made) or made != size else out.raw[:size]
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    import sqlite3
+
     uri = f"{path.resolve().as_uri()}?mode=ro"
     return sqlite3.connect(uri, uri=True, timeout=BUSY_SECONDS, check_same_thread=False)
 
@@ -280,6 +288,8 @@ def rows(path: Path, after: Mapping[str, int] | None = None) -> Iterator[Row]:
     before); a one-line error if the store cannot be read."""
     if not is_sqlite(path):
         raise SquadmemError(f"{path}: not a SQLite file", hint="give OpenClaw's openclaw-agent.sqlite")
+    import sqlite3
+
     try:
         connection = _connect(path)
     except sqlite3.Error as exc:

@@ -20,7 +20,10 @@ Three hosts' transcripts are read, one JSON object per line or per row:
   ``offset``, ``limit``), ``edit`` (``path``, ``edits`` of ``oldText`` /
   ``newText``), ``exec`` (``command``, ``workdir``). A ``memory_search`` hit
   counts when the agent follows it: reads it (``memory_get``, ``read``) or
-  cites it (``Source: memory/tier2-recent.md#L12-L20`` in its text).
+  cites it (``Source: memory/tier2-recent.md#L12-L20`` in its text);
+- the memory-tiers skill's ``state/access-log.json``
+  (:mod:`squadmem.model.accesslog`): each section record is an event at its
+  ``lastAccessed``.
 
 Only the assistant's own actions and words are events: the prompt (user and
 developer messages, where a spawn's hot load lives) and tool output are not.
