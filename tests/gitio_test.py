@@ -127,7 +127,9 @@ def test_one_environment_policy_with_the_index_and_identity_asked_for(tmp_path: 
         "GIT_CONFIG_NOSYSTEM": "1",
         "GIT_CONFIG_KEY_0": "k",
         "GIT_TRACE2_EVENT": "/t",
+        "GIT_NO_REPLACE_OBJECTS": "1",  # history as it is, never a clone's git replace of it
     }
+    assert runner.git_env({"GIT_NO_REPLACE_OBJECTS": "0"})["GIT_NO_REPLACE_OBJECTS"] == "1"
     hook = runner.git_env(given)
     assert hook["GIT_INDEX_FILE"] == os.path.abspath("rel/index") and "GIT_AUTHOR_NAME" not in hook
     cli = runner.git_env(given, keep_index=False, keep_identity=True)

@@ -147,10 +147,16 @@ def test_hook_refuses_removing_squad_memory_for_a_workspace(repo: GitRepo) -> No
     assert checked.stderr.startswith(f"{SQUAD_LOG}: deleted")
 
 
-def test_verify_refuses_removing_squad_memory_for_a_workspace(repo: GitRepo) -> None:
-    """verify passed a commit that deleted .squad/memory/ and added memory/tiers.toml."""
-    drop_squad_memory_for_a_workspace(squad(repo))
+def test_verify_and_push_refuse_removing_squad_memory_for_a_workspace(repo: GitRepo, tmp_path: Path) -> None:
+    """verify (and so pre-push) passed a commit that deleted .squad/memory/ and added memory/tiers.toml."""
+    squad(repo)
+    bare_remote(repo, tmp_path)
+    assert push(repo).returncode == 0
+    drop_squad_memory_for_a_workspace(repo)
     assert hooked_commit(repo, D5, "--no-verify", "-m", "gone").returncode == 0
+    refused = push(repo)
+    assert refused.returncode != 0
+    assert f"{SQUAD_LOG}: " in refused.stdout + refused.stderr
     verified = verify(repo)
     assert verified.returncode == 1, verified.stdout + verified.stderr
     lines = verified.stdout.splitlines()
@@ -241,10 +247,18 @@ def symlink_the_log(repo: GitRepo) -> None:
     repo.git("update-index", "--cacheinfo", f"120000,{blob},{SQUAD_LOG}")
 
 
-def test_verify_refuses_a_log_whose_mode_alone_became_a_symlink(repo: GitRepo) -> None:
+def test_verify_and_push_refuse_a_log_whose_mode_alone_became_a_symlink(
+    repo: GitRepo, tmp_path: Path
+) -> None:
     """A log's mode changed to 120000 with the same blob: verify saw no change of bytes and passed."""
-    symlink_the_log(squad(repo))
+    squad(repo)
+    bare_remote(repo, tmp_path)
+    assert push(repo).returncode == 0
+    symlink_the_log(repo)
     assert hooked_commit(repo, D5, "--no-verify", "-m", "mode").returncode == 0
+    refused = push(repo)
+    assert refused.returncode != 0
+    assert "a symlink, not a regular file" in refused.stdout + refused.stderr
     verified = verify(repo)
     assert verified.returncode == 1, verified.stdout + verified.stderr
     line = next(line for line in verified.stdout.splitlines() if SQUAD_LOG in line)
