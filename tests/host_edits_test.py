@@ -304,3 +304,19 @@ def test_verify_refuses_an_index_commit_that_changes_the_header_otherwise(worksp
     done = verified(repo)
     assert done.returncode == 1
     assert "an index commit changed more than the Index → Deeper Tiers section" in done.stdout
+
+
+def test_a_note_an_aborted_commit_left_is_cleared(workspace: GitRepo) -> None:
+    """A removal staged, the commit aborted (empty message), then unstaged: the next commit names
+    nothing and clears the note, so later commits start no Python for it."""
+    repo = workspace
+    remove_library(repo)
+    repo.git("add", "MEMORY.md")
+    assert hooked_commit(repo, D1, "-m", "").returncode == 1  # git aborts the empty message
+    note = repo.root / ".git" / "squadmem" / "removals-unnamed"
+    assert note.exists()
+    repo.git("reset", "-q", "MEMORY.md")
+    repo.write("notes.txt", "x\n")
+    repo.git("add", "notes.txt")
+    assert hooked_commit(repo, D1, "-m", "notes").returncode == 0
+    assert message(repo) == "notes\n" and not note.exists()

@@ -300,8 +300,12 @@ def edits_staged() -> bool:
     from squadmem.gitio import runner
     from squadmem.hooks import deletions
 
+    env = runner.git_env()
     try:
-        return any(e.status in deletions.OLD_SIDE for e in deletions.changes(runner.git_env(), False))
+        if any(e.status in deletions.OLD_SIDE for e in deletions.changes(env, False)):
+            return True
+        deletions.note(deletions.state_dir(env), False)  # a note an aborted commit left behind
+        return False
     except SquadmemError:
         return True  # the full hook then says what is wrong
 
