@@ -320,3 +320,19 @@ def test_a_note_an_aborted_commit_left_is_cleared(workspace: GitRepo) -> None:
     repo.git("add", "notes.txt")
     assert hooked_commit(repo, D1, "-m", "notes").returncode == 0
     assert message(repo) == "notes\n" and not note.exists()
+
+
+def test_commit_edits_records_a_removal_in_the_squad_layout(repo: GitRepo) -> None:
+    """The Squad layout keeps its behaviour (only its hot file is edited) and gets the trailer too."""
+    init_hooked(repo, "2026-03-01T10:00:00+00:00")
+    hot = ".squad/memory/hot/picard.md"
+    body = repo.read(hot)
+    repo.commit("notes", {hot: body + "\n## Warp core\nRecalibrate weekly.\n" + FERRY}, date=D1)
+    repo.write(hot, body + FERRY)
+    done = run_squadmem(repo.root, "maintain", "--commit-edits", "--now", D2, date=D2)
+    assert done.returncode == 0, done.stderr
+    edits = repo.git("log", "--format=%H", "--grep", "commit uncommitted edits").split()
+    assert len(edits) == 1
+    assert message(repo, edits[0]).endswith("\n\nSquad-Memory-Delete: picard/warp-core\n")
+    assert repo.git("show", "--name-only", "--format=", edits[0]).split() == [hot]
+    assert verified(repo).returncode == 0
