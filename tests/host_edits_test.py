@@ -336,3 +336,24 @@ def test_commit_edits_records_a_removal_in_the_squad_layout(repo: GitRepo) -> No
     assert message(repo, edits[0]).endswith("\n\nSquad-Memory-Delete: picard/warp-core\n")
     assert repo.git("show", "--name-only", "--format=", edits[0]).split() == [hot]
     assert verified(repo).returncode == 0
+
+
+def test_dreaming_over_the_budget_is_committed_by_commit_edits(workspace: GitRepo) -> None:
+    """Dreaming takes MEMORY.md over its budget: the hook refuses the commit and names
+    `maintain --commit-edits`, which commits MEMORY.md as dreaming left it, then moves sections out."""
+    repo = workspace
+    big = "".join(
+        f"\n## Promoted From Short-Term Memory (2026-03-0{day})\n\n"
+        f"<!-- openclaw-memory-promotion:k{day} -->\n- {'ferry notes ' * 150}\n"
+        for day in (1, 2, 3)
+    )
+    repo.write("MEMORY.md", repo.read("MEMORY.md") + big)
+    repo.git("add", "MEMORY.md")
+    refused = hooked_commit(repo, D1, "-m", "dreaming")
+    assert refused.returncode == 1 and "maintain --commit-edits" in refused.stderr
+    done = run_squadmem(repo.root, "maintain", "--commit-edits", "--now", D2, date=D2)
+    assert done.returncode == 0, done.stderr
+    hot = repo.read("MEMORY.md")
+    assert len(hot.encode()) <= 4096 and index_of(hot).startswith("## Index")
+    assert repo.git("status", "--porcelain", "--", "MEMORY.md") == ""
+    assert verified(repo).returncode == 0
