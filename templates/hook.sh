@@ -61,29 +61,9 @@ if [ "{event}" = post-merge ] && [ -d "$squadmem_git_dir" ] && [ ! -f "$squadmem
     [ ! -e "$squadmem_git_dir/squadmem/merge-settle.json" ]; then
     exit 0
 fi
-# Whether a section may have left a tier file, for its deletion trailer: prepare-commit-msg asks git
-# whether the commit takes lines out of one (a log's append is not one: `git diff --numstat`);
-# commit-msg, whether prepare-commit-msg left a note that the message (still empty) did not name one.
-squadmem_cuts() {{
-    if [ "$1" = commit-msg ]; then
-        [ -e "$squadmem_state/squadmem/removals-unnamed" ]
-        return
-    fi
-    squadmem_numstat=$(git diff --cached --numstat --no-ext-diff --no-renames -- \
-        ':(top).squad/memory/*/*.md' ':(top,exclude).squad/memory/log' ':(top)MEMORY.md' \
-        ':(top)memory/tier2-recent.md' ':(top)memory/tier3-archive.md' ':(top)memory/wiki' \
-        2>/dev/null) || return 0
-    while IFS='	' read -r squadmem_added squadmem_deleted squadmem_path; do
-        [ -z "$squadmem_path" ] || [ "$squadmem_deleted" = 0 ] || return 0
-    done <<SQUADMEM_NUMSTAT
-$squadmem_numstat
-SQUADMEM_NUMSTAT
-    return 1
-}}
 # The message hooks: with no use pending, no amend under way (the git process's arguments, read
-# from /proc where there is one), no Squad-Memory-Used line in the message and no line taken out
-# of a tier file (squadmem_cuts), squadmem has nothing to add or refuse: also answered here
-# without starting Python.
+# from /proc where there is one), no Squad-Memory-Used line in the message and no section removed
+# to name, squadmem has nothing to add or refuse: also answered here without starting Python.
 if {{ [ "{event}" = prepare-commit-msg ] || [ "{event}" = commit-msg ]; }} && [ -n "${{1:-}}" ] &&
     [ -d "$squadmem_git_dir" ] && [ -r "/proc/$PPID/cmdline" ]; then
     squadmem_state=$squadmem_git_dir
@@ -114,7 +94,9 @@ if {{ [ "{event}" = prepare-commit-msg ] || [ "{event}" = commit-msg ]; }} && [ 
                             ;;
                     esac
                 done < "$1"
-                [ -n "$squadmem_used" ] || squadmem_cuts "{event}" || exit 0
+                # nor a note of the pre-commit hook's (or prepare-commit-msg's, before an editor)
+                # that the commit removes a section the message must name
+                [ -n "$squadmem_used" ] || [ -e "$squadmem_state/squadmem/removals-unnamed" ] || exit 0
             fi
             ;;
     esac

@@ -304,3 +304,56 @@ def test_verify_refuses_an_index_commit_that_changes_the_header_otherwise(worksp
     done = verified(repo)
     assert done.returncode == 1
     assert "an index commit changed more than the Index → Deeper Tiers section" in done.stdout
+
+
+def test_a_note_an_aborted_commit_left_is_cleared(workspace: GitRepo) -> None:
+    """A removal staged, the commit aborted (empty message), then unstaged: the next commit names
+    nothing and clears the note, so later commits start no Python for it."""
+    repo = workspace
+    remove_library(repo)
+    repo.git("add", "MEMORY.md")
+    assert hooked_commit(repo, D1, "-m", "").returncode == 1  # git aborts the empty message
+    note = repo.root / ".git" / "squadmem" / "removals-unnamed"
+    assert note.exists()
+    repo.git("reset", "-q", "MEMORY.md")
+    repo.write("notes.txt", "x\n")
+    repo.git("add", "notes.txt")
+    assert hooked_commit(repo, D1, "-m", "notes").returncode == 0
+    assert message(repo) == "notes\n" and not note.exists()
+
+
+def test_commit_edits_records_a_removal_in_the_squad_layout(repo: GitRepo) -> None:
+    """The Squad layout keeps its behaviour (only its hot file is edited) and gets the trailer too."""
+    init_hooked(repo, "2026-03-01T10:00:00+00:00")
+    hot = ".squad/memory/hot/picard.md"
+    body = repo.read(hot)
+    repo.commit("notes", {hot: body + "\n## Warp core\nRecalibrate weekly.\n" + FERRY}, date=D1)
+    repo.write(hot, body + FERRY)
+    done = run_squadmem(repo.root, "maintain", "--commit-edits", "--now", D2, date=D2)
+    assert done.returncode == 0, done.stderr
+    edits = repo.git("log", "--format=%H", "--grep", "commit uncommitted edits").split()
+    assert len(edits) == 1
+    assert message(repo, edits[0]).endswith("\n\nSquad-Memory-Delete: picard/warp-core\n")
+    assert repo.git("show", "--name-only", "--format=", edits[0]).split() == [hot]
+    assert verified(repo).returncode == 0
+
+
+def test_dreaming_over_the_budget_is_committed_by_commit_edits(workspace: GitRepo) -> None:
+    """Dreaming takes MEMORY.md over its budget: the hook refuses the commit and names
+    `maintain --commit-edits`, which commits MEMORY.md as dreaming left it, then moves sections out."""
+    repo = workspace
+    big = "".join(
+        f"\n## Promoted From Short-Term Memory (2026-03-0{day})\n\n"
+        f"<!-- openclaw-memory-promotion:k{day} -->\n- {'ferry notes ' * 150}\n"
+        for day in (1, 2, 3)
+    )
+    repo.write("MEMORY.md", repo.read("MEMORY.md") + big)
+    repo.git("add", "MEMORY.md")
+    refused = hooked_commit(repo, D1, "-m", "dreaming")
+    assert refused.returncode == 1 and "maintain --commit-edits" in refused.stderr
+    done = run_squadmem(repo.root, "maintain", "--commit-edits", "--now", D2, date=D2)
+    assert done.returncode == 0, done.stderr
+    hot = repo.read("MEMORY.md")
+    assert len(hot.encode()) <= 4096 and index_of(hot).startswith("## Index")
+    assert repo.git("status", "--porcelain", "--", "MEMORY.md") == ""
+    assert verified(repo).returncode == 0

@@ -13,18 +13,53 @@ merge's to keep). Standard library only.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections.abc import Mapping, Sequence
 
 from squadmem.gitio import gitdir, questions
-from squadmem.gitio.formats import Staged
 from squadmem.hooks import staged
-from squadmem.model import removals
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import decode_tier
-from squadmem.model.places import Places
-from squadmem.model.sections import FlagError
+
+TYPE_CHECKING = False  # not typing's: the pre-commit hook imports this module on every memory commit
+if TYPE_CHECKING:
+    from squadmem.gitio.formats import Staged
+    from squadmem.model.places import Places
+
+# the section model (removals, layout: re, html, pathlib) is imported only for a commit that changes
+# a tier file that held sections
 
 OLD_SIDE = frozenset("MDRT")  # statuses whose old side held a file
+NOTE = "removals-unnamed"  # in .git/squadmem/: the message shims start Python when it is there
+
+
+def state_dir(env: Mapping[str, str]) -> str:
+    """``.git/squadmem`` of the repository (its common git directory)."""
+    found = gitdir.common_dir()  # at the top of the work tree, where git runs hooks: no process
+    return os.path.join(found if found is not None else questions.common_dir(env), "squadmem")
+
+
+def note(state: str, unnamed: bool) -> None:
+    """Leave (or clear) the note that a removal waits to be named in the message: the message shims
+    then start Python (a file test, no git). Never fails a commit: without the note, ``verify``
+    names what is missing."""
+    path = os.path.join(state, NOTE)
+    try:
+        if unnamed:
+            os.makedirs(state, exist_ok=True)
+            with open(path, "w", encoding="utf-8"):
+                pass
+        elif os.path.isfile(path):
+            os.unlink(path)
+    except OSError:
+        pass
+
+
+def note_staged(env: Mapping[str, str]) -> None:
+    """The pre-commit hook's part: note whether the commit removes a section (the message hooks name
+    it; with ``--no-verify`` there is no note, and ``verify`` refuses the removal unrecorded)."""
+    with contextlib.suppress(SquadmemError):
+        note(state_dir(env), bool(removed(env)))
 
 
 def changes(env: Mapping[str, str], amend: bool) -> list[Staged]:
@@ -45,6 +80,8 @@ def removed(env: Mapping[str, str], amend: bool = False) -> list[str]:
     found = changes(env, amend)
     if not any(e.status in OLD_SIDE for e in found) or gitdir.merge_head_file() is not None:
         return []
+    from squadmem.model import removals
+
     places = staged.places(env)
     owners = {removals.owner_of(places, p) for e in found for p in (e.path, e.source) if p}
     base = "HEAD^" if amend else "HEAD"
@@ -61,7 +98,7 @@ def removed(env: Mapping[str, str], amend: bool = False) -> list[str]:
             {rel: texts[sha] for rel, sha in after.items()},
             places,
         )
-    except (SquadmemError, FlagError, KeyError):
+    except (SquadmemError, KeyError):  # a malformed flag comment is one: the file check says so
         return []
 
 
@@ -69,6 +106,8 @@ def _apply(
     tree: Mapping[str, str], found: Sequence[Staged], places: Places, owners: set[str | None]
 ) -> dict[str, str]:
     """``tree`` (path -> blob) as the index has it, from the changes."""
+    from squadmem.model import removals
+
     after = dict(tree)
     for entry in found:
         if entry.source:
@@ -81,5 +120,7 @@ def _apply(
 
 
 def _texts(shas: set[str], env: Mapping[str, str]) -> dict[str, str]:
+    from squadmem.model.layout import decode_tier
+
     read = staged.blobs(sorted(shas), env)
     return {sha: decode_tier(raw, sha) for sha, raw in read.items() if raw is not None}

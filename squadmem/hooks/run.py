@@ -66,6 +66,9 @@ def _memory_checks() -> int:
         status = staged.run(check, (), PROG)
         if status:
             return status
+    from squadmem.hooks import deletions
+
+    deletions.note_staged(env)  # for the message shims: a removal to name starts their Python
     return 0
 
 

@@ -28,9 +28,11 @@ A section the commit takes out of every tier file (an agent or a person
 removed it by hand: not moved, edited or renamed; :mod:`squadmem.hooks.deletions`)
 is named in a ``Squad-Memory-Delete`` trailer unless the message names it
 already, so ``verify`` and the pre-push hook accept the removal as recorded
-and ``recall --history`` finds it. A message still empty when
-prepare-commit-msg runs (an editor follows) gets it at commit-msg: a note in
-``.git/squadmem/`` tells the commit-msg shim to start Python.
+and ``recall --history`` finds it. The pre-commit hook leaves a note in
+``.git/squadmem/`` when the commit removes a section: the message shims
+start Python only then (a file test); a message still empty when
+prepare-commit-msg runs (an editor follows) gets the trailer at commit-msg,
+the note kept until it is named.
 
 Otherwise the hook never stops a commit: a problem is reported on stderr and
 the uses stay pending. Standard library only.
@@ -247,15 +249,9 @@ def named_deletions(text: str) -> set[str]:
 def note_removals(state: Path, unnamed: bool) -> None:
     """Leave (or clear) the note that tells the commit-msg shim a removal waits to be named once the
     message is written (prepare-commit-msg saw it empty)."""
-    note = state / REMOVALS_NOTE
-    try:
-        if unnamed:
-            note.parent.mkdir(parents=True, exist_ok=True)
-            note.touch()
-        elif note.is_file():
-            note.unlink()
-    except OSError:
-        pass  # without the note, commit-msg's Python is not started: verify then names what is missing
+    from squadmem.hooks import deletions
+
+    deletions.note(str(state), unnamed)
 
 
 def removals_unnamed(text: str, env: Mapping[str, str], amend: bool) -> list[str]:
@@ -304,8 +300,12 @@ def edits_staged() -> bool:
     from squadmem.gitio import runner
     from squadmem.hooks import deletions
 
+    env = runner.git_env()
     try:
-        return any(e.status in deletions.OLD_SIDE for e in deletions.changes(runner.git_env(), False))
+        if any(e.status in deletions.OLD_SIDE for e in deletions.changes(env, False)):
+            return True
+        deletions.note(deletions.state_dir(env), False)  # a note an aborted commit left behind
+        return False
     except SquadmemError:
         return True  # the full hook then says what is wrong
 
