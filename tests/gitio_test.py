@@ -136,7 +136,11 @@ def test_one_environment_policy_with_the_index_and_identity_asked_for(tmp_path: 
     assert (cli["GIT_AUTHOR_NAME"], cli["GIT_COMMITTER_DATE"]) == ("A", "2026-01-01T00:00:00Z")
     assert "GIT_INDEX_FILE" not in cli and (cli["GIT_DIR"], cli["GIT_WORK_TREE"]) == ("/elsewhere",) * 2
     relative = runner.git_env({"GIT_DIR": "store.git", "GIT_WORK_TREE": "tree"}, keep_index=False)
-    assert relative == {"GIT_DIR": os.path.abspath("store.git"), "GIT_WORK_TREE": os.path.abspath("tree")}
+    assert relative == {
+        "GIT_DIR": os.path.abspath("store.git"),
+        "GIT_WORK_TREE": os.path.abspath("tree"),
+        "GIT_NO_REPLACE_OBJECTS": "1",
+    }
 
 
 def test_a_repo_commits_under_the_identity_it_is_given(repo: GitRepo) -> None:

@@ -49,7 +49,7 @@ MANIFEST: tuple[dict[str, object], ...] = (
         "name": "squadmem daily logs only grow during their day",
         "entry": "squadmem-log-check",
         "stages": ["pre-commit", "pre-merge-commit"],
-        "files": "^(\\.squad/memory/log/|memory/[0-9]+-[0-9]+-[0-9]+\\.md$)",
+        "files": "^(\\.squad/memory/log/|memory/[0-9]+-[0-9]+-[0-9]+(-[a-z0-9-]+)?\\.md$)",
         "always_run": True,
         "pass_filenames": False,
     },
