@@ -26,6 +26,7 @@ from conftest import GitRepo, assert_refused, run_squadmem
 from conftest import squadmem as cli
 
 from squadmem.commands import openclaw, transcripts
+from squadmem.model import openclaw as config
 from squadmem.model import uses
 
 HOT = (
@@ -409,7 +410,8 @@ def test_a_broken_config_is_a_warning_and_the_default_places_are_read(repo: GitR
     done = run_squadmem(repo.root, "track", "--dry-run", "--now", NOW)
     assert done.returncode == 0, done.stderr
     assert done.stderr.splitlines() == [
-        f"squadmem: warning: {config}: OpenClaw's config does not parse; reading the default places"
+        f"squadmem: warning: {config}: OpenClaw's config is not a JSON5 object squadmem can read;"
+        " reading the default places"
     ]
     assert "main/ferry-timetable" in done.stdout
 
@@ -530,18 +532,22 @@ def test_a_line_over_the_line_cap_is_skipped(tmp_path: Path, monkeypatch: pytest
         ('{"e": "q\\"//"}', {"e": 'q"//'}),
     ],
 )
-def test_json5_comments_and_trailing_commas(text: str, expected: dict[str, Any]) -> None:
-    assert openclaw.json5(text) == expected
+def test_json5_comments_and_trailing_commas(text: str, expected: dict[str, Any], tmp_path: Path) -> None:
+    path = tmp_path / "openclaw.json"
+    path.write_text(text, encoding="utf-8")
+    assert config.read_config(str(path)) == expected
 
 
 def test_state_dir_follows_openclaws_variables(tmp_path: Path) -> None:
-    assert openclaw.state_dir({"HOME": str(tmp_path)}) == tmp_path / ".openclaw"
-    assert (
-        openclaw.state_dir({"HOME": str(tmp_path), "OPENCLAW_PROFILE": "dev"}) == tmp_path / ".openclaw-dev"
+    assert config.state_dir({"HOME": str(tmp_path)}) == str(tmp_path / ".openclaw")
+    assert config.state_dir({"HOME": str(tmp_path), "OPENCLAW_PROFILE": "dev"}) == str(
+        tmp_path / ".openclaw-dev"
     )
-    assert openclaw.state_dir({"HOME": "/x", "OPENCLAW_HOME": str(tmp_path)}) == tmp_path / ".openclaw"
-    assert openclaw.state_dir({"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": "~/s"}) == tmp_path / "s"
-    assert openclaw.config_path({"HOME": str(tmp_path)}) == tmp_path / ".openclaw" / "openclaw.json"
+    assert config.state_dir({"HOME": "/x", "OPENCLAW_HOME": str(tmp_path)}) == str(tmp_path / ".openclaw")
+    assert config.state_dir({"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": "~/s"}) == str(tmp_path / "s")
+    assert config.state_dir({"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": "undefined"}) == str(
+        tmp_path / ".openclaw"
+    )
 
 
 def _lines(events: Sequence[dict[str, Any]]) -> Iterator[tuple[str, dict[str, Any], int | None]]:

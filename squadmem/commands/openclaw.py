@@ -28,22 +28,20 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import json
 import os
 import stat
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from squadmem.model import openclaw as config
 from squadmem.model.errors import SquadmemError
 
 if TYPE_CHECKING:
     import sqlite3  # imported where a store is read: maintain and report pay for it only then
 
 STORE = "openclaw-agent.sqlite"
-CONFIG = "openclaw.json"
 MAGIC = b"SQLite format 3\x00"
-MAX_CONFIG = 4 * 1024 * 1024
 MAX_EVENT = 16 * 1024 * 1024
 BUSY_SECONDS = 1.0
 
@@ -79,145 +77,47 @@ class Row:
 # -- where things are -----------------------------------------------------------------------------
 
 
-def _expand(value: str, home: Path) -> Path:
-    return home / value[2:] if value == "~" or value.startswith("~/") else Path(value)
-
-
-def _set(env: Mapping[str, str], name: str) -> str | None:
-    value = env.get(name, "").strip()
-    return None if value in ("", "undefined", "null") else value
-
-
-def home(env: Mapping[str, str]) -> Path:
-    base = Path(_set(env, "HOME") or Path.home())
-    given = _set(env, "OPENCLAW_HOME")
-    return _expand(given, base) if given else base
-
-
-def state_dir(env: Mapping[str, str]) -> Path:
-    given = _set(env, "OPENCLAW_STATE_DIR")
-    if given:
-        return _expand(given, home(env))
-    profile = _set(env, "OPENCLAW_PROFILE")
-    return home(env) / (f".openclaw-{profile}" if profile and profile != "default" else ".openclaw")
-
-
-def config_path(env: Mapping[str, str]) -> Path:
-    given = _set(env, "OPENCLAW_CONFIG_PATH")
-    return _expand(given, home(env)) if given else state_dir(env) / CONFIG
-
-
-def json5(text: str) -> Any:
-    """JSON5 as OpenClaw's config uses it: comments and trailing commas dropped, then JSON."""
-    out: list[str] = []
-    index, quote = 0, ""
-    while index < len(text):
-        char = text[index]
-        if quote:
-            out.append(char)
-            if char == "\\":
-                out.append(text[index + 1 : index + 2])
-                index += 1
-            elif char == quote:
-                quote = ""
-        elif char in "\"'":
-            quote = char
-            out.append(char)
-        elif text.startswith("//", index):
-            end = text.find("\n", index)
-            index = (len(text) if end < 0 else end) - 1  # the newline itself is kept
-        elif text.startswith("/*", index):
-            end = text.find("*/", index + 2)
-            index = len(text) if end < 0 else end + 1
-        elif char in "]}":
-            while out and out[-1].isspace():
-                out.pop()
-            if out and out[-1] == ",":
-                out.pop()
-            out.append(char)
-        else:
-            out.append(char)
-        index += 1
-    return json.loads("".join(out))
-
-
-def read_config(path: Path) -> dict[str, Any] | None:
-    """The config as an object; None if there is none; a one-line error if it cannot be read."""
-    try:
-        info = path.stat()
-    except FileNotFoundError:
-        return None
-    except OSError as exc:
-        raise SquadmemError(
-            f"{path}: cannot read OpenClaw's config: {exc.strerror}", hint="fix the file"
-        ) from None
-    if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG:
-        raise SquadmemError(f"{path}: not OpenClaw's config (not a small regular file)", hint="fix the file")
-    try:
-        data = json5(path.read_bytes().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        raise SquadmemError(
-            f"{path}: OpenClaw's config does not parse", hint="openclaw config validate says why"
-        ) from None
-    if not isinstance(data, dict):
-        raise SquadmemError(f"{path}: OpenClaw's config is not an object", hint="fix the file")
-    return data
-
-
-def agents(config: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """Agent id -> its settings: ``agents.entries`` (2026.9), or ``agents.list`` (older)."""
-    section = config.get("agents")
-    if not isinstance(section, dict):
-        return {}
-    found: dict[str, dict[str, Any]] = {}
-    listed = section.get("list")
-    for entry in listed if isinstance(listed, list) else []:
-        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
-            found[entry["id"]] = entry
-    entries = section.get("entries")
-    for ident, entry in (entries if isinstance(entries, dict) else {}).items():
-        if isinstance(entry, dict):
-            found[str(ident)] = entry
-    return found
-
-
-def _same(path: object, root: Path, base: Path) -> bool:
+def _same(path: object, root: Path, env: Mapping[str, str]) -> bool:
     if not isinstance(path, str) or not path.strip():
         return False
     try:
-        return _expand(path.strip(), base).resolve() == root.resolve()
+        return Path(config.expand(path, env)).resolve() == root.resolve()
     except (OSError, RuntimeError):
         return False
 
 
-def _workspace_agent(config: Mapping[str, Any], root: Path, base: Path) -> str | None:
+def _workspace_agent(settings: Mapping[str, Any], root: Path, env: Mapping[str, str]) -> str | None:
     """The agent whose workspace is ``root`` (its own setting, or the default one)."""
-    known = agents(config)
+    known = config.agents(settings)
     for ident, entry in known.items():
-        if _same(entry.get("workspace"), root, base):
+        if _same(entry.get("workspace"), root, env):
             return ident
-    section = config.get("agents")
+    section = settings.get("agents")
     defaults = section.get("defaults") if isinstance(section, dict) else None
-    if isinstance(defaults, dict) and _same(defaults.get("workspace"), root, base):
+    if isinstance(defaults, dict) and _same(defaults.get("workspace"), root, env):
         return next((i for i, e in known.items() if not e.get("workspace")), None)
     return None
 
 
-def locate(root: Path, agent: str, env: Mapping[str, str]) -> Store:
-    """The store of the agent working in ``root``: a broken config is a warning, and the defaults hold."""
-    base, state = home(env), state_dir(env)
-    warnings: list[str] = []
+def _settings(env: Mapping[str, str], warnings: list[str]) -> Mapping[str, Any]:
+    path = config.config_path(env)
     try:
-        config = read_config(config_path(env)) or {}
+        return config.read_config(path) if path else {}
     except SquadmemError as problem:
         warnings.append(f"{problem.message}; reading the default places")
-        config = {}
-    ident = _workspace_agent(config, root, base) or agent
-    entry = agents(config).get(ident, {})
-    agent_dir = entry.get("agentDir")
+        return {}
+
+
+def locate(root: Path, agent: str, env: Mapping[str, str]) -> Store:
+    """The store of the agent working in ``root``: a broken config is a warning, and the defaults hold."""
+    state = Path(config.state_dir(env))
+    warnings: list[str] = []
+    settings = _settings(env, warnings)
+    ident = _workspace_agent(settings, root, env) or agent
+    agent_dir = config.agents(settings).get(ident, {}).get("agentDir")
     folder = (
-        _expand(agent_dir, base)
-        if isinstance(agent_dir, str) and agent_dir
+        Path(config.expand(agent_dir, env))
+        if isinstance(agent_dir, str) and agent_dir.strip()
         else state / "agents" / ident / "agent"
     )
     return Store(ident, folder / STORE, state / "agents" / ident / "sessions", tuple(warnings))

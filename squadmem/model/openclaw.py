@@ -1,12 +1,15 @@
-"""OpenClaw's configuration, as far as squadmem reads it: the user's time zone, the host's day.
+"""OpenClaw's configuration, as far as squadmem reads it: where its state and config are, the
+user's time zone (the host's day), the agents and their workspaces.
 
 OpenClaw dates its daily logs (the pre-compaction flush's ``memory/YYYY-MM-DD.md``) and its
 session files (``memory/YYYY-MM-DD-HHMM.md``) in ``agents.defaults.userTimezone``; ``init``
 writes that zone into a workspace's ``tiers.toml`` so the logs' days are the host's.
 
-The config is found as OpenClaw finds it: ``OPENCLAW_CONFIG_PATH``; else the first that exists
-of ``openclaw.json`` (then the legacy ``clawdbot.json``) in ``OPENCLAW_STATE_DIR``, in
-``~/.openclaw`` and in the legacy ``~/.clawdbot``, where ``~`` is ``OPENCLAW_HOME`` or ``HOME``.
+The state folder is ``OPENCLAW_STATE_DIR``, else ``~/.openclaw`` (``~/.openclaw-<profile>``
+with ``OPENCLAW_PROFILE``), where ``~`` is ``OPENCLAW_HOME`` or ``HOME``. The config is found as
+OpenClaw finds it: ``OPENCLAW_CONFIG_PATH``; else the first that exists of ``openclaw.json``
+(then the legacy ``clawdbot.json``) in the state folder, in ``~/.openclaw`` and in the legacy
+``~/.clawdbot``.
 It is JSON5 (comments, unquoted keys, single quotes, trailing commas); ``$include`` and
 ``${VAR}`` are not followed. Standard library only.
 """
@@ -15,8 +18,10 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from collections.abc import Mapping
 
+from squadmem.model import jsontext
 from squadmem.model.errors import SquadmemError
 from squadmem.model.settings import known_zone
 
@@ -26,9 +31,17 @@ SETTING = "agents.defaults.userTimezone"
 MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
-def _home(env: Mapping[str, str]) -> str:
-    home = (env.get("OPENCLAW_HOME") or "").strip() or env.get("HOME") or os.path.expanduser("~")
-    return _user_path(home, env.get("HOME") or os.path.expanduser("~"))
+def _set(env: Mapping[str, str], name: str) -> str | None:
+    """An OpenClaw variable as OpenClaw reads it: blank, ``undefined`` and ``null`` are unset."""
+    value = (env.get(name) or "").strip()
+    return None if value in ("", "undefined", "null") else value
+
+
+def home(env: Mapping[str, str]) -> str:
+    """OpenClaw's home: ``OPENCLAW_HOME`` (``~`` in it is the user's), else the user's."""
+    user = _set(env, "HOME") or os.path.expanduser("~")
+    given = _set(env, "OPENCLAW_HOME")
+    return _user_path(given, user) if given else os.path.abspath(user)
 
 
 def _user_path(value: str, home: str) -> str:
@@ -39,23 +52,57 @@ def _user_path(value: str, home: str) -> str:
     return os.path.abspath(text)
 
 
+def expand(value: str, env: Mapping[str, str]) -> str:
+    """A path the config names (``~`` is OpenClaw's home)."""
+    return _user_path(value, home(env))
+
+
+def state_dir(env: Mapping[str, str]) -> str:
+    """OpenClaw's state folder (agents, sessions, the config) under ``env``."""
+    given = _set(env, "OPENCLAW_STATE_DIR")
+    if given:
+        return _user_path(given, home(env))
+    profile = _set(env, "OPENCLAW_PROFILE")
+    name = f"{STATE_DIRS[0]}-{profile}" if profile and profile != "default" else STATE_DIRS[0]
+    return os.path.join(home(env), name)
+
+
 def config_path(env: Mapping[str, str]) -> str | None:
     """The OpenClaw config file OpenClaw would read under ``env``; None when there is none."""
-    home = _home(env)
-    explicit = (env.get("OPENCLAW_CONFIG_PATH") or "").strip()
+    explicit = _set(env, "OPENCLAW_CONFIG_PATH")
     if explicit:
-        path = _user_path(explicit, home)
+        path = _user_path(explicit, home(env))
         return path if os.path.exists(path) else None
-    folders = [os.path.join(home, name) for name in STATE_DIRS]
-    state = (env.get("OPENCLAW_STATE_DIR") or "").strip()
-    if state:
-        folders.insert(0, _user_path(state, home))
-    for folder in folders:
+    folders = [state_dir(env), *(os.path.join(home(env), name) for name in STATE_DIRS)]
+    for folder in dict.fromkeys(folders):
         for name in CONFIG_NAMES:
             path = os.path.join(folder, name)
             if os.path.exists(path):
                 return path
     return None
+
+
+def read_config(path: str) -> dict[str, object]:
+    """The config at ``path`` as an object; a one-line :class:`SquadmemError` naming the file when it
+    is no regular file, too large, not UTF-8 or not JSON5."""
+    return _load(path)
+
+
+def agents(config: Mapping[str, object]) -> dict[str, dict[str, object]]:
+    """Agent id -> its settings: ``agents.entries`` (2026.9), or ``agents.list`` (older)."""
+    section = config.get("agents")
+    if not isinstance(section, dict):
+        return {}
+    found: dict[str, dict[str, object]] = {}
+    listed = section.get("list")
+    for entry in listed if isinstance(listed, list) else []:
+        if isinstance(entry, dict) and isinstance(entry.get("id"), str):
+            found[entry["id"]] = entry
+    entries = section.get("entries")
+    for ident, entry in (entries if isinstance(entries, dict) else {}).items():
+        if isinstance(entry, dict):
+            found[str(ident)] = entry
+    return found
 
 
 def user_timezone(path: str) -> str | None:
@@ -81,13 +128,19 @@ def user_timezone(path: str) -> str | None:
 
 def _load(path: str) -> dict[str, object]:
     try:
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_CONFIG_BYTES:
+            raise SquadmemError(
+                f"{path}: not OpenClaw's config (not a regular file of at most 4 MiB)",
+                hint="point OPENCLAW_CONFIG_PATH at the config, or fix the file",
+            )
         with open(path, "rb") as handle:
             raw = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise SquadmemError(f"{path}: cannot read OpenClaw's config: {exc.strerror}") from None
     try:
         text = raw.decode("utf-8-sig")
-        data = json.loads(text) if len(raw) <= MAX_CONFIG_BYTES else None
+        data = jsontext.loads(text)
     except UnicodeDecodeError:
         data = None
     except ValueError:
@@ -104,7 +157,7 @@ def _json5(text: str) -> object:
     """``text`` read as JSON5's common subset (None if it is not): comments, unquoted keys,
     single-quoted strings and trailing commas rewritten as JSON, then parsed."""
     try:
-        return json.loads(_as_json(text))
+        return jsontext.loads(_as_json(text))
     except (ValueError, RecursionError):
         return None
 
