@@ -127,8 +127,8 @@ def test_openclaw_memory_search_finds_every_section_squadmem_moved(kept: GitRepo
     hot = repo.read("MEMORY.md")
     assert hot.startswith(HEADER) and hot.rstrip("\n").split("\n## ")[-1].startswith("Index → Deeper Tiers")
     index = hot.rsplit("\n## Index → Deeper Tiers\n", 1)[1]
-    for title in moved - {DECISION}:  # the Index names each moved section, and the wiki topic
-        assert f"- main/{title.lower().replace(' ', '-')} (archive, " in index, index
-    assert "- wiki:studio (wiki, " in index, index
+    for title in moved - {DECISION}:  # the Index names each moved section's title and file, and the topic
+        assert f"- {title} — {kept_in[title]} (archive, " in index, index
+    assert "- studio — memory/wiki/studio.md (wiki, " in index, index
     verified = run_squadmem(repo.root, "verify", "--now", day(42, 12))
     assert verified.returncode == 0, verified.stdout + verified.stderr
