@@ -407,13 +407,11 @@ def tier_submodule(lab: Lab) -> Verdict:
 
 
 def unicode_titles(lab: Lab) -> Verdict:
-    """Titles and ids in unicode: combining marks, an emoji, a right-to-left override, ligatures."""
-    text = (
-        "# Hot\n\n## Ünïcödé 🚀 ｆｕｌｌ\n\nx\n\n## \u202eevil\n\ny\n\n"
-        "## İstanbul ﬁ\n<!-- squadmem: id=é -->\nz\n"
-    )
+    """Titles and ids in unicode: accents, an emoji, fullwidth letters, a right-to-left override,
+    a dotted capital I (lowercased with a combining dot), a ligature."""
+    text = "# Hot\n\n## Ünïcödé 🚀 ｆｕｌｌ\n\nx\n\n## \u202eevil\n\ny\n\n## İstanbul ﬁ\n\nz\n"
     return _committed(
-        lab, {HOT: text}, [*READERS, ("history", "picard/ünïcödé-ｆｕｌｌ"), ("touch", "picard/é")]
+        lab, {HOT: text}, [*READERS, ("history", "picard/ünïcödé-ｆｕｌｌ"), ("touch", "picard/i-stanbul-ﬁ")]
     )
 
 
