@@ -36,7 +36,7 @@ import tempfile
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from bench.gitrun import SQUADMEM, Done, git
+from bench.gitrun import Done, git, squadmem
 
 DAY = "2026-01-01T10:00:00+00:00"
 LATER = "2026-01-05T10:00:00+00:00"
@@ -84,15 +84,7 @@ class Lab:
     def sq(
         self, root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None
     ) -> Done:
-        proc = subprocess.run(
-            [*SQUADMEM, *args],
-            cwd=root,
-            env=env or self.env,
-            input=input,
-            stdin=subprocess.DEVNULL if input is None else None,
-            capture_output=True,
-        )
-        return Done(proc.returncode, proc.stdout, proc.stderr)
+        return squadmem(root, *args, env=env or self.env, input=input, check=False)
 
     def repo(self, name: str = "repo", hooks: bool = False) -> Path:
         """A Squad-layout repository: picard's hot and cold sections, a log of 2026-01-01 (committed
