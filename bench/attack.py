@@ -33,10 +33,10 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
-from bench.gitrun import SQUADMEM, Done, git
+from bench.gitrun import Done, git, squadmem
 
 DAY = "2026-01-01T10:00:00+00:00"
 LATER = "2026-01-05T10:00:00+00:00"
@@ -84,15 +84,7 @@ class Lab:
     def sq(
         self, root: Path, *args: str, input: bytes | None = None, env: dict[str, str] | None = None
     ) -> Done:
-        proc = subprocess.run(
-            [*SQUADMEM, *args],
-            cwd=root,
-            env=env or self.env,
-            input=input,
-            stdin=subprocess.DEVNULL if input is None else None,
-            capture_output=True,
-        )
-        return Done(proc.returncode, proc.stdout, proc.stderr)
+        return squadmem(root, *args, env=env or self.env, input=input, check=False)
 
     def repo(self, name: str = "repo", hooks: bool = False) -> Path:
         """A Squad-layout repository: picard's hot and cold sections, a log of 2026-01-01 (committed
@@ -189,6 +181,15 @@ def same_titles(lab: Lab) -> Verdict:
     return answered(lab, root, [("maintain", "--dry-run", "--now", NOW)])
 
 
+def identical_sections(lab: Lab) -> Verdict:
+    """100,000 identical hot sections (``## a``) over the hot budget: each move looked for its section
+    by walking the file (quadratic: minutes); found in file order at once, it answers in seconds."""
+    root = lab.repo()
+    write(root, HOT, "# Hot\n\n" + "## a\n" * 100_000)
+    lab.git(root, "commit", "-q", "-a", "--no-verify", "-m", "many", date=DAY)
+    return answered(lab, root, [("maintain", "--dry-run", "--now", NOW)])
+
+
 def _deep_file(lab: Lab, rel: str, commands: list[tuple[str, ...]]) -> Verdict:
     root = lab.repo()
     write(
@@ -236,7 +237,7 @@ def _odd_date(lab: Lab, header: str) -> Verdict:
     root = lab.repo()
     base = lab.git(root, "rev-parse", "HEAD").out.strip()
     lab.raw_commit(root, header)
-    commands = [
+    commands: list[tuple[str, ...]] = [
         ("report", "--now", NOW),
         ("maintain", "--dry-run", "--now", NOW),
         ("history", "picard/auth-tokens"),
@@ -307,6 +308,136 @@ def deep_hook_json(lab: Lab) -> Verdict:
     root = lab.repo()
     done = lab.sq(root, "near", "--from-hook", input=DEEP.encode())
     return failed(done) or held(f"near {done.returncode}")
+
+
+# -- new classes: odd files, odd settings, odd values ----------------------------------------------------
+READERS = [
+    ("list",),
+    ("report", "--now", NOW),
+    ("maintain", "--dry-run", "--now", NOW),
+    ("doctor",),
+    ("context", "--agent", "picard"),
+    ("recall", "tokens"),
+]
+
+
+def _committed(
+    lab: Lab, files: Mapping[str, str | bytes], commands: list[tuple[str, ...]] = READERS
+) -> Verdict:
+    root = lab.repo()
+    for rel, text in files.items():
+        write(root, rel, text)
+    lab.git(root, "add", "-A")
+    lab.git(root, "commit", "-q", "--no-verify", "-m", "odd", date=LATER)
+    return answered(lab, root, commands)
+
+
+def tiers_dev_zero(lab: Lab) -> Verdict:
+    """tiers.toml committed as a symlink to /dev/zero: every command read it forever (a hang for
+    everyone who pulls); it must be refused as not a regular file."""
+    root = lab.repo()
+    (root / MEMORY / "tiers.toml").unlink()
+    (root / MEMORY / "tiers.toml").symlink_to("/dev/zero")
+    lab.git(root, "add", "-A")
+    lab.git(root, "commit", "-q", "--no-verify", "-m", "zero", date=LATER)
+    return answered(lab, root, READERS, allowed=(1, 2))
+
+
+def squad_config_fifo(lab: Lab) -> Verdict:
+    """.squad/config.json a FIFO no one writes: ``doctor``, ``report`` and ``maintain`` waited on it."""
+    root = lab.repo()
+    write(root, ".squad/agents/picard/history.md", "# Picard\n\n## Learnings\n\n### T (2026-01-01)\nx\n")
+    lab.git(root, "add", "-A")
+    lab.git(root, "commit", "-q", "--no-verify", "-m", "team", date=DAY)
+    os.mkfifo(root / ".squad" / "config.json")
+    return answered(
+        lab, root, [("doctor",), ("report", "--now", NOW), ("maintain", "--dry-run", "--now", NOW)]
+    )
+
+
+def tiers_odd_values(lab: Lab) -> Verdict:
+    """tiers.toml with values no one means: 1e400, 10^26, nan, inf, an unknown zone."""
+    text = (
+        'timezone = "Mars/Phobos"\n[hot]\nmax_bytes = 1e400\nstale_days = nan\n'
+        "index_max_entries = 99999999999999999999999999\n[cold]\nttl_days = inf\n"
+        "[log]\ngrace_minutes = 99999999999999999\n"
+    )
+    return _committed(lab, {f"{MEMORY}/tiers.toml": text})
+
+
+def tier_bytes(lab: Lab) -> Verdict:
+    """NUL bytes in a hot file, invalid UTF-8 in a cold file and in a log."""
+    return _committed(
+        lab,
+        {
+            HOT: "# Hot\n\n## A\x00B\n\nx\x00\n",
+            COLD: b"# Cold\n\n## C\xff\n\ny\xc3\n",
+            LOG: b"# Log\n\n- \xff\n",
+        },
+    )
+
+
+def tier_folder(lab: Lab) -> Verdict:
+    """A tier file that is a folder in the commit (``cold/picard.md/x.md``)."""
+    root = lab.repo()
+    lab.git(root, "rm", "-q", COLD)
+    write(root, f"{COLD}/x.md", "# x\n")
+    lab.git(root, "add", "-A")
+    lab.git(root, "commit", "-q", "--no-verify", "-m", "folder", date=LATER)
+    return answered(lab, root, READERS)
+
+
+def tier_submodule(lab: Lab) -> Verdict:
+    """A tier file that is a submodule (a gitlink) in the commit."""
+    root = lab.repo()
+    lab.git(root, "rm", "-q", "--cached", COLD)
+    (root / COLD).unlink()
+    head = lab.git(root, "rev-parse", "HEAD").out.strip()
+    lab.git(root, "update-index", "--add", "--cacheinfo", f"160000,{head},{COLD}")
+    lab.git(root, "commit", "-q", "--no-verify", "-m", "gitlink", date=LATER)
+    return answered(lab, root, [*READERS, ("verify", "HEAD~1..HEAD")])
+
+
+def unicode_titles(lab: Lab) -> Verdict:
+    """Titles and ids in unicode: accents, an emoji, fullwidth letters, a right-to-left override,
+    a dotted capital I (lowercased with a combining dot), a ligature."""
+    text = "# Hot\n\n## Ünïcödé 🚀 ｆｕｌｌ\n\nx\n\n## \u202eevil\n\ny\n\n## İstanbul ﬁ\n\nz\n"
+    return _committed(
+        lab, {HOT: text}, [*READERS, ("history", "picard/ünïcödé-ｆｕｌｌ"), ("touch", "picard/i-stanbul-ﬁ")]
+    )
+
+
+def long_lines(lab: Lab) -> Verdict:
+    """A 3 MB heading line in hot (over the tier file limit) and a 900 KB one in cold."""
+    return _committed(lab, {HOT: "# Hot\n\n## " + "x" * 3_000_000 + "\n", COLD: "## " + "y" * 900_000 + "\n"})
+
+
+def odd_now(lab: Lab) -> Verdict:
+    """``--now`` given what no clock says: year 0, year 99999, 1e30, nan, a zone of +99:00."""
+    root = lab.repo()
+    commands: list[tuple[str, ...]] = [
+        (command, "--now", now)
+        for now in ("0000-00-00", "99999-01-01", "1e30", "nan", "2026-01-01T00:00:00+99:00", "")
+        for command in ("report", "list")
+    ]
+    return answered(lab, root, commands)
+
+
+def octopus(lab: Lab) -> Verdict:
+    """A merge of 20 parents, some of which move and edit memory."""
+    root = lab.repo()
+    for n in range(20):
+        lab.git(root, "checkout", "-q", "-b", f"b{n}", "main")
+        write(root, f"f{n}.txt", "x")
+        if n % 5 == 0:
+            write(root, HOT, (root / HOT).read_text() + f"\n## Branch {n}\n\nb\n")
+        lab.git(root, "add", "-A")
+        lab.git(root, "commit", "-q", "--no-verify", "-m", f"b{n}", date=LATER)
+    lab.git(root, "checkout", "-q", "main")
+    lab.git(
+        root, "merge", "-q", "--no-verify", "-m", "octopus", *[f"b{n}" for n in range(1, 20, 5)], date=LATER
+    )
+    return answered(lab, root, [*READERS, ("verify", "HEAD~1..HEAD"), ("history", "picard/auth-tokens")])
 
 
 # -- cases other work fixes (listed so the driver says where each stands) ------------------------------
@@ -451,6 +582,7 @@ def foreign_git_dir(lab: Lab) -> Verdict:
 Case = Callable[[Lab], Verdict]
 CASES: dict[str, Case] = {
     "same-titles-10000": same_titles,
+    "identical-sections-100000": identical_sections,
     "deep-json-spawn-record": deep_spawn_record,
     "deep-json-squad-config": deep_squad_config,
     "deep-json-pending-uses": deep_pending_uses,
@@ -462,6 +594,16 @@ CASES: dict[str, Case] = {
     "recall-1000-words": recall_1000_words,
     "recall-huge-limit": recall_huge_limit,
     "near-lone-surrogate": near_lone_surrogate,
+    "tiers-toml-dev-zero": tiers_dev_zero,
+    "squad-config-fifo": squad_config_fifo,
+    "tiers-toml-odd-values": tiers_odd_values,
+    "tier-nul-and-bad-utf8": tier_bytes,
+    "tier-is-folder": tier_folder,
+    "tier-is-submodule": tier_submodule,
+    "unicode-titles": unicode_titles,
+    "long-lines": long_lines,
+    "now-odd-values": odd_now,
+    "octopus-merge": octopus,
     "workspace-layout-forge": workspace_layout_forge,
     "layout-removed": layout_removed,
     "replaced-commit": replaced_commit,
@@ -472,7 +614,8 @@ CASES: dict[str, Case] = {
     "shallow-index-churn": shallow_index_churn,
     "foreign-git-dir": foreign_git_dir,
 }
-TIMED = ("same-titles-10000",)  # held only by answering within the bound: not for the test suite
+# held only by answering within the bound: not for the test suite
+TIMED = ("same-titles-10000", "identical-sections-100000")
 
 
 def run(name: str, folder: Path, timeout: float = 120) -> Verdict:
@@ -513,7 +656,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.list:
         for name, case in CASES.items():
-            print(f"{name:<26} {(case.__doc__ or '').split(chr(10))[0]}")
+            print(f"{name:<28} {(case.__doc__ or '').split(chr(10))[0]}")
         return 0
     unknown = [n for n in args.names if n not in CASES]
     if unknown:
@@ -522,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in args.names or list(CASES):
         with tempfile.TemporaryDirectory(prefix="squadmem-attack-") as folder:
             verdict = run(name, Path(folder), args.timeout)
-        print(f"{name:<26} {verdict.kind:<8} {verdict.detail}", flush=True)
+        print(f"{name:<28} {verdict.kind:<8} {verdict.detail}", flush=True)
         worst = max(worst, verdict.kind != "held")
     return worst
 

@@ -24,6 +24,16 @@ HELD = (
     "recall-1000-words",
     "recall-huge-limit",
     "near-lone-surrogate",
+    "tiers-toml-dev-zero",
+    "squad-config-fifo",
+    "tiers-toml-odd-values",
+    "tier-nul-and-bad-utf8",
+    "tier-is-folder",
+    "tier-is-submodule",
+    "unicode-titles",
+    "long-lines",
+    "now-odd-values",
+    "octopus-merge",
 )
 
 

@@ -47,3 +47,22 @@ def test_stamp_is_utc_whole_seconds_with_z() -> None:
 def test_days_and_epoch() -> None:
     assert clock.days(dt.timedelta(hours=36)) == 1.5
     assert clock.from_epoch(86400) == dt.datetime(1970, 1, 2, tzinfo=dt.UTC)
+
+
+@pytest.mark.parametrize(
+    ("printed", "epoch", "odd"),
+    [
+        ("1767261600", 1767261600, False),
+        ("", 0, True),  # git prints no time for a commit without a readable date, shows it as 1970
+        ("  \n", 0, True),
+        ("-5", 0, True),
+        ("253402300800", clock.LAST_EPOCH, True),  # the year 10000
+        ("٣", 0, True),
+    ],
+)
+def test_git_epoch_reads_what_git_prints(printed: str, epoch: int, odd: bool) -> None:
+    """Commits dated in the year 10000, or with no readable date, ended report/maintain/verify (exit 3)."""
+    assert clock.git_epoch(printed) == epoch
+    assert clock.git_epoch(printed.encode()) == epoch
+    assert clock.odd_epoch(printed) is odd
+    assert clock.from_epoch(clock.git_epoch(printed)).year in (1970, 2026, 9999)

@@ -74,7 +74,8 @@ def test_recall_nothing_found(memory: GitRepo) -> None:
     [
         (("   ",), "squadmem: recall needs a query"),
         (("keys", "--tier", "tepid"), "squadmem: unknown tier 'tepid'"),
-        (("keys", "--limit", "0"), "squadmem: --limit 0: must be 1 or more"),
+        (("keys", "--limit", "0"), "squadmem: --limit 0: must be 1 to 1000000"),
+        (("keys", "--limit", str(10**23)), f"squadmem: --limit {10**23}: must be 1 to 1000000"),
         (("keys", "--agent", "../x"), "squadmem: invalid agent name '../x'"),
     ],
 )

@@ -40,7 +40,7 @@ from squadmem.engine.intake_ledger import taken as _taken
 from squadmem.engine.intake_ledger import tier_of as _tier_of
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, jsontext, render, sections, squad, templates
+from squadmem.model import clock, jsontext, render, sections, squad, templates, writes
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, check_name, classify, tier_rel
@@ -122,7 +122,7 @@ def _counts(placed: Iterable[Placed]) -> dict[str, int]:
 def backend(root: Path) -> str:
     """Squad's state backend (``.squad/config.json``), "local" when it says nothing."""
     try:
-        data = jsontext.loads((root / ".squad" / "config.json").read_text("utf-8"))
+        data = jsontext.loads(writes.read_state(root / ".squad" / "config.json"))  # a FIFO is never read
     except FileNotFoundError:
         return "local"
     except (OSError, ValueError) as exc:

@@ -170,6 +170,10 @@ class Node:
     label: int = 0  # its place among the Doc's sections of its base (:meth:`Doc.rank`)
 
 
+def _label_of(node: Node) -> int:
+    return node.label
+
+
 def _bytes(text: str) -> int:
     return len(text.encode("utf-8"))
 
@@ -235,9 +239,9 @@ class Doc:
             self.tail = node
         else:
             before.prev = node
-        self._label(node, before)
-        self.by_key.setdefault(node.key, []).append(node)
         self.count += 1
+        self.by_key.setdefault(node.key, []).append(node)
+        self._label(node, before)
         self.indexes += node.index
         self.bytes += _bytes(node.text)
         self.lines += _lines(node.text)
@@ -254,7 +258,7 @@ class Doc:
         labels = self.labels[node.base]
         del labels[bisect.bisect_left(labels, node.label)]
         same = self.by_key[node.key]
-        same.remove(node)
+        del same[bisect.bisect_left(same, node.label, key=_label_of)]
         if not same:
             del self.by_key[node.key]
         self.count -= 1
@@ -264,16 +268,18 @@ class Doc:
 
     def _label(self, node: Node, before: Node | None) -> None:
         """Label a node just linked: after every label so far when no section of its base follows
-        it (at the end, or just before a last section of another base), else label them all again."""
+        it (at the end, or just before a last section of another base), else label them all again.
+        Sections of one base, and so of one text, stay in file order in ``labels`` and ``by_key``."""
         self.last_label += 1
         node.label = self.last_label
         if before is None or (before is self.tail and before.base != node.base):
             self.labels.setdefault(node.base, []).append(node.label)
             return
-        self.labels = {}
+        self.labels, self.by_key = {}, {}
         for number, each in enumerate(self.nodes(), start=self.last_label + 1):
             each.label = number
             self.labels.setdefault(each.base, []).append(number)
+            self.by_key.setdefault(each.key, []).append(each)
         self.last_label += self.count + 1
 
     def rank(self, node: Node) -> int:
@@ -308,11 +314,7 @@ class Doc:
     def find(self, section_text: str) -> Node | None:
         """The first section equal to ``section_text`` (normalized), or None."""
         same = self.by_key.get(trimmed(section_text))
-        if not same:
-            return None
-        if len(same) == 1:
-            return same[0]
-        return next(n for n in self.nodes() if n in same)
+        return same[0] if same else None  # in file order (see _label)
 
     def index_node(self) -> Node | None:
         if not self.indexes:

@@ -18,7 +18,6 @@ from collections.abc import Callable, Sequence
 
 from squadmem.gitio import formats, runner
 from squadmem.gitio.formats import LogEntry, Staged
-from squadmem.model import clock
 from squadmem.model.errors import SquadmemError
 
 Env = runner.Env
@@ -105,6 +104,8 @@ def messages_args(
 
 def parse_messages(out: bytes) -> list[tuple[int, str]]:
     """(committer seconds, whole message) of each commit, newest first, from :func:`messages_args`'s log."""
+    from squadmem.model import clock  # only where messages are read: a plain commit's hook never is
+
     fields = out.decode("utf-8", "surrogateescape").split("\0")
     return [
         (clock.git_epoch(when), body)

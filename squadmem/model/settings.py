@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import datetime as dt
 import math
+import os
+import stat
 from collections.abc import Mapping
 
 from squadmem.model.errors import SquadmemError
@@ -396,13 +398,29 @@ def load(memory_dir: Path) -> Settings:
     return Settings() if text is None else parse(text, memory_dir / "tiers.toml")
 
 
+def _read_regular(path: str | Path) -> bytes:
+    """The bytes of a regular file; IsADirectoryError for anything else (a FIFO, a device, a
+    folder), which is never read, so nothing hangs."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise IsADirectoryError(f"{path}: not a regular file")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read()
+    finally:
+        os.close(fd)
+
+
 def read(path: str | Path) -> str | None:
     """The text of the tiers.toml at ``path``; None where it is absent."""
     try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
+        raw = _read_regular(path)
     except FileNotFoundError:
         return None
+    except IsADirectoryError:  # a folder, a FIFO, a device (a symlink to /dev/zero): never read
+        raise SquadmemError(
+            f"{path}: not a regular file", hint="make tiers.toml a plain file (or remove it for the defaults)"
+        ) from None
     except OSError as exc:
         raise SquadmemError(f"{path}: cannot read: {exc.strerror}") from None
     try:
