@@ -29,6 +29,7 @@ import argparse
 import dataclasses
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -514,12 +515,12 @@ def log_symlink(lab: Lab) -> Verdict:
 
 
 def autocrlf_demote(lab: Lab) -> Verdict:
-    """``core.autocrlf=true``: ``demote`` of a clean section must not be refused as an uncommitted edit."""
+    """``core.autocrlf=true`` set after an LF checkout (git status clean): ``demote`` of a clean
+    section must not be refused as an uncommitted edit."""
     root = lab.repo()
     lab.git(root, "config", "core.autocrlf", "true")
-    for rel in (HOT, COLD):
-        (root / rel).unlink()
-    lab.git(root, "checkout", "--", MEMORY)
+    if lab.git(root, "status", "--porcelain").out.strip():
+        return Verdict("stuck", "git status is not clean after setting core.autocrlf")
     done = lab.sq(root, "demote", "picard/deploy", "--now", NOW)
     bad = failed(done)
     if bad is not None:
@@ -527,6 +528,37 @@ def autocrlf_demote(lab: Lab) -> Verdict:
     if done.returncode:
         return Verdict("stuck", f"demote refused: {last_line(done)[:100]}")
     return held("demote 0")
+
+
+def rebased_move(lab: Lab) -> Verdict:
+    """A move rebased onto a teammate's edit of its section (``git pull --rebase``): verify refuses
+    it naming a command, and that command gets the user out (verify passes after it)."""
+    root = lab.repo()
+    lab.remote(root)
+    lab.git(root, "checkout", "-q", "-b", "teammate")
+    write(root, HOT, "# Hot\n\n## Auth tokens\n\nrotate daily\n\n## Deploy\n\nblue green\n")
+    lab.git(root, "commit", "-q", "-a", "--no-verify", "-m", "teammate edits", date=LATER)
+    lab.git(root, "push", "-q", "--no-verify", "origin", "teammate:main")
+    lab.git(root, "checkout", "-q", "main")
+    env = dict(lab.env, GIT_AUTHOR_DATE=LATER, GIT_COMMITTER_DATE=LATER)
+    done = lab.sq(root, "demote", "picard/auth-tokens", "--now", NOW, env=env)
+    if done.returncode:
+        return failed(done) or Verdict("stuck", f"demote refused: {last_line(done)[:100]}")
+    lab.git(root, "pull", "-q", "--rebase", "--no-gpg-sign", "origin", "main", date=LATER)
+    done = lab.sq(root, "verify", "--now", NOW)
+    bad = failed(done)
+    if bad is not None:
+        return bad
+    if done.returncode == 0:
+        return Verdict("forged", "verify passed a rebased move that carried the text from before the edit")
+    named = re.search(r"\(run: (squadmem [a-z -]+?)(?:,|\))", done.out)
+    if named is None:
+        return Verdict("stuck", f"verify names no way out: {last_line(done)[:100]}")
+    fix = lab.sq(root, *named.group(1).split()[1:])
+    again = lab.sq(root, "verify", "--now", NOW)
+    if fix.returncode or again.returncode:
+        return failed(fix) or failed(again) or Verdict("stuck", f"after {named.group(1)}: {last_line(again)}")
+    return held(f"verify 1 naming {named.group(1)}; after it verify 0")
 
 
 def track_dev_zero(lab: Lab) -> Verdict:
@@ -543,24 +575,29 @@ def track_fifo(lab: Lab) -> Verdict:
 
 
 def shallow_index_churn(lab: Lab) -> Verdict:
-    """A shallow clone: sections whose date is unknown must not make ``maintain`` refresh the Index
-    on every run."""
+    """A shallow clone: ``maintain`` must not commit an Index whose dates turned "date unknown"
+    (a full clone's same run commits nothing)."""
     root = lab.repo()
-    lab.git(root, "commit", "-q", "--allow-empty", "-m", "later", date=LATER)
+    write(root, COLD, "# Cold\n\n## Old plan\n\nwas fine\n\n## Kept\n\nk\n")
+    lab.git(root, "commit", "-q", "-a", "--no-verify", "-m", "cold", date=DAY)
+    env = dict(lab.env, GIT_AUTHOR_DATE=DAY, GIT_COMMITTER_DATE=DAY)
+    if lab.sq(root, "maintain", "--now", "2026-01-02T10:00:00+00:00", env=env).returncode:
+        return Verdict("stuck", "maintain failed in the full clone")
+    for n in range(2):
+        lab.git(root, "commit", "-q", "--allow-empty", "-m", f"unrelated {n}", date=LATER)
     clone = lab.base / "shallow"
-    lab.git(lab.base, "clone", "-q", "--depth", "1", f"file://{root}", str(clone))
+    lab.git(lab.base, "clone", "-q", "--depth", "2", f"file://{root}", str(clone))
     lab.git(clone, "config", "commit.gpgsign", "false")
-    heads = []
-    for _ in range(2):
-        done = lab.sq(clone, "maintain", "--now", NOW)
-        bad = failed(done)
-        if bad is not None:
-            return bad
-        heads.append(lab.git(clone, "rev-parse", "HEAD").out.strip())
+    head = lab.git(clone, "rev-parse", "HEAD").out.strip()
     done = lab.sq(clone, "maintain", "--now", NOW)
-    if lab.git(clone, "rev-parse", "HEAD").out.strip() != heads[-1]:
-        return Verdict("stuck", "each maintain in a shallow clone commits again (Index churn)")
-    return failed(done) or held("maintain settles")
+    bad = failed(done)
+    if bad is not None:
+        return bad
+    if lab.git(clone, "rev-parse", "HEAD").out.strip() != head:
+        return Verdict("stuck", "maintain in a shallow clone committed what a full clone does not")
+    if "date unknown" in (clone / HOT).read_text("utf-8"):
+        return Verdict("stuck", "the shallow clone's Index says date unknown")
+    return held("maintain commits nothing")
 
 
 def foreign_git_dir(lab: Lab) -> Verdict:
@@ -612,6 +649,7 @@ CASES: dict[str, Case] = {
     "track-dev-zero": track_dev_zero,
     "track-fifo": track_fifo,
     "shallow-index-churn": shallow_index_churn,
+    "rebased-move": rebased_move,
     "foreign-git-dir": foreign_git_dir,
 }
 # held only by answering within the bound: not for the test suite
