@@ -79,7 +79,7 @@ def test_doc_finds_identical_sections_in_file_order() -> None:
     section = "## a\n"
     doc = index.Doc("# h\n" + section * 3 + f"## {catalog.INDEX_TITLE}\n- x\n")
     first = doc.find(section)
-    assert first is doc.head
+    assert first is not None and first is doc.head
     doc.cut(first)
     assert doc.find(section) is doc.head
     added = doc.insert(section)  # just before the Index: after the two left
