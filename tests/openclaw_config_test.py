@@ -15,12 +15,11 @@ from pathlib import Path
 
 import pytest
 from conftest import GitRepo, run_squadmem
+from openclaw_host import openclaw_command
 
 from squadmem.model import openclaw, settings
 from squadmem.model.errors import SquadmemError
 
-OPENCLAW = os.environ.get("SQUADMEM_OPENCLAW", "")  # read before the sealed environment drops it
-IN_CI = bool(os.environ.get("CI"))
 HOT = "# MEMORY.md\n\n## Greenhouse vents\nOpen the east vent above 24 °C.\n"
 JSON5 = """\
 // written by hand, as OpenClaw's docs show it
@@ -181,13 +180,7 @@ def test_init_again_never_overwrites_the_timezone_set(repo: GitRepo) -> None:
 # -- the real OpenClaw ------------------------------------------------------------------------------------
 @pytest.fixture
 def openclaw_cli() -> Path:
-    path = Path(OPENCLAW) if OPENCLAW else None
-    if path is None or not path.is_file():
-        reason = "the real OpenClaw is not installed: set SQUADMEM_OPENCLAW to its `openclaw` command"
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path
+    return openclaw_command()
 
 
 @pytest.mark.slow

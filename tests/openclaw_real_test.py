@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 from conftest import GitRepo, run_squadmem
+from openclaw_host import openclaw_command
 from openclaw_test import (
     NOW,
     SESSION,
@@ -34,21 +35,12 @@ from openclaw_test import (
     text,
 )
 
-OPENCLAW = os.environ.get("SQUADMEM_OPENCLAW", "")  # read before the sealed environment drops it
-IN_CI = bool(os.environ.get("CI"))
-
 pytestmark = [pytest.mark.slow]
 
 
 @pytest.fixture
 def openclaw_cli() -> Path:
-    path = Path(OPENCLAW) if OPENCLAW else None
-    if path is None or not path.exists():
-        reason = "the real OpenClaw is not installed: set SQUADMEM_OPENCLAW to its `openclaw` command"
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path
+    return openclaw_command()
 
 
 def openclaw(command: Path, *args: str) -> str:
