@@ -55,7 +55,7 @@ def _scripts(path: Path) -> str:
 
 def test_verify_workflow_verifies_and_comments() -> None:
     data = yaml.safe_load((FOLDER / "squadmem-verify.yml").read_text("utf-8"))
-    assert "pull_request" in data[True]  # yaml reads the key `on` as True
+    assert "pull_request_target" in data[True]  # yaml reads the key `on` as True
     scripts = _scripts(FOLDER / "squadmem-verify.yml")
     assert 'squadmem verify "origin/${BASE_REF}..HEAD"' in scripts
     assert 'squadmem review "origin/${BASE_REF}..HEAD" --format markdown' in scripts
@@ -120,11 +120,17 @@ def test_the_default_branch_is_known_on_every_trigger() -> None:
     assert base == "${{ github.event.repository.default_branch || github.ref_name }}"
 
 
-def test_fork_pull_requests_report_through_the_check_only() -> None:
+def test_the_pull_requests_commits_are_read_never_run_and_keep_no_credentials() -> None:
+    """On pull_request_target the run holds a write token: the checkout keeps no credentials, no
+    step runs what the pull request holds (only squadmem as pinned, and git reading objects), and a
+    failed comment never turns the check red."""
     data = yaml.safe_load((FOLDER / "squadmem-verify.yml").read_text("utf-8"))
-    comment = data["jobs"]["verify"]["steps"][-1]
-    assert "env.FORK == 'false'" in comment["if"]
-    assert comment["continue-on-error"] is True
+    steps = data["jobs"]["verify"]["steps"]
+    assert steps[0]["with"]["persist-credentials"] is False
+    assert data["permissions"] == {"contents": "read", "pull-requests": "write"}
+    scripts = _scripts(FOLDER / "squadmem-verify.yml")
+    assert "./" not in scripts and "pip install -e" not in scripts and "make " not in scripts
+    assert steps[-1]["continue-on-error"] is True
 
 
 # -- the steps' scripts, run here against real repositories, GitHub's CLI recorded ---------------
@@ -260,7 +266,7 @@ def test_verify_workflow_runs_on_every_pull_request() -> None:
     """The workflow verified only pull requests that changed .squad/memory/: every one in a workspace
     repository, and one deleting .squad/memory/ for a workspace, passed CI unverified."""
     data = yaml.safe_load((FOLDER / "squadmem-verify.yml").read_text("utf-8"))
-    assert data[True] == {"pull_request": None}  # no paths filter
+    assert data[True] == {"pull_request_target": None}  # no paths filter
     verify = _steps("squadmem-verify.yml")["Verify"]
     assert verify.rstrip().endswith('squadmem verify "origin/${BASE_REF}..HEAD"')
     assert "exit 0" not in verify
@@ -301,8 +307,8 @@ def test_verify_step_judges_a_workspace_pull_request(tmp_path: Path) -> None:
 
 
 def test_install_step_takes_the_base_branchs_pin(tmp_path: Path) -> None:
-    """A pull request that edits the workflow's pin is verified by the squadmem the base branch pins,
-    and the edit is flagged on the workflow file."""
+    """A pull request that edits the workflow (its pin, its steps) is verified by the base branch's
+    copy, as pull_request_target runs it: the base's pin is installed and the edit is flagged."""
     clone = _workspace_origin(tmp_path)
     name = ".github/workflows/squadmem-verify.yml"
     base = workflows.render("squadmem-verify.yml", "squadmem==1.0.0")
@@ -310,14 +316,14 @@ def test_install_step_takes_the_base_branchs_pin(tmp_path: Path) -> None:
     clone.commit("workflow", {name: base}, date="2026-03-02T09:00:00+00:00")
     clone.git("push", "-q", "origin", "main")
     clone.git("switch", "-q", "-C", "feature")
-    clone.commit(
-        "pin", {name: base.replace("squadmem==1.0.0", "squadmem==6.6.6")}, date="2026-03-03T09:00:00+00:00"
-    )
+    edited = base.replace("squadmem==1.0.0", "squadmem==6.6.6").replace("squadmem verify", "true")
+    clone.commit("pin", {name: edited}, date="2026-03-03T09:00:00+00:00")
     bin_dir = _tools(tmp_path)
     (bin_dir / "python").write_text('#!/bin/sh\necho "$*" >> "$GH_LOG"\n')
     (bin_dir / "python").chmod(0o755)
     env = _actions_env(tmp_path, bin_dir, BASE_REF="main", PR_NUMBER="3")
-    step = yaml.safe_load(clone.read(name))["jobs"]["verify"]["steps"][2]
+    runs = yaml.safe_load(clone.git("show", f"origin/main:{name}"))["jobs"]["verify"]["steps"]
+    step = next(x for x in runs if x.get("name", "").startswith("Install"))
     done = _run(step["run"], clone.root, dict(env, **step["env"]))
     assert done.returncode == 0, done.stdout + done.stderr
     assert (tmp_path / "gh.log").read_text() == "-m pip install squadmem==1.0.0\n"
