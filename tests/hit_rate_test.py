@@ -73,7 +73,12 @@ def test_replay_model_agrees_with_the_real_tool_under_second_use(tmp_path: Path)
     assert real_texts == model_texts
     first_use = replay.model(work, QUICK)[0]
     assert modelled != first_use
-    assert sum(r.moves for r in modelled) < sum(r.moves for r in first_use)
+    # fewer moves over eight workloads (a single one may tie: seed 4 does with the Index lines
+    # that name a title and its file)
+    seeds = [workload.build(workload.Params(agents=2, days=8, seed=n)) for n in range(1, 9)]
+    second = sum(r.moves for w in seeds for r in replay.model(w, SECOND_USE)[0])
+    first = sum(r.moves for w in seeds for r in replay.model(w, QUICK)[0])
+    assert second < first
     promoted = replay.Model(work, SECOND_USE)
     waited = 0
     for day in range(1, work.days + 1):
