@@ -189,6 +189,16 @@ def hooked_commit(
     )
 
 
+def stage(repo: GitRepo, files: dict[str, str | None]) -> None:
+    """Stage each file's text, or its removal (None)."""
+    for rel, text in files.items():
+        if text is None:
+            repo.git("rm", "-q", "--", rel)
+        else:
+            repo.write(rel, text)
+            repo.git("add", "--", rel)
+
+
 def bare_remote(repo: GitRepo, where: Path) -> Path:
     """A bare repository ``where/remote.git``, added to ``repo`` as ``origin``."""
     remote = where / "remote.git"

@@ -16,7 +16,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, bare_remote, hooked_commit, run_squadmem
+from conftest import GitRepo, bare_remote, hooked_commit, run_squadmem, stage
 
 ZONE = "America/Los_Angeles"
 HOT = "# MEMORY.md\n\n## Greenhouse vents\nOpen the east vent above 24 °C.\n"
@@ -46,15 +46,6 @@ def pacific(repo: GitRepo) -> GitRepo:
     committed(repo, "2026-03-02T08:30:00-08:00", {})
     committed(repo, "2026-03-02T09:15:00-08:00", {LOG: MORNING})
     return repo
-
-
-def stage(repo: GitRepo, files: dict[str, str | None]) -> None:
-    for rel, text in files.items():
-        if text is None:
-            repo.git("rm", "-q", "--", rel)
-        else:
-            repo.write(rel, text)
-            repo.git("add", "--", rel)
 
 
 def committed(repo: GitRepo, when: str, files: dict[str, str | None], *args: str) -> None:

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, run_squadmem
+from conftest import GitRepo, run_squadmem, stage
 
 LOG_DIR = ".squad/memory/log"
 DAY1 = f"{LOG_DIR}/2026-03-01.md"
@@ -26,15 +26,6 @@ def attempt(
         text=True,
         capture_output=True,
     )
-
-
-def stage(repo: GitRepo, files: dict[str, str | None]) -> None:
-    for rel, text in files.items():
-        if text is None:
-            repo.git("rm", "-q", "--", rel)
-        else:
-            repo.write(rel, text)
-            repo.git("add", "--", rel)
 
 
 def refused(repo: GitRepo, message: str, date: str) -> str:

@@ -12,7 +12,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from conftest import GitRepo, assert_refused, bare_remote, hooked_commit, init_hooked, run_squadmem
+from conftest import GitRepo, assert_refused, bare_remote, hooked_commit, init_hooked, run_squadmem, stage
 
 LOG = ".squad/memory/log/2026-03-01.md"
 OLD_LOG = ".squad/memory/log/2026-02-01.md"
@@ -35,15 +35,6 @@ def git(
 
 def ok(done: subprocess.CompletedProcess[str]) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
-
-
-def stage(repo: GitRepo, files: dict[str, str | None]) -> None:
-    for rel, text in files.items():
-        if text is None:
-            repo.git("rm", "-q", "--", rel)
-        else:
-            repo.write(rel, text)
-            repo.git("add", "--", rel)
 
 
 def commit(

@@ -400,7 +400,9 @@ def load(memory_dir: Path) -> Settings:
 
 def _read_regular(path: str | Path) -> bytes:
     """The bytes of a regular file; IsADirectoryError for anything else (a FIFO, a device, a
-    folder), which is never read, so nothing hangs."""
+    folder), which is never read, so nothing hangs. (``writes.read_state`` does the same for
+    squadmem's state files; this module is on every memory commit's path, where importing
+    ``writes`` would add ``pathlib``.)"""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     try:
         if not stat.S_ISREG(os.fstat(fd).st_mode):
