@@ -210,7 +210,8 @@ def test_writer_puts_pending_uses_on_the_first_commit_and_consumes_them(repo: Gi
     messages = repo.git("log", "--format=%B%x00", "HEAD~5..HEAD").split("\0")
     carrying = [m for m in messages if uses.TRAILER in m]
     assert len(carrying) == 1
-    assert "Squad-Memory-Used: picard/kept, picard/session" in carrying[0]
+    dated = "2026-02-20T11:00:00Z"  # the uses' own time: the commit is made now, far later
+    assert f"Squad-Memory-Used: picard/kept@{dated}, picard/session@{dated}" in carrying[0]
     assert uses.pending_ids(state) == ()
 
 

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import stat
@@ -61,13 +62,33 @@ def section(data: dict[str, object], ident: str) -> dict[str, object]:
 
 
 def test_hook_puts_pending_uses_on_the_next_commit(hooked: GitRepo) -> None:
+    """The use (a day before the commit) rides on it dated at its own time: history dates it there,
+    not at the commit that carried it (a host's use read in the evening was dated the evening)."""
     commit(hooked, "-m", "fix login")
-    assert message(hooked).rstrip("\n") == f"fix login\n\n{TRAILER}"
+    assert message(hooked).rstrip("\n") == f"fix login\n\n{TRAILER}@2026-03-02T12:00:00Z"
     data = report(hooked)
     row = section(data, "picard/auth-tokens")
-    assert (row["last_use_kind"], row["last_used"], row["uses"]) == ("trailer", "2026-03-03T12:00:00Z", 1)
+    assert (row["last_use_kind"], row["last_used"], row["uses"]) == ("trailer", "2026-03-02T12:00:00Z", 1)
     assert data["pending_uses"] == []
     assert uses.pending(state(hooked)) == {}
+
+
+def test_hook_names_a_use_of_the_last_hour_plainly(hooked: GitRepo) -> None:
+    """A use made within the hour before its commit is named by its id alone (the commit's time)."""
+    commit(hooked, "-m", "fix login", date="2026-03-02T12:30:00+00:00")
+    assert message(hooked).rstrip("\n") == f"fix login\n\n{TRAILER}"
+
+
+def test_carried_dates_only_uses_an_hour_older_than_the_commit() -> None:
+    at = dt.datetime(2026, 3, 2, 12, tzinfo=dt.UTC)
+    pending = {"a/x": at, "b/y": at + dt.timedelta(minutes=30)}
+    tokens = uses.carried(pending, ["a/x", "b/y", "c/z"], at + dt.timedelta(hours=1))
+    assert tokens == ["a/x@2026-03-02T12:00:00Z", "b/y", "c/z"]
+    assert uses.parse_dated(f"{uses.TRAILER}: {uses.join(tokens)}") == [
+        ("a/x", at),
+        ("b/y", None),
+        ("c/z", None),
+    ]
 
 
 def test_hook_next_commit_does_not_carry_the_use_again(hooked: GitRepo) -> None:
@@ -140,7 +161,7 @@ def test_hook_editor_session_starts_below_a_blank_first_line(hooked: GitRepo, tm
         del os.environ["GIT_EDITOR"]
     assert hooked.git("log", "-1", "--format=%s") == "Write docs\n"
     trailers = hooked.git("log", "-1", "--format=%(trailers:key=Squad-Memory-Used,valueonly)")
-    assert trailers.strip() == "picard/auth-tokens"
+    assert trailers.strip() == "picard/auth-tokens@2026-03-02T12:00:00Z"
 
 
 def test_hook_leaves_an_id_the_message_names_already(hooked: GitRepo) -> None:

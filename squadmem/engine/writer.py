@@ -54,7 +54,7 @@ from squadmem.gitio.conversion import Conversion
 from squadmem.gitio.indexlock import IndexLock, index_locked, next_index, updated_by_git
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import gitstate, jsontext, removals, sections, uses, writes
+from squadmem.model import gitstate, jsontext, logs, removals, sections, uses, writes
 from squadmem.model.constants import DELETE_TRAILER
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import AGENT_TIERS, MAX_FILE_BYTES, TIERS, classify, decode_tier, encode_tier
@@ -638,8 +638,10 @@ class Writer:
                     f"{rel}: the new text would drop uncommitted lines", hint="commit them first"
                 )
             on_disk[rel] = None if current is None else self.repo.layout.read_file(self.repo.root / rel)
-        pending_ids = uses.pending_ids(self.repo.state_dir)
-        every = [*trailers, *([(uses.TRAILER, uses.join(pending_ids))] if pending_ids else [])]
+        pending = uses.pending(self.repo.state_dir)
+        pending_ids = tuple(sorted(pending))
+        tokens = uses.carried(pending, pending_ids, logs.commit_now())
+        every = [*trailers, *([(uses.TRAILER, uses.join(tokens))] if tokens else [])]
         return Made(self.commit(files, message(subject, body, every), pending_ids, on_disk), subject)
 
     def _advance(self, new: str, subject: str) -> None:
@@ -667,12 +669,14 @@ class Writer:
             return []
         self.refuse_dirty(plan.read())
         self.rehearse(plan, header)
-        pending_ids = uses.pending_ids(self.repo.state_dir)
+        pending = uses.pending(self.repo.state_dir)
+        pending_ids = tuple(sorted(pending))
         made = []
         for number, (files, subject, body, trailers, used) in enumerate(self.steps(plan, header)):
             carried = tuple(dict.fromkeys([*(pending_ids if number == 0 else ()), *used]))
             if carried:
-                trailers = [*trailers, (uses.TRAILER, uses.join(carried))]
+                tokens = uses.carried(pending if number == 0 else {}, carried, logs.commit_now())
+                trailers = [*trailers, (uses.TRAILER, uses.join(tokens))]
             sha = self.commit(files, message(subject, body, trailers), pending_ids if number == 0 else ())
             made.append(Made(sha, subject))
         return made

@@ -211,7 +211,12 @@ def add_trailer(message_file: Path, source: str = "", environ: Mapping[str, str]
             pending.pop(ident, None)
     named = set(uses.parse_used(text)) | {i for line in kept for i in uses.parse_used(line)}
     ids = [i for i in sorted(pending) if i not in named]
-    lines = [*kept, *([uses.trailer_line(ids)] if ids else []), *([deletion_line(gone)] if gone else [])]
+    used: list[str] = []
+    if ids:
+        from squadmem.model import logs
+
+        used.append(uses.trailer_line(uses.carried(pending, ids, logs.commit_now(environ))))
+    lines = [*kept, *used, *([deletion_line(gone)] if gone else [])]
     _add_lines(message_file, text, env, lines)
     return [*(i for line in kept for i in uses.parse_used(line)), *ids, *gone]
 

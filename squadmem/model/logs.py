@@ -31,7 +31,7 @@ import datetime as dt
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from squadmem.model import clock, constants
 from squadmem.model import places as where
@@ -405,7 +405,7 @@ def signature_times(raw: bytes) -> tuple[dt.datetime | None, dt.datetime | None]
     return found.get(b"author"), found.get(b"committer")
 
 
-def commit_now(environ: dict[str, str] | os._Environ[str] | None = None) -> dt.datetime:
+def commit_now(environ: Mapping[str, str] | None = None) -> dt.datetime:
     """The moment a commit being made will carry: GIT_COMMITTER_DATE when set, else the clock."""
     env = os.environ if environ is None else environ
     value = env.get("GIT_COMMITTER_DATE")

@@ -163,6 +163,18 @@ def dated(ident: str, when: dt.datetime) -> str:
     return f"{ident}@{clock.stamp(when)}"
 
 
+DATED_AFTER = dt.timedelta(hours=1)  # a use this much older than the commit carrying it names its time
+
+
+def carried(pending: Mapping[str, dt.datetime], ids: Iterable[str], commit_time: dt.datetime) -> list[str]:
+    """The tokens a trailer names ``ids`` by: a pending use an hour or more older than the commit that
+    carries it names its own time (``<id>@<time>``: a use a host's transcript shows the morning, carried
+    by the evening's commit, is dated the morning), any other a plain id (the commit's time)."""
+    return [
+        dated(i, pending[i]) if i in pending and commit_time - pending[i] >= DATED_AFTER else i for i in ids
+    ]
+
+
 def _tokens(message: str) -> list[str]:
     found: list[str] = []
     continued = False
