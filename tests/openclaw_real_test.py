@@ -100,6 +100,10 @@ def test_maintain_keeps_hot_what_the_agent_used_in_openclaw(openclaw_cli: Path, 
     assert "## Ferry timetable" in hot  # used 5 days ago: not stale
     assert "## Greenhouse vents" not in hot and "## Library card" not in hot  # unused 9 days: to cold
     assert "## Rowboat outboard" in repo.read("memory/tier2-recent.md")  # cited, but not within 24 h
-    assert "Squad-Memory-Used: main/ferry-timetable, main/rowboat-outboard" in repo.git("log", "--format=%B")
+    trailer = f"Squad-Memory-Used: main/ferry-timetable@{USED}, main/rowboat-outboard@{USED}"
+    assert trailer in repo.git("log", "--format=%B")  # dated at the events, 5 days before the commit
+    report = json.loads(run_squadmem(repo.root, "report", "--json", "--now", NOW).stdout)
+    ferry = next(r for r in report["sections"] if r["id"] == "main/ferry-timetable")
+    assert (ferry["last_use_kind"], ferry["last_used"]) == ("trailer", USED)
     verified = run_squadmem(repo.root, "verify")
     assert verified.returncode == 0, verified.stdout + verified.stderr
