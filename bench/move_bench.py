@@ -37,7 +37,9 @@ from pathlib import Path
 from bench import generate
 from bench.gitrun import git
 from bench.paired import Stopwatch, compare_timings
-from squadmem.engine import catalog, index, policy, writer
+from squadmem.engine import catalog, index
+from squadmem.engine.planning import policy
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import settings, templates
 

@@ -30,8 +30,8 @@ from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.engine import ranking
-from squadmem.engine.search_index import literal_key, names
+from squadmem.engine.search import ranking
+from squadmem.engine.search.index import literal_key, names
 
 Candidate = tuple[str, str, str]  # id, content key (hex), text
 Key = Callable[[str, str, Candidate], Any]  # query, agent, candidate

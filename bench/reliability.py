@@ -28,7 +28,8 @@ from pathlib import Path
 
 from bench.gitrun import SQUADMEM, git, squadmem
 from bench.paired import Stopwatch
-from squadmem.engine import catalog, writer
+from squadmem.engine import catalog
+from squadmem.engine.writing import writer
 from squadmem.model.layout import MEMORY_DIR
 from squadmem.model.sections import trimmed
 

@@ -15,10 +15,10 @@ The day of each agent ``i`` (0-based) of day ``d``:
 - ``23:00`` ``squadmem maintain --now <day> 23:00``, its commits dated then.
 
 :class:`Model` does the same in memory: the same tier texts, ages kept the way
-``squadmem.engine.history`` reads them (a section's content dates from the commit that
+``squadmem.engine.history.stream`` reads them (a section's content dates from the commit that
 wrote it, a trailer from the commit carrying it, and the trailer use before the last for
 second-use promotion), and each night
-``squadmem.engine.policy.plan`` (the code ``maintain`` runs) on the agent's files, its
+``squadmem.engine.planning.policy.plan`` (the code ``maintain`` runs) on the agent's files, its
 ``Plan.files`` becoming the next state. :func:`real` drives the real tool; the
 two produce the same rows (``tests/hit_rate_test.py``; ``hit_rate.py --compare``).
 """
@@ -35,7 +35,8 @@ from pathlib import Path
 from bench import workload as wl
 from bench.gitrun import git
 from squadmem.commands import context
-from squadmem.engine import catalog, index, policy
+from squadmem.engine import catalog, index
+from squadmem.engine.planning import policy
 from squadmem.model import sections, templates
 from squadmem.model.layout import tier_rel
 from squadmem.model.settings import Settings
@@ -128,7 +129,7 @@ class PingPong:
 
 @dataclasses.dataclass(frozen=True)
 class Age:
-    """A section's last use, shaped like ``squadmem.engine.lastuse.LastUse``."""
+    """A section's last use, shaped like ``squadmem.engine.history.lastuse.LastUse``."""
 
     when: dt.datetime | None
     kind: str

@@ -41,7 +41,7 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 from squadmem.commands.context import MORE_HEADING, MORE_NOTE, TASK_HEADING
-from squadmem.engine import ranking
+from squadmem.engine.search import ranking
 from squadmem.model import render, sections, templates
 
 

@@ -35,7 +35,7 @@ agent's own by ``lru``:
 - ``task: informed``: the draw's exact odds, the task's focus included, per
   byte: the ceiling for a rule that knows the task;
 - ``task: squadmem``: ``context --task``'s order
-  (:func:`squadmem.engine.ranking.rank`): the task's rarer words first, then
+  (:func:`squadmem.engine.search.ranking.rank`): the task's rarer words first, then
   more occurrences per character;
 - ``task: most occurrences first (before)``: more of the task's words first,
   then more occurrences: the order squadmem used before;
@@ -67,7 +67,7 @@ from pathlib import Path
 from bench import squad_bench
 from bench.gitrun import git
 from bench.squad_team import AGENTS, SquadTeam, Written
-from squadmem.engine import ranking
+from squadmem.engine.search import ranking
 from squadmem.model import squad
 
 DEFAULT_BUDGETS = (4096, 5120, 6144, 8192, 12288)
@@ -292,7 +292,7 @@ class Replay:
 
 @dataclasses.dataclass(frozen=True)
 class _Doc:
-    """An entry as a tier section (what ``squadmem.engine.ranking`` ranks), with its last use or write."""
+    """An entry as a tier section (what ``squadmem.engine.search.ranking`` ranks), with its last use or write."""
 
     text: str
     title: str

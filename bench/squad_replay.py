@@ -63,7 +63,8 @@ from bench.squad_corpus import (
     tier_sections,
 )
 from squadmem.commands import context, intake
-from squadmem.engine import catalog, ranking
+from squadmem.engine import catalog
+from squadmem.engine.search import ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, squad
 from squadmem.model.layout import MEMORY_DIR, tier_rel

@@ -73,7 +73,8 @@ from bench.gitrun import git, squadmem
 from bench.squad_corpus import committed, identity, squad_entries
 from squadmem.commands import intake
 from squadmem.commands.context import TASK_HEADING
-from squadmem.engine import catalog, ranking
+from squadmem.engine import catalog
+from squadmem.engine.search import ranking
 from squadmem.gitio import catfile
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, squad, templates

@@ -9,7 +9,8 @@ from collections.abc import Mapping
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem.engine import catalog, coldfix, policy
+from squadmem.engine import catalog
+from squadmem.engine.planning import coldfix, policy
 from squadmem.model import budget
 from squadmem.model.settings import Settings
 

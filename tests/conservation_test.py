@@ -12,7 +12,8 @@ from conftest import squadmem as cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem.engine import catalog, conservation
+from squadmem.engine import catalog
+from squadmem.engine.verify import conservation
 from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"

@@ -12,7 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from squadmem.commands import context
-from squadmem.engine import catalog, ranking
+from squadmem.engine import catalog
+from squadmem.engine.search import ranking
 from squadmem.model import render, uses
 from squadmem.model.errors import SquadmemWarning
 

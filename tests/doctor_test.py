@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from conftest import GitRepo
 
 from squadmem.cli import app
-from squadmem.engine import writer
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import uses
 from squadmem.model.layout import MEMORY_DIR

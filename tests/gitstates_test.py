@@ -12,7 +12,7 @@ import pytest
 from conftest import GitRepo, assert_refused, run_squadmem
 from conftest import squadmem as cli
 
-from squadmem.engine import writer
+from squadmem.engine.writing import writer
 from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"

@@ -6,10 +6,10 @@ import json
 
 from conftest import GitRepo
 
-from squadmem.engine import history_cache
-from squadmem.engine.history_cache import Cache
-from squadmem.engine.history_graph import GRAPH
-from squadmem.engine.history_walk import WALKS
+from squadmem.engine.history import cache as history_cache
+from squadmem.engine.history.cache import Cache
+from squadmem.engine.history.graph import GRAPH
+from squadmem.engine.history.walk import WALKS
 from squadmem.gitio.repo import Repo
 
 DATE = "2026-03-01T10:00:00+00:00"

@@ -13,8 +13,11 @@ from conftest import GitRepo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem.engine import catalog, cutter, history, history_cache, lastuse
-from squadmem.engine.progress import Progress
+from squadmem.engine import catalog
+from squadmem.engine.history import cache as history_cache
+from squadmem.engine.history import cutter, lastuse
+from squadmem.engine.history import stream as history
+from squadmem.engine.history.progress import Progress
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, uses
 

@@ -8,7 +8,8 @@ import pytest
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem.engine import index, writer
+from squadmem.engine import index
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import templates
 from squadmem.model.layout import MEMORY_DIR

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from squadmem.cli import app
 from squadmem.commands import move
-from squadmem.engine import catalog, writer
+from squadmem.engine import catalog
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, uses
 from squadmem.model.errors import SquadmemError

@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bench import nightly, replay, workload, yardsticks
-from squadmem.engine import catalog, policy, rules
+from squadmem.engine import catalog
+from squadmem.engine.planning import policy, rules
 from squadmem.model import sections
 from squadmem.model import settings as tiers
 from squadmem.model.errors import SquadmemError

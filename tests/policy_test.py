@@ -7,8 +7,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from squadmem.engine import catalog, index, policy
+from squadmem.engine import catalog, index
 from squadmem.engine.catalog import INDEX_TITLE
+from squadmem.engine.planning import policy
 from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
 from squadmem.model.settings import Settings
@@ -21,7 +22,7 @@ ARCHIVE = ".squad/memory/archive/picard.md"
 
 @dataclasses.dataclass(frozen=True)
 class Age:
-    """A last use, as squadmem.engine.lastuse.LastUse gives it (the policy's Use protocol)."""
+    """A last use, as squadmem.engine.history.lastuse.LastUse gives it (the policy's Use protocol)."""
 
     when: dt.datetime | None
     kind: str = "content"

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, bare_remote, squadmem
 
-from squadmem.engine import rebased
+from squadmem.engine.writing import rebased
 from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"

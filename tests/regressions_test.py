@@ -12,7 +12,9 @@ from collections import Counter
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem.engine import catalog, history_cache, index, lastuse
+from squadmem.engine import catalog, index
+from squadmem.engine.history import cache as history_cache
+from squadmem.engine.history import lastuse
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, templates, uses
 from squadmem.model.layout import MEMORY_DIR

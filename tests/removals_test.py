@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem.engine import catalog, conservation, titles
+from squadmem.engine import catalog, titles
+from squadmem.engine.verify import conservation
 from squadmem.model import removals
 from squadmem.model.places import SQUAD_PLACES, WORKSPACE, Places
 from squadmem.model.sections import slugify

@@ -118,7 +118,7 @@ def test_history_search_reads_only_new_commits_through_the_cache(repo: GitRepo) 
 
 def test_departures_read_commit_by_commit_match_one_full_read(repo: GitRepo) -> None:
     """The cache, updated one commit at a time, knows the same departures as a read of all history."""
-    from squadmem.engine import history
+    from squadmem.engine.history import stream as history
     from squadmem.gitio.repo import Repo
 
     texts: list[dict[str, str | bytes | None]] = [

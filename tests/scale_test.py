@@ -12,7 +12,10 @@ import pytest
 from conftest import GitRepo
 
 from squadmem.commands import maintain
-from squadmem.engine import catalog, lastuse, policy, writer
+from squadmem.engine import catalog
+from squadmem.engine.history import lastuse
+from squadmem.engine.planning import policy
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, templates
 from squadmem.model.layout import MEMORY_DIR

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, squadmem
 
-from squadmem.engine import search_index
+from squadmem.engine.search import index as search_index
 from squadmem.gitio.repo import Repo
 
 DAY = "2026-03-01T12:00:00+00:00"

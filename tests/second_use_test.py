@@ -11,7 +11,8 @@ from conftest import squadmem as cli
 from hypothesis import given
 from hypothesis import strategies as st
 
-from squadmem.engine import facts, history_cache
+from squadmem.engine.history import cache as history_cache
+from squadmem.engine.history import facts
 from squadmem.model.layout import MEMORY_DIR
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"

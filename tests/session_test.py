@@ -10,7 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from squadmem.commands import session
-from squadmem.engine import clock, writer
+from squadmem.engine import clock
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, uses
 from squadmem.model.layout import MEMORY_DIR

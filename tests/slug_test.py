@@ -6,7 +6,7 @@ from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from squadmem.engine import catalog, index
-from squadmem.engine.projection import Projection, no_header
+from squadmem.engine.planning.projection import Projection, no_header
 from squadmem.model import sections, slug
 
 BASES = st.sampled_from(["a", "a-2", "a-3", "a-02", "a-2-2", "a-1", "b", "b-10"])

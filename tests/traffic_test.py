@@ -17,7 +17,8 @@ import pytest
 from conftest import GitRepo, run_squadmem
 from conftest import squadmem as cli
 
-from squadmem.engine import catalog, writer
+from squadmem.engine import catalog
+from squadmem.engine.writing import writer
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
 

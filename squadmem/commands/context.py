@@ -21,7 +21,7 @@ With a task (``--task TEXT``, the sentence the coordinator gives the agent)
 the payload stays within ``hot.max_bytes``, the spawn's frame included: the
 pinned sections first (Core Context), then the sections of any tier the agent
 can see (its hot, cold and archive, the wiki) ranked by how well they match
-the task (:mod:`squadmem.engine.ranking`, recall's ranking), whole, best first,
+the task (:mod:`squadmem.engine.search.ranking`, recall's ranking), whole, best first,
 each one that fits; then the rest of hot in hot's order, each one that fits.
 Matches from hot stay in the hot block; the others follow it under
 ``### Sections matching the task``, one blank line between blocks. What room
@@ -30,7 +30,7 @@ is left then names further matches, best first, one line each (``- ID
 does not say it) under ``### More matching the task``, for the agent to bring
 with ``--include ID``: the sections held are the same with or without these
 lines. What room is still left holds the agent's other deeper sections, newest
-first (:func:`squadmem.engine.ranking.newest`: by the date a section's first
+first (:func:`squadmem.engine.search.ranking.newest`: by the date a section's first
 line states, no history read), under ``### Recent memory``: at large budgets
 the payload is "matches, then newest". A match is not recorded as a use: it is a
 candidate, not a confirmed use (recording it would bring every match back to
@@ -43,7 +43,8 @@ import datetime as dt
 import warnings
 from collections.abc import Sequence
 
-from squadmem.engine import catalog, ranking
+from squadmem.engine import catalog
+from squadmem.engine.search import ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import maintain, report
-from squadmem.engine import verify
+from squadmem.engine.verify import verifier as verify
 from squadmem.gitio import fastimport
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, templates, uses

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import githooks, intake, mergedriver, settle, spawn
-from squadmem.engine import catalog, index, writer
+from squadmem.engine import catalog, index
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, settings, uses
 from squadmem.model.errors import Exit, SquadmemError

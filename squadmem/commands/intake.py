@@ -34,10 +34,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.engine import catalog, history, index, lastuse, writer
+from squadmem.engine import catalog, index
+from squadmem.engine.history import lastuse
+from squadmem.engine.history import stream as history
 from squadmem.engine.intake_ledger import LEDGER_HEADER, TRAILER, Row, ledger_path, read_ledger
 from squadmem.engine.intake_ledger import taken as _taken
 from squadmem.engine.intake_ledger import tier_of as _tier_of
+from squadmem.engine.writing import writer
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, jsontext, render, sections, squad, templates, writes

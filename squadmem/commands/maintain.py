@@ -1,7 +1,7 @@
 """``maintain``: take in Squad's new entries, plan the tier rules' moves, then commit, under the lock.
 
-It reads the memory and its ages, asks :mod:`squadmem.engine.policy` for a
-plan and hands it to :mod:`squadmem.engine.writer`; a dry run stops after the
+It reads the memory and its ages, asks :mod:`squadmem.engine.planning.policy` for a
+plan and hands it to :mod:`squadmem.engine.writing.writer`; a dry run stops after the
 plan. The real run plans again under the writers' lock, so what it executes is
 exactly the plan for the state it commits on. ``promote`` / ``demote``
 (:mod:`squadmem.commands.move`) and ``restore`` (:mod:`squadmem.commands.restore`)
@@ -17,7 +17,10 @@ from typing import Any
 
 from squadmem.commands import intake, settle, spawn, track
 from squadmem.commands.outcome import Outcome
-from squadmem.engine import catalog, lastuse, policy, writer
+from squadmem.engine import catalog
+from squadmem.engine.history import lastuse
+from squadmem.engine.planning import policy
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import places, settings, templates
 from squadmem.model.errors import SquadmemError

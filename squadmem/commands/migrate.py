@@ -18,7 +18,7 @@ import datetime as dt
 from typing import Any
 
 from squadmem.commands import intake, scaffold
-from squadmem.engine import writer
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, squad, writes
 from squadmem.model.errors import SquadmemError

@@ -30,7 +30,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.engine import catalog, index, writer
+from squadmem.engine import catalog, index
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import accesslog, logs, render, sections, templates, uses
 from squadmem.model import places as where

@@ -33,7 +33,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from squadmem.engine import search_index
+from squadmem.engine.search import index as search_index
 from squadmem.gitio.repo import Repo
 from squadmem.model import jsontext
 from squadmem.model.errors import SquadmemError

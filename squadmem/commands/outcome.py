@@ -6,7 +6,9 @@ import dataclasses
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from squadmem.engine import index, policy, writer
+from squadmem.engine import index
+from squadmem.engine.planning import policy
+from squadmem.engine.writing import writer
 from squadmem.model import render
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """``squadmem recall QUERY``: find what memory holds, in every tier and the daily logs.
 
 A match is a section that holds every word of the query as the search index
-cuts words (``squadmem.engine.search_index``: a path, ``#123``, ``FR-022`` or
+cuts words (``squadmem.engine.search.index``: a path, ``#123``, ``FR-022`` or
 ``FooBar`` is a phrase of its parts; a word also matches as a prefix), or a
 log line that holds every word, case folded. Sections are ranked by BM25,
 titles weighing twice; ``score`` shows how often the words occur in each.
@@ -17,7 +17,8 @@ from __future__ import annotations
 import datetime as dt
 import warnings
 
-from squadmem.engine import ranking, search_index
+from squadmem.engine.search import index as search_index
+from squadmem.engine.search import ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning

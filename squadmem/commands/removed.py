@@ -18,7 +18,9 @@ import datetime as dt
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from squadmem.engine import catalog, facts, history, titles
+from squadmem.engine import catalog, titles
+from squadmem.engine.history import facts
+from squadmem.engine.history import stream as history
 from squadmem.gitio import commits
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections

@@ -16,7 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.commands import intake, track
-from squadmem.engine import catalog, coldfix, lastuse, policy
+from squadmem.engine import catalog
+from squadmem.engine.history import lastuse
+from squadmem.engine.planning import coldfix, policy
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget, clock, render, settings, uses
 from squadmem.model.layout import AGENT_TIERS, TierFile, parse_log_name

@@ -8,7 +8,10 @@ from collections.abc import Iterator
 
 from squadmem.commands.maintain import load_settings
 from squadmem.commands.outcome import Outcome
-from squadmem.engine import catalog, lastuse, policy, writer
+from squadmem.engine import catalog
+from squadmem.engine.history import lastuse
+from squadmem.engine.planning import policy
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, templates
 from squadmem.model.errors import SquadmemError

@@ -1,6 +1,6 @@
 """``squadmem review``: a range's memory changes as a pull-request comment.
 
-Built on :mod:`squadmem.engine.verify`'s pass over the range: the moves (section,
+Built on :mod:`squadmem.engine.verify.verifier`'s pass over the range: the moves (section,
 from → to, reason, verified ✓/✗), the size of every hot and cold file at the
 range's base and at its tip against its budget, the bytes appended to each
 daily log, and the violations. The base is the merge base of the tip and the
@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from squadmem.engine.verify import (
+from squadmem.engine.verify.verifier import (
     INDEX,
     INTAKE,
     MOVE,

@@ -23,7 +23,8 @@ from typing import Any
 import mistune
 from mistune.renderers.markdown import MarkdownRenderer
 
-from squadmem.engine import catalog, index, titles, writer
+from squadmem.engine import catalog, index, titles
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, templates
 from squadmem.model.errors import SquadmemError

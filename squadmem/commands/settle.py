@@ -22,7 +22,8 @@ import dataclasses
 from collections.abc import Mapping
 from pathlib import Path
 
-from squadmem.engine import catalog, index, rebased, writer
+from squadmem.engine import catalog, index
+from squadmem.engine.writing import rebased, writer
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import constants, jsontext, sections, writes

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from squadmem.commands import intake
-from squadmem.engine import writer
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import spawnblock
 from squadmem.model.errors import SquadmemError

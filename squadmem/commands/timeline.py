@@ -1,7 +1,7 @@
 """``squadmem history ID``: a section's timeline from commits: created, edited, moved, used.
 
 The walk and its records are the history engine's
-(:mod:`squadmem.engine.history_walk`, over :mod:`squadmem.engine.history_graph`);
+(:mod:`squadmem.engine.history.walk`, over :mod:`squadmem.engine.history.graph`);
 this command asks it for the section and renders the events.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from squadmem.engine import history_walk
-from squadmem.engine.history_graph import GRAPH
-from squadmem.engine.history_walk import WALKS, WALKS_KEPT, Event
+from squadmem.engine.history import walk as history_walk
+from squadmem.engine.history.graph import GRAPH
+from squadmem.engine.history.walk import WALKS, WALKS_KEPT, Event
 from squadmem.gitio.repo import Repo
 from squadmem.model import render
 from squadmem.model.layout import classify

@@ -1,11 +1,11 @@
-"""``squadmem verify``: check that a range of commits obeyed the tier rules (squadmem.engine.verify)."""
+"""``squadmem verify``: check that a range of commits obeyed the tier rules (squadmem.engine.verify.verifier)."""
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
 
-from squadmem.engine import verify as verifying
+from squadmem.engine.verify import verifier as verifying
 from squadmem.gitio.repo import Repo
 from squadmem.model import render
 from squadmem.model.errors import Exit

@@ -14,7 +14,8 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from squadmem.engine import catalog, index, titles, writer
+from squadmem.engine import catalog, index, titles
+from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import layout, sections, templates
 from squadmem.model.errors import SquadmemError

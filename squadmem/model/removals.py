@@ -5,7 +5,7 @@ in no tier file and it was neither edited in place (a section with its id
 and a text the tree before did not hold is there) nor renamed (its body
 arrived under another heading), nor one of two places of one title (the
 other kept): the rule ``verify``'s conservation check applies to a commit
-(:mod:`squadmem.engine.conservation`), so a change whose removals are named
+(:mod:`squadmem.engine.verify.conservation`), so a change whose removals are named
 in its message is one ``verify`` accepts. Archive sections count too: their
 removal is allowed without a trailer, and recorded all the same.
 

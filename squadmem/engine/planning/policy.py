@@ -25,12 +25,12 @@ budget pass may send out gone; one that cannot stays, with a warning. So the
 budget pass never demotes a section that the promotion rule would bring
 straight back, and a second run plans nothing.
 
-The rules themselves are small functions in :mod:`squadmem.engine.rules`;
+The rules themselves are small functions in :mod:`squadmem.engine.planning.rules`;
 here they are applied in that order over the projection of the run
-(:mod:`squadmem.engine.projection`), the fit arithmetic is
-:mod:`squadmem.engine.fit`, the Index planning
-:mod:`squadmem.engine.index_plan`, and the advice for a cold file over its
-budget :mod:`squadmem.engine.coldfix`.
+(:mod:`squadmem.engine.planning.projection`), the fit arithmetic is
+:mod:`squadmem.engine.planning.fit`, the Index planning
+:mod:`squadmem.engine.planning.index_plan`, and the advice for a cold file over its
+budget :mod:`squadmem.engine.planning.coldfix`.
 """
 
 from __future__ import annotations
@@ -40,11 +40,12 @@ import datetime as dt
 import functools
 from collections.abc import Iterator, Mapping
 
-from squadmem.engine import catalog, coldfix, fit, index, rules
-from squadmem.engine.index_plan import IndexModel, IndexPlan
-from squadmem.engine.plan import IndexRefresh, Move, Plan
-from squadmem.engine.projection import Header, Projection, no_header
-from squadmem.engine.rules import DEFAULT_TOPIC, Facts, Target, Use, recently_used
+from squadmem.engine import catalog, index
+from squadmem.engine.planning import coldfix, fit, rules
+from squadmem.engine.planning.index_plan import IndexModel, IndexPlan
+from squadmem.engine.planning.plan import IndexRefresh, Move, Plan
+from squadmem.engine.planning.projection import Header, Projection, no_header
+from squadmem.engine.planning.rules import DEFAULT_TOPIC, Facts, Target, Use, recently_used
 from squadmem.model import budget
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify, tier_rel
@@ -356,7 +357,7 @@ def plan(
     from before that does not promote them again. ``previous``: each section's use before
     its last (``lastuse.previous_uses``), read by ``promote.rule = "second-use"``. ``advise``:
     a cold file left over its budget gets a warning naming the ``--cold-ttl-days`` that fixes
-    it (:func:`squadmem.engine.coldfix.cold_fix`).
+    it (:func:`squadmem.engine.planning.coldfix.cold_fix`).
     """
     run = _run(memory, Facts(uses, settings, now, demoted or {}, previous or {}), agent, header)
     run.demotions()

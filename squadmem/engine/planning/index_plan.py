@@ -1,10 +1,10 @@
 """The Index planning: each hot file's ``## Index → Deeper Tiers`` as a run leaves the tiers.
 
 Pure: no git, no files. :class:`IndexPlan` reads the projection of a run
-(:mod:`squadmem.engine.projection`) to render an agent's Index, shortened
+(:mod:`squadmem.engine.planning.projection`) to render an agent's Index, shortened
 where the hot budget needs it (:meth:`IndexPlan.fitted`), and the refreshes
 a plan ends with; :class:`IndexModel` keeps an agent's Index lines in order
-as sections come and go, so the fit arithmetic (:mod:`squadmem.engine.fit`)
+as sections come and go, so the fit arithmetic (:mod:`squadmem.engine.planning.fit`)
 sizes a hot file with its Index without rendering it from scratch.
 """
 
@@ -17,9 +17,9 @@ import functools
 from collections.abc import Iterable
 
 from squadmem.engine import catalog, index
-from squadmem.engine.plan import IndexRefresh
-from squadmem.engine.projection import Projection
-from squadmem.engine.rules import Facts, Use
+from squadmem.engine.planning.plan import IndexRefresh
+from squadmem.engine.planning.projection import Projection
+from squadmem.engine.planning.rules import Facts, Use
 from squadmem.model import budget, sections
 from squadmem.model.layout import classify, tier_rel
 

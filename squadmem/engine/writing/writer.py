@@ -48,7 +48,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.engine import index, policy, titles
+from squadmem.engine import index, titles
+from squadmem.engine.planning import policy
 from squadmem.gitio.config import Config
 from squadmem.gitio.conversion import Conversion
 from squadmem.gitio.indexlock import IndexLock, index_locked, next_index, updated_by_git

@@ -2,7 +2,7 @@
 
 A :class:`Plan` holds the moves (one commit each), then the Index refreshes
 (one commit each), the warnings, and every tier file as the plan leaves it.
-:mod:`squadmem.engine.policy` makes plans; :mod:`squadmem.engine.writer`
+:mod:`squadmem.engine.planning.policy` makes plans; :mod:`squadmem.engine.writing.writer`
 commits them. Plain data: nothing here reads git or files.
 """
 

@@ -15,9 +15,10 @@ import re
 import warnings
 from collections.abc import Sequence
 
-from squadmem.engine import catalog, index, rebased
-from squadmem.engine.verify_range import REASON, RESTORE, Commit, Store
-from squadmem.engine.verify_result import Move, Result, Violation
+from squadmem.engine import catalog, index
+from squadmem.engine.verify.range import REASON, RESTORE, Commit, Store
+from squadmem.engine.verify.result import Move, Result, Violation
+from squadmem.engine.writing import rebased
 from squadmem.gitio import commits as log
 from squadmem.model import sections, templates
 from squadmem.model.errors import SquadmemError, SquadmemWarning

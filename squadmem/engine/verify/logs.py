@@ -16,8 +16,8 @@ import datetime as dt
 from collections.abc import Sequence
 from pathlib import Path
 
-from squadmem.engine.verify_range import Commit, FileChange, Store
-from squadmem.engine.verify_result import Result, Violation
+from squadmem.engine.verify.range import Commit, FileChange, Store
+from squadmem.engine.verify.result import Result, Violation
 from squadmem.gitio import commits as log
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, logs, settings

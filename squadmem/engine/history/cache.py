@@ -24,7 +24,7 @@ import struct
 from pathlib import Path
 from typing import Any
 
-from squadmem.engine.facts import Departure, Facts
+from squadmem.engine.history.facts import Departure, Facts
 from squadmem.gitio.repo import Repo
 from squadmem.model import jsontext, sections, writes
 

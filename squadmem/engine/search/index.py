@@ -35,7 +35,7 @@ import sqlite3
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from squadmem.engine import ranking
+from squadmem.engine.search import ranking
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import Layout, TierFile
 from squadmem.model.values import Value
@@ -135,7 +135,7 @@ _CUTTERS = (
 
 def _key() -> str:
     marks = [str(FORMAT)]
-    top = Path(__file__).resolve().parent.parent
+    top = Path(__file__).resolve().parent.parent.parent
     for rel in _CUTTERS:
         try:
             st = os.stat(top / rel)

@@ -10,7 +10,7 @@ from collections import Counter
 from collections.abc import Iterator
 
 from squadmem.engine import catalog, intake_ledger
-from squadmem.engine.verify_range import Commit, Store
+from squadmem.engine.verify.range import Commit, Store
 from squadmem.model import sections, squad
 
 

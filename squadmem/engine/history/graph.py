@@ -5,7 +5,7 @@ commit's parents, author and message, :func:`squadmem.gitio.commits.memory_log`)
 gives which tier blob each commit introduces at each path; a commit where
 nothing happened to memory (no tier file changed, no trailer) is left out and
 aliased to its nearest first-parent ancestor that is kept. The graph is
-cached in ``.git/squadmem/timeline-cache`` (:class:`~squadmem.engine.history_cache.Cache`)
+cached in ``.git/squadmem/timeline-cache`` (:class:`~squadmem.engine.history.cache.Cache`)
 with the HEAD it was read for; the next read takes only the commits since,
 and a HEAD that no longer descends from the cached one is read again in full.
 """
@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 
-from squadmem.engine.history_cache import Cache
+from squadmem.engine.history.cache import Cache
 from squadmem.gitio import commits
 from squadmem.gitio.repo import Repo
 from squadmem.model import uses

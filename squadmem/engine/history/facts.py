@@ -1,6 +1,6 @@
 """What history says about the memory: each content's earliest holder, each id's trailer uses,
-each heading's latest departure. Read by :mod:`squadmem.engine.history`, kept by
-:mod:`squadmem.engine.history_cache`, used by :mod:`squadmem.engine.lastuse`.
+each heading's latest departure. Read by :mod:`squadmem.engine.history.stream`, kept by
+:mod:`squadmem.engine.history.cache`, used by :mod:`squadmem.engine.history.lastuse`.
 """
 
 from __future__ import annotations

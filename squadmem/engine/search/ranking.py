@@ -1,6 +1,6 @@
 """How well a section matches words: ``recall``'s counts and ``context --task``'s BM25.
 
-``recall`` ranks in SQLite FTS5 (:mod:`squadmem.engine.search_index`, BM25);
+``recall`` ranks in SQLite FTS5 (:mod:`squadmem.engine.search.index`, BM25);
 :func:`counts` gives the score it shows: how often the query's words occur
 in a section, its title's occurrences counting again.
 

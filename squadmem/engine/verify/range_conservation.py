@@ -1,4 +1,4 @@
-"""``verify``'s conservation check over a range (the rule itself: :mod:`squadmem.engine.conservation`).
+"""``verify``'s conservation check over a range (the rule itself: :mod:`squadmem.engine.verify.conservation`).
 
 Every commit that changes tier files, and every merge, is judged against its
 parents' readable states (an unreadable parent: its nearest readable
@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from squadmem.engine import conservation
-from squadmem.engine.verify_range import Commit, Store
-from squadmem.engine.verify_result import Result, Violation
+from squadmem.engine.verify import conservation
+from squadmem.engine.verify.range import Commit, Store
+from squadmem.engine.verify.result import Result, Violation
 from squadmem.gitio import commits as log
 from squadmem.gitio.repo import Repo
 from squadmem.model.errors import SquadmemError

@@ -1,7 +1,7 @@
 """The advice for a cold file over ``cold.max_bytes``: the ``maintain --cold-ttl-days`` run that fixes it.
 
 Pure: no git, no files, no clock. Worked out from the sections' last uses by
-the rules themselves (:mod:`squadmem.engine.rules`), without planning: under
+the rules themselves (:mod:`squadmem.engine.planning.rules`), without planning: under
 a TTL, ``maintain`` takes out of the cold file every section the rules may
 move that is unused for longer than the TTL (:func:`rules.expiry`) and every
 section the promotion rule takes back to hot, and brings in the agent's hot
@@ -27,8 +27,9 @@ import datetime as dt
 import math
 from collections.abc import Callable, Mapping
 
-from squadmem.engine import catalog, index, rules
-from squadmem.engine.plan import Plan
+from squadmem.engine import catalog, index
+from squadmem.engine.planning import rules
+from squadmem.engine.planning.plan import Plan
 from squadmem.model import budget
 from squadmem.model.clock import days as _days
 from squadmem.model.layout import classify, tier_rel
@@ -102,7 +103,7 @@ def cold_fix(
     previous: Mapping[str, dt.datetime] | None = None,
 ) -> ColdFix | None:
     """The largest ``cold.ttl_days`` under which ``maintain`` leaves the cold file ``rel`` within
-    ``cold.max_bytes``, or None if no TTL does. ``planner`` is :func:`squadmem.engine.policy.plan`,
+    ``cold.max_bytes``, or None if no TTL does. ``planner`` is :func:`squadmem.engine.planning.policy.plan`,
     asked only where the last uses cannot tell (the policy asks this module for its warnings, so it
     hands itself in rather than being imported)."""
     tf = classify(rel)

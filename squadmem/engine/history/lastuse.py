@@ -9,8 +9,8 @@ import datetime as dt
 from collections.abc import Mapping
 
 from squadmem.engine import catalog
-from squadmem.engine.facts import NO_TIME, First, Used
-from squadmem.engine.history import read_facts
+from squadmem.engine.history.facts import NO_TIME, First, Used
+from squadmem.engine.history.stream import read_facts
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, sections, uses
 

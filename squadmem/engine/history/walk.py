@@ -1,6 +1,6 @@
 """A section's timeline from commits: created, edited, moved, used (``squadmem history ID``).
 
-The memory commit graph (:mod:`squadmem.engine.history_graph`) gives which
+The memory commit graph (:mod:`squadmem.engine.history.graph`) gives which
 tier blob each commit holds at each path. The walk goes back from HEAD: while
 the file holding the section does not change, nothing happened to it; where
 it changes, the parent either holds the same content elsewhere (a move: from
@@ -27,11 +27,14 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from squadmem.engine import catalog, cutter, history_graph, history_past
+from squadmem.engine import catalog
 from squadmem.engine.catalog import Entry
-from squadmem.engine.history_cache import Cache
-from squadmem.engine.history_graph import Tree
-from squadmem.engine.history_past import Past, owner
+from squadmem.engine.history import cutter
+from squadmem.engine.history import graph as history_graph
+from squadmem.engine.history import past as history_past
+from squadmem.engine.history.cache import Cache
+from squadmem.engine.history.graph import Tree
+from squadmem.engine.history.past import Past, owner
 from squadmem.gitio import commits
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections, uses

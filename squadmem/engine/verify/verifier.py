@@ -19,7 +19,7 @@ blobs through the gateway's one ``cat-file`` process:
 - a commit carrying ``Squad-Memory-Index`` changes only the
   ``Index → Deeper Tiers`` section of ``hot/<agent>.md``;
 - at the range's tip, hot files are within their budget (only reported with ``budget.mode = "warn"``);
-- conservation (``squadmem.engine.conservation``): every other commit that changes
+- conservation (``squadmem.engine.verify.conservation``): every other commit that changes
   tier files, and every merge, loses no section and duplicates none; a merge's
   duplicate (the merge driver's interim state) only when the range's tip still
   holds it, since ``doctor --fix`` settles it in a commit after the merge.
@@ -37,11 +37,10 @@ import datetime as dt
 import warnings
 from collections.abc import Sequence
 
-from squadmem.engine.verify_conservation import ConservationCheck
-from squadmem.engine.verify_intake import IntakeCheck
-from squadmem.engine.verify_logs import LogCheck
-from squadmem.engine.verify_moves import check_index, check_move
-from squadmem.engine.verify_range import (
+from squadmem.engine.verify.intake import IntakeCheck
+from squadmem.engine.verify.logs import LogCheck
+from squadmem.engine.verify.moves import check_index, check_move
+from squadmem.engine.verify.range import (
     INDEX,
     INTAKE,
     MOVE,
@@ -53,7 +52,8 @@ from squadmem.engine.verify_range import (
     default_range,
     resolve,
 )
-from squadmem.engine.verify_result import Move, Result, Violation
+from squadmem.engine.verify.range_conservation import ConservationCheck
+from squadmem.engine.verify.result import Move, Result, Violation
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, settings
 from squadmem.model.budget import hot_blob_over

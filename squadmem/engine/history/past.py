@@ -1,12 +1,13 @@
 """The past a section's timeline is walked through: the memory commits' trees, and their blobs
-read, cut into sections and named on demand (:mod:`squadmem.engine.history_walk` walks them)."""
+read, cut into sections and named on demand (:mod:`squadmem.engine.history.walk` walks them)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 
-from squadmem.engine import catalog, cutter
-from squadmem.engine.history_graph import Tree, graph
+from squadmem.engine import catalog
+from squadmem.engine.history import cutter
+from squadmem.engine.history.graph import Tree, graph
 from squadmem.gitio import commits
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections

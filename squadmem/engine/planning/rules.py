@@ -1,6 +1,6 @@
 """The tier rules, each a small function: given a section and its last use, where it goes and why.
 
-Pure: no git, no files, no clock. :mod:`squadmem.engine.policy` applies them in
+Pure: no git, no files, no clock. :mod:`squadmem.engine.planning.policy` applies them in
 order over the projection of a run (the tiers as the moves planned so far
 leave them); each rule here reads one section and the facts of the run
 (:class:`Facts`) and answers with a :class:`Target`, or None to leave it:
@@ -189,7 +189,7 @@ def stale(entry: catalog.Entry, facts: Facts) -> Target | None:
 
 def promotion(entry: catalog.Entry, facts: Facts) -> Target | str | None:
     """A cold or archive section used within the promote window: back to hot; a sentence instead
-    when ``second-use`` holds it back. The caller checks that it fits (:mod:`squadmem.engine.fit`)."""
+    when ``second-use`` holds it back. The caller checks that it fits (:mod:`squadmem.engine.planning.fit`)."""
     use = facts.use(entry)
     if (
         not ruled(entry, use)

@@ -1,8 +1,8 @@
 """What history says about each section, from one streamed pass, continued from the cache.
 
-The pass (here) gives the facts that :mod:`squadmem.engine.lastuse` turns into
-each section's last use; :mod:`squadmem.engine.cutter` cuts the blobs,
-:mod:`squadmem.engine.history_cache` keeps the facts, and the log and the
+The pass (here) gives the facts that :mod:`squadmem.engine.history.lastuse` turns into
+each section's last use; :mod:`squadmem.engine.history.cutter` cuts the blobs,
+:mod:`squadmem.engine.history.cache` keeps the facts, and the log and the
 blobs are read through the git gateway (:mod:`squadmem.gitio.commits`).
 
 A section's last use is the latest of (DESIGN, "Age, from history"):
@@ -45,10 +45,10 @@ import sys
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
-from squadmem.engine.cutter import Cut, cut
-from squadmem.engine.facts import Facts, First, add_use, earlier, heading_key
-from squadmem.engine.history_cache import HISTORY, cache_key, load_cache, save_cache
-from squadmem.engine.progress import Progress
+from squadmem.engine.history.cache import HISTORY, cache_key, load_cache, save_cache
+from squadmem.engine.history.cutter import Cut, cut
+from squadmem.engine.history.facts import Facts, First, add_use, earlier, heading_key
+from squadmem.engine.history.progress import Progress
 from squadmem.gitio.commits import NULL_SHA, Commit, blobs, blobs_at, memory_log
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad, uses

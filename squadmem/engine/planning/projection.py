@@ -1,9 +1,9 @@
 """The projection of a run: the tier files as the moves planned so far leave them.
 
-Pure: no git, no files. :mod:`squadmem.engine.policy` makes each move here
+Pure: no git, no files. :mod:`squadmem.engine.planning.policy` makes each move here
 first (:meth:`Projection.move`), so a move that cannot be made safely is
 refused before it reaches the plan, and the tier rules and the Index
-planning (:mod:`squadmem.engine.index_plan`) read the tiers as they will be.
+planning (:mod:`squadmem.engine.planning.index_plan`) read the tiers as they will be.
 """
 
 from __future__ import annotations

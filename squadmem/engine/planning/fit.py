@@ -2,7 +2,7 @@
 
 Pure: no git, no files. Sizes are followed as sections come and go (bytes
 and lines added or subtracted, the Index kept as ordered lines by
-:class:`squadmem.engine.index_plan.IndexModel`), so a question costs what it
+:class:`squadmem.engine.planning.index_plan.IndexModel`), so a question costs what it
 moves, not the size of the file. Two questions:
 
 - :func:`admit`: which sections the promotion rule wants back fit a hot file
@@ -16,9 +16,9 @@ from __future__ import annotations
 from typing import Protocol
 
 from squadmem.engine import catalog, index
-from squadmem.engine.index_plan import IndexModel, IndexPlan
-from squadmem.engine.projection import Projection
-from squadmem.engine.rules import Facts, where_out
+from squadmem.engine.planning.index_plan import IndexModel, IndexPlan
+from squadmem.engine.planning.projection import Projection
+from squadmem.engine.planning.rules import Facts, where_out
 from squadmem.model import budget, sections
 from squadmem.model.layout import tier_rel
 
@@ -30,7 +30,7 @@ Size = tuple[int, int]  # bytes, lines
 
 
 class Planning(Protocol):
-    """What the arithmetic reads of a run in progress (:class:`squadmem.engine.policy.Run`)."""
+    """What the arithmetic reads of a run in progress (:class:`squadmem.engine.planning.policy.Run`)."""
 
     projection: Projection
     index_plan: IndexPlan
