@@ -4,7 +4,7 @@ A repository of ``--agents`` agents, each with an archive of ``--per-agent``
 sections (titles and bodies of words drawn from a fixed vocabulary, seeded),
 is committed once. Then, as whole processes started as users start them (the
 ``squadmem`` console script pip writes for the checkout's entry point: the
-fast lane, ``squadmem.lane:run``), paired and alternating
+fast lane, ``squadmem.cli.lane:run``), paired and alternating
 (``bench/paired.py``), each median of ``--rounds`` rounds:
 
 1. the first ``recall`` (the search index is built): one run, timed alone;

@@ -241,7 +241,7 @@ class Real:
             self.env.pop(key, None)
 
     def squadmem(self, *args: str, when: dt.datetime, now: bool = True) -> str:
-        from squadmem.cli import app
+        from squadmem.cli.app import app
 
         env = {"GIT_AUTHOR_DATE": when.isoformat(), "GIT_COMMITTER_DATE": when.isoformat()}
         dated = ["--now", when.isoformat()] if now else []

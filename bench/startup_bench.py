@@ -6,7 +6,7 @@ two agents, a few hot and cold sections, a wiki page, committed) is made in
 a temporary folder; then each command runs as a whole process, started as
 users start it (the `squadmem` console script, as pip writes it for the
 entry point in the checkout's pyproject.toml: the fast lane,
-`squadmem.lane:run`), alternating with the yardstick `python -c pass` (same
+`squadmem.cli.lane:run`), alternating with the yardstick `python -c pass` (same
 interpreter, same environment, bytecode compiled for both), and the table gives the medians of each side,
 of the per-round ratios and of the per-round differences (what squadmem
 costs above starting Python). Where GitPython is installed, the row

@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from squadmem.lane import run
+from squadmem.cli.lane import run
 
 run()

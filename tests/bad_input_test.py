@@ -179,7 +179,7 @@ def _text_params() -> list[tuple[list[str], str]]:
     """Every command with every text or path option and argument: (its arguments, the name shown)."""
     import click
 
-    from squadmem.cli import app
+    from squadmem.cli.app import app
 
     found = []
 
@@ -225,7 +225,7 @@ def test_a_nul_byte_in_dash_c_is_refused(seeded: GitRepo) -> None:
     before = seeded.snapshot()
     from click.testing import CliRunner
 
-    from squadmem.cli import app
+    from squadmem.cli.app import app
 
     result = CliRunner().invoke(app, ["-C", f"{seeded.root}\0", "list"])
     assert result.exit_code == 2

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from squadmem import __version__
-from squadmem.cli import app, guarded
+from squadmem.cli.app import app, guarded
 
 runner = CliRunner()
 
@@ -67,11 +67,11 @@ def test_every_command_is_in_the_reference(command: tuple[str, ...]) -> None:
 
 
 def test_the_command_reference_is_generated_from_help() -> None:
-    """docs/reference.md is exactly what `python -m squadmem.reference` renders from --help."""
-    from squadmem import reference
+    """docs/reference.md is exactly what `python -m squadmem.cli.reference` renders from --help."""
+    from squadmem.cli import reference
 
     page = (Path(__file__).parent.parent / "docs" / "reference.md").read_text(encoding="utf-8")
-    assert page == reference.render(), "regenerate: python -m squadmem.reference > docs/reference.md"
+    assert page == reference.render(), "regenerate: python -m squadmem.cli.reference > docs/reference.md"
 
 
 @pytest.mark.parametrize(

@@ -163,7 +163,7 @@ def squadmem(
     """``squadmem ARGS`` in-process (click's runner) as if started in ``where``: code, stdout, stderr."""
     from click.testing import CliRunner
 
-    from squadmem.cli import app
+    from squadmem.cli.app import app
 
     root = where.root if isinstance(where, GitRepo) else where
     result = CliRunner().invoke(app, ["-C", str(root), *args], input=input, env=env)

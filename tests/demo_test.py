@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from squadmem.cli import app
+from squadmem.cli.app import app
 from squadmem.commands import demo
 
 ROOT = Path(__file__).resolve().parents[1]

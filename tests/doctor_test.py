@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 from conftest import GitRepo
 
-from squadmem.cli import app
+from squadmem.cli.app import app
 from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import uses

@@ -1,6 +1,6 @@
 """The fast lane parses its commands as click does, or declines; its table is the click definitions'.
 
-The lane (``squadmem.lane``) is the console script: it parses ``context``, ``recall``, ``near``
+The lane (``squadmem.cli.lane``) is the console script: it parses ``context``, ``recall``, ``near``
 and ``track`` without importing click, from a table generated from the click commands. A test
 renders the table again; a property holds, for generated command lines over those commands'
 options (values, attached values, unknown and abbreviated options, ``--``, help, missing values),
@@ -23,17 +23,19 @@ from conftest import GitRepo
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem import lane
-from squadmem.cli import app
-from squadmem.commands import frequent
-from squadmem.lane import spec, table
+from squadmem.cli import frequent, lane
+from squadmem.cli import lane_spec as spec
+from squadmem.cli import lane_table as table
+from squadmem.cli.app import app
 
 HERE = Path(__file__).resolve().parent.parent
 
 
 def test_the_table_is_rendered_from_the_click_commands() -> None:
-    written = (HERE / "squadmem" / "lane" / "table.py").read_text("utf-8")
-    assert written == spec.render(), "regenerate: python -m squadmem.lane.spec > squadmem/lane/table.py"
+    written = (HERE / "squadmem" / "cli" / "lane_table.py").read_text("utf-8")
+    assert written == spec.render(), (
+        "regenerate: python -m squadmem.cli.lane_spec > squadmem/cli/lane_table.py"
+    )
 
 
 def click_parse(argv: list[str]) -> tuple[str, dict[str, Any]] | None:
@@ -160,7 +162,7 @@ def test_the_lane_prints_as_click_echo(text: str, nl: bool, monkeypatch: pytest.
 
 def both(root: Path, *args: str, input: str | None = None) -> list[tuple[int, str, str]]:
     """``squadmem ARGS`` as the console script runs it (the lane), and through click alone."""
-    entry = ["-m", "squadmem"], ["-c", "from squadmem.cli import run; run()"]
+    entry = ["-m", "squadmem"], ["-c", "from squadmem.cli.app import run; run()"]
     env = dict(os.environ, PYTHONPATH=str(HERE))
     runs = [
         subprocess.run(

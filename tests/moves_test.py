@@ -14,7 +14,7 @@ from conftest import GitRepo, run_squadmem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from squadmem.cli import app
+from squadmem.cli.app import app
 from squadmem.commands import move
 from squadmem.engine import catalog
 from squadmem.engine.writing import writer

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import GitRepo, run_squadmem
 
-from squadmem.cli import app
+from squadmem.cli.app import app
 from squadmem.commands import report
 from squadmem.gitio.repo import Repo
 

@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import GitRepo, assert_refused
 
-from squadmem.cli import app
+from squadmem.cli.app import app
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"

@@ -97,7 +97,7 @@ COUNTING = (
     "    if event == 'open' and str(args[0]).endswith('tiers.toml'):\n"
     "        opened.append(args[0])\n"
     "sys.addaudithook(audit)\n"
-    "from squadmem.cli import run\n"
+    "from squadmem.cli.app import run\n"
     "try:\n"
     "    run()\n"
     "finally:\n"

@@ -19,7 +19,7 @@ from conftest import GitRepo, bare_remote, run_squadmem, squadmem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from squadmem.cli import app
+from squadmem.cli.app import app
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"

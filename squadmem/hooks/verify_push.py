@@ -154,7 +154,7 @@ def verify(revs: Sequence[str], env: dict[str, str]) -> int:
     argv = [sys.executable, "-m", "squadmem", "verify", "--", *revs]
     if sys.flags.no_site:  # the shim's Python: the child finds squadmem where this one did
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-        start = "import sys; sys.path.append(sys.argv.pop(1)); from squadmem.cli import run; run()"
+        start = "import sys; sys.path.append(sys.argv.pop(1)); from squadmem.cli.app import run; run()"
         argv = [sys.executable, "-c", start, root, "verify", "--", *revs]
     pid = os.posix_spawn(sys.executable, argv, env)
     return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])

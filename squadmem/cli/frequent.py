@@ -1,8 +1,8 @@
 """What the commands run most often do once parsed: ``context`` at every spawn, ``recall``,
 ``near`` and ``track`` as hooks at every tool call, and ``list``.
 
-Two entry points call these with the same arguments: the click CLI (:mod:`squadmem.cli`) and the
-fast lane (:mod:`squadmem.lane`), which parses these commands without importing click. Each
+Two entry points call these with the same arguments: the click CLI (:mod:`squadmem.cli.app`) and the
+fast lane (:mod:`squadmem.cli.lane`), which parses these commands without importing click. Each
 function takes the ``echo`` to print with (click's, or :func:`echo`, the lane's copy of it) and
 the ``-C`` folder; it opens the repository, runs the command's module and prints.
 :func:`failure` and :func:`show_warnings` are both entry points' error handling (:func:`guarded`
@@ -41,8 +41,8 @@ def context(
     now: str | None,
 ) -> None:
     """``squadmem context``: the spawn prompt on stdout, its size on stderr."""
+    from squadmem.cli import invocation
     from squadmem.commands import context as spawn
-    from squadmem.commands import invocation
 
     with invocation.open_repo(directory) as repo:
         result = spawn.context(
@@ -74,7 +74,7 @@ def recall(
     now: str | None,
 ) -> None:
     """``squadmem recall``: the sections holding the query's words, best first."""
-    from squadmem.commands import invocation
+    from squadmem.cli import invocation
     from squadmem.commands import recall as recalling
 
     with invocation.open_repo(directory) as repo:
@@ -103,7 +103,7 @@ def near(
     as_json: bool,
 ) -> None:
     """``squadmem near``: memory naming the files or issues given, or those of a hook's event."""
-    from squadmem.commands import invocation
+    from squadmem.cli import invocation
     from squadmem.commands import near as nearby
     from squadmem.model.errors import SquadmemError
 
@@ -135,7 +135,7 @@ def track(
     as_json: bool,
 ) -> None:
     """``squadmem track``: record the uses an agent's session transcripts show."""
-    from squadmem.commands import invocation
+    from squadmem.cli import invocation
     from squadmem.commands import track as tracking
 
     paths = list(files or [])
@@ -148,7 +148,8 @@ def track(
 
 def list_(echo: Echo, directory: Path, *, agent: str | None, tier: str | None, as_json: bool) -> None:
     """``squadmem list``: every section, a row each (or JSON)."""
-    from squadmem.commands import invocation, listing
+    from squadmem.cli import invocation
+    from squadmem.commands import listing
 
     with invocation.open_repo(directory) as repo:
         rows = listing.list_sections(repo, agent, tier)

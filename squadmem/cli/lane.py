@@ -4,8 +4,8 @@ often without importing click, and hands every other command line to the click C
 Agents run ``squadmem context`` at every spawn and ``near`` / ``track`` as hooks at every tool
 call, and people and scripts run ``list``; click's import and the building of every command
 cost more than Python's own start. The lane parses ``--version`` and the commands of
-:mod:`squadmem.lane.table` (generated from the click definitions: ``python -m
-squadmem.lane.spec``) in exactly the forms click accepts, and parses them to the values click
+:mod:`squadmem.cli.lane_table` (generated from the click definitions: ``python -m
+squadmem.cli.lane_spec``) in exactly the forms click accepts, and parses them to the values click
 would pass. Whatever it is not sure of (``--help``, an unknown or abbreviated option, a missing
 value, ``--``, text that is not UTF-8 or holds a NUL byte, a value click would refuse, any other
 command) it declines, and click parses the whole command line itself, so its messages and exit
@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from squadmem.lane import table
+from squadmem.cli import lane_table as table
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -38,14 +38,14 @@ def run() -> None:
     """Console-script entry point."""
     parsed = parse(sys.argv[1:])
     if parsed is None:
-        from squadmem.cli import run as click_run
+        from squadmem.cli.app import run as click_run
 
         click_run()
         return
     command, values = parsed
     if command == "--version":
         from squadmem import __version__
-        from squadmem.commands.frequent import echo
+        from squadmem.cli.frequent import echo
 
         echo(f"squadmem {__version__}")
         sys.exit(0)
@@ -53,7 +53,7 @@ def run() -> None:
 
 
 def _guarded(command: str, values: dict[str, Any]) -> int:
-    from squadmem.commands import frequent
+    from squadmem.cli import frequent
 
     directory = values.pop("directory")
     try:

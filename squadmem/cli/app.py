@@ -18,11 +18,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 from squadmem import __version__
-from squadmem.commands import frequent, invocation
+from squadmem.cli import frequent, invocation
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 
 if TYPE_CHECKING:
-    from squadmem.commands.invocation import Repo
+    from squadmem.cli.invocation import Repo
 
 DEBUG_HINT = frequent.DEBUG_HINT
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}

@@ -2,7 +2,7 @@
 
 The README and the pages in docs/ teach; this page lists every command and option exactly as
 ``--help`` states them, so the two cannot drift: a test renders it again and
-compares. Regenerate with ``python -m squadmem.reference > docs/reference.md``.
+compares. Regenerate with ``python -m squadmem.cli.reference > docs/reference.md``.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from typing import Any
 
 import click
 
-from squadmem.cli import app
+from squadmem.cli.app import app
 
 WIDTH = 100
 HEADER = (
     "# Command reference\n\n"
-    "Generated from `--help` by `python -m squadmem.reference > docs/reference.md`;"
+    "Generated from `--help` by `python -m squadmem.cli.reference > docs/reference.md`;"
     " a test keeps it equal to what the commands print. [concepts.md](concepts.md) explains the"
     " concepts; `squadmem <command> --help` shows the same text as this page.\n"
 )
