@@ -24,7 +24,6 @@ from squadmem.model.errors import SquadmemError, SquadmemWarning
 if TYPE_CHECKING:
     from squadmem.cli.invocation import Repo
 
-DEBUG_HINT = frequent.DEBUG_HINT
 HELP_OPTIONS = {"help_option_names": ["-h", "--help"]}
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -170,9 +169,6 @@ def check_arguments(values: dict[str, Any]) -> None:
         _refuse_bad_text(opts[0] if opts and opts[0].startswith("-") else name.upper(), value)
     if ctx is not None:
         _refuse_bad_text("-C", ctx.find_root().obj)
-
-
-read_stdin = frequent.read_stdin  # standard input as UTF-8 text, refused otherwise
 
 
 def guarded(fn: F) -> F:
@@ -874,7 +870,7 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
 
     from squadmem.commands import daylog
 
-    body = read_stdin() if text == "-" else text
+    body = frequent.read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
         click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now), agent)}")
 
@@ -1075,7 +1071,7 @@ def session_end(
 
     summary = None
     if summary_file == "-":
-        summary = read_stdin()
+        summary = frequent.read_stdin()
     elif summary_file is not None:
         try:
             summary = Path(summary_file).read_text("utf-8")
@@ -1208,7 +1204,7 @@ def wiki_write(
     """
     from squadmem.commands import wiki
 
-    text = read_stdin() if file == "-" else _read_text(file)
+    text = frequent.read_stdin() if file == "-" else _read_text(file)
     with open_repo(ctx) as repo:
         written = wiki.write(repo, topic, text, title=title, replace=replace)
     click.echo(invocation.to_json(written.as_dict()) if as_json else written.text())
