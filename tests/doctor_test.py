@@ -209,7 +209,7 @@ def test_doctor_warns_while_another_writer_holds_the_lock(repo: GitRepo) -> None
 
 def test_doctor_tells_listed_from_installed_framework_hooks(repo: GitRepo) -> None:
     """Regression: listed in .pre-commit-config.yaml was reported ok although no hook was installed."""
-    from squadmem.commands import githooks
+    from squadmem.engine.install import githooks
 
     repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
     repo.write(".pre-commit-config.yaml", githooks.pre_commit_snippet(requirement="squadmem==0.1.0"))

@@ -10,7 +10,7 @@ from pathlib import Path
 import yaml  # type: ignore[import-untyped]
 from conftest import GitRepo
 
-from squadmem.commands import githooks
+from squadmem.engine.install import githooks
 
 LOG = ".squad/memory/log/2026-03-01.md"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, bare_remote, hooked_commit, init_hooked, run_squadmem
 
-from squadmem.commands import githooks
+from squadmem.engine.install import githooks
 from squadmem.hooks import journal_check, staged, use_trailers
 from squadmem.model import uses
 

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 from conftest import GitRepo, bare_remote, squadmem
 
-from squadmem.commands import mergedriver, settle
+from squadmem.engine.install import mergedriver
+from squadmem.engine.writing import settle
 from squadmem.hooks import merge_driver
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR

@@ -5,8 +5,8 @@ import dataclasses
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from squadmem.commands import settle
 from squadmem.engine import index
+from squadmem.engine.writing import settle
 from squadmem.model import merge, sections
 
 HOT = ".squad/memory/hot/picard.md"

@@ -25,7 +25,7 @@ import pytest
 from conftest import GitRepo, assert_refused, run_squadmem
 from conftest import squadmem as cli
 
-from squadmem.commands import openclaw, transcripts
+from squadmem.engine.hosts import openclaw, transcripts
 from squadmem.model import openclaw as config
 from squadmem.model import uses
 

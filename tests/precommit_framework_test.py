@@ -301,7 +301,7 @@ def test_warn_mode_is_shown_by_the_framework(runs: dict[str, Run]) -> None:
 def test_init_snippet_works_in_any_install_order(repo: GitRepo, snapshot: Path) -> None:
     """`pre-commit install` -> `squadmem init` -> `pre-commit install`, with the config init prints
     (pointing at this project's snapshot), then real commits through the framework's hooks."""
-    from squadmem.commands import githooks
+    from squadmem.engine.install import githooks
 
     rev = subprocess.run(
         ["git", "rev-parse", "HEAD"], cwd=snapshot, env=_clean_env(), text=True, capture_output=True

@@ -7,7 +7,7 @@ import subprocess
 import pytest
 from conftest import GitRepo, squadmem
 
-from squadmem.commands import githooks
+from squadmem.engine.install import githooks
 
 
 def squad_tree(repo: GitRepo) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from squadmem.commands import githooks
+from squadmem.engine.install import githooks
 
 HOOKS = Path(__file__).resolve().parents[1] / "hooks"
 

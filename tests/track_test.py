@@ -7,7 +7,7 @@ import pytest
 from conftest import GitRepo, assert_refused
 from conftest import squadmem as cli
 
-from squadmem.commands import transcripts
+from squadmem.engine.hosts import transcripts
 from squadmem.model import uses
 from squadmem.model.layout import MEMORY_DIR
 

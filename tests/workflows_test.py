@@ -13,7 +13,7 @@ import yaml  # type: ignore[import-untyped]
 from conftest import GitRepo
 from conftest import squadmem as cli
 
-from squadmem.commands import workflows
+from squadmem.engine.install import workflows
 
 FOLDER = Path(__file__).resolve().parents[1] / "templates" / "workflows"
 WORKFLOWS = sorted(FOLDER.glob("*.yml"))
@@ -102,7 +102,7 @@ def test_init_refuses_workflows_it_cannot_pin(repo: GitRepo) -> None:
 
 def test_installed_requirement_of_this_checkout() -> None:
     """An editable or local install cannot be reached from a runner: squadmem says so instead of guessing."""
-    from squadmem.commands import workflows
+    from squadmem.engine.install import workflows
     from squadmem.model.errors import SquadmemError
 
     try:

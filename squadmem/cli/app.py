@@ -810,7 +810,7 @@ def settle(ctx: click.Context) -> None:
 
     Example: squadmem settle
     """
-    from squadmem.commands import settle as settling
+    from squadmem.engine.writing import settle as settling
 
     with open_repo(ctx) as repo:
         notes = settling.settle(repo)

@@ -32,7 +32,7 @@ def open_repo(directory: Path | None, *, set_up_driver: bool = True, read_settin
             repo.close()
             raise
     if set_up_driver:
-        from squadmem.commands import mergedriver
+        from squadmem.engine.install import mergedriver
 
         mergedriver.set_up_in_clone(repo)
     return repo

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import githooks, intake, mergedriver, settle, spawn
+from squadmem.commands import intake, spawn
 from squadmem.engine import catalog, index
-from squadmem.engine.writing import writer
+from squadmem.engine.install import githooks, mergedriver
+from squadmem.engine.writing import settle, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, settings, uses
 from squadmem.model.errors import Exit, SquadmemError

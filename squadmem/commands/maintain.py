@@ -15,12 +15,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from squadmem.commands import intake, settle, spawn, track
+from squadmem.commands import intake, spawn, track
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
 from squadmem.engine.planning import policy
-from squadmem.engine.writing import writer
+from squadmem.engine.writing import settle, writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import places, settings, templates
 from squadmem.model.errors import SquadmemError

@@ -26,7 +26,7 @@ class Outcome:
     note: str | None = None  # "nothing to do" and why
     intake: intake.Result | None = None  # what maintain took in from Squad's files first
     spawn_note: str | None = None  # Squad's spawn lines lost their block and could not get it back
-    settled: tuple[str, ...] = ()  # what a merge left, settled first (squadmem.commands.settle)
+    settled: tuple[str, ...] = ()  # what a merge left, settled first (squadmem.engine.writing.settle)
     host: track.Result | None = None  # the uses a workspace's host left, read first (squadmem track)
 
     def as_dict(self) -> dict[str, Any]:

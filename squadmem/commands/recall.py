@@ -29,7 +29,7 @@ TYPE_CHECKING = False  # typing is not imported at run time: recall runs at ever
 if TYPE_CHECKING:
     from typing import Any
 
-    from squadmem.commands import removed, removed_logs
+    from squadmem.engine.history import removed, removed_logs
 
 
 class Hit(Value):
@@ -244,8 +244,8 @@ def recall(
     result = Recall(query, tuple(shown), total - len(shown), log_hits, used)
     if not history:
         return result
-    from squadmem.commands import removed  # the history engine: only for --history
     from squadmem.engine import catalog
+    from squadmem.engine.history import removed  # the history engine: only for --history
 
     memory = catalog.load(repo.layout)
     gone, more = removed.search(
@@ -254,7 +254,7 @@ def recall(
     result = result.replaced(removed=tuple(gone), more_removed=more)
     if not logs:
         return result
-    from squadmem.commands import removed_logs
+    from squadmem.engine.history import removed_logs
 
     lines, more_lines = removed_logs.search(repo, terms, limit)
     return result.replaced(removed_lines=tuple(lines), more_removed_lines=more_lines)

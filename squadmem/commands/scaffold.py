@@ -26,7 +26,7 @@ import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
-from squadmem.commands import githooks, mergedriver, workflows
+from squadmem.engine.install import githooks, mergedriver, workflows
 from squadmem.gitio.repo import Repo
 from squadmem.model import openclaw, settings, squad, templates
 from squadmem.model import places as where

@@ -1,7 +1,7 @@
 """``squadmem track``: the sections an agent read or cited, from its session transcripts, as uses.
 
 Transcripts of Claude Code, the Codex CLI and OpenClaw are read by
-:mod:`squadmem.commands.transcripts` into events (a file read, an edit, the
+:mod:`squadmem.engine.hosts.transcripts` into events (a file read, an edit, the
 agent's text).
 
 In a memory-tiers workspace, ``track`` without files reads what the host
@@ -44,9 +44,9 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from squadmem.commands import openclaw, transcripts
-from squadmem.commands.transcripts import Event
 from squadmem.engine import catalog
+from squadmem.engine.hosts import openclaw, transcripts
+from squadmem.engine.hosts.transcripts import Event
 from squadmem.gitio.repo import Repo
 from squadmem.model import places, render, sections, uses, writes
 from squadmem.model.errors import SquadmemError, SquadmemWarning

@@ -13,7 +13,7 @@ Three hosts' transcripts are read, one JSON object per line or per row:
   ``shell_command`` / ``exec_command`` with a command string, ``workdir``);
 - OpenClaw session events (``transcript_events`` rows of the agent's
   ``openclaw-agent.sqlite``, or the older ``sessions/<id>.jsonl`` lines; see
-  :mod:`squadmem.commands.openclaw`): a ``session`` header with the ``cwd``,
+  :mod:`squadmem.engine.hosts.openclaw`): a ``session`` header with the ``cwd``,
   then ``message`` events whose ``message.role`` is ``assistant`` with
   ``content`` blocks ``text`` and ``toolCall`` (``name``, ``arguments``):
   ``memory_get`` (``path``, ``from``, ``lines``), ``read`` (``path``,
@@ -47,7 +47,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from squadmem.commands import openclaw
+from squadmem.engine.hosts import openclaw
 from squadmem.model import accesslog, clock
 from squadmem.model.errors import SquadmemError
 
