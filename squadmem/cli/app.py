@@ -810,10 +810,10 @@ def settle(ctx: click.Context) -> None:
 
     Example: squadmem settle
     """
-    from squadmem.engine.writing import settle as settling
+    from squadmem.commands import doctor
 
     with open_repo(ctx) as repo:
-        notes = settling.settle(repo)
+        notes = doctor.settle_merges(repo)
     click.echo("\n".join(notes) if notes else "nothing to settle")
 
 

@@ -212,6 +212,12 @@ def merges(repo: Repo, fix: bool) -> Check:
     return Check("merges", OK, "fixed: " + "; ".join(notes) if notes else "nothing to settle")
 
 
+def settle_merges(repo: Repo) -> list[str]:
+    """``squadmem settle``: what a merge or a rebased move left, committed at the new place (what
+    ``doctor --fix`` does for the merges check); a note each."""
+    return settle.settle(repo)
+
+
 GIT_LOCK_BUSY_SECONDS = 60  # an index.lock younger than this may belong to a git command running now
 
 
