@@ -292,7 +292,8 @@ class Replay:
 
 @dataclasses.dataclass(frozen=True)
 class _Doc:
-    """An entry as a tier section (what ``squadmem.engine.search.ranking`` ranks), with its last use or write."""
+    """An entry as a tier section (what ``squadmem.engine.search.ranking`` ranks), with its last use or
+    write."""
 
     text: str
     title: str

@@ -1,4 +1,5 @@
-"""``squadmem verify``: check that a range of commits obeyed the tier rules (squadmem.engine.verify.verifier)."""
+"""``squadmem verify``: check that a range of commits obeyed the tier rules
+(squadmem.engine.verify.verifier)."""
 
 from __future__ import annotations
 

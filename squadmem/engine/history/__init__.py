@@ -1,1 +1,2 @@
-"""The history engine: one streamed pass over history, its cache, the commit graph and its walks, last uses."""
+"""The history engine: one streamed pass over history, its cache, the commit graph and its
+walks, last uses."""

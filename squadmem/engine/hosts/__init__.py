@@ -1,1 +1,2 @@
-"""What the hosts leave behind: OpenClaw's agents and transcript store, and the transcripts of Claude Code, Codex CLI and OpenClaw read as events."""
+"""What the hosts leave behind: OpenClaw's agents and transcript store, and the transcripts of
+Claude Code, Codex CLI and OpenClaw read as events."""

@@ -189,7 +189,8 @@ def stale(entry: catalog.Entry, facts: Facts) -> Target | None:
 
 def promotion(entry: catalog.Entry, facts: Facts) -> Target | str | None:
     """A cold or archive section used within the promote window: back to hot; a sentence instead
-    when ``second-use`` holds it back. The caller checks that it fits (:mod:`squadmem.engine.planning.fit`)."""
+    when ``second-use`` holds it back. The caller checks that it fits
+    (:mod:`squadmem.engine.planning.fit`)."""
     use = facts.use(entry)
     if (
         not ruled(entry, use)
