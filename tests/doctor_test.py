@@ -190,7 +190,7 @@ def test_doctor_warns_about_a_shallow_clone_in_its_linked_worktree(repo: GitRepo
 def test_doctor_warns_while_another_writer_holds_the_lock(repo: GitRepo) -> None:
     repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
     script = (
-        "import sys, time; from pathlib import Path; from squadmem.engine import writer\n"
+        "import sys, time; from pathlib import Path; from squadmem.engine.writing import writer\n"
         "with writer.Lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(30)\n"
     )
     holder = subprocess.Popen(
