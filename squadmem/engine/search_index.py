@@ -458,6 +458,11 @@ def rank(query: str, entries: Iterable[tuple[str, str]], limit: int = 5) -> list
     They are put in an index in memory and asked as ``recall`` asks its own (the same words, stop
     words, BM25, naming first and words inside longer ones), nothing read or written elsewhere: a
     study ranks by it what an agent's ``recall`` would show, without a repository."""
+    return ranker(entries)(query, limit)
+
+
+def ranker(entries: Iterable[tuple[str, str]]) -> Callable[[str, int], list[str]]:
+    """:func:`rank` for many queries over the same ``entries``: indexed once, asked each time."""
     from squadmem.engine import titles  # a heading's plain text, as the catalog gives it
 
     rows = []
@@ -466,9 +471,10 @@ def rank(query: str, entries: Iterable[tuple[str, str]], limit: int = 5) -> list
         title = titles.plain(heading.group(1) or "") if heading else ""
         rows.append((title, text, entry_id, "archive", "", "", "", "0"))
     index = SearchIndex(None)
-    try:
-        index._replace([], rows, [])
+    index._replace([], rows, [])
+
+    def ask(query: str, limit: int = 5) -> list[str]:
         found, _ = index.search(ranking.words(query), limit=limit)
-    finally:
-        index.close()
-    return [f.id for f in found]
+        return [f.id for f in found]
+
+    return ask
