@@ -338,16 +338,20 @@ class SearchIndex:
         """In one transaction: the rows of the ``dropped`` owners out, ``rows`` and ``owners`` in."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            for owner in dropped:
-                if self.grams:  # a contentless table forgets a row given the text it was given
-                    old = self.db.execute("SELECT rowid, body FROM sections WHERE owner = ?", (owner,))
-                    self.db.executemany(
-                        "INSERT INTO grams (grams, rowid, folded) VALUES ('delete', ?, ?)",
-                        [(rowid, body.casefold()) for rowid, body in old.fetchall()],
-                    )
-                self.db.execute("DELETE FROM sections WHERE owner = ?", (owner,))
-                self.db.execute("DELETE FROM owners WHERE owner = ?", (owner,))
-            last = self.db.execute("SELECT coalesce(max(rowid), 0) FROM sections").fetchone()[0]
+            held: list[tuple[int, str]] = []
+            if dropped:
+                marks = ", ".join("?" for _ in dropped)
+                query = f"SELECT rowid, body FROM sections WHERE owner IN ({marks})"
+                held = self.db.execute(query, list(dropped)).fetchall()
+            if self.grams:  # a contentless table forgets a row given the text it was given
+                self.db.executemany(
+                    "INSERT INTO grams (grams, rowid, folded) VALUES ('delete', ?, ?)",
+                    [(rowid, body.casefold()) for rowid, body in held],
+                )
+            self.db.executemany("DELETE FROM sections WHERE rowid = ?", [(rowid,) for rowid, _ in held])
+            self.db.executemany("DELETE FROM owners WHERE owner = ?", [(owner,) for owner in dropped])
+            top = self.db.execute("SELECT rowid FROM sections ORDER BY rowid DESC LIMIT 1").fetchone()
+            last = top[0] if top else 0
             numbered = [(last + n, *row) for n, row in enumerate(rows, start=1)]
             self.db.executemany(
                 "INSERT INTO sections (rowid, title, body, id, tier, file, name, owner, is_index)"
