@@ -361,7 +361,7 @@ class SearchIndex:
             if self.grams:
                 self.db.executemany(
                     "INSERT INTO grams (rowid, folded) VALUES (?, ?)",
-                    [(row[0], row[2].casefold()) for row in numbered],
+                    [(last + n, row[1].casefold()) for n, row in enumerate(rows, start=1)],
                 )
             self.db.executemany("INSERT INTO owners VALUES (?, ?, ?, ?)", owners)
             self.db.execute("COMMIT")
