@@ -46,7 +46,7 @@ def brute_force(word: str, texts: list[str]) -> set[str]:
 def index_of(texts: list[str], trigram: bool) -> search_index.SearchIndex:
     index = search_index.SearchIndex(None, trigram=trigram)
     index._replace(
-        [], [("", text, f"e{n}", "archive", "f", "a", "a", "0") for n, text in enumerate(texts)], []
+        [], [("", text, f"e{n}", "archive", "f", "a", "a", "0") for n, text in enumerate(texts)], OWNER
     )
     return index
 
@@ -58,6 +58,7 @@ def found(index: search_index.SearchIndex, word: str) -> set[str]:
     return set(ids)
 
 
+OWNER = [("a", "", None, None)]
 texts = st.lists(st.text(ALPHABET + "   \n", max_size=60), min_size=1, max_size=12)
 
 
@@ -84,8 +85,9 @@ def test_an_owner_indexed_again_leaves_no_trigram_behind(old: list[str], new: li
     """An owner's rows replaced (its file changed): its old text is found no more, its new text is."""
     index = search_index.SearchIndex(None)
     rows = [("", t, f"e{n}", "archive", "f", "a", "a", "0") for n, t in enumerate(old)]
-    index._replace([], rows, [])
-    index._replace(["a"], [("", t, f"e{n}", "archive", "f", "a", "a", "0") for n, t in enumerate(new)], [])
+    index._replace([], rows, OWNER)
+    assert found(index, word) == brute_force(word, old)  # the trigrams of the old rows made
+    index._replace(["a"], [("", t, f"e{n}", "archive", "f", "a", "a", "0") for n, t in enumerate(new)], OWNER)
     try:
         assert found(index, word) == brute_force(word, new)
     finally:
