@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
+from conftest import GitRepo, squadmem
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from squadmem.engine import ranking, search_index
 
+DAY = "2026-03-01T12:00:00+00:00"
 ALPHABET = "abcxyzABC0129_.-#/"  # letters, digits and the characters that join a name's parts
 _TOKEN = re.compile(r"[^\W_]+")
 
@@ -113,3 +116,18 @@ def test_words_inside_longer_ones(word: str, expected: set[str]) -> None:
         assert index.grams and found(index, word) == expected
     finally:
         index.close()
+
+
+def test_an_edited_file_is_looked_inside_as_it_is_now(repo: GitRepo) -> None:
+    """The trigrams of an owner whose file changed are made again: the old text is found no more."""
+    path = ".squad/memory/archive/worf.md"
+    repo.commit("m", {path: "# Archive\n\n## Cache\nThe accessTokenCache is warm.\n"}, date=DAY)
+    assert recalled(repo, "okenca") == ["worf/cache"]
+    repo.write(path, "# Archive\n\n## Cache\nThe sessionStore is warm.\n")
+    assert recalled(repo, "okenca") == [] and recalled(repo, "ionsto") == ["worf/cache"]
+
+
+def recalled(repo: GitRepo, query: str) -> list[str]:
+    code, out, err = squadmem(repo, "recall", query, "--json", "--no-record", "--no-logs")
+    assert code == 0, err
+    return [s["id"] for s in json.loads(out)["sections"]]
