@@ -28,12 +28,19 @@ def memory(repo: GitRepo) -> GitRepo:
     return repo
 
 
-def test_recall_needs_every_word_and_ranks_titles_double(memory: GitRepo) -> None:
+def test_recall_ranks_the_sections_holding_more_words_first_and_titles_double(memory: GitRepo) -> None:
+    """Any word finds a section; the one holding both words (one in its title) comes first."""
     code, out, _ = squadmem(memory, "recall", "rotat key", "--json", "--no-record", "--no-logs")
     hits = json.loads(out)["sections"]
-    assert code == 0 and [h["id"] for h in hits] == ["picard/key-rotation", "picard/auth-tokens"]
+    assert code == 0 and [h["id"] for h in hits] == [
+        "picard/key-rotation",
+        "picard/auth-tokens",
+        "worf/old-vpn",
+    ]
     assert hits[0]["score"] > hits[1]["score"]
     code, out, _ = squadmem(memory, "recall", "jwt vpn", "--json", "--no-record", "--no-logs")
+    assert sorted(h["id"] for h in json.loads(out)["sections"]) == ["picard/auth-tokens", "worf/old-vpn"]
+    code, out, _ = squadmem(memory, "recall", "kubernetes pods", "--json", "--no-record", "--no-logs")
     assert json.loads(out)["sections"] == []
 
 

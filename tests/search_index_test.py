@@ -33,7 +33,8 @@ FILES = {
         (["src/auth/token.py"], '"src auth token py" *'),
         (["#123"], '"123"'),
         (["FR-022"], '"fr 022"'),
-        (["FooBar", "keys"], '"foobar" * AND "keys" *'),
+        (["FooBar", "keys"], '"foobar" * OR "keys" *'),
+        (["keys", "KEYS"], '"keys" *'),
         (["#", "--"], None),
     ],
 )
@@ -64,7 +65,8 @@ def memory(repo: GitRepo) -> GitRepo:
         ("fr-022 second", ["picard/login-form"]),
         ("TokenCache", ["picard/token-refresh", "picard/tokens-elsewhere"]),
         ("rotat", ["wiki:security/key-rotation"]),  # a prefix
-        ("vpn billing", []),  # every word
+        ("vpn billing", ["worf/old-vpn", "picard/tokens-elsewhere"]),  # any word
+        ("kubernetes pods", []),
         (
             "cache",
             ["picard/token-refresh", "picard/tokens-elsewhere"],

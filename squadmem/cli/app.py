@@ -404,7 +404,7 @@ def context_command(ctx: click.Context, **values: Any) -> None:
 
 
 @app.command("recall")
-@argument("query", help="Words a section must all hold: words, paths, #123, FR-022, FooBar.")
+@argument("query", help="Words, a sentence or names (paths, #123, FR-022, FooBar); any of them finds.")
 @AGENT
 @option("--tier", "-t", kind="<str>", help="Only this tier.")
 @option(
@@ -424,23 +424,25 @@ def context_command(ctx: click.Context, **values: Any) -> None:
 def recall_command(ctx: click.Context, **values: Any) -> None:
     """Search every tier and the daily logs; record the sections found as used.
 
-    A section matches when it holds every word of the query: each is cut
-    into its letters and digits, so a path (src/auth/token.py), an issue
-    (#123), an ID (FR-022) or a name (FooBar) matches those parts in that
-    order, and a word also matches as a prefix (token finds tokens; a number
-    does not: #12 is not #123). The best come first (BM25, titles weighing
-    twice; of the best hundred, those naming a word as a file, a path part or
-    in a code span first: token.py for token), from an index in
-    .git/squadmem/ kept current by file; when fewer
-    than --limit hold the words whole, sections holding them inside longer
-    words follow (token in accessTokenCache). The sections shown are
+    A section matches when it holds any word of the query, so a task
+    sentence works: each word is cut into its letters and digits, so a path
+    (src/auth/token.py), an issue (#123), an ID (FR-022) or a name (FooBar)
+    matches those parts in that order, and a word also matches as a prefix
+    (token finds tokens; a number does not: #12 is not #123); stop words
+    (the, to, of) are left out. The best come first (BM25, titles weighing
+    twice: more of the words, and rarer ones, first; of the best hundred,
+    those naming a word as a file, a path part or in a code span first:
+    token.py for token), from an index in .git/squadmem/ kept current by
+    file; when fewer than --limit hold the words whole, sections holding
+    them inside longer words follow (token in accessTokenCache, looked up
+    by trigrams). The sections shown are
     recorded as used, so one recalled from cold or the archive comes back to
     hot at the next maintain if it fits the hot budget (else it stays, with a
     warning); --no-record only looks. --history also finds sections no tier
     holds any more, each with `squadmem restore ID --at REV`, and log lines
     (of a day's log or a session file) no log holds any more.
 
-    Example: squadmem recall "token rotation" --agent worf
+    Example: squadmem recall "why do the staging keys rotate" --agent worf
     """
     frequent.recall(click.echo, ctx.find_root().obj, **values)
 

@@ -1,10 +1,12 @@
 """``squadmem recall QUERY``: find what memory holds, in every tier and the daily logs.
 
-A match is a section that holds every word of the query as the search index
+A match is a section that holds any word of the query as the search index
 cuts words (``squadmem.engine.search.index``: a path, ``#123``, ``FR-022`` or
-``FooBar`` is a phrase of its parts; a word also matches as a prefix), or a
-log line that holds every word, case folded. Sections are ranked by BM25,
-titles weighing twice; ``score`` shows how often the words occur in each.
+``FooBar`` is a phrase of its parts; a word also matches as a prefix), stop
+words left out, so a sentence is a query; or a log line that holds every one
+of those words, case folded. Sections are ranked by BM25, titles weighing
+twice, those holding more and rarer words first; ``score`` shows how often
+the words occur in each.
 The first ``limit`` are shown and, being what the agent
 looked up, recorded as used (pending uses, committed later as
 ``Squad-Memory-Used``), so a cold or archive section recalled comes back to
@@ -142,7 +144,7 @@ class Recall(Value):
         return "\n".join(out).lstrip("\n")
 
 
-MAX_WORDS = 64  # every word must match: SQLite's query tree holds about a thousand, a search far fewer
+MAX_WORDS = 256  # a sentence is a query; a page is not (SQLite's query tree holds about a thousand)
 MAX_LIMIT = 1_000_000
 
 
@@ -153,8 +155,8 @@ def words(query: str) -> list[str]:
     if len(set(found)) > MAX_WORDS:
         raise SquadmemError(
             f"recall: the query has {len(set(found))} different words, over {MAX_WORDS}"
-            " (a section must hold every one)",
-            hint="search for the few words that name what you want",
+            " (a sentence, not a page)",
+            hint="search for the words that name what you want",
         )
     return found
 
@@ -221,7 +223,8 @@ def recall(
     record: bool = True,
     history: bool = False,
 ) -> Recall:
-    terms = words(query)
+    typed = words(query)
+    terms = search_index.content_words(typed)
     if tier is not None and tier not in TIERS:
         raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
     if not 1 <= limit <= MAX_LIMIT:
@@ -235,7 +238,7 @@ def recall(
             raise problems[agent]
         if agent is not None:
             known_agent(agent, index.agents())
-        found, total = index.search(terms, agent, tier, limit)
+        found, total = index.search(typed, agent, tier, limit)
     shown = [_hit(f, terms) for f in found]
     used = tuple(h.id for h in shown) if record else ()
     if used:

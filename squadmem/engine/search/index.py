@@ -13,14 +13,25 @@ text (letters and digits, case folded; every other character separates): an
 agent types ``src/auth/token.py``, ``#123``, ``FR-022`` or ``FooBar`` and each
 becomes a phrase of its parts that a section must hold in that order; the
 last part of a phrase also matches as a prefix (``token`` finds ``tokens``)
-unless it is a number (``#12`` does not find ``#123``). Every word of the query
-must match. Sections rank by BM25 (SQLite's: k1 = 1.2, b = 0.75) over two
-columns, the title (weighing twice) and the whole section, heading included;
-of the best hundred, the sections that name the words as things come first
-(a file ``token.py`` for ``token``, a path part, inside a code span), then
-those that quote the words exactly as typed, then with case folded (``find_visible()`` finds
-the sections that name the function before those about finding what is
-visible).
+unless it is a number (``#12`` does not find ``#123``). A section holding any
+of the words is found, so a sentence is a query: BM25 (SQLite's: k1 = 1.2,
+b = 0.75) over two columns, the title (weighing twice) and the whole section,
+heading included, puts first the sections holding more of the words, and the
+rarer ones. Stop words (``the``, ``to``, ``of``: :data:`STOP_WORDS`) are left
+out of a query that has other words. Of the best hundred, the sections that
+name the words as things come first (a file ``token.py`` for ``token``, a
+path part, inside a code span), then those that quote the words exactly as
+typed, then with case folded (``find_visible()`` finds the sections that name
+the function before those about finding what is visible): every word of a
+short query counts there, of a longer one (a sentence) only the words that
+look like names (``#302``, ``token.py``, ``document-indexer``), so a sentence's
+common words do not outrank BM25.
+
+When fewer sections than asked hold the words whole, those holding a word
+inside a longer one follow (``token`` in ``accessTokenCache``): a second FTS5
+table indexes every section's case-folded text with SQLite's ``trigram``
+tokenizer, so such a word is looked up, not scanned for (a word of at least
+three characters that is not a number).
 An index SQLite cannot open or write (a read-only git dir, another process
 creating it at the same moment) is replaced, for that run, by one in memory.
 """
@@ -32,7 +43,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from squadmem.engine.search import ranking
@@ -41,11 +52,20 @@ from squadmem.model.layout import Layout, TierFile
 from squadmem.model.values import Value
 
 FILE = "search.sqlite"
-FORMAT = 1
+FORMAT = 2
 TITLE_WEIGHT = 2.0
 RERANK = 100  # the best whole-word matches looked at for the words as typed
 INSIDE_SCAN = 500  # sections holding the words inside longer ones, looked at when whole words are few
+SHORT_QUERY = 3  # up to this many words, every one is looked for as typed; past it, the names only
+MIN_INSIDE = 3  # the shortest word looked for inside longer ones (a trigram)
 _SELECT = "SELECT id, tier, file, name, title, body FROM sections"
+# Words that say nothing of what a section is about; a query of these only still finds them.
+STOP_WORDS = ranking.FUNCTION_WORDS | frozenset(
+    {"a", "an", "as", "at", "be", "by", "do", "if", "in", "is", "it", "of", "on", "or", "so", "to", "up"}
+    | {"we", "i", "me", "my", "no", "us"}
+)
+_WRAPPING = "\"'`.,;:!?()[]{}<>"  # what a sentence puts around a word
+_NAME_LIKE = re.compile(r"[^\W_]+(?:(?:[^\w\s']|_)+[^\W_]+)+|.*\d")  # parts joined (a path, FR-022), a digit
 
 
 class Found(Value):
@@ -57,8 +77,26 @@ class Found(Value):
         self.id, self.tier, self.file, self.name, self.title, self.text = id, tier, file, name, title, text
 
 
+def content_words(words: Sequence[str]) -> list[str]:
+    """``words`` each once, without the stop words (a word all of whose parts are stop words) and
+    the words with no letter or digit; all of them, each once, when no other word is left."""
+    unique = list(dict.fromkeys(words))
+    kept = [w for w in unique if ranking.tokens(w) and not all(t in STOP_WORDS for t in ranking.tokens(w))]
+    return kept or unique
+
+
+def literal_words(words: Sequence[str]) -> list[str]:
+    """The words :func:`literal_first` puts first by: every one of a short query, only those of a
+    sentence that look like names (parts joined by other characters, or a digit), bare of the
+    punctuation a sentence wraps words in."""
+    if len(words) <= SHORT_QUERY:
+        return list(words)
+    bare = (w.strip(_WRAPPING) for w in words)
+    return [w for w in dict.fromkeys(bare) if _NAME_LIKE.fullmatch(w)]
+
+
 def match_expression(words: Sequence[str]) -> str | None:
-    """The FTS5 query for ``words``: each a phrase of its tokens, all required; None if none has one."""
+    """The FTS5 query for ``words``: each a phrase of its tokens, any of them; None if none has one."""
     phrases = []
     for word in words:
         parts = ranking.tokens(word)
@@ -66,7 +104,23 @@ def match_expression(words: Sequence[str]) -> str | None:
             continue
         prefix = "" if parts[-1].isdigit() else " *"
         phrases.append('"' + " ".join(parts) + '"' + prefix)
-    return " AND ".join(phrases) if phrases else None
+    return " OR ".join(dict.fromkeys(phrases)) if phrases else None
+
+
+def inside_words(words: Sequence[str]) -> list[str]:
+    """The words looked for inside longer ones, case folded: at least :data:`MIN_INSIDE` characters,
+    and not a number (``#12`` is not found in ``#123``)."""
+    found = []
+    for word in words:
+        parts = ranking.tokens(word)
+        if not (parts and parts[-1].isdigit()) and len(word.casefold()) >= MIN_INSIDE:
+            found.append(word.casefold())
+    return list(dict.fromkeys(found))
+
+
+def _substring_expression(terms: Sequence[str]) -> str:
+    """The trigram table's query: any of ``terms`` as a substring."""
+    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
 
 
 def names(word: str, text: str) -> bool:
@@ -159,10 +213,14 @@ def _signature(layout: Layout, files: Sequence[TierFile]) -> str:
 
 
 class SearchIndex:
-    """One work tree's index; :meth:`refresh` before :meth:`search`."""
+    """One work tree's index; :meth:`refresh` before :meth:`search`.
 
-    def __init__(self, state_dir: Path | None) -> None:
+    ``trigram``: whether to keep the table of trigrams (where SQLite has the tokenizer: 3.34 and
+    later); without it, words inside longer ones are scanned for."""
+
+    def __init__(self, state_dir: Path | None, *, trigram: bool = True) -> None:
         self.path = None if state_dir is None else state_dir / FILE
+        self.trigram = trigram
         try:
             if state_dir is None:
                 raise sqlite3.OperationalError("in memory")
@@ -171,6 +229,9 @@ class SearchIndex:
         except (OSError, sqlite3.Error):
             self.path = None
             self.db = self._create()
+        self.grams = self._has_grams()
+        if not self.grams:  # words inside longer ones are scanned for, folded as the trigrams are
+            self.db.create_function("casefold", 1, str.casefold, deterministic=True)
 
     def _open(self) -> sqlite3.Connection:
         assert self.path is not None
@@ -180,12 +241,15 @@ class SearchIndex:
             found = db.execute("SELECT value FROM meta WHERE name = 'key'").fetchone() if key else None
         except sqlite3.DatabaseError:  # not a database, or not ours: made again
             found = None
-        if found is not None and found[0] == _key():
+        if found is not None and found[0] == self._key():
             return db
         db.close()
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
         return self._create()
+
+    def _key(self) -> str:
+        return _key() + ("" if self.trigram else ";no trigrams")
 
     def _create(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path or ":memory:", timeout=30, isolation_level=None)
@@ -198,12 +262,27 @@ class SearchIndex:
                 title, body, id UNINDEXED, tier UNINDEXED, file UNINDEXED, name UNINDEXED,
                 owner UNINDEXED, is_index UNINDEXED, tokenize = 'unicode61'
             );
-            PRAGMA user_version = 1;
+            PRAGMA user_version = 2;
             COMMIT;
             """
         )
-        db.execute("INSERT INTO meta VALUES ('key', ?)", (_key(),))
+        if self.trigram:
+            # Each section's case-folded text, as trigrams only (no copy of the text: ``content=''``),
+            # under the section's rowid; SQLite before 3.34 has no trigram tokenizer.
+            # Made for an owner when a search first looks inside words (the first costs about seven
+            # times the words' index): ``gram_owners`` names the owners whose rows are in.
+            with contextlib.suppress(sqlite3.OperationalError):
+                db.execute(
+                    "CREATE VIRTUAL TABLE grams USING fts5("
+                    "folded, content = '', tokenize = 'trigram case_sensitive 1')"
+                )
+                db.execute("CREATE TABLE gram_owners (owner TEXT PRIMARY KEY)")
+        db.execute("INSERT INTO meta VALUES ('key', ?)", (self._key(),))
         return db
+
+    def _has_grams(self) -> bool:
+        found = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'grams'").fetchone()
+        return found is not None
 
     def close(self) -> None:
         self.db.close()
@@ -251,13 +330,66 @@ class SearchIndex:
                 (e.title, e.text, e.id, e.tier, e.file, e.name, owner, "1" if e.is_index else "0")
                 for e in memory.entries
             ]
+        self._replace([*stale, *gone], rows, owners)
+
+    def _replace(
+        self,
+        dropped: Sequence[str],
+        rows: Sequence[tuple[str, ...]],
+        owners: Sequence[tuple[str, str, str | None, str | None]],
+    ) -> None:
+        """In one transaction: the rows of the ``dropped`` owners out, ``rows`` and ``owners`` in."""
         self.db.execute("BEGIN IMMEDIATE")
         try:
-            for owner in [*stale, *gone]:
-                self.db.execute("DELETE FROM sections WHERE owner = ?", (owner,))
-                self.db.execute("DELETE FROM owners WHERE owner = ?", (owner,))
-            self.db.executemany("INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+            held: list[tuple[int, str, str]] = []
+            if dropped:
+                marks = ", ".join("?" for _ in dropped)
+                query = f"SELECT rowid, body, owner FROM sections WHERE owner IN ({marks})"
+                held = self.db.execute(query, list(dropped)).fetchall()
+            if self.grams:
+                self._forget_grams(dropped, held)
+            self.db.executemany("DELETE FROM sections WHERE rowid = ?", [(row[0],) for row in held])
+            self.db.executemany("DELETE FROM owners WHERE owner = ?", [(owner,) for owner in dropped])
+            top = self.db.execute("SELECT rowid FROM sections ORDER BY rowid DESC LIMIT 1").fetchone()
+            last = top[0] if top else 0
+            numbered = [(last + n, *row) for n, row in enumerate(rows, start=1)]
+            self.db.executemany(
+                "INSERT INTO sections (rowid, title, body, id, tier, file, name, owner, is_index)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                numbered,
+            )
             self.db.executemany("INSERT INTO owners VALUES (?, ?, ?, ?)", owners)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+
+    def _forget_grams(self, dropped: Sequence[str], held: Sequence[tuple[int, str, str]]) -> None:
+        """The trigrams of the ``dropped`` owners' rows (``held``: rowid, text, owner) out, where they
+        are in (a contentless table forgets a row given the text it was given)."""
+        marks = ", ".join("?" for _ in dropped)
+        query = f"SELECT owner FROM gram_owners WHERE owner IN ({marks})"
+        done = {row[0] for row in self.db.execute(query, list(dropped))} if dropped else set()
+        self.db.executemany(
+            "INSERT INTO grams (grams, rowid, folded) VALUES ('delete', ?, ?)",
+            [(rowid, body.casefold()) for rowid, body, owner in held if owner in done],
+        )
+        self.db.executemany("DELETE FROM gram_owners WHERE owner = ?", [(o,) for o in done])
+
+    def _catch_up_grams(self) -> None:
+        """The trigrams of every owner's rows in, for the owners whose rows are not in yet."""
+        missing = "SELECT owner FROM owners WHERE owner NOT IN (SELECT owner FROM gram_owners)"
+        owners = [row[0] for row in self.db.execute(missing)]
+        if not owners:
+            return
+        marks = ", ".join("?" for _ in owners)
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            rows = self.db.execute(f"SELECT rowid, body FROM sections WHERE owner IN ({marks})", owners)
+            self.db.executemany(
+                "INSERT INTO grams (rowid, folded) VALUES (?, ?)", [(r, body.casefold()) for r, body in rows]
+            )
+            self.db.executemany("INSERT INTO gram_owners VALUES (?)", [(o,) for o in owners])
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -272,15 +404,17 @@ class SearchIndex:
     def search(
         self, words: Sequence[str], agent: str | None = None, tier: str | None = None, limit: int = 5
     ) -> tuple[list[Found], int]:
-        """The first ``limit`` sections holding every word, best first, and how many hold them.
+        """The first ``limit`` sections holding any of the words, best first, and how many hold one.
 
-        Whole words first (BM25; of the best :data:`RERANK`, those quoting the words as typed
-        before the others: :func:`literal_first`); when they are fewer than ``limit``, sections
-        holding every word inside a longer one follow (``token`` in ``accessTokenCache``; ASCII case
-        folded), those holding them most often first. Hot's Index is never found; with ``agent``, only its own
-        sections and the wiki's."""
+        Whole words first (BM25 over the words but the stop words, :func:`content_words`; of the
+        best :data:`RERANK`, those naming or quoting the words before the others:
+        :func:`literal_first` by :func:`literal_words`); when they are fewer than ``limit``,
+        sections holding a word inside a longer one follow (``token`` in ``accessTokenCache``;
+        case folded; :func:`inside_words`), those holding more of the words, then more often, first.
+        Hot's Index is never found; with ``agent``, only its own sections and the wiki's."""
         filters, args = self._filters(agent, tier)
-        expression = match_expression(words)
+        asked = content_words(words)
+        expression = match_expression(asked)
         found: list[Found] = []
         total = 0
         if expression is not None:
@@ -290,12 +424,12 @@ class SearchIndex:
             ]
             order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
             rows = self.db.execute(_SELECT + clause + order, [expression, *args, max(limit, RERANK)])
-            found = literal_first([Found(*row) for row in rows], words)[:limit]
-        exact = any(parts and parts[-1].isdigit() for parts in map(ranking.tokens, words))
-        if len(found) < limit and words and not exact:  # a number is found whole (#12 is not #123)
-            inner, more = self._inside_words(words, filters, args, {f.id for f in found})
-            found += inner[: limit - len(found)]
-            total = max(total, more, len(found))
+            found = literal_first([Found(*row) for row in rows], literal_words(asked))[:limit]
+        inner = inside_words(asked)
+        if len(found) < limit and inner:
+            more, count = self._inside(inner, filters, args, {f.id for f in found})
+            found += more[: limit - len(found)]
+            total = max(total, count, len(found))
         return found, total
 
     @staticmethod
@@ -309,21 +443,30 @@ class SearchIndex:
             args.append(tier)
         return " AND ".join(where), list(args)
 
-    def _inside_words(
-        self, words: Sequence[str], filters: str, args: list[str | int], seen: set[str]
+    def _inside(
+        self, terms: Sequence[str], filters: str, args: list[str | int], seen: set[str]
     ) -> tuple[list[Found], int]:
-        """Sections holding every word as a substring and not found already (at most
-        :data:`INSIDE_SCAN` looked at, ranked by how often the words occur), and how many there are."""
-        terms = [w.casefold() for w in words]
-        clause = " WHERE " + filters + "".join(" AND instr(lower(body), ?) > 0" for _ in terms)
-        rows = [
-            Found(*row)
-            for row in self.db.execute(_SELECT + clause + f" LIMIT {INSIDE_SCAN}", [*args, *terms])
-        ]
-        fresh = [f for f in rows if f.id not in seen]
-        fresh.sort(key=lambda f: -sum(ranking.counts(f, terms)))
-        count = self.db.execute("SELECT count(*) FROM sections" + clause, [*args, *terms]).fetchone()[0]
+        """Sections holding any of ``terms`` as a substring, case folded, and not found already (at
+        most :data:`INSIDE_SCAN` looked at, ranked by how many of the terms they hold, then how
+        often), and how many there are."""
+        if self.grams:
+            self._catch_up_grams()
+            clause = " WHERE rowid IN (SELECT rowid FROM grams WHERE grams MATCH ?) AND " + filters
+            given: list[str | int] = [_substring_expression(terms), *args]
+        else:
+            held = " OR ".join("instr(casefold(body), ?) > 0" for _ in terms)
+            clause = f" WHERE ({held}) AND " + filters
+            given = [*terms, *args]
+        rows = self.db.execute(_SELECT + clause + f" LIMIT {INSIDE_SCAN}", given)
+        fresh = [f for f in (Found(*row) for row in rows) if f.id not in seen]
+        fresh.sort(key=lambda f: _inside_order(f, terms))
+        count = self.db.execute("SELECT count(*) FROM sections" + clause, given).fetchone()[0]
         return fresh, count
+
+
+def _inside_order(found: Found, terms: Sequence[str]) -> tuple[int, int]:
+    held = [found.text.casefold().count(t) for t in terms]
+    return -sum(1 for n in held if n), -sum(held)
 
 
 @contextlib.contextmanager
@@ -333,3 +476,36 @@ def opened(state_dir: Path) -> Iterator[SearchIndex]:
         yield index
     finally:
         index.close()
+
+
+_ATX = re.compile(r" {0,3}#{1,6}(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*\r?$")
+
+
+def rank(query: str, entries: Iterable[tuple[str, str]], limit: int = 5) -> list[str]:
+    """The ids of the first ``limit`` of ``entries`` that ``recall QUERY`` ranks first, best first.
+
+    ``entries`` are (id, Markdown text) pairs, ids unique, each text a section with its heading
+    line first (its title: the heading's plain text; none when the first line is no ATX heading).
+    They are put in an index in memory and asked as ``recall`` asks its own (the same words, stop
+    words, BM25, naming first and words inside longer ones), nothing read or written elsewhere: a
+    study ranks by it what an agent's ``recall`` would show, without a repository."""
+    return ranker(entries)(query, limit)
+
+
+def ranker(entries: Iterable[tuple[str, str]]) -> Callable[[str, int], list[str]]:
+    """:func:`rank` for many queries over the same ``entries``: indexed once, asked each time."""
+    from squadmem.engine import titles  # a heading's plain text, as the catalog gives it
+
+    rows = []
+    for entry_id, text in entries:
+        heading = _ATX.match(text.lstrip("\r\n").split("\n", 1)[0])
+        title = titles.plain(heading.group(1) or "") if heading else ""
+        rows.append((title, text, entry_id, "archive", "", "", "", "0"))
+    index = SearchIndex(None)
+    index._replace([], rows, [("", "", None, None)])
+
+    def ask(query: str, limit: int = 5) -> list[str]:
+        found, _ = index.search(ranking.words(query), limit=limit)
+        return [f.id for f in found]
+
+    return ask
