@@ -64,7 +64,7 @@ def test_apply_finds_each_line_by_what_it_says() -> None:
     applied = spawnblock.apply(spawnblock.SPAWN_TEMPLATE, TEMPLATE)
     assert sorted(applied.originals) == ["decisions", "history", "inline"]
     assert applied.missing == []
-    assert "    <!-- squadmem:history (squadmem spawn off puts Squad's line back) -->\n" in applied.text
+    assert "    <!-- squadmem:history -->\n" in applied.text
     assert '    MEMORY: run `squadmem context --agent {name} --task "' in applied.text
     assert HISTORY not in applied.text and DECISIONS not in applied.text
     assert spawnblock.restore(applied.text, applied.originals) == TEMPLATE

@@ -39,7 +39,23 @@ SPAWN_FILES = (
     ".squad/templates/spawn-reference.md",
     ".github/agents/squad.agent.md",
     ".github/skills/tiered-memory/SKILL.md",
+    ".squad/templates/charter.md",
+    ".github/skills/agent-collaboration/SKILL.md",
+    ".copilot/skills/agent-collaboration/SKILL.md",
 )
+CHARTERS = ".squad/agents/*/charter.md"  # each agent's charter, as Squad writes it
+
+
+def is_spawn_file(rel: str) -> bool:
+    """Whether ``rel`` is one of Squad's files squadmem writes spawn blocks into: one of
+    :data:`SPAWN_FILES`, or an agent's charter (``.squad/agents/<agent>/charter.md``)."""
+    if rel in SPAWN_FILES:
+        return True
+    parts = rel.split("/")
+    return (
+        len(parts) == 4 and parts[:2] == [".squad", "agents"] and parts[3] == "charter.md" and bool(parts[2])
+    )
+
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -262,10 +278,10 @@ class Layout:
 
     def writable(self, path: Path) -> Path:
         """``path``, if squadmem may write a file there: inside the memory's folder (or one of
-        Squad's spawn files, :data:`SPAWN_FILES`, reached through no symlink), each folder on the
+        Squad's spawn files, :func:`is_spawn_file`, reached through no symlink), each folder on the
         way a folder (or not there yet), and itself a regular file or nothing; else raise."""
         rel = self.rel(path)
-        if rel in SPAWN_FILES:
+        if is_spawn_file(rel):
             return self._spawn_file(path, rel)
         self.inside(path)
         for folder in reversed(path.parents):
@@ -375,7 +391,8 @@ def _odd_hint(rel: str, mode: int) -> str:
 
 
 def known_agent(name: str, known: Sequence[str]) -> str:
-    """The one agent rule: a command names an agent that has tier files, or is refused (exit 2).
+    """The one agent rule: a command names an agent that has tier files, or is refused (exit 2); the
+    name is matched as Squad matches it, case aside, and the agent's own spelling is returned.
 
     Only commands that create agents (``init --agent``, ``session start --new``) skip it.
     """
@@ -383,8 +400,15 @@ def known_agent(name: str, known: Sequence[str]) -> str:
     if name in known:
         return name
     near = [k for k in known if k.lower() == name.lower()]
+    if len(near) == 1:  # Squad shows "Rai" and may keep .squad/agents/rai/: names match as Squad's do
+        return near[0]
+    if near:
+        raise SquadmemError(
+            f"agent {name}: {', '.join(near)} differ only in case",
+            hint=f"name one exactly: {', '.join(near)}",
+        )
     listing = f"agents here: {', '.join(known)}" if known else "no agents here yet"
-    hint = f"did you mean {near[0]}? ({listing})" if near else listing
+    hint = listing
     if not known:
         hint += "; squadmem init --agent NAME creates one"
     raise SquadmemError(f"agent {name}: no tier file belongs to this agent", hint=hint)
