@@ -157,6 +157,20 @@ def refuse_unsupported(repo: Repo) -> None:
     intake.refuse_backend(repo.root)
 
 
+def refuse_before_intake(repo: Repo) -> None:
+    """Refuse to turn the blocks on while Squad's committed files hold entries not taken in: the spawn
+    would read squadmem's memory without them."""
+    if load_record(repo).on:
+        return
+    waiting = intake.pending_count(repo)
+    if waiting:
+        raise SquadmemError(
+            f"{waiting} entries of Squad's history.md and decisions files are not taken in yet:"
+            " a spawn reading squadmem's memory would miss them",
+            hint="run squadmem intake first (one commit), then squadmem spawn on; squadmem changed nothing",
+        )
+
+
 @dataclasses.dataclass
 class Changed:
     files: dict[str, str]  # rel -> new text (the record included)
@@ -247,6 +261,7 @@ def turn(repo: Repo, on: bool, dry_run: bool = False) -> Turned:
     """``spawn on`` / ``spawn off``: one commit, or none when nothing changes."""
     if on:
         refuse_unsupported(repo)
+        refuse_before_intake(repo)
     with writer.session(repo) as scribe:
         changed = plan_on(repo) if on else plan_off(repo)
         made = (

@@ -33,28 +33,9 @@ LOG_DIR = constants.LOG_DIR
 MAX_FILE_BYTES = constants.MAX_FILE_BYTES
 MAX_NAME = 100  # characters in an agent, topic or id= name (file names stay far below 255 bytes)
 
-# Squad's files squadmem writes its spawn blocks into (squadmem.model.spawnblock): the only paths
-# outside .squad/memory/ a squadmem commit may write, and only through no symlink.
-SPAWN_FILES = (
-    ".squad/templates/spawn-reference.md",
-    ".github/agents/squad.agent.md",
-    ".github/skills/tiered-memory/SKILL.md",
-    ".squad/templates/charter.md",
-    ".github/skills/agent-collaboration/SKILL.md",
-    ".copilot/skills/agent-collaboration/SKILL.md",
-)
-CHARTERS = ".squad/agents/*/charter.md"  # each agent's charter, as Squad writes it
-
-
-def is_spawn_file(rel: str) -> bool:
-    """Whether ``rel`` is one of Squad's files squadmem writes spawn blocks into: one of
-    :data:`SPAWN_FILES`, or an agent's charter (``.squad/agents/<agent>/charter.md``)."""
-    if rel in SPAWN_FILES:
-        return True
-    parts = rel.split("/")
-    return (
-        len(parts) == 4 and parts[:2] == [".squad", "agents"] and parts[3] == "charter.md" and bool(parts[2])
-    )
+SPAWN_FILES = constants.SPAWN_FILES  # Squad's files that hold squadmem's spawn blocks
+CHARTERS = constants.CHARTERS
+is_spawn_file = where.is_spawn_file
 
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")

@@ -25,7 +25,8 @@ import re
 from collections.abc import Callable, Mapping
 
 from squadmem.model import jsontext
-from squadmem.model.layout import CHARTERS, MEMORY_DIR, SPAWN_FILES, is_spawn_file
+from squadmem.model.constants import CHARTERS, SPAWN_FILES, SPAWN_RECORD
+from squadmem.model.places import is_spawn_file
 
 FILES = SPAWN_FILES
 (
@@ -36,7 +37,7 @@ FILES = SPAWN_FILES
     COLLABORATION_SKILL,
     COPILOT_COLLABORATION_SKILL,
 ) = SPAWN_FILES
-RECORD = f"{MEMORY_DIR}/squad-spawn.json"
+RECORD = SPAWN_RECORD
 
 _BEGIN = re.compile(r"^(?P<indent>[ \t]*)<!-- squadmem:(?P<key>[a-z0-9-]+)(?: [^\r\n]*)? -->(?:\r?\n)?$")
 _END = re.compile(r"^[ \t]*<!-- /squadmem:(?P<key>[a-z0-9-]+) -->(?:\r?\n)?$")
