@@ -66,7 +66,11 @@ MANIFEST: tuple[dict[str, object], ...] = (
         "name": "squadmem spawn blocks stay in Squad's files",
         "entry": "squadmem-spawn-check",
         "stages": ["pre-commit"],
-        "files": "^(\\.squad/templates/(spawn-reference|charter)\\.md$|\\.squad/agents/[^/]+/charter\\.md$|\\.github/agents/squad\\.agent\\.md$|\\.github/skills/(tiered-memory|agent-collaboration)/SKILL\\.md$|\\.copilot/skills/agent-collaboration/SKILL\\.md$)",
+        "files": (
+            "^(\\.squad/templates/(spawn-reference|charter)\\.md$|\\.squad/agents/[^/]+/charter\\.md$"
+            "|\\.github/agents/squad\\.agent\\.md$|\\.github/skills/(tiered-memory|agent-collaboration)/SKILL\\.md$"
+            "|\\.copilot/skills/agent-collaboration/SKILL\\.md$)"
+        ),
     },
     {
         "id": "squadmem-use-trailers",

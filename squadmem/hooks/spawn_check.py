@@ -1,4 +1,4 @@
-"""pre-commit hook: with ``squadmem spawn on``, no commit of one of Squad's spawn files without squadmem's block.
+"""pre-commit hook: with ``squadmem spawn on``, a Squad spawn file is committed with squadmem's block.
 
 ``squad upgrade`` (or a hand edit) writes Squad's own line back where squadmem's
 block stood, so the next spawn would read the whole ``history.md`` and
