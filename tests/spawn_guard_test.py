@@ -123,7 +123,7 @@ def test_each_block_is_at_most_400_bytes(edit: spawnblock.Edit) -> None:
     """Each rendered block (markers, indent and a long agent name included) stays within 400 bytes."""
     squads = {
         "history": "    " + HISTORY,
-        "decisions": "    Read `decisions.md` with `squad_state_read`; otherwise fall back to `.squad/decisions.md`.",
+        "decisions": "    Read `decisions.md` with `squad_state_read`; else `.squad/decisions.md`.",
     }
     line = squads.get(edit.key, "    x") + "\n"
     block = "".join(spawnblock._marked(edit, edit.key, line)).replace("{name}", LONG_NAME)
