@@ -31,13 +31,15 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import openclaw, settings, squad, templates
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError, SquadmemWarning
+from squadmem.model.constants import SPAWN_FILES
 from squadmem.model.layout import LOG_DIR, MEMORY_DIR, TIERS, Layout, check_name
 
 ATTRIBUTES_HEADER = (
     "# squadmem: daily logs and the intake ledger only ever grow, so a union merge keeps both sides"
 )
 ATTRIBUTES = (f"{MEMORY_DIR}/{LOG_DIR}/*.md merge=union", f"{MEMORY_DIR}/intake.tsv merge=union")
-SKILL = ".github/skills/squadmem-memory/SKILL.md"
+SKILL = ".github/skills/squadmem-memory/SKILL.md"  # for a team whose spawn squadmem does not edit
+SPAWN_TEMPLATE = SPAWN_FILES[0]
 DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's merge driver; see squadmem init)"
 DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
@@ -333,9 +335,10 @@ def init(
         _create(layout, path, "", result)
     _attributes(repo.root, result)
     result.squad_entries = _squad_entries(repo.root)
+    spawn_template = (repo.root / SPAWN_TEMPLATE).is_file()
     if spawn_blocks:
         _spawn_blocks(repo, result)
-    if squad_skill and not result.spawn and (repo.root / ".squad" / "agents").is_dir():
+    if squad_skill and not (spawn_blocks and spawn_template) and (repo.root / ".squad" / "agents").is_dir():
         _create_outside(repo.root, SKILL, templates.read("squad-skill.md"), result)
     _workflows(repo, pinned, result)
     if mergedriver.configure(repo):
