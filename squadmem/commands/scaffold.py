@@ -30,8 +30,8 @@ from squadmem.commands import githooks, mergedriver, workflows
 from squadmem.gitio.repo import Repo
 from squadmem.model import openclaw, settings, squad, templates
 from squadmem.model import places as where
-from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.constants import SPAWN_FILES
+from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import LOG_DIR, MEMORY_DIR, TIERS, Layout, check_name
 
 ATTRIBUTES_HEADER = (
