@@ -37,7 +37,7 @@ def check_spawn(store: Store, commit: Commit) -> Iterator[tuple[str, str]]:
     if not record.on:
         return
     for change in changed:
-        text = store.read(change.new).decode("utf-8", "surrogateescape")  # type: ignore[arg-type]
+        text = store.read(change.new).decode("utf-8", "surrogateescape")
         try:
             waiting = sorted(spawnblock.apply(change.path, text).originals)
         except ValueError as exc:
