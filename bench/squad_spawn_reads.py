@@ -36,6 +36,7 @@ from pathlib import Path
 
 from bench import squad_team
 from bench.gitrun import git, squadmem
+from squadmem.model.constants import SPAWN_FILES
 
 TEMPLATE = ".squad/templates/spawn-reference.md"
 READ = re.compile(r"^\s*Read `[^`]*`.*?(?:fall back to `(?P<local>[^`]+)`|$)")
@@ -105,8 +106,10 @@ class Scenario:
     rows: list[Row]
     squad_template: str
     upgraded_on: int
-    restored_by: str  # the subject of the commit that put the blocks back
+    restored_by: str  # what put the template's blocks back: the pre-commit hook's line
     team: squad_team.SquadTeam
+    # the spawn files Squad's upgrade rewrote, as it wrote them
+    upgraded: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def scenario(
@@ -150,23 +153,32 @@ def scenario(
     git(root, "commit", "-q", "--no-gpg-sign", "-m", "squadmem init", date=evening)
     done = squadmem(root, "migrate", "squad", "--now", evening, date=evening, check=False)
     assert done.returncode == 0, done.err
+    done = squadmem(root, "spawn", "on", date=evening, check=False)  # init waits for the intake
+    assert done.returncode == 0, done.err
     upgraded_on = days_before + days
     restored_by = ""
+    as_written: dict[str, str] = {}
     for day in range(days_before + 1, days_before + days + days_after + 1):
         team.grow(day)
         if day == upgraded_on:
             upgraded = run_squad(cli, root, "upgrade")
             assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
+            texts = {rel: (root / rel).read_text("utf-8") for rel in SPAWN_FILES if (root / rel).is_file()}
+            as_written = {rel: text for rel, text in texts.items() if "<!-- squadmem:" not in text}
             git(root, "add", "-A")
             when = team.when(day, 18).isoformat()
+            # squadmem's pre-commit hook puts the blocks back and refuses once; added, it passes
+            refused = git(
+                root, "commit", "-q", "--no-gpg-sign", "-m", "squad upgrade", date=when, check=False
+            )
+            restored_by = next((line for line in refused.err.splitlines() if line.startswith(TEMPLATE)), "")
+            git(root, "add", "-A")
             git(root, "commit", "-q", "--no-gpg-sign", "-m", "squad upgrade", date=when)
         night = team.when(day, 19).isoformat()
         done = squadmem(root, "maintain", "--now", night, date=night, check=False)
         assert done.returncode == 0, done.out + done.err
-        if day == upgraded_on:
-            restored_by = next((line for line in done.out.splitlines() if "spawns read" in line), "")
         measure(day, "squadmem" if day < upgraded_on else "after squad upgrade")
-    return Scenario(rows, squad_template, upgraded_on, restored_by.strip(), team)
+    return Scenario(rows, squad_template, upgraded_on, restored_by.strip(), team, as_written)
 
 
 def table(rows: Sequence[Row]) -> str:
@@ -212,7 +224,7 @@ def main() -> None:
             seed=args.seed,
         )
     print(table(run.rows))
-    print(f"\nsquad upgrade on day {run.upgraded_on}; that night: {run.restored_by or 'no block restored'}")
+    print(f"\nsquad upgrade on day {run.upgraded_on}; put back by: {run.restored_by or 'nothing'}")
 
 
 if __name__ == "__main__":

@@ -35,20 +35,30 @@ if ! command -v "$SQUADMEM_PYTHON" >/dev/null 2>&1; then
     squadmem_root=
 fi
 # A commit that stages nothing under .squad/memory/, MEMORY.md or memory/ (the places of either
-# layout: which one a commit uses is read from what it commits, never from the work tree), concludes
+# layout: which one a commit uses is read from what it commits, never from the work tree), none of
+# Squad's files that hold squadmem's spawn blocks (its spawn template, coordinator, charters, skills), concludes
 # no merge and has no squadmem move unfinished gives squadmem's checks nothing to judge: the same
 # test they make first, done here without starting Python (git runs this hook at the top of the work
 # tree), with replacement refs off as squadmem reads objects. Its answer, the staged memory files as
 # `git diff --raw` lists them (the checks' own command line), is left in a file of the git directory
 # for the checks, which then need not ask git again.
 squadmem_git_dir=${{GIT_DIR:-.git}}
-squadmem_specs=':(top).squad/memory :(top)MEMORY.md :(top)memory'
+squadmem_specs=':(top).squad/memory :(top)MEMORY.md :(top)memory :(top).squad/templates/spawn-reference.md :(top).github/agents/squad.agent.md :(top).github/skills/tiered-memory/SKILL.md :(top).squad/templates/charter.md :(top).github/skills/agent-collaboration/SKILL.md :(top).copilot/skills/agent-collaboration/SKILL.md :(top).squad/agents/*/charter.md'
 squadmem_staged=
 if [ "{event}" = pre-commit ] && [ $# -eq 0 ] && [ -d "$squadmem_git_dir" ] &&
     [ ! -e "$squadmem_git_dir/squadmem/journal.json" ] && [ ! -e "$squadmem_git_dir/MERGE_HEAD" ]; then
     squadmem_staged=$squadmem_git_dir/squadmem-staged.diff
     GIT_NO_REPLACE_OBJECTS=1 git diff --cached --raw -z --no-ext-diff --no-color -M --exit-code \
-        --output="$squadmem_staged" -- ':(top).squad/memory' ':(top)MEMORY.md' ':(top)memory' 2>/dev/null
+        --output="$squadmem_staged" -- ':(top).squad/memory' \
+        ':(top)MEMORY.md' \
+        ':(top)memory' \
+        ':(top).squad/templates/spawn-reference.md' \
+        ':(top).github/agents/squad.agent.md' \
+        ':(top).github/skills/tiered-memory/SKILL.md' \
+        ':(top).squad/templates/charter.md' \
+        ':(top).github/skills/agent-collaboration/SKILL.md' \
+        ':(top).copilot/skills/agent-collaboration/SKILL.md' \
+        ':(top).squad/agents/*/charter.md' 2>/dev/null
     case $? in
         0) exit 0 ;;
         1) ;;

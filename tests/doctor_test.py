@@ -217,7 +217,7 @@ def test_doctor_tells_listed_from_installed_framework_hooks(repo: GitRepo) -> No
     assert code == 0
     status, detail = checks["hooks"]
     assert status == "warn"
-    assert detail.startswith("pre-commit framework: 7 squadmem hooks listed, installed for none; ")
+    assert detail.startswith("pre-commit framework: 8 squadmem hooks listed, installed for none; ")
     assert "run: pre-commit install --hook-type pre-commit --hook-type pre-merge-commit" in detail
     hooks = repo.root / ".git" / "hooks"
     hooks.mkdir(exist_ok=True)
@@ -225,7 +225,7 @@ def test_doctor_tells_listed_from_installed_framework_hooks(repo: GitRepo) -> No
         (hooks / event).write_text(f"#!/usr/bin/env bash\n{githooks.FRAMEWORK_MARKER}\n")
     assert doctor(repo.root)[1]["hooks"] == (
         "ok",
-        "pre-commit framework: 7 squadmem hooks listed, installed for " + ", ".join(githooks.HOOK_TYPES),
+        "pre-commit framework: 8 squadmem hooks listed, installed for " + ", ".join(githooks.HOOK_TYPES),
     )
 
 

@@ -264,7 +264,7 @@ def test_report_and_init_name_history_not_taken_in(repo: GitRepo) -> None:
     repo.commit("squad init", {PICARD: HEAD + learning(1), DECISIONS: DECISIONS_TEXT}, date=DAY0)
     code, out, err = cli(repo, "init", "--no-hooks")
     assert code == 0, err
-    assert "squadmem migrate squad" in out
+    assert "squadmem intake" in out
     repo.git("add", "-A")
     repo.commit("squadmem init", date=DAY0)
     code, out, err = cli(repo, "report", "--now", day(1))

@@ -273,11 +273,17 @@ def test_hooks_manifest_is_complete() -> None:
         "squadmem-journal-check": ["pre-commit"],
         "squadmem-log-check": ["pre-commit", "pre-merge-commit"],
         "squadmem-budget-check": ["pre-commit"],
+        "squadmem-spawn-check": ["pre-commit"],
         "squadmem-use-trailers": ["prepare-commit-msg", "commit-msg"],
         "squadmem-verify-push": ["pre-push"],
         "squadmem-settle-merge": ["post-merge"],
     }
-    takes_files = {"squadmem-file-check", "squadmem-budget-check", "squadmem-use-trailers"}
+    takes_files = {
+        "squadmem-file-check",
+        "squadmem-budget-check",
+        "squadmem-spawn-check",
+        "squadmem-use-trailers",
+    }
     for hook in hooks:
         assert hook["language"] == "python" and hook["minimum_pre_commit_version"]
         assert hook["entry"] == hook["id"]  # the console scripts of the same names in pyproject.toml

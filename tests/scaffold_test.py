@@ -66,7 +66,10 @@ def test_init_again_names_the_agents_there_and_says_to_commit(repo: GitRepo) -> 
         ' git add .gitattributes .squad/memory && git commit -m "squadmem init"'
     )
     code, out, _ = squadmem(repo, "init")
-    assert (code, out) == (0, "nothing to do: squadmem is already set up here\nagents: picard\n")
+    assert code == 0
+    assert out.splitlines()[0] == "nothing to do: squadmem is already set up here"
+    assert "kept .squad/memory/tiers.toml" in out.splitlines() and out.endswith("\nagents: picard\n")
+    assert "created" not in out
     subprocess.run(
         "git add .gitattributes .squad/memory && git commit -q --no-gpg-sign -m 'squadmem init'",
         shell=True,

@@ -39,7 +39,7 @@ SQUAD = {
     spawnblock.SPAWN_TEMPLATE: TEMPLATE,
     spawnblock.COORDINATOR: COORDINATOR,
     spawnblock.TIERED_SKILL: SKILL,
-    ".squad/agents/picard/history.md": "# Project Context\n\n## Learnings\n",
+    ".squad/agents/picard/history.md": "# Project Context\n",  # no entry yet: init turns spawn on
     ".squad/decisions.md": "# Decisions\n",
 }
 
@@ -64,7 +64,7 @@ def test_apply_finds_each_line_by_what_it_says() -> None:
     applied = spawnblock.apply(spawnblock.SPAWN_TEMPLATE, TEMPLATE)
     assert sorted(applied.originals) == ["decisions", "history", "inline"]
     assert applied.missing == []
-    assert "    <!-- squadmem:history (squadmem spawn off puts Squad's line back) -->\n" in applied.text
+    assert "    <!-- squadmem:history -->\n" in applied.text
     assert '    MEMORY: run `squadmem context --agent {name} --task "' in applied.text
     assert HISTORY not in applied.text and DECISIONS not in applied.text
     assert spawnblock.restore(applied.text, applied.originals) == TEMPLATE
@@ -211,6 +211,7 @@ def test_maintain_puts_the_blocks_back_after_squad_rewrites_its_files(repo: GitR
     squad_repo(repo)
     init(repo)
     repo.commit("squad upgrade", {spawnblock.SPAWN_TEMPLATE: "<!-- v0.11 -->\n" + TEMPLATE}, date=DATE)
+    upgrade = repo.head()
     done = run_squadmem(repo.root, "doctor")
     assert "spawn-reference.md: Squad's lines are back without squadmem's block" in done.stdout
     done = run_squadmem(repo.root, "maintain", "--now", DATE)
@@ -221,7 +222,13 @@ def test_maintain_puts_the_blocks_back_after_squad_rewrites_its_files(repo: GitR
     assert repo.git("status", "--porcelain") == ""
     done = run_squadmem(repo.root, "spawn", "off")
     assert repo.read(spawnblock.SPAWN_TEMPLATE) == "<!-- v0.11 -->\n" + TEMPLATE
-    assert run_squadmem(repo.root, "verify", "HEAD~3..HEAD").returncode == 0
+    assert run_squadmem(repo.root, "verify", "HEAD~2..HEAD").returncode == 0
+    done = run_squadmem(repo.root, "verify", "HEAD~3..HEAD")  # the upgrade, committed without the hooks
+    assert done.returncode == 1
+    assert done.stdout.startswith(
+        f"{upgrade[:7]} {spawnblock.SPAWN_TEMPLATE}: spawn is on but squadmem:decisions, squadmem:history,"
+        " squadmem:inline is gone (squad upgrade?)"
+    )
 
 
 def test_maintain_rewords_blocks_an_older_squadmem_wrote(repo: GitRepo) -> None:

@@ -107,7 +107,7 @@ def test_the_whole_path_on_a_real_squad_init(squad_cli: Path, repo: GitRepo, tmp
 
     done = sm(repo, "init", date=evening)
     assert done.returncode == 0, done.stderr
-    assert "squadmem migrate squad" in done.stdout  # it says how many entries wait, and the command
+    assert "squadmem intake" in done.stdout  # it says how many entries wait, and the command
     repo.git("add", "-A")
     repo.commit("squadmem init", date=evening)
     done = sm(repo, "migrate", "squad", "--now", evening, date=evening)
@@ -234,9 +234,7 @@ def test_the_spawn_reads_squadmem_every_day_through_squad_upgrade(squad_cli: Pat
     for row in after:  # squadmem's payload, from the template's own MEMORY line, on every day
         assert row.reads[0].startswith(f'squadmem context --agent {row.agent} --task "Work on the ')
         assert len(row.reads) == 1 and row.spawn <= 4096 < row.squad, row
-    assert run.restored_by.endswith(
-        "memory: spawns read squadmem's memory again (Squad's files were rewritten)"
-    )
+    assert run.restored_by.startswith(f"{spawnblock.SPAWN_TEMPLATE}: squadmem's spawn block was missing")
 
     # every entry any day's Squad files held is in the tiers once; verify proves every commit
     keys = tier_keys(repo)
@@ -255,11 +253,14 @@ def test_the_spawn_reads_squadmem_every_day_through_squad_upgrade(squad_cli: Pat
 
     # one command gives Squad's files back, byte for byte as Squad last wrote them (`squad upgrade`
     # rewrites the template and the coordinator; it leaves the tiered-memory skill as it is)
-    squads = repo.git("log", "--format=%H", "--grep=^squad upgrade$", "--grep=^squad init$").split()
     assert sm(repo, "spawn", "off").returncode == 0
+    assert spawnblock.SPAWN_TEMPLATE in run.upgraded
+    first = repo.git("log", "--format=%H", "--grep=^squad init$").split()[-1]
     for rel in spawnblock.FILES:
-        theirs = [repo.git("show", f"{c}:{rel}") for c in squads]
-        wrote = next(text for text in theirs if "<!-- squadmem:" not in text)
-        assert repo.read(rel) == wrote, rel
+        wrote = run.upgraded.get(rel)
+        if wrote is None and repo.git("ls-tree", first, "--", rel):
+            wrote = repo.git("show", f"{first}:{rel}")
+        if wrote is not None:
+            assert repo.read(rel) == wrote, rel
     assert not repo.git("status", "--porcelain")
     assert sm(repo, "verify", "HEAD").returncode == 0

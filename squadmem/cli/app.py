@@ -302,11 +302,13 @@ def init(
 ) -> None:
     """Create the memory layout, tiers.toml, .gitattributes lines, the merge driver and git hooks.
 
-    Safe to re-run: existing files are never overwritten, Squad's own files in
-    .squad/memory/ are never touched, and a second run changes nothing. In a
-    Squad team it also puts squadmem's marked blocks in Squad's spawn template
-    (see: squadmem spawn on) and says how many of Squad's entries wait to be
-    taken in. Commit what it wrote.
+    Safe to re-run: existing files are never overwritten (it says "kept" for
+    them), Squad's own files in .squad/memory/ are never touched, and a second
+    run changes nothing. In a Squad team it also puts squadmem's marked blocks
+    in Squad's spawn files (see: squadmem spawn on), unless Squad's files hold
+    entries not taken in yet: then spawns keep reading Squad's files until
+    `squadmem intake`, then `squadmem spawn on`; after `squadmem spawn off` it
+    leaves them off. Commit what it wrote.
 
     In a memory-tiers skill workspace (MEMORY.md and memory/, no
     .squad/memory/) squadmem keeps the memory where the host (OpenClaw) loads
@@ -1113,13 +1115,18 @@ def spawn_on(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     """Make Squad's spawn read squadmem's memory, as one commit.
 
     Where .squad/templates/spawn-reference.md tells every agent to read its
-    whole history.md and decisions.md (and where .github/agents/squad.agent.md
-    and Squad's tiered-memory skill repeat it), a marked block
+    whole history.md and decisions.md (and where .github/agents/squad.agent.md,
+    the charter template, each agent's charter.md and Squad's tiered-memory and
+    agent-collaboration skills repeat it), a marked block
     (<!-- squadmem:KEY --> ... <!-- /squadmem:KEY -->) tells it to run
     `squadmem context --agent {name} --task "<its task>"` instead. Lines are
     found by what they say, not by line number; a spawn template without them
-    is refused. The lines replaced are kept in .squad/memory/squad-spawn.json;
-    `squad upgrade` drops the blocks and `squadmem maintain` puts them back.
+    is refused, and so is a team whose entries are not taken in yet (run
+    `squadmem intake` first). The lines replaced are kept in
+    .squad/memory/squad-spawn.json. `squad upgrade` drops the blocks: the
+    pre-commit hook puts them back before such a commit (add the fixed files
+    and commit again), verify and the pre-push hook name a commit that lost
+    one, and `squadmem maintain` puts back what is committed without them.
     Blocks an older squadmem worded otherwise are written again in today's
     words (so are they by maintain). `squadmem init` does this in the work
     tree.

@@ -188,8 +188,7 @@ def build(
 
     ``max_bytes`` (hot.max_bytes) matters only when a pinned section stands in cold: the hot block
     then keeps the hot sections that fit after it."""
-    memory.require(check_name(agent))
-    memory.known_agent(agent)
+    agent = memory.known_agent(check_name(agent))
     hot_file = list(memory.in_file(tier_rel("hot", agent)))
     carried = pinned_in_cold(memory, agent, max_bytes)
     hot = _with_carried(agent, carried, hot_file, max_bytes)
@@ -333,8 +332,7 @@ def build_for_task(
     """The context for ``task`` within ``max_bytes`` (see the module's docstring), its parts and what the
     task did (pure). Pinned sections are always in, even when they alone are over ``max_bytes`` (a
     warning says so; ``maintain`` refuses such a hot file)."""
-    memory.require(check_name(agent))
-    memory.known_agent(agent)
+    agent = memory.known_agent(check_name(agent))
     task_words(task)
     carried = pinned_in_cold(memory, agent, max_bytes)
     hot = carried + list(memory.in_file(tier_rel("hot", agent)))  # fitted below

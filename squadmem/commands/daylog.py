@@ -33,7 +33,7 @@ def add(repo: Repo, text: str, now: dt.datetime, agent: str | None = None) -> st
     layout = repo.layout
     conf = layout.settings
     if agent is not None:
-        layout.require_agent(agent)
+        agent = layout.require_agent(agent)
     day = logs.today(now, conf.tz)
     rel = layout.rel(layout.log_path(day))
     commit_date = logs.commit_now()

@@ -15,7 +15,7 @@ def select(memory: catalog.Memory, agent: str | None = None, tier: str | None = 
     if tier is not None and tier not in TIERS:
         raise SquadmemError(f"unknown tier {tier!r}", hint=f"tiers are {', '.join(TIERS)}")
     if agent is not None:
-        memory.known_agent(agent)
+        agent = memory.known_agent(agent)
     return [
         e
         for e in memory.entries

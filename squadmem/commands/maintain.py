@@ -102,7 +102,7 @@ def maintain(
     """Take in Squad's new entries (one commit), then apply the tier rules: one commit per move,
     then one per Index that changed."""
     if agent is not None:
-        repo.layout.require_agent(agent)
+        agent = repo.layout.require_agent(agent)
     conf = load_settings(repo, overrides)
     take_in = take_in and agent is None and intake.is_squad_team(repo.root)
     host = host_uses(repo, now)

@@ -237,7 +237,7 @@ def recall(
         if agent is not None and agent in problems:
             raise problems[agent]
         if agent is not None:
-            known_agent(agent, index.agents())
+            agent = known_agent(agent, index.agents())
         found, total = index.search(typed, agent, tier, limit)
     shown = [_hit(f, terms) for f in found]
     used = tuple(h.id for h in shown) if record else ()

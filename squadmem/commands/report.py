@@ -78,7 +78,7 @@ def _owned(ident: str, agent: str) -> bool:
 def _select_files(memory: catalog.Memory, agent: str | None) -> list[str]:
     if agent is None:
         return list(memory.files)
-    memory.known_agent(agent)
+    agent = memory.known_agent(agent)
     return [
         rel
         for rel, doc in memory.files.items()

@@ -30,6 +30,7 @@ from squadmem.engine.install import githooks, mergedriver, workflows
 from squadmem.gitio.repo import Repo
 from squadmem.model import openclaw, settings, squad, templates
 from squadmem.model import places as where
+from squadmem.model.constants import SPAWN_FILES
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import LOG_DIR, MEMORY_DIR, TIERS, Layout, check_name
 
@@ -37,7 +38,8 @@ ATTRIBUTES_HEADER = (
     "# squadmem: daily logs and the intake ledger only ever grow, so a union merge keeps both sides"
 )
 ATTRIBUTES = (f"{MEMORY_DIR}/{LOG_DIR}/*.md merge=union", f"{MEMORY_DIR}/intake.tsv merge=union")
-SKILL = ".github/skills/squadmem-memory/SKILL.md"
+SKILL = ".github/skills/squadmem-memory/SKILL.md"  # for a team whose spawn squadmem does not edit
+SPAWN_TEMPLATE = SPAWN_FILES[0]
 DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's merge driver; see squadmem init)"
 DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
@@ -56,6 +58,9 @@ WORKSPACE_DRIVER_ATTRIBUTES = (
 class InitResult:
     created: list[str] = dataclasses.field(default_factory=list)
     updated: list[str] = dataclasses.field(default_factory=list)
+    kept: list[str] = dataclasses.field(
+        default_factory=list
+    )  # files of init's already there, left as they are
     agents: list[str] = dataclasses.field(default_factory=list)
     existing_agents: list[str] = dataclasses.field(default_factory=list)  # with tier files already
     skipped_agents: list[str] = dataclasses.field(default_factory=list)
@@ -97,6 +102,7 @@ def discover_agents(root: Path) -> tuple[list[str], list[str]]:
 
 def _create(layout: Layout, path: Path, text: str, result: InitResult) -> None:
     if path.exists() or path.is_symlink():
+        result.kept.append(layout.rel(path))
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "x", encoding="utf-8", newline="") as handle:
@@ -108,6 +114,7 @@ def _create_outside(root: Path, rel: str, text: str, result: InitResult) -> None
     """A file of ours outside .squad/memory/ (the Squad skill), never over anything already there."""
     path = root / rel
     if path.exists() or path.is_symlink() or any(p.is_symlink() for p in path.parents if root in p.parents):
+        result.kept.append(rel)
         return
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "x", encoding="utf-8", newline="") as handle:
@@ -327,11 +334,12 @@ def init(
     for path in keep:
         _create(layout, path, "", result)
     _attributes(repo.root, result)
+    result.squad_entries = _squad_entries(repo.root)
+    spawn_template = (repo.root / SPAWN_TEMPLATE).is_file()
     if spawn_blocks:
         _spawn_blocks(repo, result)
-    if squad_skill and not result.spawn and (repo.root / ".squad" / "agents").is_dir():
+    if squad_skill and not (spawn_blocks and spawn_template) and (repo.root / ".squad" / "agents").is_dir():
         _create_outside(repo.root, SKILL, templates.read("squad-skill.md"), result)
-    result.squad_entries = _squad_entries(repo.root)
     _workflows(repo, pinned, result)
     if mergedriver.configure(repo):
         result.updated.append(f"git config merge.{mergedriver.NAME} (the merge driver for tier files)")
@@ -342,12 +350,34 @@ def init(
 
 
 def _spawn_blocks(repo: Repo, result: InitResult) -> None:
-    """Squad's spawn files get squadmem's blocks (``spawn on`` in the work tree)."""
+    """Squad's spawn files get squadmem's blocks (``spawn on`` in the work tree), unless ``spawn off``
+    turned them off here, or Squad's files hold entries not taken in yet: a spawn told to read
+    squadmem's memory would miss them, so the blocks wait for the intake (``squadmem spawn on``
+    after ``squadmem intake``), and Squad's own lines go on being read meanwhile."""
     from squadmem.commands import spawn  # imported when used: it brings the intake's history reading
 
+    if not spawn.squad_team(repo):
+        return
+    record = repo.root / spawn.spawnblock.RECORD
+    if record.is_file() and not spawn.load_record(repo).on:
+        result.kept.append(spawn.spawnblock.RECORD)
+        result.spawn_left = (
+            f"squadmem spawn off was run here, so the blocks stay off ({spawn.TURN_ON} turns them on)"
+        )
+        return
+    readable = spawn.intake.backend(repo.root) not in spawn.intake.UNSUPPORTED_BACKENDS
+    if result.squad_entries and readable and not (record.is_file() and spawn.load_record(repo).on):
+        result.spawn_left = (
+            f"spawns keep reading Squad's whole files until its {result.squad_entries} entries are taken in"
+            f" (a spawn reading squadmem's memory would miss them): commit, run squadmem intake, then"
+            f" {spawn.TURN_ON}"
+        )
+        return
+    existed = record.is_file()
     result.spawn, result.spawn_left = spawn.apply_worktree(repo)
-    result.created += [rel for rel in result.spawn if rel == spawn.spawnblock.RECORD]
-    result.updated += [rel for rel in result.spawn if rel != spawn.spawnblock.RECORD]
+    fresh = spawn.spawnblock.RECORD in result.spawn and not existed
+    result.created += [rel for rel in result.spawn if rel == spawn.spawnblock.RECORD and fresh]
+    result.updated += [rel for rel in result.spawn if rel != spawn.spawnblock.RECORD or not fresh]
 
 
 def _workflows(repo: Repo, pinned: str | None, result: InitResult) -> None:
@@ -365,6 +395,7 @@ def _commit_path(rel: str) -> str:
 def describe(result: InitResult) -> str:
     lines = [f"created {path}" for path in result.created]
     lines += [f"updated {path}" for path in result.updated]
+    lines += [f"kept {path}" for path in result.kept if path not in result.updated]
     if result.skipped_agents:
         lines.append("skipped agent folders with names squadmem refuses: " + ", ".join(result.skipped_agents))
     hooks = result.hooks
@@ -405,10 +436,10 @@ def describe(result: InitResult) -> str:
             f"Squad's coordinator finds {SKILL}: spawns load "
             "`squadmem context --agent <name> --task '<the task>'`"
         )
-    if result.squad_entries:
+    if result.squad_entries and not result.spawn_left:
         lines.append(
             f"{result.squad_entries} entries of Squad's history.md / decisions files are not taken in yet: "
-            "commit, then run: squadmem migrate squad"
+            "commit, then run: squadmem intake"
         )
     return "\n".join(lines)
 

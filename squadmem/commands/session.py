@@ -300,7 +300,7 @@ def start(
     The agent must have tier files already, unless ``new`` (then its hot file is created).
     """
     if not new:
-        repo.layout.require_agent(agent)
+        agent = repo.layout.require_agent(agent)
     task = _one_line(task, "--task")
     talking_to = _one_line(talking_to, "--talking-to") if talking_to is not None else None
     tz = repo.layout.settings.tz
@@ -342,7 +342,7 @@ def _refuse_a_frozen_log(repo: Repo, scribe: writer.Writer, rel: str, new: str, 
 
 def end(repo: Repo, agent: str, now: dt.datetime, summary: str | None = None) -> Result:
     """Log the raw block, write its summary into cold, clear the block: one commit."""
-    repo.layout.require_agent(agent)
+    agent = repo.layout.require_agent(agent)
     tz = repo.layout.settings.tz
     day = logs.refuse_future(logs.today(now, tz), tz)
     with writer.session(repo) as scribe:

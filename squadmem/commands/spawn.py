@@ -1,12 +1,16 @@
 """``squadmem spawn on|off|status``: what Squad's spawn tells an agent to read.
 
-``on`` puts squadmem's marked blocks where Squad's spawn template and
-coordinator tell each agent to read its whole ``history.md`` and
-``decisions.md`` (:mod:`squadmem.model.spawnblock`), and keeps the lines they
-replaced in ``.squad/memory/squad-spawn.json``; ``off`` puts those lines back,
-byte for byte. Both are one commit. ``squad upgrade`` rewrites Squad's files
-and drops the blocks: :func:`upkeep` (run by ``maintain``) puts them back in a
-commit of its own, and ``doctor`` says when they are missing. A block whose
+``on`` puts squadmem's marked blocks where Squad's spawn template,
+coordinator, charters and collaboration skill tell each agent to read its whole
+``history.md`` and ``decisions.md`` (:mod:`squadmem.model.spawnblock`), and keeps
+the lines they replaced in ``.squad/memory/squad-spawn.json``; ``off`` puts
+those lines back, byte for byte. Both are one commit. ``on`` waits while Squad's
+committed files hold entries not taken in (``squadmem intake`` first): a spawn
+never reads memory that lacks them. ``squad upgrade`` rewrites Squad's files
+and drops the blocks: the pre-commit hook puts them back before such a commit
+(:mod:`squadmem.hooks.spawn_check`), ``verify`` names a commit that lost one,
+:func:`upkeep` (run by ``maintain``) puts back what is committed without them in
+a commit of its own, and ``doctor`` says when they are missing. A block whose
 wording squadmem has since changed (an upgrade of squadmem) is written again
 the same way, from the Squad line the record keeps.
 """
@@ -22,7 +26,7 @@ from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import spawnblock
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import decode_tier
+from squadmem.model.layout import CHARTERS, decode_tier
 
 ON_SUBJECT = "memory: spawns read squadmem's memory (Squad's spawn lines in marked blocks)"
 OFF_SUBJECT = "memory: spawns read Squad's history.md and decisions.md again"
@@ -44,15 +48,12 @@ class State:
 
     @property
     def complete(self) -> bool:
-        return (
-            self.on and not any(self.waiting.values()) and not self.absent and not any(self.missing.values())
-        )
+        return self.on and not any(self.waiting.values()) and not any(self.missing.values())
 
     def as_dict(self) -> dict[str, Any]:
         files = {
             rel: {"blocks": self.blocks.get(rel, []), "waiting": self.waiting.get(rel, [])}
-            for rel in spawnblock.FILES
-            if rel not in self.absent
+            for rel in self.blocks
         }
         for rel, keys in self.outdated.items():
             files[rel]["outdated"] = keys
@@ -60,10 +61,8 @@ class State:
 
     def text(self) -> str:
         lines = [f"spawn blocks: {'on' if self.on else 'off'}"]
-        for rel in spawnblock.FILES:
-            if rel in self.absent:
-                lines.append(f"{rel}: not there")
-                continue
+        lines += [f"{rel}: not there" for rel in self.absent]
+        for rel in self.blocks:
             blocks, waiting = self.blocks.get(rel, []), self.waiting.get(rel, [])
             shown = ", ".join(blocks) if blocks else "no block"
             lines.append(
@@ -114,10 +113,21 @@ def _blocks(rel: str, text: str) -> list[str]:
         ) from None
 
 
+def paths(repo: Repo) -> list[str]:
+    """Squad's files that may hold spawn blocks: the fixed ones, then every agent's charter."""
+    agents = repo.root / ".squad" / "agents"
+    charters = sorted(
+        CHARTERS.replace("*", child.name)
+        for child in (agents.iterdir() if agents.is_dir() and not agents.is_symlink() else ())
+        if child.is_dir() and not child.is_symlink() and (child / "charter.md").is_file()
+    )
+    return [*spawnblock.FILES, *charters]
+
+
 def status(repo: Repo) -> State:
     record = load_record(repo)
     state = State(record.on, {}, {}, {}, [])
-    for rel in spawnblock.FILES:
+    for rel in paths(repo):
         text = _read(repo, rel)
         if text is None:
             state.absent.append(rel)
@@ -147,6 +157,20 @@ def refuse_unsupported(repo: Repo) -> None:
     intake.refuse_backend(repo.root)
 
 
+def refuse_before_intake(repo: Repo) -> None:
+    """Refuse to turn the blocks on while Squad's committed files hold entries not taken in: the spawn
+    would read squadmem's memory without them."""
+    if load_record(repo).on:
+        return
+    waiting = intake.pending_count(repo)
+    if waiting:
+        raise SquadmemError(
+            f"{waiting} entries of Squad's history.md and decisions files are not taken in yet:"
+            " a spawn reading squadmem's memory would miss them",
+            hint="run squadmem intake first (one commit), then squadmem spawn on; squadmem changed nothing",
+        )
+
+
 @dataclasses.dataclass
 class Changed:
     files: dict[str, str]  # rel -> new text (the record included)
@@ -159,7 +183,7 @@ class Changed:
 
 def _squad_texts(repo: Repo) -> Iterator[tuple[str, str]]:
     """Squad's spawn files that are there, with their texts."""
-    for rel in spawnblock.FILES:
+    for rel in paths(repo):
         text = _read(repo, rel)
         if text is not None:
             yield rel, text
@@ -167,30 +191,18 @@ def _squad_texts(repo: Repo) -> Iterator[tuple[str, str]]:
 
 def plan_on(repo: Repo) -> Changed:
     """The texts that carry every block Squad's files have a line for, and the record of those lines."""
-    record = load_record(repo)
-    files: dict[str, str] = {}
-    made: dict[str, list[str]] = {}
-    reworded: dict[str, list[str]] = {}
-    for rel, text in _squad_texts(repo):
+    texts = dict(_squad_texts(repo))
+    for rel, text in texts.items():
         _blocks(rel, text)
-        applied = spawnblock.apply(rel, text)
-        if applied.missing and rel == spawnblock.SPAWN_TEMPLATE:
-            raise SquadmemError(
-                f"{rel}: no line tells the agent to read its {' or '.join(applied.missing)}"
-                " (this Squad version's spawn template is not one squadmem knows)",
-                hint="squadmem changed nothing; spawns read what Squad's template says",
-            )
-        if applied.originals:
-            made[rel] = sorted(applied.originals)
-            record.originals.setdefault(rel, {}).update(applied.originals)
-        fresh, reworded[rel] = spawnblock.reword(rel, applied.text, record.originals.get(rel, {}))
-        if fresh != text:
-            files[rel] = fresh
-    if files or not record.on:
-        record.on = True
-        if _read(repo, spawnblock.RECORD) != record.to_text():  # a rewording alone leaves it as it is
-            files[spawnblock.RECORD] = record.to_text()
-    return Changed(files, made, {rel: keys for rel, keys in reworded.items() if keys})
+    planned = spawnblock.plan(texts, load_record(repo), _read(repo, spawnblock.RECORD))
+    missing = planned.missing.get(spawnblock.SPAWN_TEMPLATE)
+    if missing:
+        raise SquadmemError(
+            f"{spawnblock.SPAWN_TEMPLATE}: no line tells the agent to read its {' or '.join(missing)}"
+            " (this Squad version's spawn template is not one squadmem knows)",
+            hint="squadmem changed nothing; spawns read what Squad's template says",
+        )
+    return Changed(planned.files, planned.made, planned.reworded)
 
 
 def plan_off(repo: Repo) -> Changed:
@@ -249,6 +261,7 @@ def turn(repo: Repo, on: bool, dry_run: bool = False) -> Turned:
     """``spawn on`` / ``spawn off``: one commit, or none when nothing changes."""
     if on:
         refuse_unsupported(repo)
+        refuse_before_intake(repo)
     with writer.session(repo) as scribe:
         changed = plan_on(repo) if on else plan_off(repo)
         made = (

@@ -130,7 +130,9 @@ class Memory(Value):
     def known_agent(self, agent: str) -> str:
         """The one agent rule (:func:`layout.known_agent`); an agent left out gets its file's problem."""
         self.require(agent)
-        return known_agent(agent, self.agents())
+        found = known_agent(agent, self.agents())
+        self.require(found)
+        return found
 
     def agents(self) -> list[str]:
         """Agents with a tier file (hot, cold or archive) in this memory."""
@@ -149,10 +151,14 @@ class Memory(Value):
         return [e for e in self.entries if e.file == rel]
 
     def find(self, ref: str) -> Entry:
-        """The entry with id ``ref``, or else with exactly the heading ``ref``; never a guess."""
+        """The entry with id ``ref`` (its agent named in any case, as Squad names agents, when that
+        finds one), or else with exactly the heading ``ref``; never a guess."""
         for entry in self.entries:
             if entry.id == ref:
                 return entry
+        folded = [e for e in self.entries if "/" in ref and e.id.lower() == ref.lower()]
+        if len(folded) == 1:
+            return folded[0]
         matches = [e for e in self.entries if ref in (e.title, e.section.raw_heading)]
         if len(matches) == 1:
             return matches[0]

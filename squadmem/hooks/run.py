@@ -2,8 +2,9 @@
 
 Each git hook event runs the squadmem checks registered for it, in order,
 and stops at the first that refuses. ``pre-commit`` first looks (one ``git
-diff``) whether the commit stages any memory file or concludes a merge: when
-it does neither, only the journal check runs and nothing else is imported;
+diff``) whether the commit stages any memory file or one of Squad's spawn
+files (:mod:`squadmem.hooks.spawn_check`), or concludes a merge: when it does
+none of these, only the journal check runs and nothing else is imported;
 when it does, the object reader (``git cat-file --batch``) started with that
 ``git diff`` opens the repository while the checks are imported.
 Standard library only.
@@ -22,6 +23,7 @@ EVENTS: dict[str, tuple[str, ...]] = {
         "squadmem.hooks.file_check",
         "squadmem.hooks.log_check",
         "squadmem.hooks.budget_check",
+        "squadmem.hooks.spawn_check",
     ),
     "pre-merge-commit": ("squadmem.hooks.log_check",),  # a merge git commits itself runs no pre-commit
     "prepare-commit-msg": ("squadmem.hooks.use_trailers",),
@@ -47,7 +49,8 @@ def pre_commit() -> int:
 
 def _memory_checks() -> int:
     """The checks of the memory files, after one look (``git diff``, started with the object reader
-    before the checks are imported) at whether the commit stages any or concludes a merge."""
+    before the checks are imported) at whether the commit stages any or concludes a merge; then,
+    when it stages one of Squad's spawn files, the spawn block check."""
     from squadmem.gitio import gitdir, runner
     from squadmem.hooks import staged
 
@@ -56,19 +59,23 @@ def _memory_checks() -> int:
         env = runner.git_env()
         staged.start(env, handed)
         touched = bool(staged.memory_changes(env)) or gitdir.merge_head_file() is not None
+        spawned = bool(staged.spawn_changes(env))
     except Exception:  # the checks below report it
-        touched = True
-    if not touched:
-        return 0
-    from squadmem.hooks import budget_check, file_check, log_check
+        touched = spawned = True
+    if touched:
+        from squadmem.hooks import budget_check, file_check, log_check
 
-    for check in (file_check.check, log_check.check, budget_check.lines):
-        status = staged.run(check, (), PROG)
-        if status:
-            return status
-    from squadmem.hooks import deletions
+        for check in (file_check.check, log_check.check, budget_check.lines):
+            status = staged.run(check, (), PROG)
+            if status:
+                return status
+        from squadmem.hooks import deletions
 
-    deletions.note_staged(env)  # for the message shims: a removal to name starts their Python
+        deletions.note_staged(env)  # for the message shims: a removal to name starts their Python
+    if spawned:
+        from squadmem.hooks import spawn_check
+
+        return staged.run(spawn_check.check, (), PROG)
     return 0
 
 

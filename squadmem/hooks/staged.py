@@ -133,7 +133,7 @@ def _asked_alike(env: Mapping[str, str], specs: Sequence[str], environ: Mapping[
     """Whether the shim's diff asked what the checks would (:func:`questions.staged_changes`): the same
     pathspecs, and no variable of the hook's that :func:`git_env` drops but those that cannot change
     the answer (it keeps GIT_DIR and GIT_WORK_TREE, which name the repository git commits to)."""
-    if list(specs) != [f":(top){p}" for p in where.ALL_PATHSPECS]:
+    if list(specs) != [f":(top){p}" for p in where.HOOK_PATHSPECS]:
         return False
     return all(not name.startswith("GIT_") or name in env or name in _HARMLESS for name in environ)
 
@@ -147,7 +147,7 @@ def start(env: Mapping[str, str], handed: tuple[bytes, list[str]] | None = None)
         if handed is not None and _asked_alike(env, handed[1], os.environ):
             _changes[key] = parse_raw(handed[0])
         else:
-            _pending[key] = questions.staged_changes_later(env, where.ALL_PATHSPECS)
+            _pending[key] = questions.staged_changes_later(env, where.HOOK_PATHSPECS)
     if key not in _readers:
         _readers[key] = CatFile(env)
         _readers[key].start()
@@ -164,14 +164,24 @@ def close() -> None:
     _readers.clear()
 
 
-def memory_changes(env: Mapping[str, str]) -> list[Staged]:
-    """Every file the index changes against HEAD in either layout's places (renames found), read once
-    per process."""
+def _hook_changes(env: Mapping[str, str]) -> list[Staged]:
+    """Every file the index changes against HEAD in either layout's places and among Squad's spawn
+    files (renames found), read once per process."""
     key = env.get("GIT_INDEX_FILE")
     if key not in _changes:
         pending = _pending.pop(key, None)
-        _changes[key] = pending() if pending else questions.staged_changes(env, where.ALL_PATHSPECS)
+        _changes[key] = pending() if pending else questions.staged_changes(env, where.HOOK_PATHSPECS)
     return _changes[key]
+
+
+def memory_changes(env: Mapping[str, str]) -> list[Staged]:
+    """Every file the index changes against HEAD in either layout's places (renames found)."""
+    return [e for e in _hook_changes(env) if not where.is_spawn_file(e.path)]
+
+
+def spawn_changes(env: Mapping[str, str]) -> list[Staged]:
+    """Squad's spawn files the index changes against HEAD (``squadmem.hooks.spawn_check``)."""
+    return [e for e in _hook_changes(env) if where.is_spawn_file(e.path)]
 
 
 def blobs(specs: Sequence[str], env: Mapping[str, str]) -> dict[str, bytes | None]:

@@ -20,3 +20,16 @@ SETTLE = "merge-settle.json"  # what the merge driver leaves for the post-merge 
 TRAILER = "Squad-Memory-Used"  # the commit trailer that records uses of sections
 DELETE_TRAILER = "Squad-Memory-Delete"  # the commit trailer that records sections removed on purpose
 INDEX_TITLE = "Index → Deeper Tiers"  # the hot file's section that points at the deeper tiers
+
+# Squad's files squadmem writes its spawn blocks into (squadmem.model.spawnblock): the only paths
+# outside the memory folder a squadmem commit may write, and only through no symlink.
+SPAWN_FILES = (
+    ".squad/templates/spawn-reference.md",
+    ".github/agents/squad.agent.md",
+    ".github/skills/tiered-memory/SKILL.md",
+    ".squad/templates/charter.md",
+    ".github/skills/agent-collaboration/SKILL.md",
+    ".copilot/skills/agent-collaboration/SKILL.md",
+)
+CHARTERS = ".squad/agents/*/charter.md"  # each agent's charter, as Squad writes it
+SPAWN_RECORD = f"{SQUAD_DIR}/squad-spawn.json"  # the Squad lines the blocks replaced; on or off

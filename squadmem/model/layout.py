@@ -33,13 +33,10 @@ LOG_DIR = constants.LOG_DIR
 MAX_FILE_BYTES = constants.MAX_FILE_BYTES
 MAX_NAME = 100  # characters in an agent, topic or id= name (file names stay far below 255 bytes)
 
-# Squad's files squadmem writes its spawn blocks into (squadmem.model.spawnblock): the only paths
-# outside .squad/memory/ a squadmem commit may write, and only through no symlink.
-SPAWN_FILES = (
-    ".squad/templates/spawn-reference.md",
-    ".github/agents/squad.agent.md",
-    ".github/skills/tiered-memory/SKILL.md",
-)
+SPAWN_FILES = constants.SPAWN_FILES  # Squad's files that hold squadmem's spawn blocks
+CHARTERS = constants.CHARTERS
+is_spawn_file = where.is_spawn_file
+
 
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -262,10 +259,10 @@ class Layout:
 
     def writable(self, path: Path) -> Path:
         """``path``, if squadmem may write a file there: inside the memory's folder (or one of
-        Squad's spawn files, :data:`SPAWN_FILES`, reached through no symlink), each folder on the
+        Squad's spawn files, :func:`is_spawn_file`, reached through no symlink), each folder on the
         way a folder (or not there yet), and itself a regular file or nothing; else raise."""
         rel = self.rel(path)
-        if rel in SPAWN_FILES:
+        if is_spawn_file(rel):
             return self._spawn_file(path, rel)
         self.inside(path)
         for folder in reversed(path.parents):
@@ -375,7 +372,8 @@ def _odd_hint(rel: str, mode: int) -> str:
 
 
 def known_agent(name: str, known: Sequence[str]) -> str:
-    """The one agent rule: a command names an agent that has tier files, or is refused (exit 2).
+    """The one agent rule: a command names an agent that has tier files, or is refused (exit 2); the
+    name is matched as Squad matches it, case aside, and the agent's own spelling is returned.
 
     Only commands that create agents (``init --agent``, ``session start --new``) skip it.
     """
@@ -383,8 +381,15 @@ def known_agent(name: str, known: Sequence[str]) -> str:
     if name in known:
         return name
     near = [k for k in known if k.lower() == name.lower()]
+    if len(near) == 1:  # Squad shows "Rai" and may keep .squad/agents/rai/: names match as Squad's do
+        return near[0]
+    if near:
+        raise SquadmemError(
+            f"agent {name}: {', '.join(near)} differ only in case",
+            hint=f"name one exactly: {', '.join(near)}",
+        )
     listing = f"agents here: {', '.join(known)}" if known else "no agents here yet"
-    hint = f"did you mean {near[0]}? ({listing})" if near else listing
+    hint = listing
     if not known:
         hint += "; squadmem init --agent NAME creates one"
     raise SquadmemError(f"agent {name}: no tier file belongs to this agent", hint=hint)

@@ -455,7 +455,7 @@ def append(layout: Layout, tz: dt.tzinfo, text: str, now: dt.datetime, agent: st
     from squadmem.model.layout import encode_tier
 
     if agent is not None:
-        layout.require_agent(agent)
+        agent = layout.require_agent(agent)
     day = refuse_future(today(now, tz), tz)
     line = entry(text, now, tz, agent)
     path = layout.log_path(day)  # refuses a path that a symlink leads outside the memory

@@ -56,6 +56,19 @@ DEFAULT_AGENT = "main"  # OpenClaw's default agent id, for a workspace whose tie
 
 # What git reads to see either layout (a commit may change its layout: both are judged then).
 ALL_PATHSPECS = (SQUAD_DIR, WORKSPACE_FILES["hot"], WORKSPACE_DIR)
+# What the pre-commit hook reads: either layout, and Squad's files that hold squadmem's spawn blocks.
+HOOK_PATHSPECS = (*ALL_PATHSPECS, *constants.SPAWN_FILES, constants.CHARTERS)
+
+
+def is_spawn_file(rel: str) -> bool:
+    """Whether ``rel`` is one of Squad's files squadmem writes spawn blocks into: one of
+    ``constants.SPAWN_FILES``, or an agent's charter (``.squad/agents/<agent>/charter.md``)."""
+    if rel in constants.SPAWN_FILES:
+        return True
+    parts = rel.split("/")
+    return (
+        len(parts) == 4 and parts[:2] == [".squad", "agents"] and parts[3] == "charter.md" and bool(parts[2])
+    )
 
 
 class Places:

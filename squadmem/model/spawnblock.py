@@ -2,10 +2,11 @@
 
 Squad's coordinator builds each spawn prompt from ``.squad/templates/spawn-reference.md``,
 whose template tells every agent to read its whole ``history.md`` and the whole
-``decisions.md``. squadmem replaces those lines, and the few lines of
-``.github/agents/squad.agent.md`` that repeat them, with a marked block::
+``decisions.md``. squadmem replaces those lines, and the lines that repeat them
+(``.github/agents/squad.agent.md``, the charter template and every agent's
+``charter.md``, the agent-collaboration skill), with a marked block::
 
-    <!-- squadmem:history (squadmem spawn off puts Squad's line back) -->
+    <!-- squadmem:history -->
     MEMORY: run `squadmem context --agent {name} --task "..."` ...
     <!-- /squadmem:history -->
 
@@ -24,28 +25,36 @@ import re
 from collections.abc import Callable, Mapping
 
 from squadmem.model import jsontext
-from squadmem.model.layout import MEMORY_DIR, SPAWN_FILES
+from squadmem.model.constants import CHARTERS, SPAWN_FILES, SPAWN_RECORD
+from squadmem.model.places import is_spawn_file
 
 FILES = SPAWN_FILES
-SPAWN_TEMPLATE, COORDINATOR, TIERED_SKILL = SPAWN_FILES
-RECORD = f"{MEMORY_DIR}/squad-spawn.json"
+(
+    SPAWN_TEMPLATE,
+    COORDINATOR,
+    TIERED_SKILL,
+    CHARTER_TEMPLATE,
+    COLLABORATION_SKILL,
+    COPILOT_COLLABORATION_SKILL,
+) = SPAWN_FILES
+RECORD = SPAWN_RECORD
 
 _BEGIN = re.compile(r"^(?P<indent>[ \t]*)<!-- squadmem:(?P<key>[a-z0-9-]+)(?: [^\r\n]*)? -->(?:\r?\n)?$")
 _END = re.compile(r"^[ \t]*<!-- /squadmem:(?P<key>[a-z0-9-]+) -->(?:\r?\n)?$")
 
+# What a spawn is told, each block at most 400 bytes for an agent name of 24 characters.
 MEMORY_LINES = (
-    'MEMORY: run `squadmem context --agent {name} --task "<your task, in one line>"` and read what it'
-    " prints: your Core Context, the entries of your memory and the team's decisions that match the task,"
-    " your recent entries and an Index of what waits deeper (at most 4 KB). Without squadmem on PATH, read"
-    " `.squad/memory/hot/{name}.md` instead. Do not read `.squad/agents/{name}/history.md` whole: squadmem"
-    " takes in what you append to it.",
-    'An entry named in the Index or under "More matching the task": `squadmem context --agent {name}'
-    ' --include <id>`. Anything older: `squadmem recall --agent {name} "<a file name, #123, a name or'
-    ' words>"`. When an entry helped: `squadmem touch <id>`.',
+    'MEMORY: run `squadmem context --agent {name} --task "<your task, in one line>"`, not your whole'
+    " history.md (without squadmem: `.squad/memory/hot/{name}.md`). Index: add `--include <id>`;"
+    ' older: `squadmem recall --agent {name} "<words>"`; `squadmem touch <id>` if one helped',
 )
 DECISION_LINES = (
-    "Team decisions: those your task touches are in the MEMORY output above, and `squadmem recall"
-    ' --agent {name} "<words>"` finds any other. Do not read `.squad/decisions.md` whole.',
+    'Team decisions: your task\'s are in the MEMORY output; `squadmem recall --agent {name} "<words>"`'
+    " finds others. Do not read `.squad/decisions.md` whole.",
+)
+CHARTER_DECISIONS = (
+    "Before starting work, I take the team decisions that affect me from `squadmem context` (my spawn's"
+    ' MEMORY line); `squadmem recall "<words>"` finds others. I do not read `.squad/decisions.md` whole.',
 )
 
 
@@ -54,10 +63,13 @@ class Edit:
     """One of Squad's lines squadmem answers for: where, how it is found, and what replaces it."""
 
     key: str
-    file: str
+    files: tuple[str, ...]  # repository paths, or CHARTERS: every agent's charter
     pattern: re.Pattern[str]
     required: bool
     rewrite: Callable[[str], tuple[str, ...]]  # Squad's line (no newline) -> the block's lines
+
+    def applies(self, rel: str) -> bool:
+        return rel in self.files or (CHARTERS in self.files and rel not in SPAWN_FILES and is_spawn_file(rel))
 
 
 def _lines(*lines: str) -> Callable[[str], tuple[str, ...]]:
@@ -77,24 +89,29 @@ def _after(*lines: str) -> Callable[[str], tuple[str, ...]]:
 
 
 STILL_READS = "The agent still reads its own `history.md` and `decisions.md`."
+ALREADY_READ = (
+    "The coordinator's spawn prompt already instructs agents to read decisions.md and their history.md."
+)
+CHARTER_FILES = (CHARTER_TEMPLATE, CHARTERS)
+COLLABORATION_SKILLS = (COLLABORATION_SKILL, COPILOT_COLLABORATION_SKILL)
 EDITS = (
     Edit(
         "history",
-        SPAWN_TEMPLATE,
+        (SPAWN_TEMPLATE,),
         re.compile(r"^\s*Read `[^`]*agents/\{name\}/history\.md`"),
         True,
         _lines(*MEMORY_LINES),
     ),
     Edit(
         "decisions",
-        SPAWN_TEMPLATE,
+        (SPAWN_TEMPLATE,),
         re.compile(r"^\s*Read `[^`]*decisions\.md`"),
         True,
         _lines(*DECISION_LINES),
     ),
     Edit(
         "inline",
-        SPAWN_TEMPLATE,
+        (SPAWN_TEMPLATE,),
         re.compile(re.escape(STILL_READS)),
         False,
         _sentence(
@@ -105,7 +122,7 @@ EDITS = (
     ),
     Edit(
         "template",
-        COORDINATOR,
+        (COORDINATOR,),
         re.compile(r"^\*\*Full Spawn Template\*\* \(inline charter/history/decisions"),
         False,
         _sentence(
@@ -116,7 +133,7 @@ EDITS = (
     ),
     Edit(
         "at-spawn",
-        COORDINATOR,
+        (COORDINATOR,),
         re.compile(r"^\s*- All agents READ from `\.squad/decisions\.md` at spawn time"),
         False,
         _lines(
@@ -126,7 +143,7 @@ EDITS = (
     ),
     Edit(
         "status",
-        TIERED_SKILL,
+        (TIERED_SKILL,),
         re.compile(r"^> \*\*Status \(v[^)]*\):\*\*"),
         False,
         _after(
@@ -136,6 +153,40 @@ EDITS = (
             " instead of the whole `history.md` and `decisions.md`:"
             " see `.squad/templates/spawn-reference.md`.",
         ),
+    ),
+    Edit(
+        "charter-decisions",
+        CHARTER_FILES,
+        re.compile(r"^\s*Before starting work, read `\.squad/decisions\.md`"),
+        False,
+        _lines(*CHARTER_DECISIONS),
+    ),
+    Edit(
+        "charter-read",
+        CHARTER_FILES,
+        re.compile(r"^\s*- Read decisions\.md before starting\s*$"),
+        False,
+        _lines(
+            "- Take the team decisions my task touches from `squadmem context`, not the whole decisions.md"
+        ),
+    ),
+    Edit(
+        "collaboration-spawn",
+        COLLABORATION_SKILLS,
+        re.compile(re.escape(ALREADY_READ)),
+        False,
+        _sentence(
+            ALREADY_READ,
+            "The coordinator's spawn prompt has each agent run `squadmem context` for its memory and the"
+            " decisions its task touches, not read the whole decisions.md and history.md.",
+        ),
+    ),
+    Edit(
+        "collaboration-context",
+        COLLABORATION_SKILLS,
+        re.compile(r"^- Don't read all agent charters — you only need your own context \+ decisions\.md"),
+        False,
+        _sentence("your own context + decisions.md", "your own context + what `squadmem context` prints"),
     ),
 )
 
@@ -177,9 +228,8 @@ def _marked(edit: Edit, key: str, line: str) -> list[str]:
     body, last = line.rstrip("\r\n"), _eol(line)
     eol = last or "\n"
     indent = body[: len(body) - len(body.lstrip(" \t"))]
-    note = " (squadmem spawn off puts Squad's line back)" if edit.required else ""
     inner = [text + eol for text in edit.rewrite(body)]
-    return [f"{indent}<!-- squadmem:{key}{note} -->{eol}", *inner, f"{indent}<!-- /squadmem:{key} -->{last}"]
+    return [f"{indent}<!-- squadmem:{key} -->{eol}", *inner, f"{indent}<!-- /squadmem:{key} -->{last}"]
 
 
 def _base(key: str) -> str:
@@ -214,7 +264,7 @@ def apply(rel: str, text: str) -> Applied:
         originals[key] = line
         out += _marked(edit, key, line)
     done = {_base(k) for k in taken}
-    missing = [e.key for e in EDITS if e.file == rel and e.required and e.key not in done]
+    missing = [e.key for e in EDITS if e.applies(rel) and e.required and e.key not in done]
     return Applied("".join(out), originals, missing)
 
 
@@ -242,7 +292,7 @@ def reword(rel: str, text: str, originals: Mapping[str, str]) -> tuple[str, list
 
 
 def _edit_for(rel: str, line: str) -> Edit | None:
-    return next((e for e in EDITS if e.file == rel and e.pattern.search(line)), None)
+    return next((e for e in EDITS if e.applies(rel) and e.pattern.search(line)), None)
 
 
 def restore(text: str, originals: Mapping[str, str]) -> str:
@@ -285,3 +335,44 @@ class Record:
         ):
             raise ValueError('"originals" is not a map of files to lines')
         return cls(bool(data.get("on")), {str(k): dict(v) for k, v in originals.items()})
+
+
+@dataclasses.dataclass
+class Planned:
+    """What ``spawn on`` writes: each file's new text (the record's under :data:`RECORD`), the blocks
+    made and reworded per file, and the required lines a file does not have."""
+
+    files: dict[str, str]
+    made: dict[str, list[str]]
+    reworded: dict[str, list[str]]
+    missing: dict[str, list[str]]
+
+
+def plan(
+    texts: Mapping[str, str], record: Record, record_text: str | None, *, reword_old: bool = True
+) -> Planned:
+    """Every block Squad's files (``texts``: path -> text) have a line for, the blocks in older
+    wording written again (``reword_old``), and the record of the lines replaced, turned on (pure)."""
+    files: dict[str, str] = {}
+    made: dict[str, list[str]] = {}
+    reworded: dict[str, list[str]] = {}
+    missing: dict[str, list[str]] = {}
+    for rel, text in texts.items():
+        applied = apply(rel, text)
+        if applied.missing:
+            missing[rel] = applied.missing
+        if applied.originals:
+            made[rel] = sorted(applied.originals)
+            record.originals.setdefault(rel, {}).update(applied.originals)
+        fresh = applied.text
+        if reword_old:
+            fresh, keys = reword(rel, fresh, record.originals.get(rel, {}))
+            if keys:
+                reworded[rel] = keys
+        if fresh != text:
+            files[rel] = fresh
+    if files or not record.on:
+        record.on = True
+        if record_text != record.to_text():  # a rewording alone leaves it as it is
+            files[RECORD] = record.to_text()
+    return Planned(files, made, reworded, missing)

@@ -62,6 +62,17 @@ MANIFEST: tuple[dict[str, object], ...] = (
         "verbose": True,
     },
     {
+        "id": "squadmem-spawn-check",
+        "name": "squadmem spawn blocks stay in Squad's files",
+        "entry": "squadmem-spawn-check",
+        "stages": ["pre-commit"],
+        "files": (
+            "^(\\.squad/templates/(spawn-reference|charter)\\.md$|\\.squad/agents/[^/]+/charter\\.md$"
+            "|\\.github/agents/squad\\.agent\\.md$|\\.github/skills/(tiered-memory|agent-collaboration)/SKILL\\.md$"
+            "|\\.copilot/skills/agent-collaboration/SKILL\\.md$)"
+        ),
+    },
+    {
         "id": "squadmem-use-trailers",
         "name": "squadmem use trailers",
         "entry": "squadmem-use-trailers",

@@ -18,6 +18,8 @@ blobs through the gateway's one ``cat-file`` process:
   exactly the section's text at ``<rev>``;
 - a commit carrying ``Squad-Memory-Index`` changes only the
   ``Index → Deeper Tiers`` section of ``hot/<agent>.md``;
+- a commit that changes one of Squad's spawn files while its spawn record is on
+  keeps squadmem's block there (``spawn``);
 - at the range's tip, hot files are within their budget (only reported with ``budget.mode = "warn"``);
 - conservation (``squadmem.engine.verify.conservation``): every other commit that changes
   tier files, and every merge, loses no section and duplicates none; a merge's
@@ -54,6 +56,7 @@ from squadmem.engine.verify.range import (
 )
 from squadmem.engine.verify.range_conservation import ConservationCheck
 from squadmem.engine.verify.result import Move, Result, Violation
+from squadmem.engine.verify.spawn import check_spawn
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, settings
 from squadmem.model.budget import hot_blob_over
@@ -126,6 +129,8 @@ class Verifier:
             )
         self.logs.check(commit, result)
         self.modes(commit, result)
+        for file, why in check_spawn(self.store, commit):
+            bad(Violation(commit.short, file, why))
         moves, index = commit.trailers.get(MOVE, []), commit.trailers.get(INDEX, [])
         if commit.squash:
             result.squashes += 1  # each squashed move is gone: judged like any commit, by conservation
