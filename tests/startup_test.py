@@ -1,14 +1,20 @@
-"""What ``squadmem context`` imports at start-up: agents run it at every spawn, so a module it does not
-use is paid every time. The lane runs it as the console script does, in a child process; only the
-modules the command itself brings in count (what the interpreter's own start loaded is left out)."""
+"""``squadmem context`` at start-up: agents run it at every spawn, so a module it imports and does
+not use, or work it repeats, is paid every time. The lane runs it as the console script does, in a
+child process; only the modules the command itself brings in count (what the interpreter's own
+start loaded is left out)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from conftest import GitRepo, run_squadmem
+from hypothesis import given
+from hypothesis import strategies as st
+
+from squadmem.model import layout
 
 # Not needed to print a spawn's payload: typing (annotations only), json (``--json`` only), shlex
 # (the merge driver's command line, written by ``init``), click (the lane parses), subprocess (no git
@@ -68,3 +74,18 @@ def test_context_json_still_prints_json(memory: GitRepo) -> None:
     text, status, imported = lane(memory, "context", "--agent", "picard", "--json")
     assert status == 0 and '"text"' in text
     assert "json" in imported
+
+
+PARTS = st.lists(st.sampled_from(["a", "b", "memory", ".", "..", "x y"]), max_size=5)
+
+
+@given(st.booleans(), PARTS, st.booleans(), PARTS)
+def test_the_folders_below_memory_are_the_parents_it_holds(
+    rooted: bool, memory_parts: list[str], inside: bool, path_parts: list[str]
+) -> None:
+    """Each tier folder's check walks the folders between the memory's and it: found from the
+    path's parts, they are the parents the memory's folder holds, as the paths' parents say."""
+    memory = Path("/" if rooted else ".", *memory_parts)
+    path = Path(memory if inside else "/", *path_parts)
+    expected = [p for p in reversed(path.parents) if memory in p.parents]
+    assert layout._folders_below(memory, path) == expected
