@@ -294,9 +294,11 @@ def test_commit_staging_no_memory_file_imports_nothing_heavy(repo: GitRepo) -> N
         # the tiers.toml init wrote: every check runs on the staged log, yet neither tomllib, zoneinfo,
         # dataclasses, pathlib nor typing is imported (the hook's cost, issue 11)
         (None, D1, "2026-03-01", []),
-        # an edited one is parsed (tomllib, which imports typing; zoneinfo) and obeyed: 20:00 UTC is
-        # already the 2nd in Tokyo
-        ("Asia/Tokyo", "2026-03-01T20:00:00+00:00", "2026-03-02", ["tomllib", "typing", "zoneinfo"]),
+        # init's text with the zone changed is read without tomllib and obeyed (zoneinfo): 20:00 UTC
+        # is already the 2nd in Tokyo
+        ("Asia/Tokyo", "2026-03-01T20:00:00+00:00", "2026-03-02", ["zoneinfo"]),
+        # any other text is parsed (tomllib, which imports typing): here a comment after the zone
+        ('Asia/Tokyo"  # "', "2026-03-01T20:00:00+00:00", "2026-03-02", ["tomllib", "typing", "zoneinfo"]),
     ],
 )
 def test_a_memory_commit_imports_only_what_its_settings_need(

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from squadmem.model.errors import SquadmemError
 
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
 if TYPE_CHECKING:
+    from typing import Any
+
     from squadmem.gitio.repo import Repo
 
 

@@ -14,7 +14,10 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # typing is not imported at run time (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # Characters that can start inline markup (escapes, code, emphasis, links,
 # images, autolinks and HTML, entities, strikethrough) or end a line.

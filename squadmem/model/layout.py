@@ -152,7 +152,7 @@ class Layout:
         workspace ``memory/``, or ``MEMORY.md`` itself) with symlinks followed; else raise."""
         top = self.root.resolve()
         memory = top / self.places.base
-        below = [p for p in reversed(path.parents) if self.memory in p.parents]  # its folders first
+        below = _folders_below(self.memory, path)
         for candidate in (self.memory, *below, path):
             try:
                 resolved = candidate.resolve()
@@ -320,6 +320,21 @@ class Layout:
     def require_agent(self, name: str) -> str:
         """``name`` if an agent of this name has tier files here; else exit 2 listing the agents here."""
         return known_agent(name, self.agents())
+
+
+def _folders_below(memory: Path, path: Path) -> list[Path]:
+    """The folders between ``memory`` and ``path`` (both excluded), outermost first: the parents of
+    ``path`` that ``memory`` holds, as ``[p for p in reversed(path.parents) if memory in p.parents]``
+    finds them, without building every parent's parents (``context`` asks at every spawn)."""
+    try:
+        parts = path.relative_to(memory).parts
+    except ValueError:
+        return []
+    found = []
+    for part in parts[:-1]:
+        memory = memory / part
+        found.append(memory)
+    return found
 
 
 def aside_hint(rel: str) -> str:

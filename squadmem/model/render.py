@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import json
 from collections.abc import Sequence
-from typing import Any
 
 from squadmem.model import clock, slug
+
+TYPE_CHECKING = False  # typing is not imported at run time, json only for --json (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def table(headers: Sequence[str], rows: Sequence[Sequence[Any]], right: Sequence[int] = ()) -> str:
@@ -29,6 +31,8 @@ def timestamp(moment: dt.datetime | None) -> str | None:
 
 
 def to_json(data: Any) -> str:
+    import json
+
     return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=False)
 
 

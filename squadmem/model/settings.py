@@ -330,18 +330,70 @@ def _coerce(path: str | Path, text: str, table: str, key: str, value: Any, kind:
     return value
 
 
+# A value :func:`edited_template` reads itself: a string of printable ASCII with no quote nor
+# backslash (no escape to read), a decimal integer, or a decimal fraction; anything else (signs,
+# underscores, exponents, escapes, a comment after the value) is left to tomllib.
+_PLAIN_STRING = frozenset(chr(c) for c in range(0x20, 0x7F)) - {'"', "\\"}
+_DIGITS = frozenset("0123456789")
+
+
+def _plain_value(raw: str) -> str | int | float | None:
+    if len(raw) >= 2 and raw[0] == raw[-1] == '"':
+        inner = raw[1:-1]
+        return inner if _PLAIN_STRING.issuperset(inner) else None
+    whole, dot, fraction = raw.partition(".")
+    if not whole or not _DIGITS.issuperset(whole) or (len(whole) > 1 and whole[0] == "0"):
+        return None
+    if not dot:
+        return int(whole)
+    return float(raw) if fraction and _DIGITS.issuperset(fraction) else None
+
+
+def edited_template(text: str) -> dict[str, Any] | None:
+    """What ``tomllib.loads(text)`` gives, without tomllib, for :data:`TEMPLATE` with only values
+    changed (the usual edit: ``timezone = "Europe/Paris"``): every line but a ``key = value``
+    line the template's, each ``key = value`` line the template's key with a plain value
+    (:func:`_plain_value`). None for any other text (tomllib reads it); ``tests/settings_fast_test.py``
+    holds the two equal."""
+    lines, model = text.split("\n"), TEMPLATE.split("\n")
+    if len(lines) != len(model):
+        return None
+    data: dict[str, Any] = {}
+    table = data
+    for line, was in zip(lines, model, strict=True):
+        if was.startswith("[") and was.endswith("]"):
+            if line != was:
+                return None
+            table = data[was[1:-1]] = {}
+            continue
+        key, equals, _ = was.partition(" = ")
+        if not equals or was.startswith("#"):
+            if line != was:
+                return None
+            continue
+        if not line.startswith(key + " = "):
+            return None
+        value = _plain_value(line[len(key) + 3 :])
+        if value is None:
+            return None
+        table[key] = value
+    return data
+
+
 def parse(text: str, path: str | Path) -> Settings:
     if text == TEMPLATE:  # what init writes: every default (a test holds them equal)
         return Settings()
     written = _workspace_written(text)
     if written is not None:  # what init writes in a memory-tiers workspace
         return written[1]
-    import tomllib
+    data = edited_template(text)  # init's text with values changed: no tomllib (every commit reads it)
+    if data is None:
+        import tomllib
 
-    try:
-        data = tomllib.loads(text)
-    except (tomllib.TOMLDecodeError, RecursionError) as exc:
-        raise SquadmemError(f"{path}: not valid TOML: {exc}", hint="fix the line it names") from None
+        try:
+            data = tomllib.loads(text)
+        except (tomllib.TOMLDecodeError, RecursionError) as exc:
+            raise SquadmemError(f"{path}: not valid TOML: {exc}", hint="fix the line it names") from None
     changes: dict[str, Any] = {}
     for name, value in data.items():
         if name == "timezone":

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import json
 import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from squadmem.model import clock, constants, jsontext, writes
+from squadmem.model import clock, constants, writes
 from squadmem.model.errors import SquadmemError
 
 TRAILER = constants.TRAILER
@@ -44,7 +43,13 @@ def _read(state_dir: Path) -> dict[str, dt.datetime]:
     """
     path = state_dir / FILE
     try:
-        data = jsontext.loads(writes.read_state(path).decode("utf-8"))
+        raw = writes.read_state(path)
+    except OSError:
+        return {}  # none pending (the usual case: json is then not imported)
+    from squadmem.model import jsontext
+
+    try:
+        data = jsontext.loads(raw.decode("utf-8"))
         uses = data["uses"] if data.get("version") == VERSION else {}
         written = dt.datetime.fromtimestamp(int(path.stat().st_mtime), dt.UTC)
         return {str(k): min(clock.utc(dt.datetime.fromisoformat(v)), written) for k, v in uses.items()}
@@ -64,6 +69,8 @@ def _write(state_dir: Path, uses: Mapping[str, dt.datetime]) -> None:
             path.unlink()
         return
     body = {"version": VERSION, "uses": {k: uses[k].isoformat() for k in sorted(uses)}}
+    import json
+
     writes.atomic_text(path, json.dumps(body, indent=1) + "\n")
 
 

@@ -8,7 +8,6 @@ installed with, by absolute path, as the hook shims do.
 from __future__ import annotations
 
 import os
-import shlex
 import sys
 import warnings
 
@@ -22,6 +21,8 @@ MODULE = "squadmem.hooks.merge_driver"
 
 
 def command(python: str | None = None) -> str:
+    import shlex  # not at import: every command checks the driver on start-up
+
     return f"{shlex.quote(python or sys.executable)} -m {MODULE} --marker-size %L %O %A %B %P"
 
 
@@ -78,6 +79,8 @@ def problem(repo: Repo) -> str | None:
     driver = repo.config(f"merge.{NAME}.driver")
     if not driver or MODULE not in driver:
         return f"git config merge.{NAME}.driver is not set"
+    import shlex
+
     try:
         python = shlex.split(driver)[0]
     except (ValueError, IndexError):

@@ -21,7 +21,10 @@ import collections
 import math
 import re
 from collections.abc import Iterable, Sequence
-from typing import Protocol, TypeVar
+
+TYPE_CHECKING = False  # typing is not imported at run time: `context` imports this module at every spawn
+if TYPE_CHECKING:
+    from typing import Protocol, TypeVar
 
 MIN_TASK_WORD = 3  # shorter words of a task ("on", "a", "to") are left out
 K1, B = 1.2, 0.75  # BM25's usual constants (SQLite FTS5's too)
@@ -88,15 +91,16 @@ FUNCTION_WORDS = frozenset(
 )
 
 
-class Titled(Protocol):
-    @property
-    def text(self) -> str: ...
+if TYPE_CHECKING:
 
-    @property
-    def title(self) -> str: ...
+    class Titled(Protocol):
+        @property
+        def text(self) -> str: ...
 
+        @property
+        def title(self) -> str: ...
 
-T = TypeVar("T", bound=Titled)
+    T = TypeVar("T", bound=Titled)
 
 
 def words(text: str) -> list[str]:
@@ -207,15 +211,16 @@ _STATED = re.compile(r"(?<!\d)(?:19|20)\d\d-[01]\d-[0-3]\d(?!\d)")
 DEPTH = {"hot": 0, "cold": 1, "wiki": 2, "archive": 3}  # the nearer tier is the more recent
 
 
-class Placed(Protocol):
-    tier: str
-    position: int
+if TYPE_CHECKING:
 
-    @property
-    def text(self) -> str: ...
+    class Placed(Protocol):
+        tier: str
+        position: int
 
+        @property
+        def text(self) -> str: ...
 
-P = TypeVar("P", bound=Placed)
+    P = TypeVar("P", bound=Placed)
 
 
 def stated_date(text: str) -> str | None:

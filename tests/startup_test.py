@@ -1,0 +1,91 @@
+"""``squadmem context`` at start-up: agents run it at every spawn, so a module it imports and does
+not use, or work it repeats, is paid every time. The lane runs it as the console script does, in a
+child process; only the modules the command itself brings in count (what the interpreter's own
+start loaded is left out)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import GitRepo, run_squadmem
+from hypothesis import given
+from hypothesis import strategies as st
+
+from squadmem.model import layout
+
+# Not needed to print a spawn's payload: typing (annotations only), json (``--json`` only), shlex
+# (the merge driver's command line, written by ``init``), click (the lane parses), subprocess (no git
+# process is started: the repository is found from ``.git``).
+UNUSED = ("typing", "json", "shlex", "click", "subprocess", "squadmem.model.jsontext")
+
+LANE = (
+    "import sys; before = set(sys.modules); sys.argv = ['squadmem', *sys.argv[1:]]\n"
+    "from squadmem.cli.lane import run\n"
+    "try:\n    run()\nexcept SystemExit as exc:\n    status = exc.code\n"
+    "print('\\n--imports--', status, *[m for m in {unused!r} if m in sys.modules and m not in before])\n"
+)
+
+
+def lane(repo: GitRepo, *args: str) -> tuple[str, int, list[str]]:
+    """``squadmem ARGS`` through the lane: its output, its status, and which of :data:`UNUSED` it
+    imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", LANE.format(unused=UNUSED), *args],
+        cwd=repo.root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    text, _, last = done.stdout.rpartition("\n--imports--")
+    status, *imported = last.split()
+    return text, int(status), imported
+
+
+@pytest.fixture
+def memory(repo: GitRepo) -> GitRepo:
+    assert run_squadmem(repo.root, "init", "--agent", "picard", "--no-hooks").returncode == 0
+    hot = repo.read(".squad/memory/hot/picard.md")
+    repo.commit(
+        "memory: a note",
+        {".squad/memory/hot/picard.md": hot + "\n## Deploy checklist\n\nMigrations first.\n"},
+        date="2026-01-05T10:00:00Z",
+    )
+    return repo
+
+
+def test_context_imports_nothing_it_does_not_use(memory: GitRepo) -> None:
+    text, status, imported = lane(memory, "context", "--agent", "picard")
+    assert status == 0 and "Migrations first." in text
+    assert imported == []
+
+
+def test_context_with_a_task_imports_nothing_it_does_not_use(memory: GitRepo) -> None:
+    """The ranking a task brings (recall's) needs no typing at run time either."""
+    text, status, imported = lane(memory, "context", "--agent", "picard", "--task", "deploy migrations")
+    assert status == 0 and "Migrations first." in text
+    assert imported == []
+
+
+def test_context_json_still_prints_json(memory: GitRepo) -> None:
+    """json is imported where ``--json`` needs it."""
+    text, status, imported = lane(memory, "context", "--agent", "picard", "--json")
+    assert status == 0 and '"text"' in text
+    assert "json" in imported
+
+
+PARTS = st.lists(st.sampled_from(["a", "b", "memory", ".", "..", "x y"]), max_size=5)
+
+
+@given(st.booleans(), PARTS, st.booleans(), PARTS)
+def test_the_folders_below_memory_are_the_parents_it_holds(
+    rooted: bool, memory_parts: list[str], inside: bool, path_parts: list[str]
+) -> None:
+    """Each tier folder's check walks the folders between the memory's and it: found from the
+    path's parts, they are the parents the memory's folder holds, as the paths' parents say."""
+    memory = Path("/" if rooted else ".", *memory_parts)
+    path = Path(memory if inside else "/", *path_parts)
+    expected = [p for p in reversed(path.parents) if memory in p.parents]
+    assert layout._folders_below(memory, path) == expected
