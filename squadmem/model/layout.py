@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 import stat
 from collections.abc import Sequence
 
-from squadmem.model import constants
+from squadmem.model import constants, names
 from squadmem.model import places as where
 from squadmem.model import settings as tiers_toml
 from squadmem.model.errors import SquadmemError
@@ -31,7 +30,10 @@ TIERS = where.TIERS
 AGENT_TIERS = ("hot", "cold", "archive")
 LOG_DIR = constants.LOG_DIR
 MAX_FILE_BYTES = constants.MAX_FILE_BYTES
-MAX_NAME = 100  # characters in an agent, topic or id= name (file names stay far below 255 bytes)
+# The one name rule lives in squadmem.model.names; named here too for the modules that read paths.
+MAX_NAME = names.MAX_NAME
+is_name = names.is_name
+check_name = names.check_name
 
 # Squad's files squadmem writes its spawn blocks into (squadmem.model.spawnblock): the only paths
 # outside .squad/memory/ a squadmem commit may write, and only through no symlink.
@@ -40,36 +42,6 @@ SPAWN_FILES = (
     ".github/agents/squad.agent.md",
     ".github/skills/tiered-memory/SKILL.md",
 )
-
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-def is_name(name: str) -> bool:
-    """A safe agent, topic or ``id=`` name: ``[A-Za-z0-9][A-Za-z0-9._-]*``, no ``..``, at most 100."""
-    return len(name) <= MAX_NAME and _NAME.fullmatch(name) is not None and ".." not in name
-
-
-def check_name(name: str, what: str = "agent") -> str:
-    """Return ``name`` if it is a safe agent or topic name, else raise."""
-    if not is_name(name):
-        shown = name.encode("unicode_escape", "backslashreplace").decode("ascii")
-        if len(shown) > 60:
-            shown = f"{shown[:40]}...({len(name)} characters)"
-        raise SquadmemError(
-            f"invalid {what} name {shown!r}",
-            hint=f"{what} names are letters, digits, '.', '_' and '-', starting with a letter or digit,"
-            f" at most {MAX_NAME} characters",
-        )
-    return name
-
-
-def parse_log_name(name: str) -> dt.date | None:
-    """The date a log file name stands for (a day's log or a session file of it, the one rule of
-    :func:`squadmem.model.logs.name_day`), or None if it is not a log's name of a real date."""
-    from squadmem.model import logs
-
-    day = logs.name_day(name)
-    return day if isinstance(day, dt.date) else None
 
 
 class TierFile(Value):

@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from squadmem.model import clock, constants
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
+from squadmem.model.names import check_name
 
 TYPE_CHECKING = False  # typing is not imported at run time: the log check imports this module
 if TYPE_CHECKING:
@@ -74,6 +75,13 @@ def name_day(name: str) -> dt.date | str | None:
         return dt.date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
     except ValueError:
         return "bad"
+
+
+def parse_log_name(name: str) -> dt.date | None:
+    """The date a log file name stands for (a day's log or a session file of it, the rule of
+    :func:`name_day`), or None if it is not a log's name of a real date."""
+    day = name_day(name)
+    return day if isinstance(day, dt.date) else None
 
 
 def log_day(rel: str, places: where.Places | None = None) -> dt.date | str | None:
@@ -423,8 +431,6 @@ def title(day: dt.date) -> str:
 
 def entry(text: str, moment: dt.datetime, tz: dt.tzinfo, agent: str | None = None) -> str:
     """One entry: ``- HH:MM [agent] first line``, further lines indented by two spaces."""
-    from squadmem.model.layout import check_name
-
     body = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
     if not body.strip():
         raise SquadmemError("nothing to log: the text is empty", hint='squadmem log add "what happened"')
