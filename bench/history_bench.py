@@ -68,6 +68,7 @@ from squadmem.gitio.formats import log_format
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad
 from squadmem.model.layout import MEMORY_DIR, classify
+from squadmem.model.places import SQUAD_PLACES
 
 DAY = 86400
 CACHE = Path(".git/squadmem/history-cache")
@@ -140,7 +141,7 @@ def read_order(root: Path) -> list[str]:
             for old, new, path in commit.changes:
                 if new != NULL:
                     introduced.setdefault(new)
-                elif classify(path) is not None and old != NULL:
+                elif classify(path, SQUAD_PLACES) is not None and old != NULL:
                     dropped.setdefault(old)
     return [sha for sha in dropped if sha not in introduced] + list(reversed(introduced))
 

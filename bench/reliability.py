@@ -30,6 +30,7 @@ from bench.gitrun import SQUADMEM, git, squadmem
 from bench.paired import Stopwatch
 from squadmem.engine import catalog, writer
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 from squadmem.model.sections import trimmed
 
 OLD = "2026-01-01T10:00:00+00:00"
@@ -74,7 +75,7 @@ def work_files(root: Path) -> dict[str, bytes]:
 
 
 def sections(files: dict[str, bytes]) -> Counter[str]:
-    return Counter(trimmed(e.text) for e in catalog.from_blobs(files).entries if not e.is_index)
+    return Counter(trimmed(e.text) for e in catalog.from_blobs(files, SQUAD_PLACES).entries if not e.is_index)
 
 
 def compare(expected: Counter[str], found: Counter[str]) -> tuple[int, int]:

@@ -224,7 +224,10 @@ def test_demote_to_the_wiki_uses_the_topic(repo: GitRepo) -> None:
     seed(repo)
     code, _, _ = cli(repo, "demote", "picard/kept", "--to", "wiki", "--topic", "ops")
     assert code == 0
-    assert repo.read(f"{MEMORY_DIR}/wiki/ops.md") == templates.tier_header("wiki", "ops") + "## Kept\nk\n"
+    assert (
+        repo.read(f"{MEMORY_DIR}/wiki/ops.md")
+        == templates.tier_header("wiki", "ops", workspace=False) + "## Kept\nk\n"
+    )
     assert "Squad-Memory-Move: picard/kept cold -> wiki:ops" in repo.git("log", "-1", "--format=%B", "HEAD~1")
 
 

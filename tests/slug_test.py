@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from squadmem.engine import catalog, index
 from squadmem.engine.projection import Projection, no_header
 from squadmem.model import sections, slug
+from squadmem.model.places import SQUAD_PLACES
 
 BASES = st.sampled_from(["a", "a-2", "a-3", "a-02", "a-2-2", "a-1", "b", "b-10"])
 
@@ -53,10 +54,10 @@ def test_projection_ids_match_a_whole_renumbering(
         texts[hot] += listing
     elif index_at == "first":  # an Index edited by hand into the middle: sections follow it
         texts[hot] = "# t\n\n" + listing + texts[hot].removeprefix("# t\n\n")
-    projection = Projection(catalog.from_texts(texts), no_header)
+    projection = Projection(catalog.from_texts(texts, SQUAD_PLACES), no_header)
     for source_tier, pick, target_tier in moves:
         source = f".squad/memory/{source_tier}/picard.md"
-        now = catalog.from_texts(projection.texts())
+        now = catalog.from_texts(projection.texts(), SQUAD_PLACES)
         held = [e for e in now.entries if e.file == source and e.title != catalog.INDEX_TITLE]
         if not held or source_tier == target_tier:
             continue
@@ -67,10 +68,12 @@ def test_projection_ids_match_a_whole_renumbering(
             continue
         assert ident == entry.id
         event("moved")
-        after = {e.id for e in catalog.from_texts(projection.texts()).entries if e.text == entry.text}
+        after = {
+            e.id for e in catalog.from_texts(projection.texts(), SQUAD_PLACES).entries if e.text == entry.text
+        }
         assert ident in after
         got = [ident for _, _, ident in projection.ids("picard")]
-        assert got == [e.id for e in catalog.from_texts(projection.texts()).entries]
+        assert got == [e.id for e in catalog.from_texts(projection.texts(), SQUAD_PLACES).entries]
 
 
 def test_doc_finds_identical_sections_in_file_order() -> None:

@@ -37,7 +37,7 @@ def add(repo: Repo, text: str, now: dt.datetime, agent: str | None = None) -> st
     day = logs.today(now, conf.tz)
     rel = layout.rel(layout.log_path(day))
     commit_date = logs.commit_now()
-    rules = logs.Rules(conf.tz, conf.log.grace_minutes)
+    rules = logs.Rules(conf.tz, conf.log.grace_minutes, layout.places)
     if logs.is_frozen(rel, commit_date, rules) and committed(repo, rel):
         closed = logs.closes_at(day, conf.tz, conf.log.grace_minutes)
         raise SquadmemError(

@@ -26,7 +26,8 @@ from squadmem.gitio import fastimport
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, templates, uses
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MEMORY_DIR, tier_rel
+from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 
 STORY = "demo/story.toml"
 RULE = "=" * 4
@@ -62,7 +63,7 @@ def _moment(story: Story, commit: Mapping[str, Any]) -> dt.datetime:
 
 def _tier_path(short: str) -> str:
     tier, _, name = short.partition("/")
-    return tier_rel(tier, name)
+    return SQUAD_PLACES.tier_rel(tier, name)  # the demo's team keeps the Squad layout
 
 
 def _add(texts: dict[str, str], short: str, section: str) -> None:

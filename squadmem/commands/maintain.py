@@ -53,7 +53,14 @@ def make_plan(
     held = demoted(repo, now, conf.promote.window_hours)
     previous = lastuse.previous_uses(found)
     return policy.plan(
-        memory, ages, conf, now, agent=agent, header=templates.tier_header, demoted=held, previous=previous
+        memory,
+        ages,
+        conf,
+        now,
+        agent=agent,
+        header=templates.headers(repo.layout.places),
+        demoted=held,
+        previous=previous,
     )
 
 
@@ -122,7 +129,7 @@ def maintain(
         taken = intake.intake(repo, conf, now, scribe=scribe) if take_in else None
         plan = make_plan(repo, conf, now, agent, found)
         host = None if host is None else track.record(repo, host)  # pending: they ride on the first commit
-        made = scribe.execute(plan, templates.tier_header)
+        made = scribe.execute(plan, templates.headers(repo.layout.places))
         kept, warning = spawn.upkeep(repo, scribe) if agent is None else (None, None)
     first = (*edits, *(() if taken is None or taken.commit is None else (taken.commit,)))
     last = () if kept is None else (kept,)

@@ -448,7 +448,9 @@ def _carried(
 ) -> tuple[tuple[Use, ...], list[str]]:
     """The uses carried onto the sections added (by id), and the access-log keys that match nothing."""
     texts_after = {targets[t]: merged.files.get(targets[t], current[t] or "") for t in AGENT_TIERS}
-    ids = {sections.trimmed(e.text): e.id for e in catalog.from_texts(texts_after).entries}
+    ids = {
+        sections.trimmed(e.text): e.id for e in catalog.from_texts(texts_after, where.SQUAD_PLACES).entries
+    }
     matched, unmatched = match_uses(records, merged.by_file)
     found = (
         Use(ids[sections.trimmed(t)], when, count)

@@ -75,7 +75,7 @@ def _replaced(repo: Repo, terms: list[str]) -> list[_Replaced]:
             old = change.olds[0] if change.olds else None
             if old is None or (change.path, old) in seen:
                 continue
-            if not isinstance(logs.log_day(change.path), dt.date):
+            if not isinstance(logs.log_day(change.path, repo.layout.places), dt.date):
                 continue
             seen.add((change.path, old))
             found.append(_Replaced(change.path, old, sha, (parents.split() or [sha])[0], when))

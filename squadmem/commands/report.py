@@ -18,8 +18,8 @@ from typing import Any
 from squadmem.commands import intake, track
 from squadmem.engine import catalog, coldfix, lastuse, policy
 from squadmem.gitio.repo import Repo
-from squadmem.model import budget, clock, render, settings, uses
-from squadmem.model.layout import AGENT_TIERS, TierFile, parse_log_name
+from squadmem.model import budget, clock, logs, render, settings, uses
+from squadmem.model.layout import AGENT_TIERS, TierFile
 
 SCHEMA = 1
 MAINTAIN = "squadmem maintain --dry-run"
@@ -179,7 +179,7 @@ def _second_use_met(last: lastuse.LastUse, previous: dt.datetime | None, config:
 
 def _logs(repo: Repo) -> dict[str, Any]:
     folder = repo.layout.log_folder
-    days = sorted(d for d in (parse_log_name(p.name) for p in _listing(folder)) if d is not None)
+    days = sorted(d for d in (logs.parse_log_name(p.name) for p in _listing(folder)) if d is not None)
     return {
         "count": len(days),
         "first": days[0].isoformat() if days else None,

@@ -23,9 +23,10 @@ class Found:
 
 def memory_at(repo: Repo, rev: str) -> catalog.Memory:
     """The memory of commit ``rev``'s tree."""
-    listed = repo.tree_files(rev, repo.layout.places.pathspecs)
+    places = repo.layout.places
+    listed = repo.tree_files(rev, places.pathspecs)
     return catalog.from_blobs(
-        {rel: repo.blob(sha) for rel, sha in listed.items() if classify(rel) is not None}
+        {rel: repo.blob(sha) for rel, sha in listed.items() if classify(rel, places) is not None}, places
     )
 
 
@@ -49,7 +50,7 @@ def _removals(repo: Repo) -> Iterator[tuple[str, str, str]]:
     for entry in repo.changes(("%P",), repo.layout.places.pathspecs):
         parent = entry.fields[0].decode("ascii").partition(" ")[0]
         for change in entry.changes if parent else ():
-            if classify(change.path) is not None and change.old is not None:
+            if classify(change.path, repo.layout.places) is not None and change.old is not None:
                 yield parent, change.path, change.old
 
 
@@ -65,7 +66,7 @@ def find_removed(repo: Repo, ref: str) -> Found | None:
             continue
         seen.add(blob)
         try:
-            single = catalog.from_texts({rel: decode_tier(repo.blob(blob), rel)})
+            single = catalog.from_texts({rel: decode_tier(repo.blob(blob), rel)}, repo.layout.places)
         except SquadmemError:
             continue
         if not any(e.id.endswith("/" + ref.rpartition("/")[2]) or _matches(e, ref) for e in single.entries):
@@ -160,7 +161,7 @@ def _restore(
         target_tier=tier,
         target_name=name,
         rev=found.rev,
-        header=templates.tier_header,
+        header=templates.headers(repo.layout.places),
     )
-    made = scribe.execute(plan, templates.tier_header)
+    made = scribe.execute(plan, templates.headers(repo.layout.places))
     return Outcome(plan, tuple(made), recovered=scribe.recovered)

@@ -330,7 +330,7 @@ def _refuse_a_frozen_log(repo: Repo, scribe: writer.Writer, rel: str, new: str, 
     path = repo.layout.places.settings
     raw = scribe.text(path)
     conf = settings.Settings() if raw is None else settings.parse(raw, Path(path))
-    why = logs.judge(change, moment, logs.Rules(conf.tz, conf.log.grace_minutes))
+    why = logs.judge(change, moment, logs.Rules(conf.tz, conf.log.grace_minutes, repo.layout.places))
     if why:
         raise SquadmemError(
             f"{rel}: the commit would be dated {moment:%Y-%m-%d %H:%M} UTC, after the log of "

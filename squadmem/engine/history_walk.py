@@ -273,7 +273,7 @@ def step_back(
 
 def _id_at(past: Past, tree: Tree, path: str, key: bytes) -> str | None:
     """The id, in ``tree``, of the section of ``path`` whose content is ``key``."""
-    whose = owner(path)
+    whose = owner(path, past.places)
     if whose is None:
         return None
     for entry in past.memory(tree, whose).in_file(path):

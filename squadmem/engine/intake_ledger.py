@@ -15,7 +15,6 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 
 from squadmem.engine import index
-from squadmem.model import places as where
 from squadmem.model import sections, squad
 
 LEDGER_HEADER = (
@@ -23,11 +22,6 @@ LEDGER_HEADER = (
     "(key, source, kind, title). Written by squadmem; do not edit.\n"
 )
 TRAILER = "Squad-Memory-Intake"
-
-
-def ledger_path() -> str:
-    """The intake ledger's path in the work tree's places."""
-    return where.current().ledger
 
 
 @dataclasses.dataclass(frozen=True)

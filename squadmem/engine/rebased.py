@@ -24,7 +24,8 @@ from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, encode_tier, tier_rel
+from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, encode_tier
+from squadmem.model.places import Places
 
 _MOVE = re.compile(r"^Squad-Memory-Move:\s*(\S+)\s+(\S+)\s+->\s+(\S+)\s*$", re.MULTILINE)
 
@@ -47,18 +48,18 @@ class Rebased:
         return doc.sections[0].raw_heading.strip() if doc.sections else "?"
 
 
-def paths(sid: str, source: str, destination: str) -> tuple[str, str] | None:
-    """The source and destination files a ``Squad-Memory-Move`` value names (None: from history,
-    or a tier or name that is not one)."""
+def paths(sid: str, source: str, destination: str, places: Places) -> tuple[str, str] | None:
+    """The source and destination files a ``Squad-Memory-Move`` value names in ``places`` (None:
+    from history, or a tier or name that is not one)."""
     owner = sid.rpartition("/")[0]
 
     def one(spec: str) -> str | None:
         tier, _, topic = spec.partition(":")
         try:
             if tier == "wiki":
-                return tier_rel("wiki", check_name(topic or owner.removeprefix("wiki:")))
+                return places.tier_rel("wiki", check_name(topic or owner.removeprefix("wiki:")))
             if tier in AGENT_TIERS and not topic and not owner.startswith("wiki:"):
-                return tier_rel(tier, check_name(owner))
+                return places.tier_rel(tier, check_name(owner))
         except SquadmemError:
             return None
         return None

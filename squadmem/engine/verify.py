@@ -90,7 +90,9 @@ class Verifier:
         self.repo = repo
         self.conf = conf
         self.now = now
-        self.logs = LogCheck(repo, self.store, logs.Rules(conf.tz, conf.log.grace_minutes))
+        self.logs = LogCheck(
+            repo, self.store, logs.Rules(conf.tz, conf.log.grace_minutes, repo.layout.places)
+        )
         self.conservation = ConservationCheck(repo, self.store)
 
     def run(self, revs: list[str]) -> Result:

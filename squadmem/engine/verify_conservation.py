@@ -50,7 +50,7 @@ class ConservationCheck:
     def __init__(self, repo: Repo, store: Store) -> None:
         self.repo = repo
         self.store = store
-        self.snapshots = conservation.Snapshots(store.tier_files, store.read, store.tier_file)
+        self.snapshots = conservation.Snapshots(store.tier_files, store.read, store.places_of)
         self.merged_twice: list[tuple[str, conservation.Duplicate]] = []
 
     def conserve(self, commit: Commit, result: Result) -> None:

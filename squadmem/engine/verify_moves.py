@@ -22,6 +22,7 @@ from squadmem.gitio import commits as log
 from squadmem.model import sections, templates
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier
+from squadmem.model.places import Places
 from squadmem.model.sections import trimmed
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -32,8 +33,9 @@ def same_sections(a: Sequence[catalog.Entry], b: Sequence[catalog.Entry]) -> boo
     return [trimmed(e.text) for e in a] == [trimmed(e.text) for e in b]
 
 
-def template_header(tier: str, name: str) -> str:
-    return templates.tier_header(tier, name)
+def template_header(tier: str, name: str, places: Places) -> str:
+    """The header a new tier file starts with in ``places``' layout (a move may create its target)."""
+    return templates.headers(places)(tier, name)
 
 
 def check_move(store: Store, commit: Commit, value: str, result: Result) -> Move:
@@ -61,7 +63,7 @@ def rebased_problem(
     """A failed move's ``problems`` in one line, with the command that mends them, where the move
     was rebased onto an edit of its section (:func:`rebased.edited_under`): still a violation."""
     sid = move[0]
-    where = rebased.paths(*move)
+    where = rebased.paths(*move, store.places_of(commit.tree))
     if where is None or len(commit.parents) != 1 or any(c.path not in where for c in commit.changes):
         return problems
     try:
@@ -226,7 +228,9 @@ class MoveCheck:
             self.fail(dst, f"changed more than the arrival of {self.sid}")
         head_b = after.files[dst].document.header
         head_a = (
-            before.files[dst].document.header if dst in before.files else template_header(tf.tier, tf.name)
+            before.files[dst].document.header
+            if dst in before.files
+            else template_header(tf.tier, tf.name, after.places)
         )
         if trimmed(head_a) != trimmed(head_b):
             self.fail(dst, "its header changed in a move commit")

@@ -484,7 +484,7 @@ class Writer:
         on_disk: dict[str, bytes | None] = {}
         # every memory path, not only the memory folder: a workspace's hot file is MEMORY.md beside it
         for code, rel in self.repo.status(list(self.repo.layout.places.pathspecs)):
-            tier = classify(rel)
+            tier = classify(rel, self.repo.layout.places)
             if tier is None or tier.tier not in TIERS:
                 continue
             if "D" in code or "R" in code:

@@ -2,7 +2,8 @@
 
 Standard library only. Which repository path holds what is the work tree's
 :mod:`squadmem.model.places` (``.squad/memory/``, or a memory-tiers workspace
-in place); :func:`tier_rel` and :func:`classify` ask the current places.
+in place), found once when a :class:`Layout` is made and read from it
+(``layout.places``); :func:`classify` is handed the places it reads a path in.
 Every path squadmem writes goes through :func:`Layout.tier_path` /
 :func:`Layout.log_path`, which refuse names that could escape the memory's
 folder and paths that a symlink leads outside it.
@@ -59,15 +60,10 @@ class TierFile(Value):
         return f"wiki:{self.name}" if self.tier == "wiki" else self.name
 
 
-def tier_rel(tier: str, name: str) -> str:
-    """The repository path of ``name``'s ``tier`` file, in the current places."""
-    return where.current().tier_rel(tier, name)
-
-
-def classify(rel: str, places: where.Places | None = None) -> TierFile | None:
-    """The tier file a repository path is, or None (logs, settings, Squad's files), in ``places`` (a
-    commit's layout; the work tree's when not given)."""
-    found = (places or where.current()).split(rel)
+def classify(rel: str, places: where.Places) -> TierFile | None:
+    """The tier file a repository path is in ``places`` (a commit's layout, or the work tree's), or
+    None (logs, settings, Squad's files)."""
+    found = places.split(rel)
     if found is None or not is_name(found[1]):
         return None
     return TierFile(found[0], found[1], rel)
@@ -90,7 +86,7 @@ class Layout:
 
     def __init__(self, root: Path) -> None:
         self.root = root  # the work tree's top level
-        self.places = where.bind(root)  # .squad/memory/, or a memory-tiers workspace in place
+        self.places = where.detect(os.fspath(root))  # .squad/memory/, or a memory-tiers workspace in place
         self._settings: tiers_toml.Settings | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -188,7 +184,7 @@ class Layout:
                 continue
             prefix = f"{folder_rel}/" if folder_rel else ""  # self.rel(folder / name), without pathlib
             for name in _md_names(folder):
-                tf = classify(prefix + name)
+                tf = classify(prefix + name, self.places)
                 if tf is not None and tf.tier == tier:
                     found.append(tf)
         return sorted(found, key=lambda tf: TIERS.index(tf.tier))
