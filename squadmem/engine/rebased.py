@@ -114,7 +114,7 @@ def find(repo: Repo, objects: Objects) -> list[Rebased]:
         if len(parents) != 1:
             continue
         try:
-            rebased = _one(objects, sha, parents[0])
+            rebased = _one(objects, sha, parents[0], repo.layout.places)
         except SquadmemError:
             continue  # a file squadmem cannot read: the file checks name it
         if rebased is not None:
@@ -122,10 +122,13 @@ def find(repo: Repo, objects: Objects) -> list[Rebased]:
     return found
 
 
-def _one(objects: Objects, sha: str, parent: str) -> Rebased | None:
+def _one(objects: Objects, sha: str, parent: str, places: Places) -> Rebased | None:
     message = objects.read(sha).partition(b"\n\n")[2].decode("utf-8", "replace")
     moves = _MOVE.findall(message)
-    where = paths(*moves[0]) if len(moves) == 1 else None
+    if len(moves) != 1:
+        return None
+    sid, source, destination = moves[0]
+    where = paths(sid, source, destination, places)
     if where is None:
         return None
     before = _texts(objects, objects.tree_of(parent), where)
