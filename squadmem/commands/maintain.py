@@ -19,7 +19,7 @@ from squadmem.commands import intake, settle, spawn, track
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog, lastuse, policy, writer
 from squadmem.gitio.repo import Repo
-from squadmem.model import places, settings, templates
+from squadmem.model import constants, places, settings, templates
 from squadmem.model.errors import SquadmemError
 
 _MOVE = re.compile(r"(\S+) (\S+) -> (\S+)")
@@ -82,10 +82,10 @@ def demoted(repo: Repo, now: dt.datetime, hours: float) -> dict[str, dt.datetime
         trailers = dict(
             row.split(": ", 1)
             for row in body.splitlines()
-            if row.startswith(("Squad-Memory-Move: ", "Squad-Memory-Reason: "))
+            if row.startswith((f"{constants.MOVE_TRAILER}: ", f"{constants.REASON_TRAILER}: "))
         )
-        match = _MOVE.fullmatch(trailers.get("Squad-Memory-Move", "").strip())
-        if when > now or trailers.get("Squad-Memory-Reason", "").strip() != "manual" or not match:
+        match = _MOVE.fullmatch(trailers.get(constants.MOVE_TRAILER, "").strip())
+        if when > now or trailers.get(constants.REASON_TRAILER, "").strip() != "manual" or not match:
             continue
         ident, source, target = match.groups()
         if source == "hot" and target != "hot":

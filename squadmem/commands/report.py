@@ -386,7 +386,7 @@ def text(data: dict[str, Any]) -> str:
     out += ["", _logs_text(data)]
     if data["pending_uses"]:
         pend = ", ".join(f"{p['id']} ({p['when'][:16].replace('T', ' ')})" for p in data["pending_uses"])
-        out.append(f"Pending uses (a Squad-Memory-Used trailer on the next commit): {pend}")
+        out.append(f"Pending uses (a {uses.TRAILER} trailer on the next commit): {pend}")
     out += ["", "Recommendations" if data["recommendations"] else "Recommendations: none, memory is in shape"]
     out += [f"  {r['command']}\n      {r['reason']}" for r in data["recommendations"]]
     return "\n".join(out)

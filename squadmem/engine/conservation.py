@@ -40,13 +40,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from squadmem.engine import catalog
-from squadmem.model import sections
+from squadmem.model import constants, sections
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify, decode_tier
 from squadmem.model.places import Places
 
-DELETE = "squad-memory-delete"  # the trailer's key as verify reads it (lowercase)
-DELETE_TRAILER = "Squad-Memory-Delete"
+DELETE_TRAILER = constants.DELETE_TRAILER
+DELETE = DELETE_TRAILER.lower()  # the trailer's key as verify reads it
 _IDS = re.compile(r"[,\s]+")
 
 

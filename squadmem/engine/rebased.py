@@ -22,12 +22,12 @@ from collections.abc import Callable, Mapping, Sequence
 
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import sections
+from squadmem.model import constants, sections
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, encode_tier
 from squadmem.model.places import Places
 
-_MOVE = re.compile(r"^Squad-Memory-Move:\s*(\S+)\s+(\S+)\s+->\s+(\S+)\s*$", re.MULTILINE)
+_MOVE = re.compile(rf"^{constants.MOVE_TRAILER}:\s*(\S+)\s+(\S+)\s+->\s+(\S+)\s*$", re.MULTILINE)
 
 Texts = dict[str, str | None]
 
@@ -103,7 +103,7 @@ def find(repo: Repo, objects: Objects) -> list[Rebased]:
     """The rebased moves among HEAD's commits not on any remote-tracking branch, oldest first."""
     if repo.head() is None:
         return []
-    args = ("log", "--reverse", "--format=%H %P", "-E", "--grep=^Squad-Memory-Move: ", "HEAD")
+    args = ("log", "--reverse", "--format=%H %P", "-E", f"--grep=^{constants.MOVE_TRAILER}: ", "HEAD")
     try:
         rows = repo.run(*args, "--not", "--remotes", "--").splitlines()
     except SquadmemError:

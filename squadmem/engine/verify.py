@@ -55,7 +55,7 @@ from squadmem.engine.verify_range import (
 )
 from squadmem.engine.verify_result import Move, Result, Violation
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, settings
+from squadmem.model import constants, logs, settings
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
 from squadmem.model.layout import classify
@@ -137,7 +137,7 @@ class Verifier:
                 Violation(
                     commit.short,
                     "-",
-                    "carries more than one Squad-Memory-Move/-Index trailer: one per commit",
+                    f"carries more than one {constants.MOVE_TRAILER}/-Index trailer: one per commit",
                 )
             )
         elif moves:

@@ -17,6 +17,7 @@ from squadmem.engine.verify_range import Commit, Store
 from squadmem.engine.verify_result import Result, Violation
 from squadmem.gitio import commits as log
 from squadmem.gitio.repo import Repo
+from squadmem.model import constants
 from squadmem.model.errors import SquadmemError
 
 READABLE_WALK = 256  # how far back verify looks for a readable state across unreadable tier files
@@ -26,7 +27,9 @@ LINE_MERGE_HINT = (
     " squadmem init in the clone that merged"
 )
 SETTLE_HINT = "a merge left it in two places and nothing settled it since (run: squadmem doctor --fix)"
-_DELETE_LINE = re.compile(rb"^squad-memory-delete:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+_DELETE_LINE = re.compile(
+    rb"^" + re.escape(constants.DELETE_TRAILER.encode()) + rb":[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE
+)
 
 
 class Unreadable(Exception):

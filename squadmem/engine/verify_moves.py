@@ -19,7 +19,7 @@ from squadmem.engine import catalog, index, rebased
 from squadmem.engine.verify_range import REASON, RESTORE, Commit, Store
 from squadmem.engine.verify_result import Move, Result, Violation
 from squadmem.gitio import commits as log
-from squadmem.model import sections, templates
+from squadmem.model import constants, sections, templates
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier
 from squadmem.model.places import Places
@@ -44,7 +44,7 @@ def check_move(store: Store, commit: Commit, value: str, result: Result) -> Move
     reason = next(iter(commit.trailers.get(REASON, [])), "")
     match = _MOVE_VALUE.fullmatch(value.strip())
     if not match:
-        problems = [("-", f"Squad-Memory-Move {value!r}: not '<id> <from> -> <to>'")]
+        problems = [("-", f"{constants.MOVE_TRAILER} {value!r}: not '<id> <from> -> <to>'")]
         record = Move(commit.short, value, "", "?", "?", reason, False, restore)
     else:
         sid, source, destination = match.groups()
@@ -97,7 +97,7 @@ def check_index(store: Store, commit: Commit, agent: str) -> list[tuple[str, str
     try:
         rel = store.places_of(commit.tree).tier_rel("hot", check_name(agent))
     except SquadmemError as exc:
-        return [("-", f"Squad-Memory-Index {agent}: {exc.message}")]
+        return [("-", f"{constants.INDEX_TRAILER} {agent}: {exc.message}")]
     problems = [
         (c.path, "changed by an index commit, which may change only " + rel)
         for c in commit.changes
@@ -169,7 +169,11 @@ class MoveCheck:
         src = None if self.source == "history" else self.tier_path(self.source)
         if dst is None or (src is None and self.source != "history"):
             return "", [
-                ("-", f"Squad-Memory-Move {self.sid} {self.source} -> {self.destination}: unknown tier or id")
+                (
+                    "-",
+                    f"{constants.MOVE_TRAILER} {self.sid} {self.source} -> {self.destination}:"
+                    " unknown tier or id",
+                )
             ]
         if src == dst:
             return "", [(dst, "moves a section to its own tier")]
@@ -241,7 +245,7 @@ class MoveCheck:
 
     def check_restored(self, arrived: catalog.Entry) -> None:
         if not self.restore:
-            self.fail(arrived.file, "a move from history needs a Squad-Memory-Restore: <rev> trailer")
+            self.fail(arrived.file, f"a move from history needs a {constants.RESTORE_TRAILER}: <rev> trailer")
             return
         try:
             texts = self.store.texts(self.store.tree_of(self.restore_sha())).values()
@@ -256,7 +260,8 @@ class MoveCheck:
                     stacklevel=2,
                 )
                 return
-            self.fail(arrived.file, f"Squad-Memory-Restore names {self.restore}, which this repository lacks")
+            lacks = f"{constants.RESTORE_TRAILER} names {self.restore}, which this repository lacks"
+            self.fail(arrived.file, lacks)
             return
         wanted = trimmed(arrived.text)
         if not any(trimmed(s.text) == wanted for text in texts for s in sections.split(text).sections):
