@@ -47,7 +47,7 @@ class Objects:
 
     def write(self, kind: str, data: bytes) -> str:
         raw = f"{kind} {len(data)}\0".encode() + data
-        sha = hashlib.new(self.algorithm, raw).hexdigest()
+        sha = object_name(kind, data, self.algorithm)
         path = self.dir / sha[:2] / sha[2:]
         if not path.exists():
             path.parent.mkdir(exist_ok=True)
@@ -60,10 +60,6 @@ class Objects:
 
     def read(self, sha: str) -> bytes:
         return self.repo.blob(sha)
-
-    def blob_sha(self, data: bytes) -> str:
-        """The name git gives ``data`` as a blob (nothing is written)."""
-        return object_name("blob", data, self.algorithm)
 
     def tree(self, sha: str) -> list[TreeEntry]:
         """A tree's entries; the last few trees read or written are kept (a run writes the same paths)."""
@@ -97,10 +93,6 @@ class Objects:
     def content(self, tree: str, path: str) -> bytes | None:
         found = self.entry(tree, path)
         return None if found is None or found.is_tree else self.read(found.sha)
-
-    def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
-        """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
-        return self.with_blobs(tree, {path: blob}, mode)
 
     def with_blobs(self, tree: str | None, blobs: Mapping[str, str], mode: bytes = b"100644") -> str:
         """A new tree: ``tree`` with each path of ``blobs`` set to its blob (folders created as
