@@ -5,7 +5,7 @@ each section's last use; :mod:`squadmem.engine.cutter` cuts the blobs,
 :mod:`squadmem.engine.history_cache` keeps the facts, and the log and the
 blobs are read through the git gateway (:mod:`squadmem.gitio.commits`).
 
-A section's last use is the latest of (DESIGN, "Age, from history"):
+A section's last use is the latest of:
 
 1. the commit time of the earliest commit reachable from HEAD whose tree
    holds the section's current content, in any tier file (so a move keeps
