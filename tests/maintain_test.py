@@ -9,6 +9,7 @@ from conftest import GitRepo
 from conftest import squadmem as cli
 
 from squadmem.engine import index, writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import templates
 from squadmem.model.layout import MEMORY_DIR
@@ -335,7 +336,9 @@ def test_restore_refuses_what_it_cannot_find(repo: GitRepo, args: list[str], mes
 def test_maintain_dry_run_mentions_an_interrupted_move_and_leaves_it(repo: GitRepo) -> None:
     seed(repo)
     with Repo(repo.root) as gateway:
-        writer.Journal(gateway.head() or "", "0" * 40, (HOT,), (), "memory(picard): demote").write(gateway)
+        writer.Journal(
+            questions.head(gateway.git) or "", "0" * 40, (HOT,), (), "memory(picard): demote"
+        ).write(gateway)
     before = repo.snapshot()
     code, out, _ = cli(repo, "maintain", "--dry-run", "--now", NOW)
     assert code == 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 
+from squadmem.gitio import questions
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs
@@ -21,7 +22,7 @@ from squadmem.model.errors import SquadmemError
 
 def committed(repo: Repo, rel: str) -> bool:
     """Whether HEAD holds ``rel``."""
-    head = repo.head()
+    head = questions.head(repo.git)
     if head is None:
         return False
     objects = Objects(repo)

@@ -22,7 +22,7 @@ from typing import Any
 
 from squadmem.commands import maintain, report
 from squadmem.engine import verify
-from squadmem.gitio import fastimport
+from squadmem.gitio import fastimport, questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, templates, uses
 from squadmem.model.errors import SquadmemError
@@ -180,7 +180,7 @@ def run(keep: Path | None, echo: Callable[[str], None]) -> None:
         echo(f"squadmem demo: {len(story.commits)} commits, 60 days of a squad ({agents}) building a ledger")
         echo(f"repository: {where}")
         with Repo(root, identity=_identity(story)) as repo:
-            before = repo.head()
+            before = questions.head(repo.git)
             echo(_heading(f"squadmem report --now {now}"))
             echo(report.text(report.make(repo, now=story.now)))
             echo(_heading(f"squadmem maintain --dry-run --now {now}"))

@@ -20,6 +20,7 @@ from typing import Any
 
 from squadmem.commands import githooks, intake, mergedriver, settle, spawn
 from squadmem.engine import catalog, index, writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, render, settings, uses
 from squadmem.model.errors import Exit, SquadmemError
@@ -201,7 +202,7 @@ def merges(repo: Repo, fix: bool) -> Check:
         shown = "; ".join(item.describe(repo.layout.places) for item in found[:3])
         detail = f"a merge kept edits at their old place: {shown} (run: squadmem doctor --fix)"
         return Check("merges", FAIL, detail)
-    if repo.head() is None:
+    if questions.head(repo.git) is None:
         return Check("merges", OK, "no commit yet")
     try:
         notes = settle.settle(repo)

@@ -38,6 +38,7 @@ from squadmem.engine import catalog, history, index, lastuse, writer
 from squadmem.engine.intake_ledger import LEDGER_HEADER, TRAILER, Row, read_ledger
 from squadmem.engine.intake_ledger import taken as _taken
 from squadmem.engine.intake_ledger import tier_of as _tier_of
+from squadmem.gitio import questions
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, jsontext, render, sections, squad, templates, writes
@@ -168,7 +169,7 @@ def refuse_backend(root: Path) -> None:
 
 def source_paths(repo: Repo, commit: str) -> list[str]:
     """Squad's memory files in ``commit``'s tree, sorted."""
-    paths = repo.tree_paths(commit, [squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR])
+    paths = questions.tree_paths(repo.git, commit, [squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR])
     return sorted(p for p in paths if squad.is_source(p))
 
 
@@ -645,7 +646,7 @@ def _untouched_templates(repo: Repo, scribe: writer.Writer, files: Mapping[str, 
 
 def pending_count(repo: Repo) -> int:
     """How many committed Squad entries are not taken in yet (0 outside a Squad team)."""
-    head = repo.head()
+    head = questions.head(repo.git)
     if head is None or not (repo.root / ".squad").is_dir() or backend(repo.root) in UNSUPPORTED_BACKENDS:
         return 0
     objects = Objects(repo)
@@ -666,4 +667,6 @@ def pending_count(repo: Repo) -> int:
 
 def _tier_paths(repo: Repo, head: str) -> list[str]:
     """Every tier file in ``head``'s tree."""
-    return [r for r in repo.tree_paths(head, PLACES.pathspecs) if classify(r, PLACES) is not None]
+    return [
+        r for r in questions.tree_paths(repo.git, head, PLACES.pathspecs) if classify(r, PLACES) is not None
+    ]

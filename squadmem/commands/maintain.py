@@ -18,6 +18,7 @@ from typing import Any
 from squadmem.commands import intake, settle, spawn, track
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog, lastuse, policy, writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import constants, places, settings, templates
 from squadmem.model.errors import SquadmemError
@@ -74,10 +75,12 @@ def demoted(repo: Repo, now: dt.datetime, hours: float) -> dict[str, dt.datetime
         since = now - dt.timedelta(hours=hours)
     except OverflowError:
         since = dt.datetime.min.replace(tzinfo=dt.UTC)
-    if repo.head() is None:
+    if questions.head(repo.git) is None:
         return {}
     found: dict[str, dt.datetime] = {}
-    for stamp, body in repo.messages(since.isoformat(), repo.layout.places.pathspecs, merges=False):
+    for stamp, body in questions.messages(
+        repo.git, since.isoformat(), (), repo.layout.places.pathspecs, merges=False
+    ):
         when = dt.datetime.fromtimestamp(stamp, dt.UTC)
         trailers = dict(
             row.split(": ", 1)

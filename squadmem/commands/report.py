@@ -17,6 +17,7 @@ from typing import Any
 
 from squadmem.commands import intake, track
 from squadmem.engine import catalog, coldfix, lastuse, policy
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import budget, clock, logs, render, settings, uses
 from squadmem.model.layout import AGENT_TIERS, TierFile
@@ -45,7 +46,7 @@ def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: boo
     data: dict[str, Any] = {
         "schema": SCHEMA,
         "now": _iso(now),
-        "head": repo.head(),
+        "head": questions.head(repo.git),
         "shallow": repo.is_shallow(),
         "agent": agent,
         "budgets": _budgets(config),

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from squadmem.commands.maintain import load_settings
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog, lastuse, policy, writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, templates
 from squadmem.model.errors import SquadmemError
@@ -24,30 +25,28 @@ class Found:
 def memory_at(repo: Repo, rev: str) -> catalog.Memory:
     """The memory of commit ``rev``'s tree."""
     places = repo.layout.places
-    listed = repo.tree_files(rev, places.pathspecs)
+    listed = questions.tree_blobs(repo.git, rev, places.pathspecs)
     return catalog.from_blobs(
         {rel: repo.blob(sha) for rel, sha in listed.items() if classify(rel, places) is not None}, places
     )
 
 
 def resolve(repo: Repo, rev: str) -> str:
-    try:
-        return repo.commit(rev)
-    except SquadmemError:
-        if repo.is_shallow():
-            raise SquadmemError(
-                f"--at {rev!r}: not a commit here, and this shallow clone lacks history:"
-                " unshallow with `git fetch --unshallow`",
-                hint="then run it again, or give a commit the clone has: a sha, a tag, HEAD~3...",
-            ) from None
+    found = questions.commit(repo.git, rev)
+    if found is not None:
+        return found
+    if repo.is_shallow():
         raise SquadmemError(
-            f"--at {rev!r}: not a commit here", hint="give a commit: a sha, a tag, HEAD~3..."
-        ) from None
+            f"--at {rev!r}: not a commit here, and this shallow clone lacks history:"
+            " unshallow with `git fetch --unshallow`",
+            hint="then run it again, or give a commit the clone has: a sha, a tag, HEAD~3...",
+        )
+    raise SquadmemError(f"--at {rev!r}: not a commit here", hint="give a commit: a sha, a tag, HEAD~3...")
 
 
 def _removals(repo: Repo) -> Iterator[tuple[str, str, str]]:
     """(parent commit, tier file, its blob there) for each tier file changed, newest commit first."""
-    for entry in repo.changes(("%P",), repo.layout.places.pathspecs):
+    for entry in questions.changes(repo.git, ("%P",), repo.layout.places.pathspecs):
         parent = entry.fields[0].decode("ascii").partition(" ")[0]
         for change in entry.changes if parent else ():
             if classify(change.path, repo.layout.places) is not None and change.old is not None:

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from squadmem.engine import catalog, index, rebased, writer
+from squadmem.gitio import questions
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import constants, jsontext, sections, writes
@@ -221,7 +222,7 @@ def pending(repo: Repo) -> list[Relocation]:
     items = noted(repo)
     if not items:
         return []
-    head = repo.head()
+    head = questions.head(repo.git)
     if head is None:
         return []
     objects = Objects(repo)

@@ -49,6 +49,7 @@ from squadmem.engine.cutter import Cut, cut
 from squadmem.engine.facts import Facts, First, add_use, earlier, heading_key
 from squadmem.engine.history_cache import HISTORY, cache_key, load_cache, save_cache
 from squadmem.engine.progress import Progress
+from squadmem.gitio import questions
 from squadmem.gitio.commits import NULL_SHA, Commit, blobs, blobs_at, memory_log
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad, uses
@@ -313,7 +314,7 @@ def _since(repo: Repo, tip: str, head: str) -> _Read | None:
 
 def read_facts(repo: Repo, *, cache: bool = True, verbose: bool = False) -> Facts:
     """What history up to HEAD says, from the cache plus the commits made since."""
-    head = repo.head()
+    head = questions.head(repo.git)
     say = _say if verbose else _quiet
     if head is None:
         return Facts()

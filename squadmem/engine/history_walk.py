@@ -32,7 +32,7 @@ from squadmem.engine.catalog import Entry
 from squadmem.engine.history_cache import Cache
 from squadmem.engine.history_graph import Tree
 from squadmem.engine.history_past import Past, owner
-from squadmem.gitio import commits
+from squadmem.gitio import commits, questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections, uses
 
@@ -148,7 +148,7 @@ def timeline(repo: Repo, ref: str, *, step: Step | None = None, most: int = WALK
     ids = {entry.id}
     committed: frozenset[bytes] = frozenset()
     past = Past(repo)
-    head = repo.head()
+    head = questions.head(repo.git)
     head = past.read(head) if head is not None else None
     if head:
         events, ids = _walked(repo, past, head, entry, step or step_back, most)

@@ -20,6 +20,7 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from squadmem.gitio import questions
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import constants, sections
@@ -101,16 +102,12 @@ def _texts(objects: Objects, tree: str, rels: Sequence[str]) -> Texts:
 
 def find(repo: Repo, objects: Objects) -> list[Rebased]:
     """The rebased moves among HEAD's commits not on any remote-tracking branch, oldest first."""
-    if repo.head() is None:
+    if questions.head(repo.git) is None:
         return []
-    args = ("log", "--reverse", "--format=%H %P", "-E", f"--grep=^{constants.MOVE_TRAILER}: ", "HEAD")
-    try:
-        rows = repo.run(*args, "--not", "--remotes", "--").splitlines()
-    except SquadmemError:
-        return []  # git cannot walk this history (a broken object): doctor's other checks say why
+    # empty when git cannot walk this history (a broken object): doctor's other checks say why
+    rows = questions.unpublished_with(repo.git, constants.MOVE_TRAILER)
     found = []
-    for row in rows:
-        sha, *parents = row.split()
+    for sha, *parents in rows:
         if len(parents) != 1:
             continue
         try:
@@ -139,19 +136,17 @@ def _one(objects: Objects, sha: str, parent: str, places: Places) -> Rebased | N
 
 def published(repo: Repo, sha: str) -> bool:
     """Whether a remote-tracking branch holds the commit (squadmem never rewrites it then)."""
-    return bool(repo.run("for-each-ref", "--count=1", "--contains", sha, "refs/remotes").strip())
+    return questions.on_remote(repo.git, sha)
 
 
 def chain(repo: Repo, start: str) -> tuple[str, list[str]]:
     """The parent of ``start`` and HEAD's commits from ``start`` on, oldest first, each the child of
     the one before; refuses a merge among them, or one on a remote-tracking branch (published:
     never rewritten)."""
-    base = repo.run("rev-parse", "--verify", "-q", f"{start}^").strip()
-    rows = repo.run("rev-list", "--reverse", "--parents", "HEAD", f"^{base}", "--").splitlines()
-    unpublished = set(repo.run("rev-list", "HEAD", f"^{base}", "--not", "--remotes", "--").split())
+    base = questions.parents(repo.git, start)[0]
+    unpublished = questions.unpublished(repo.git, base)
     commits, expected = [], base
-    for row in rows:
-        sha, *parents = row.split()
+    for sha, *parents in questions.chain(repo.git, base):
         if parents != [expected] or sha not in unpublished:
             raise SquadmemError(
                 f"{start[:7]}: a move rebased onto an edit of its section, with a merge or a"

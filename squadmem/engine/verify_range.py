@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator, Sequence
 
 from squadmem.gitio import commits as log
-from squadmem.gitio import formats
+from squadmem.gitio import formats, questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, constants
 from squadmem.model import places as where
@@ -55,7 +55,7 @@ class Commit:
 
 def default_range(repo: Repo) -> list[str]:
     """The commits not on the upstream branch (``@{upstream}..HEAD``), else all of HEAD's history."""
-    if repo.head() is None:
+    if questions.head(repo.git) is None:
         raise SquadmemError(
             "HEAD has no commits yet: nothing to verify", hint="commit first, or name a range"
         )

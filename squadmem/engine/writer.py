@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from squadmem.engine import index, policy, titles
+from squadmem.gitio import questions
 from squadmem.gitio.config import Config
 from squadmem.gitio.conversion import Conversion
 from squadmem.gitio.indexlock import IndexLock, index_locked, next_index, updated_by_git
@@ -175,7 +176,7 @@ def recover(repo: Repo) -> str | None:
     for rel in journal.paths:
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             writes.temp_of(repo.root / rel).unlink()
-    head = repo.head()
+    head = questions.head(repo.git)
     if not journal.new or head == journal.old or head is None:
         Journal.clear(repo)
         return f"an interrupted move was rolled back (HEAD had not moved): {journal.subject}"
@@ -209,7 +210,7 @@ def _roll_back(repo: Repo, objects: Objects, journal: Journal, problem: Squadmem
     """HEAD moved, but the work tree cannot take the commit (a file where its folder goes):
     HEAD goes back to where it was (compare-and-swap) and the files to what it holds."""
     shown = problem.message
-    repo.update_ref("HEAD", journal.old, journal.new, f"squadmem: roll back {journal.subject}")
+    questions.update_ref(repo.git, "HEAD", journal.old, journal.new, f"squadmem: roll back {journal.subject}")
     old_tree = objects.tree_of(journal.old)
     kept = [rel for rel in journal.paths if objects.entry(old_tree, rel) is not None]
     _sync(repo, objects, dataclasses.replace(journal, new=journal.old, consume=()), kept)
@@ -289,7 +290,7 @@ def merge_committed(repo: Repo) -> bool:
     before git removes ``MERGE_HEAD``, and the merge's commit then has it as a parent."""
     try:
         merged = (repo.work_git_dir / "MERGE_HEAD").read_text("ascii").split()
-        parents = repo.parents("HEAD")
+        parents = questions.parents(repo.git, "HEAD")
     except (OSError, UnicodeDecodeError, SquadmemError):
         return False
     return bool(merged) and len(parents) > 1 and set(merged) <= set(parents[1:])
@@ -342,7 +343,7 @@ def refuse_sparse(repo: Repo, config: Config, paths: Sequence[str]) -> None:
     if not config.flag("core.sparsecheckout"):
         return
     folders = sorted({rel.rpartition("/")[0] + "/" for rel in paths})
-    excluded, tracked = repo.sparse_excluded([*paths, *folders])
+    excluded, tracked = questions.sparse_excluded(repo.git, [*paths, *folders])
     for rel in paths:
         folder = rel.rpartition("/")[0]
         siblings_out = any(e.rpartition("/")[0] == folder for e in excluded)
@@ -382,7 +383,7 @@ class Writer:
         self.repo = repo
         self.recovered = recovered
         self.objects = Objects(repo)
-        head = repo.head()
+        head = questions.head(repo.git)
         if head is None:
             raise SquadmemError(
                 "this repository has no commit yet",
@@ -459,7 +460,7 @@ class Writer:
     def refuse_dirty(self, paths: Sequence[str]) -> None:
         """Refuse (exit 2, nothing written) if a tier file differs from HEAD in the index or work tree."""
         refuse_sparse(self.repo, self.config(), paths)
-        dirty = self.repo.dirty(paths)
+        dirty = questions.dirty(self.repo.git, paths)
         for rel in paths:
             if rel in dirty:
                 continue
@@ -483,7 +484,7 @@ class Writer:
         files: dict[str, str] = {}
         on_disk: dict[str, bytes | None] = {}
         # every memory path, not only the memory folder: a workspace's hot file is MEMORY.md beside it
-        for code, rel in self.repo.status(list(self.repo.layout.places.pathspecs)):
+        for code, rel in questions.status(self.repo.git, list(self.repo.layout.places.pathspecs)):
             tier = classify(rel, self.repo.layout.places)
             if tier is None or tier.tier not in TIERS:
                 continue
@@ -647,7 +648,7 @@ class Writer:
     def _advance(self, new: str, subject: str) -> None:
         """HEAD from the old commit to ``new``, only if it is still the old one."""
         try:
-            self.repo.update_ref("HEAD", new, self.head, f"commit (squadmem): {subject}")
+            questions.update_ref(self.repo.git, "HEAD", new, self.head, f"commit (squadmem): {subject}")
         except SquadmemError:
             Journal.clear(self.repo)
             raise SquadmemError(

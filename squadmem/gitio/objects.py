@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from squadmem.gitio import questions
 from squadmem.gitio.formats import TreeEntry, format_tree, parse_tree
 from squadmem.model.errors import Exit, SquadmemError
 
@@ -125,6 +126,6 @@ class Objects:
         sign = config.flag("commit.gpgsign")
         encoding = (config.get("i18n.commitencoding") or "utf-8").lower()
         if sign or encoding not in ("utf-8", "utf8"):
-            return self.repo.commit_tree(tree, parent, text, sign)
+            return questions.commit_tree(self.repo.git, tree, parent, text, sign)
         raw = f"tree {tree}\nparent {parent}\nauthor {author}\ncommitter {committer}\n\n{text}"
         return self.write("commit", raw.encode("utf-8"))
