@@ -59,6 +59,7 @@ from bench.gitrun import SQUADMEM, Done, git, squadmem
 from squadmem.engine import catalog
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 
 OLD = "2026-01-01T10:00:00+00:00"
 NEXT_DAY = "2026-01-02T10:00:00+00:00"  # the push case's day: the edit, the demote, the merge
@@ -98,7 +99,7 @@ def seed(root: Path) -> None:
 
 
 def sections_of(files: dict[str, bytes]) -> Counter[str]:
-    memory = catalog.from_blobs(files)
+    memory = catalog.from_blobs(files, SQUAD_PLACES)
     return Counter(sections.trimmed(e.text) for e in memory.entries if not (e.is_index or e.is_session))
 
 

@@ -11,7 +11,7 @@ spawn; squadmem's spawn loads `context --agent A` (hot only).
 
     python -m bench.context_bench [--days 180]
 
-Prints a table; asserts nothing. Target (DESIGN): the payload stays within
+Prints a table; asserts nothing. Target: the payload stays within
 4 KB every day and is at least 10 times smaller than Squad's at day 180.
 """
 

@@ -1,4 +1,4 @@
-"""How ``squadmem report`` holds up on a long history: the DESIGN's performance targets.
+"""How ``squadmem report`` holds up on a long history: squadmem's performance targets.
 
     python -m bench.history_bench [--commits 20000] [--rounds 11] [--cold-kb 60] [--fast|--cold] [--repo DIR]
 
@@ -37,7 +37,7 @@ about a third less CPU than writing into a pipe. A lower bound for the
 first row sits beside it: the reader alone, a Python process (the same
 interpreter) that runs squadmem's own ``memory_log`` and ``blobs`` over the
 same log and blobs and does nothing with them (no cutting, no ``report``),
-the least any Python engine that reads history as DESIGN says (one streamed
+the least any Python engine that reads history as squadmem does (one streamed
 log, one ``cat-file --batch``) can cost, against the floor at its cheapest
 (the steady yardstick: the piped floor's own CPU time moves with how fast its
 reader drains the pipe, 1.6 to 2.6 s at 20,000 commits). Peak memory is read by a
@@ -68,6 +68,7 @@ from squadmem.gitio.formats import log_format
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad
 from squadmem.model.layout import MEMORY_DIR, classify
+from squadmem.model.places import SQUAD_PLACES
 
 DAY = 86400
 CACHE = Path(".git/squadmem/history-cache")
@@ -140,7 +141,7 @@ def read_order(root: Path) -> list[str]:
             for old, new, path in commit.changes:
                 if new != NULL:
                     introduced.setdefault(new)
-                elif classify(path) is not None and old != NULL:
+                elif classify(path, SQUAD_PLACES) is not None and old != NULL:
                     dropped.setdefault(old)
     return [sha for sha in dropped if sha not in introduced] + list(reversed(introduced))
 

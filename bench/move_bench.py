@@ -42,6 +42,7 @@ from squadmem.engine.planning import policy
 from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import settings, templates
+from squadmem.model.places import SQUAD_PLACES
 
 TARGET = 1.3
 
@@ -93,7 +94,7 @@ def time_overhead(repo: Repo) -> float:
     with writer.session(repo) as scribe:
         scribe.refuse_dirty(plan.read() or [memory.entries[0].file])
         scribe.config()
-        scribe.rehearse(plan, templates.tier_header)
+        scribe.rehearse(plan, templates.headers(SQUAD_PLACES))
     return watch.seconds()
 
 

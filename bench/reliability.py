@@ -31,6 +31,7 @@ from bench.paired import Stopwatch
 from squadmem.engine import catalog
 from squadmem.engine.writing import writer
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 from squadmem.model.sections import trimmed
 
 OLD = "2026-01-01T10:00:00+00:00"
@@ -75,7 +76,7 @@ def work_files(root: Path) -> dict[str, bytes]:
 
 
 def sections(files: dict[str, bytes]) -> Counter[str]:
-    return Counter(trimmed(e.text) for e in catalog.from_blobs(files).entries if not e.is_index)
+    return Counter(trimmed(e.text) for e in catalog.from_blobs(files, SQUAD_PLACES).entries if not e.is_index)
 
 
 def compare(expected: Counter[str], found: Counter[str]) -> tuple[int, int]:

@@ -38,7 +38,7 @@ from squadmem.commands import context
 from squadmem.engine import catalog, index
 from squadmem.engine.planning import policy
 from squadmem.model import sections, templates
-from squadmem.model.layout import tier_rel
+from squadmem.model.places import SQUAD_PLACES
 from squadmem.model.settings import Settings
 
 START = dt.datetime(2026, 1, 5, tzinfo=dt.UTC)
@@ -87,8 +87,10 @@ def initial_texts(work: wl.Workload) -> dict[str, str]:
     """Each agent's hot file (its header and Core Context) and empty cold file."""
     texts = {}
     for agent in work.agents:
-        texts[tier_rel("hot", agent)] = templates.tier_header("hot", agent) + work.core[agent]
-        texts[tier_rel("cold", agent)] = templates.tier_header("cold", agent)
+        texts[SQUAD_PLACES.tier_rel("hot", agent)] = (
+            templates.tier_header("hot", agent, workspace=False) + work.core[agent]
+        )
+        texts[SQUAD_PLACES.tier_rel("cold", agent)] = templates.tier_header("cold", agent, workspace=False)
     return texts
 
 
@@ -157,7 +159,7 @@ class Model:
         return {rel: t for rel, t in self.texts.items() if rel.split("/")[-1] == f"{agent}.md"}
 
     def memory(self, agent: str) -> catalog.Memory:
-        return index.memory(self.agent_texts(agent))
+        return index.memory(self.agent_texts(agent), SQUAD_PLACES)
 
     def ages(self, memory: catalog.Memory) -> dict[str, Age]:
         found = {}
@@ -190,7 +192,7 @@ class Model:
             if key in self.trailer:
                 self.before[key] = self.trailer[key]
             self.trailer[key] = commit_time(day, i)
-        rel = tier_rel("hot", agent)
+        rel = SQUAD_PLACES.tier_rel("hot", agent)
         self.texts[rel] = with_entries(self.texts[rel], self.work.writes[day, agent])
         self.date_content(self.texts[rel], commit_time(day, i))
         held = tuple(sorted(e.id for e in memory.in_file(rel)))
@@ -202,7 +204,12 @@ class Model:
             memory = self.memory(agent)
             ages, when = self.ages(memory), night(day)
             plan = policy.plan(
-                memory, ages, self.settings, when, header=templates.tier_header, previous=self.before
+                memory,
+                ages,
+                self.settings,
+                when,
+                header=templates.headers(SQUAD_PLACES),
+                previous=self.before,
             )
             self.texts.update(plan.files)
             for text in plan.files.values():
@@ -292,11 +299,11 @@ class Real:
                 token = by_key[key].token
                 args = ("recall", token, "--agent", agent, "--limit", "1", "--no-logs")
                 self.squadmem(*args, when=use_time(day, i))
-        path = self.root / tier_rel("hot", agent)
+        path = self.root / SQUAD_PLACES.tier_rel("hot", agent)
         path.write_bytes(
             with_entries(path.read_bytes().decode("utf-8"), self.work.writes[day, agent]).encode()
         )
-        git(self.root, "add", "--", tier_rel("hot", agent), env=self.env)
+        git(self.root, "add", "--", SQUAD_PLACES.tier_rel("hot", agent), env=self.env)
         git(
             self.root,
             "commit",

@@ -64,7 +64,7 @@ from squadmem.commands import migrate as migrating
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
 from squadmem.model import settings, templates, uses
-from squadmem.model.layout import tier_rel
+from squadmem.model.places import SQUAD_PLACES
 
 USES_PER_SPAWN = (2, 4)
 TARGET_BYTES = 4096  # issue 8: the spawn payload, every day
@@ -317,7 +317,7 @@ def _env(when: dt.datetime) -> None:
 
 def _without_index(payload: str, memory: catalog.Memory, agent: str) -> str:
     """The payload without hot's Index: its lines name entries of deeper tiers, they do not hold them."""
-    for entry in memory.in_file(tier_rel("hot", agent)):
+    for entry in memory.in_file(SQUAD_PLACES.tier_rel("hot", agent)):
         if entry.is_index:
             payload = payload.replace(entry.text.rstrip("\n"), "")
     return payload
@@ -325,7 +325,7 @@ def _without_index(payload: str, memory: catalog.Memory, agent: str) -> str:
 
 def _room(memory: catalog.Memory, agent: str, budget: int) -> int:
     """The payload budget left for entries once the spawn's frame and the agent's Core Context are in."""
-    core = "".join(e.text for e in memory.in_file(tier_rel("hot", agent)) if e.pinned)
+    core = "".join(e.text for e in memory.in_file(SQUAD_PLACES.tier_rel("hot", agent)) if e.pinned)
     return budget - len(_FRAME.encode("utf-8")) - len(core.encode("utf-8"))
 
 

@@ -67,7 +67,8 @@ from squadmem.engine import catalog
 from squadmem.engine.search import ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, squad
-from squadmem.model.layout import MEMORY_DIR, tier_rel
+from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 
 
 def snapshots(root: Path, step_days: int) -> list[tuple[str, dt.datetime]]:
@@ -110,7 +111,7 @@ class Payloads:
         missing = not all(carries(spawn["text"], e) for e in core)
         # what squadmem pins for the agent: every Core Context its history.md held last (some hold
         # two), or its archive's newest; together larger than the room, they make the spawn larger
-        files = (tier_rel("hot", agent), tier_rel("cold", agent))
+        files = (SQUAD_PLACES.tier_rel("hot", agent), SQUAD_PLACES.tier_rel("cold", agent))
         pinned = [e.bytes for rel in files for e in memory.in_file(rel) if e.pinned]
         by_core = sum(pinned) > BUDGET - 512
         if spawn["bytes"] > BUDGET:

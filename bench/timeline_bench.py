@@ -6,7 +6,7 @@ Generates a history with ``bench/generate.py`` (or reuses ``--repo``), fills
 the caches once (``report``, ``history``, ``recall --history``), then times
 whole processes, each paired round by round with the yardstick, ``report
 --json`` with its cache up to date (``bench/paired.py``: taking turns at
-going first; medians, the ratios the medians of the per-round ratios; DESIGN
+going first; medians, the ratios the medians of the per-round ratios; the
 target for ``history ID``: at most 1.5x): ``history ID`` for a hot section
 edited at every session (the longest walk), a hot note, a cold section and a
 wiki section, and ``recall --history`` for a word; then the longest walk

@@ -250,7 +250,7 @@ CANDIDATES: tuple[type[Yardstick], ...] = (Lru, SecondUse, decayed(3), decayed(7
 
 def caps(work: wl.Workload, agent: str, settings: Settings) -> tuple[int, int]:
     """(bytes, lines) an agent's entries may take: the hot budget less the file's header and Core Context."""
-    fixed = templates.tier_header("hot", agent) + work.core[agent]
+    fixed = templates.tier_header("hot", agent, workspace=False) + work.core[agent]
     budget = settings.hot
     return budget.max_bytes - len(fixed.encode("utf-8")), budget.max_lines - fixed.count("\n")
 

@@ -4,10 +4,11 @@ import pytest
 
 from squadmem.engine import catalog
 from squadmem.model.errors import SquadmemError
+from squadmem.model.places import SQUAD_PLACES
 
 
 def memory(files: dict[str, str]) -> catalog.Memory:
-    return catalog.from_texts(files)
+    return catalog.from_texts(files, SQUAD_PLACES)
 
 
 def test_build_ids_share_an_agent_namespace_across_tiers() -> None:

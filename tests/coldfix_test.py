@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from squadmem.engine import catalog
 from squadmem.engine.planning import coldfix, policy
 from squadmem.model import budget
+from squadmem.model.places import SQUAD_PLACES
 from squadmem.model.settings import Settings
 
 NOW = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
@@ -28,7 +29,7 @@ class Age:
 def _fix(
     files: dict[str, str], ages: Mapping[str, float | None], conf: Settings
 ) -> tuple[catalog.Memory, dict[str, Age], coldfix.ColdFix | None]:
-    memory = catalog.from_texts(files)
+    memory = catalog.from_texts(files, SQUAD_PLACES)
     uses = {e.id: Age(ages.get(e.id, 1.0)) for e in memory.entries}
     return memory, uses, coldfix.cold_fix(memory, uses, conf, NOW, COLD, policy.plan)
 

@@ -16,8 +16,6 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
-from squadmem.model import places
-
 # Property tests draw the same examples on every default and CI run (derandomized, no example
 # database), so a run never fails at random; ``SQUADMEM_HYPOTHESIS=explore`` (or pytest's
 # ``--hypothesis-profile=explore``) draws new random examples to look for new failures. The
@@ -44,15 +42,6 @@ def _home_untouched() -> Iterator[None]:
     yield
     after = _home_snapshot()
     assert before == after, "a test wrote to $HOME"
-
-
-@pytest.fixture(autouse=True)
-def _squad_places() -> Iterator[None]:
-    """Each test starts and ends with the Squad layout current: a command run in-process in a
-    workspace binds the process's layout, which must not leak into the next test of the worker."""
-    places.use(places.SQUAD_PLACES)
-    yield
-    places.use(places.SQUAD_PLACES)
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from squadmem.engine import catalog
 from squadmem.engine.verify import conservation
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"
@@ -125,7 +126,7 @@ def _memory(placed: dict[str, tuple[str, str]]) -> catalog.Memory:
     for title, (tier, body) in sorted(placed.items()):
         rel = f"{MEMORY_DIR}/{tier}/picard.md"
         files[rel] = files.get(rel, f"# {tier}\n\n") + f"## {title}\n{body}\n\n"
-    return catalog.from_texts(files)
+    return catalog.from_texts(files, SQUAD_PLACES)
 
 
 @settings(max_examples=100, deadline=None)

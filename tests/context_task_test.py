@@ -16,6 +16,7 @@ from squadmem.engine import catalog
 from squadmem.engine.search import ranking
 from squadmem.model import render, uses
 from squadmem.model.errors import SquadmemWarning
+from squadmem.model.places import SQUAD_PLACES
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"
@@ -107,7 +108,7 @@ def test_hot_sections_fill_what_the_matches_leave_in_hot_order(memory: GitRepo) 
 def test_without_task_the_context_is_as_before(memory: GitRepo) -> None:
     code, out, err = squadmem(memory, "context", "-a", "picard")
     assert code == 0
-    assert out == context.build(catalog.from_texts(FILES), "picard")[0]
+    assert out == context.build(catalog.from_texts(FILES, SQUAD_PLACES), "picard")[0]
     assert "matching the task" not in out + err
     assert "task" not in json.loads(squadmem(memory, "context", "-a", "picard", "--json")[1])
 
@@ -129,7 +130,7 @@ def test_task_for_an_unknown_agent_is_refused(memory: GitRepo) -> None:
 
 
 def test_pinned_sections_over_the_budget_stay_with_a_warning() -> None:
-    mem = catalog.from_texts(FILES)
+    mem = catalog.from_texts(FILES, SQUAD_PLACES)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", SquadmemWarning)
         text, _, done = context.build_for_task(mem, "picard", TASK, 60)
@@ -140,21 +141,21 @@ def test_pinned_sections_over_the_budget_stay_with_a_warning() -> None:
 
 
 def test_task_keeps_section_bytes() -> None:
-    mem = catalog.from_texts({HOT: "## A\r\nx  \r\n## Auth\r\nauth  \r\n## B\ny\n"})
+    mem = catalog.from_texts({HOT: "## A\r\nx  \r\n## Auth\r\nauth  \r\n## B\ny\n"}, SQUAD_PLACES)
     text, _, done = context.build_for_task(mem, "picard", "auth", 4096)
     assert "## A\r\nx  \r\n## Auth\r\nauth  \r\n## B\ny\n" in text
     assert done.matched == ("picard/auth",)
 
 
 def test_task_words_leave_out_short_function_and_common_words() -> None:
-    entries = [e for e in catalog.from_texts(FILES).visible_to("picard") if not e.pinned]
+    entries = [e for e in catalog.from_texts(FILES, SQUAD_PLACES).visible_to("picard") if not e.pinned]
     assert ranking.task_terms("Fix (the) 'auth' bug, on the keys!", entries) == ["fix", "auth", "bug", "keys"]
-    common = catalog.from_texts({HOT: "## A\nfix a\n## B\nfix b\n## C\nauth\n"}).entries
+    common = catalog.from_texts({HOT: "## A\nfix a\n## B\nfix b\n## C\nauth\n"}, SQUAD_PLACES).entries
     assert ranking.task_terms("fix auth", common) == ["auth"]  # 2 of 3 sections hold "fix"
 
 
 def test_rank_of_a_task_puts_more_words_first_and_of_a_query_needs_every_word() -> None:
-    mem = catalog.from_texts({HOT: "## A\nauth auth auth\n## B\nauth tokens\n## C\nnothing\n"})
+    mem = catalog.from_texts({HOT: "## A\nauth auth auth\n## B\nauth tokens\n## C\nnothing\n"}, SQUAD_PLACES)
     a, b, _ = mem.entries
     assert ranking.rank(mem.entries, ["auth", "tokens"], every=False) == [(b, 2), (a, 3)]
     assert ranking.rank(mem.entries, ["auth", "tokens"]) == [(b, 2)]
@@ -168,7 +169,7 @@ def test_task_words_add_the_parts_of_joined_words_and_keep_issue_numbers() -> No
 
 def test_rank_of_a_task_puts_the_rarer_word_first() -> None:
     mem = catalog.from_texts(
-        {HOT: "## A\nfix it\n## B\nfix that\n## C\nsaw #302 once\n## D\nx\n## E\ny\n## F\nz\n"}
+        {HOT: "## A\nfix it\n## B\nfix that\n## C\nsaw #302 once\n## D\nx\n## E\ny\n## F\nz\n"}, SQUAD_PLACES
     )
     a, b, c, *_ = mem.entries
     # "fix": 2 of 6 sections hold it, weight log(7/3); "#302": 1, weight log(7/2)
@@ -180,7 +181,7 @@ def test_rank_of_a_task_puts_the_rarer_word_first() -> None:
 
 def test_rank_of_a_task_puts_the_denser_of_equal_matches_first() -> None:
     long = "## Long\n" + "auth tokens\n" + "more words that say nothing of it\n" * 20
-    mem = catalog.from_texts({HOT: long + "## Short\nauth tokens, once\n## Other\nnothing\n"})
+    mem = catalog.from_texts({HOT: long + "## Short\nauth tokens, once\n## Other\nnothing\n"}, SQUAD_PLACES)
     longer, short, _ = mem.entries
     assert ranking.rank(mem.entries, ["auth", "tokens"], every=False) == [(short, 2), (longer, 2)]
     # a query orders by score alone: the same two hold every word as often
@@ -215,7 +216,7 @@ def test_task_context_stays_in_budget_with_whole_sections_once(
         COLD: "# Cold\n\n" + "".join(cold),
         WIKI: "# Wiki\n\n" + "".join(wiki),
     }
-    mem = catalog.from_texts(texts)
+    mem = catalog.from_texts(texts, SQUAD_PLACES)
     text, parts, done = context.build_for_task(mem, "picard", task, budget)
     assert len(text.encode("utf-8")) <= budget
     assert "## Core Context\n<!-- squadmem: pin -->\nPicard.\n" in text
@@ -252,7 +253,7 @@ def test_a_match_ending_in_a_blank_line_does_not_take_the_payload_over_its_budge
     one blank line apart, as ``fill`` counts them (the payload was 1 B over its budget)."""
     long = "auth " * 10 + "x" * 40 + " " + "x" * 40
     texts = {HOT: "# Hot\n\n" + CORE, WIKI: "# Wiki\n\n## a\n\n## a\n\n## a\n" + long + "\n"}
-    mem = catalog.from_texts(texts)
+    mem = catalog.from_texts(texts, SQUAD_PLACES)
     for budget in range(150, 320):
         text, _, done = context.build_for_task(mem, "picard", "a", budget)
         assert len(text.encode("utf-8")) <= budget
@@ -274,7 +275,7 @@ def _many_matches() -> tuple[dict[str, str], int]:
         + "".join(f"## Auth tokens {n}\n{long}" for n in range(4))
         + "".join(f"## Cache keys {n}\n- tenant first\n" for n in range(5)),  # the task's words say something
     }
-    mem = catalog.from_texts(texts)
+    mem = catalog.from_texts(texts, SQUAD_PLACES)
     text, parts, _ = context.build_for_task(mem, "picard", "auth tokens", 10_000)
     recent = dict(parts)["recent"] + len(f"\n{context.RECENT_HEADING}\n\n".encode())  # the rest, newest first
     alone = len(text.encode()) - recent
@@ -283,7 +284,7 @@ def _many_matches() -> tuple[dict[str, str], int]:
 
 def test_the_room_left_names_further_matches_a_line_each() -> None:
     texts, budget = _many_matches()
-    mem = catalog.from_texts(texts)
+    mem = catalog.from_texts(texts, SQUAD_PLACES)
     text, parts, done = context.build_for_task(mem, "picard", "auth tokens", budget)
     assert len(text.encode()) <= budget
     assert len(done.matched) == 1 and len(done.named) >= 2
@@ -317,7 +318,8 @@ def test_newest_goes_by_the_date_a_section_states_then_by_tier_and_place() -> No
             COLD: "# Cold\n\n## Old #1 (2026-01-05)\nx\n## Plain\ny\n## Later\nz\n",
             ARCHIVE: "# Archive\n\n## Stamped 2026-02-03T18:52:23Z\nw\n## Undated\nv\n",
             WIKI: "# Decisions\n\n## Decision\n- **2026-01-20:** chosen\n## 2025-12-31: Rule\nu\n",
-        }
+        },
+        SQUAD_PLACES,
     )
     order = [e.title for e in ranking.newest(mem.entries)]
     # dated first, latest first (a date counts where the heading states it, not in the body); then the

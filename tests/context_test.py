@@ -8,6 +8,7 @@ from conftest import GitRepo, squadmem
 from squadmem.commands import context
 from squadmem.engine import catalog
 from squadmem.model import uses
+from squadmem.model.places import SQUAD_PLACES
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"
@@ -109,7 +110,7 @@ def test_context_bad_input_exits_2_and_changes_nothing(
 
 
 def test_build_is_pure_and_keeps_section_bytes() -> None:
-    mem = catalog.from_texts({HOT: "## A\r\nx  \r\n## B\ny"})
+    mem = catalog.from_texts({HOT: "## A\r\nx  \r\n## B\ny"}, SQUAD_PLACES)
     text, parts, used = context.build(mem, "picard")
     assert "## A\r\nx  \r\n## B\ny\n" in text
     assert parts == [("hot", len("## A\r\nx  \r\n## B\ny\n"))]

@@ -11,6 +11,7 @@ from conftest import GitRepo
 
 from squadmem.cli.app import app
 from squadmem.engine.writing import writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import uses
 from squadmem.model.layout import MEMORY_DIR
@@ -136,7 +137,7 @@ def test_doctor_fails_on_bad_settings_and_unreadable_tier_files(repo: GitRepo) -
 def test_doctor_reports_and_fixes_a_half_finished_move(repo: GitRepo) -> None:
     repo.commit("memory", {HOT: "## A\na\n"}, date=DATE)
     with Repo(repo.root) as gateway:
-        head = gateway.head() or ""
+        head = questions.head(gateway.git) or ""
         writer.Journal(head, "0" * 40, (HOT,), (), 'memory(picard): demote "A" hot → cold').write(gateway)
     before = repo.snapshot()
     code, checks = doctor(repo.root)

@@ -10,6 +10,7 @@ from conftest import GitRepo, hooked_commit, init_hooked
 
 from squadmem.hooks.file_check import problem
 from squadmem.model.layout import MAX_FILE_BYTES
+from squadmem.model.places import SQUAD_PLACES
 
 HOT = ".squad/memory/hot/picard.md"
 ARCHIVE = ".squad/memory/archive/picard.md"
@@ -43,7 +44,7 @@ def hooked(repo: GitRepo) -> GitRepo:
     ids=["fine", "nul", "not-utf8", "over-limit", "bad-id", "pin-twice"],
 )
 def test_problem_names_the_file_and_the_fix(raw: bytes, expected: str | None) -> None:
-    found = problem(ARCHIVE, raw)
+    found = problem(ARCHIVE, raw, SQUAD_PLACES)
     assert found == expected if expected is None else found is not None and found.startswith(expected)
 
 

@@ -158,13 +158,19 @@ def test_repos_questions_for_maintain_and_intake(at_top: GitRepo) -> None:
     two = at_top.commit("two", {HOT: None, LOG: "- a\n"}, date=DATE)
     at_top.git("merge", "-q", "--no-ff", "-m", "merge", "side", date=LATER)
     with Repo(at_top.root) as repo:
-        assert repo.tree_paths(one, [".squad/", "x.txt"]) == [HOT, "x.txt"]
-        assert repo.tree_paths(two, [".squad/"]) == [LOG]
+        assert questions.tree_paths(repo.git, one, [".squad/", "x.txt"]) == [HOT, "x.txt"]
+        assert questions.tree_paths(repo.git, two, [".squad/"]) == [LOG]
         since = "2026-02-01T00:00:00+00:00"
-        assert sorted(b.strip() for _, b in repo.messages(since, ["."], merges=False)) == ["side", "two"]
-        assert sorted(b.strip() for _, b in repo.messages(since, ["."])) == ["merge", "side", "two"]
-        assert [b.strip() for _, b in repo.messages(since, [".squad/"], merges=False)] == ["two"]
-        entries = list(repo.changes(("%P",), [".squad/"]))
+        found = questions.messages(repo.git, since, (), ["."], merges=False)
+        assert sorted(b.strip() for _, b in found) == ["side", "two"]
+        assert sorted(b.strip() for _, b in questions.messages(repo.git, since, (), ["."])) == [
+            "merge",
+            "side",
+            "two",
+        ]
+        found = questions.messages(repo.git, since, (), [".squad/"], merges=False)
+        assert [b.strip() for _, b in found] == ["two"]
+        entries = list(questions.changes(repo.git, ("%P",), [".squad/"]))
         assert [e.fields[0].decode() for e in entries] == [one, ""]
         assert [(c.status, c.path) for c in entries[0].changes] == [("D", HOT), ("A", LOG)]
 

@@ -309,12 +309,8 @@ def test_objects_written_in_process_are_the_ones_git_names(hashed: GitRepo) -> N
         assert opened.object_format == hashed.root.name
         blob = objects.write("blob", b"## New\nn\n")
         assert blob == hashed.git("hash-object", "--stdin", input="## New\nn\n").strip()
-        assert (
-            objects.blob_sha(b"## New\nn\n")
-            == blob
-            == object_name("blob", b"## New\nn\n", opened.object_format)
-        )
-        tree = objects.with_blob(objects.tree_of(shas["rename"]), ".squad/memory/wiki/new.md", blob)
+        assert blob == object_name("blob", b"## New\nn\n", opened.object_format)
+        tree = objects.with_blobs(objects.tree_of(shas["rename"]), {".squad/memory/wiki/new.md": blob})
         assert objects.content(tree, ".squad/memory/wiki/new.md") == b"## New\nn\n"
         assert objects.entry(tree, "y.txt") == objects.entry(objects.tree_of(shas["rename"]), "y.txt")
     listed = hashed.git("ls-tree", "-r", tree, "--", ".squad/memory/wiki").split()

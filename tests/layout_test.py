@@ -5,7 +5,9 @@ import datetime as dt
 import pytest
 
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import TierFile, check_name, classify, parse_log_name
+from squadmem.model.layout import TierFile, check_name, classify
+from squadmem.model.logs import parse_log_name
+from squadmem.model.places import SQUAD_PLACES
 
 
 @pytest.mark.parametrize("name", ["picard", "data-2", "a.b_c", "X9"])
@@ -32,7 +34,7 @@ def test_check_name_refuses(name: str) -> None:
     ],
 )
 def test_classify(rel: str, expected: TierFile | None) -> None:
-    assert classify(rel) == expected
+    assert classify(rel, SQUAD_PLACES) == expected
 
 
 def test_tierfile_owner() -> None:

@@ -15,10 +15,11 @@ from hypothesis import strategies as st
 from squadmem.model import logs
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import Layout
+from squadmem.model.places import SQUAD_PLACES
 
 UTC = zoneinfo.ZoneInfo("UTC")
 LOG = ".squad/memory/log/2026-03-01.md"
-RULES = logs.Rules(UTC, 0)
+RULES = logs.Rules(UTC, 0, SQUAD_PLACES)
 
 
 def at(text: str) -> dt.datetime:
@@ -52,7 +53,7 @@ def at(text: str) -> dt.datetime:
     ],
 )
 def test_log_day_names(path: str, expected: object) -> None:
-    assert logs.log_day(path) == expected
+    assert logs.log_day(path, SQUAD_PLACES) == expected
 
 
 @pytest.mark.parametrize(
@@ -92,7 +93,7 @@ def test_judge_rules(change: logs.Change, now: str, why: str | None) -> None:
 
 def test_judge_grace_period_lets_yesterday_grow() -> None:
     change = logs.Change(LOG, b"# a\n", b"# a\n- late\n")
-    rules = logs.Rules(UTC, 30)
+    rules = logs.Rules(UTC, 30, SQUAD_PLACES)
     assert logs.judge(change, at("2026-03-02T00:29:00+00:00"), rules) == []
     assert logs.judge(change, at("2026-03-02T00:30:00+00:00"), rules)
 
@@ -100,8 +101,8 @@ def test_judge_grace_period_lets_yesterday_grow() -> None:
 def test_judge_time_zone_decides_the_day() -> None:
     """The team's time zone decides which day a moment is in, so which log is today's."""
     change = logs.Change(LOG, b"# a\n", b"# a\n- b\n")
-    honolulu = logs.Rules(zoneinfo.ZoneInfo("Pacific/Honolulu"))
-    kiritimati = logs.Rules(zoneinfo.ZoneInfo("Pacific/Kiritimati"))
+    honolulu = logs.Rules(zoneinfo.ZoneInfo("Pacific/Honolulu"), 0, SQUAD_PLACES)
+    kiritimati = logs.Rules(zoneinfo.ZoneInfo("Pacific/Kiritimati"), 0, SQUAD_PLACES)
     moment = at("2026-03-02T05:00:00+00:00")  # 19:00 on 1 March in Honolulu, 19:00 on 2 March in Kiritimati
     assert logs.judge(change, moment, honolulu) == []
     assert "changed after its day ended" in logs.judge(change, moment, kiritimati)[0]
@@ -344,7 +345,7 @@ def test_combines_property_a_union_passes_any_loss_does_not(
     ],
 )
 def test_kept_the_lines_a_pushed_ref_held(old: bytes, new: bytes | None, why: str | None) -> None:
-    found = logs.kept(LOG, old, new)
+    found = logs.kept(LOG, old, new, SQUAD_PLACES)
     assert found is None if why is None else (found is not None and why in found)
 
 

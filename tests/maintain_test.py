@@ -10,6 +10,7 @@ from conftest import squadmem as cli
 
 from squadmem.engine import index
 from squadmem.engine.writing import writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import templates
 from squadmem.model.layout import MEMORY_DIR
@@ -225,7 +226,10 @@ def test_demote_to_the_wiki_uses_the_topic(repo: GitRepo) -> None:
     seed(repo)
     code, _, _ = cli(repo, "demote", "picard/kept", "--to", "wiki", "--topic", "ops")
     assert code == 0
-    assert repo.read(f"{MEMORY_DIR}/wiki/ops.md") == templates.tier_header("wiki", "ops") + "## Kept\nk\n"
+    assert (
+        repo.read(f"{MEMORY_DIR}/wiki/ops.md")
+        == templates.tier_header("wiki", "ops", workspace=False) + "## Kept\nk\n"
+    )
     assert "Squad-Memory-Move: picard/kept cold -> wiki:ops" in repo.git("log", "-1", "--format=%B", "HEAD~1")
 
 
@@ -333,7 +337,9 @@ def test_restore_refuses_what_it_cannot_find(repo: GitRepo, args: list[str], mes
 def test_maintain_dry_run_mentions_an_interrupted_move_and_leaves_it(repo: GitRepo) -> None:
     seed(repo)
     with Repo(repo.root) as gateway:
-        writer.Journal(gateway.head() or "", "0" * 40, (HOT,), (), "memory(picard): demote").write(gateway)
+        writer.Journal(
+            questions.head(gateway.git) or "", "0" * 40, (HOT,), (), "memory(picard): demote"
+        ).write(gateway)
     before = repo.snapshot()
     code, out, _ = cli(repo, "maintain", "--dry-run", "--now", NOW)
     assert code == 0

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 from squadmem.engine import index
 from squadmem.engine.writing import settle
 from squadmem.model import merge, sections
+from squadmem.model.places import SQUAD_PLACES
 
 HOT = ".squad/memory/hot/picard.md"
 COLD = ".squad/memory/cold/picard.md"
@@ -325,7 +326,7 @@ def test_merge_across_files_loses_and_doubles_nothing(
         done = settle.Relocation(item.source, item.target, item.old, item.new)
         result[item.target] = settle.swapped(result[item.target], done)
         result[item.source] = index.remove(result[item.source], item.new)[0]
-    result.update(settle.without_repeats(result)[0])
+    result.update(settle.without_repeats(result, SQUAD_PLACES)[0])
     where: dict[str, list[tuple[str, str]]] = {}
     for path in FILES:
         for section in sections.split(result[path]).sections:

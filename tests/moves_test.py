@@ -22,6 +22,7 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import sections, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"
@@ -51,7 +52,7 @@ def cli(repo: GitRepo, *args: str) -> tuple[int, str]:
 
 
 def normalized_sections(files: dict[str, bytes]) -> Counter[str]:
-    memory = catalog.from_blobs(files)
+    memory = catalog.from_blobs(files, SQUAD_PLACES)
     return Counter(sections.trimmed(e.text) for e in memory.entries if not e.is_index)
 
 
@@ -371,7 +372,8 @@ def test_executed_moves_conserve_every_section(files: dict[str, str], picks: lis
             return  # a file git would not take as given (a lone CR): out of scope
         start = tree_files(git)
         headers = {
-            rel: catalog.from_blobs({rel: raw}).files[rel].document.header for rel, raw in start.items()
+            rel: catalog.from_blobs({rel: raw}, SQUAD_PLACES).files[rel].document.header
+            for rel, raw in start.items()
         }
         expected = normalized_sections(start)
         now = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
@@ -388,8 +390,10 @@ def test_executed_moves_conserve_every_section(files: dict[str, str], picks: lis
         assert_whole(git, expected)
         after = tree_files(git)
         for rel, header in headers.items():
-            new_header = catalog.from_blobs({rel: after[rel]}).files[rel].document.header
+            new_header = catalog.from_blobs({rel: after[rel]}, SQUAD_PLACES).files[rel].document.header
             assert sections.trimmed(new_header) == sections.trimmed(header)
-        moved = {e.text for e in catalog.from_blobs(after).entries}
-        for entry in catalog.from_blobs(start).entries:  # byte-identical, but for one added newline
+        moved = {e.text for e in catalog.from_blobs(after, SQUAD_PLACES).entries}
+        for entry in catalog.from_blobs(
+            start, SQUAD_PLACES
+        ).entries:  # byte-identical, but for one added newline
             assert entry.text in moved or entry.text + "\n" in moved

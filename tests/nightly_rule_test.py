@@ -23,6 +23,7 @@ from squadmem.engine.planning import policy, rules
 from squadmem.model import sections
 from squadmem.model import settings as tiers
 from squadmem.model.errors import SquadmemError
+from squadmem.model.places import SQUAD_PLACES
 from squadmem.model.settings import Settings
 
 NOW = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
@@ -42,7 +43,7 @@ def days_ago(days: float, kind: str = "content") -> Age:
 
 
 def budget_moves(files: dict[str, str], ages: dict[str, Age], conf: Settings) -> list[str]:
-    plan = policy.plan(catalog.from_texts(files), ages, conf, NOW)
+    plan = policy.plan(catalog.from_texts(files, SQUAD_PLACES), ages, conf, NOW)
     assert {m.rule for m in plan.moves} <= {"budget"}
     return [m.id for m in plan.moves]
 
@@ -64,7 +65,7 @@ def test_age_bytes_sends_out_a_large_section_before_an_older_small_one() -> None
 
 
 def test_evict_key_orders_by_days_plus_one_times_bytes_then_as_the_default() -> None:
-    memory = catalog.from_texts(FILES)
+    memory = catalog.from_texts(FILES, SQUAD_PLACES)
     facts = rules.Facts(AGES, AGE_BYTES, NOW)
     order = sorted(memory.entries, key=lambda e: rules.evict_key(e, facts))
     assert [e.id for e in order] == ["picard/large", "picard/fresh", "picard/old"]
@@ -109,14 +110,14 @@ def test_age_bytes_conserves_sections_and_settles(
     hot: list[str], cold: list[str], ages: list[Age], size: int
 ) -> None:
     files = {HOT: "# Hot\n" + "".join(hot), COLD: "".join(cold)}
-    memory = catalog.from_texts(files)
+    memory = catalog.from_texts(files, SQUAD_PLACES)
     by_text: dict[str, Age] = {}
     for entry, age in zip(memory.entries, ages, strict=False):
         by_text.setdefault(sections.trimmed(entry.text), age)
     uses = {e.id: by_text.get(sections.trimmed(e.text), days_ago(1)) for e in memory.entries}
     conf = AGE_BYTES.replace(hot={"max_bytes": size}, promote={"rule": "second-use"})
     first = policy.plan(memory, uses, conf, NOW)
-    after = catalog.from_texts(first.files)
+    after = catalog.from_texts(first.files, SQUAD_PLACES)
     kept = sorted(sections.trimmed(e.text) for e in after.entries if not e.is_index)
     assert kept == sorted(sections.trimmed(e.text) for e in memory.entries)
     ages_after = {e.id: by_text.get(sections.trimmed(e.text), days_ago(1)) for e in after.entries}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,13 +15,6 @@ from squadmem.model.errors import SquadmemError
 SQUAD = places.SQUAD_PLACES
 WORKSPACE = places.Places(places.WORKSPACE, "wren")
 NAMES = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9_-]{0,20}", fullmatch=True)
-
-
-@pytest.fixture
-def in_workspace() -> Iterator[None]:
-    places.use(WORKSPACE)
-    yield
-    places.use(SQUAD)
 
 
 @pytest.mark.parametrize(
@@ -61,12 +53,8 @@ def test_places_split(places_: places.Places, rel: str, expected: tuple[str, str
     ],
 )
 def test_places_log_day(places_: places.Places, rel: str, day: str | None) -> None:
-    places.use(places_)
-    try:
-        found = logs.log_day(rel)
-        assert (found.isoformat() if found and not isinstance(found, str) else found) == day
-    finally:
-        places.use(SQUAD)
+    found = logs.log_day(rel, places_)
+    assert (found.isoformat() if found and not isinstance(found, str) else found) == day
 
 
 @settings(max_examples=200, derandomize=True, deadline=None)
@@ -78,12 +66,8 @@ def test_places_tier_rel_and_split_agree(kind: places.Places, tier: str, name: s
     rel = kind.tier_rel(tier, name)
     assert kind.split(rel) == (tier, name)
     assert kind.inside(rel)
-    places.use(kind)
-    try:
-        assert logs.log_day(rel) is None
-        assert layout.classify(rel) == layout.TierFile(tier, name, rel)
-    finally:
-        places.use(SQUAD)
+    assert logs.log_day(rel, kind) is None
+    assert layout.classify(rel, kind) == layout.TierFile(tier, name, rel)
 
 
 PIECES = ["MEMORY.md", "memory", "wiki", "tier2-recent.md", "tier3-archive.md", ".squad", "hot", "log"]

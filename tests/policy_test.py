@@ -12,6 +12,7 @@ from squadmem.engine.catalog import INDEX_TITLE
 from squadmem.engine.planning import policy
 from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
+from squadmem.model.places import SQUAD_PLACES
 from squadmem.model.settings import Settings
 
 NOW = dt.datetime(2026, 3, 1, 12, tzinfo=dt.UTC)
@@ -33,7 +34,7 @@ def days_ago(days: float, kind: str = "content") -> Age:
 
 
 def make(files: dict[str, str], ages: dict[str, Age]) -> tuple[catalog.Memory, dict[str, Age]]:
-    memory = catalog.from_texts(files)
+    memory = catalog.from_texts(files, SQUAD_PLACES)
     missing = {e.id for e in memory.entries} - set(ages)
     return memory, {**{i: days_ago(1) for i in missing}, **ages}
 
@@ -52,7 +53,7 @@ def moves(plan: policy.Plan) -> list[tuple[str, str, str, str]]:
 def replan(plan: policy.Plan, before: catalog.Memory, uses: dict[str, Age], conf: Settings) -> policy.Plan:
     """Plan again on the files the plan leaves; ages follow content (as history gives them)."""
     by_text = {sections.trimmed(e.text): uses[e.id] for e in before.entries}
-    after = catalog.from_texts(plan.files)
+    after = catalog.from_texts(plan.files, SQUAD_PLACES)
     ages = {e.id: by_text.get(sections.trimmed(e.text), Age(None)) for e in after.entries}
     return policy.plan(after, ages, conf, NOW)
 
@@ -464,7 +465,7 @@ def test_plan_conserves_sections_and_settles(
         COLD: "".join(f"{t}c\n" for t in cold),
         ARCHIVE: "".join(f"{t}a\n" for t in archive),
     }
-    memory = catalog.from_texts(files)
+    memory = catalog.from_texts(files, SQUAD_PLACES)
     by_text: dict[str, Age] = {}  # history dates content: the same text has the same age
     for entry, age in zip(memory.entries, age_list, strict=False):
         by_text.setdefault(sections.trimmed(entry.text), age if age is not None else Age(None))
@@ -472,7 +473,7 @@ def test_plan_conserves_sections_and_settles(
     conf = Settings().replace(hot={"max_bytes": max_bytes})
     first = policy.plan(memory, uses, conf, NOW)
     before = sorted(sections.trimmed(e.text) for e in memory.entries)
-    after_memory = catalog.from_texts(first.files)
+    after_memory = catalog.from_texts(first.files, SQUAD_PLACES)
     after = sorted(sections.trimmed(e.text) for e in after_memory.entries if not e.is_index)
     assert after == before
     again = replan(first, memory, uses, conf)

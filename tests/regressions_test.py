@@ -18,6 +18,7 @@ from squadmem.engine.history import lastuse
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, templates, uses
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"
@@ -33,7 +34,9 @@ def sections_at(repo: GitRepo, rev: str = "HEAD") -> Counter[str]:
         ).stdout
         for n in names
     }
-    return Counter(sections.trimmed(e.text) for e in catalog.from_blobs(blobs).entries if not e.is_index)
+    return Counter(
+        sections.trimmed(e.text) for e in catalog.from_blobs(blobs, SQUAD_PLACES).entries if not e.is_index
+    )
 
 
 def test_a_moved_section_takes_its_children_along(repo: GitRepo) -> None:
@@ -50,7 +53,7 @@ def test_headings_inside_code_fences_are_not_cut(repo: GitRepo) -> None:
     section = "## Deploy\n```sh\n## not a heading\nmake deploy\n```\n~~~\n## nor this\n~~~\n"
     section += "    ## indented code\n\n"
     repo.commit("memory", {HOT: section + "## Other\no\n"}, date=OLD)
-    memory = catalog.from_texts({HOT: section + "## Other\no\n"})
+    memory = catalog.from_texts({HOT: section + "## Other\no\n"}, SQUAD_PLACES)
     assert [e.title for e in memory.entries] == ["Deploy", "Other"]
     assert cli(repo, "demote", "Deploy")[0] == 0
     assert repo.read(COLD).endswith(section)
@@ -176,7 +179,9 @@ def test_eight_concurrent_writers_leave_every_section_exactly_once(repo: GitRepo
         p.relative_to(repo.root).as_posix(): p.read_bytes() for p in (repo.root / MEMORY_DIR).rglob("*.md")
     }
     assert (
-        Counter(sections.trimmed(e.text) for e in catalog.from_blobs(work).entries if not e.is_index)
+        Counter(
+            sections.trimmed(e.text) for e in catalog.from_blobs(work, SQUAD_PLACES).entries if not e.is_index
+        )
         == expected
     )
     assert repo.git("status", "--porcelain") == ""

@@ -35,7 +35,7 @@ def build(items: list[tuple[str, str, int]]) -> dict[str, str]:
 
 
 def ids(texts: dict[str, str]) -> list[str]:
-    memory = catalog.from_texts(texts)
+    memory = catalog.from_texts(texts, SQUAD_PLACES)
     return [e.id for e in memory.entries if not e.is_index and not e.is_session]
 
 
@@ -50,9 +50,9 @@ def test_removed_names_exactly_the_sections_taken_out(
     gone = data.draw(st.sets(st.sampled_from(range(len(items)))))
     after = build([item for n, item in enumerate(items) if n not in gone])
     named = removals.removed(before, after, SQUAD_PLACES, titles.plain)
-    old, new = (conservation.snapshot(catalog.from_texts(t)) for t in (before, after))
+    old, new = (conservation.snapshot(catalog.from_texts(t, SQUAD_PLACES)) for t in (before, after))
     unnamed = {sid for *_, sid, _ in conservation.lost(new, [old], None, set())}
-    in_archive = {e.id for e in catalog.from_texts(before).entries if e.tier == "archive"}
+    in_archive = {e.id for e in catalog.from_texts(before, SQUAD_PLACES).entries if e.tier == "archive"}
     assert len(named) == len(set(named))
     assert set(named) - in_archive == unnamed  # exactly what verify would call lost
     assert conservation.lost(new, [old], None, set(named)) == []  # verify accepts them named

@@ -19,6 +19,7 @@ from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, templates
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 from squadmem.model.settings import Settings
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
@@ -52,7 +53,7 @@ def test_planning_a_budget_pass_scans_each_byte_a_bounded_number_of_times(scanne
     Index from every file per section it sent out (1,000 small hot sections: 139 s for a dry run;
     10,000: killed after 10 minutes, 626 MB)."""
     text = _hot(SECTIONS)
-    memory = catalog.from_texts({HOT: text})
+    memory = catalog.from_texts({HOT: text}, SQUAD_PLACES)
     uses = {e.id: lastuse.LastUse(NOW - dt.timedelta(days=2), "content", None) for e in memory.entries}
     scanned.clear()
     plan = policy.plan(memory, uses, Settings(), NOW)
@@ -73,8 +74,8 @@ def test_replaying_a_plan_against_head_scans_each_byte_a_bounded_number_of_times
         assert len(plan.moves) > SECTIONS - 50
         scanned.clear()
         with writer.session(gateway) as scribe:
-            scribe.rehearse(plan, templates.tier_header)
-            steps = scribe.steps(plan, templates.tier_header)
+            scribe.rehearse(plan, templates.headers(SQUAD_PLACES))
+            steps = scribe.steps(plan, templates.headers(SQUAD_PLACES))
             first = next(steps)
             assert set(first[0]) == {HOT, f"{MEMORY_DIR}/cold/picard.md"}
     assert sum(scanned) <= BOUND * len(text), sum(scanned) / len(text)

@@ -413,7 +413,6 @@ def test_split_flags_parsed() -> None:
     text = "## Tokens\n<!-- squadmem: id=auth-tokens pin kind=decision topic=security -->\nbody\n"
     (section,) = split(text).sections
     assert section.flags == Flags(id="auth-tokens", pin=True, kind="decision", topic="security")
-    assert section.flag_line == "<!-- squadmem: id=auth-tokens pin kind=decision topic=security -->\n"
 
 
 def test_split_setext_flags_after_underline() -> None:

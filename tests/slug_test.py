@@ -8,6 +8,14 @@ from hypothesis import strategies as st
 from squadmem.engine import catalog, index
 from squadmem.engine.planning.projection import Projection, no_header
 from squadmem.model import sections, slug
+from squadmem.model.places import SQUAD_PLACES
+
+
+def taken_numbers(base: str, slugs: list[str]) -> list[int]:
+    """The numbers ``n`` (sorted) for which ``<base>-n`` is among ``slugs``: the repeats of ``base``
+    skip them."""
+    return sorted({found[1] for s in slugs if (found := slug.repeat_of(s)) is not None and found[0] == base})
+
 
 BASES = st.sampled_from(["a", "a-2", "a-3", "a-02", "a-2-2", "a-1", "b", "b-10"])
 
@@ -19,7 +27,7 @@ def test_numbered_matches_assign_slugs(bases: list[str]) -> None:
     for base, want in zip(bases, expected, strict=True):
         rank = ranks.get(base, 0)
         ranks[base] = rank + 1
-        assert slug.numbered(base, rank, slug.taken_numbers(base, bases)) == want
+        assert slug.numbered(base, rank, taken_numbers(base, bases)) == want
 
 
 def test_repeat_of_reads_only_what_numbering_writes() -> None:
@@ -53,10 +61,10 @@ def test_projection_ids_match_a_whole_renumbering(
         texts[hot] += listing
     elif index_at == "first":  # an Index edited by hand into the middle: sections follow it
         texts[hot] = "# t\n\n" + listing + texts[hot].removeprefix("# t\n\n")
-    projection = Projection(catalog.from_texts(texts), no_header)
+    projection = Projection(catalog.from_texts(texts, SQUAD_PLACES), no_header)
     for source_tier, pick, target_tier in moves:
         source = f".squad/memory/{source_tier}/picard.md"
-        now = catalog.from_texts(projection.texts())
+        now = catalog.from_texts(projection.texts(), SQUAD_PLACES)
         held = [e for e in now.entries if e.file == source and e.title != catalog.INDEX_TITLE]
         if not held or source_tier == target_tier:
             continue
@@ -67,10 +75,12 @@ def test_projection_ids_match_a_whole_renumbering(
             continue
         assert ident == entry.id
         event("moved")
-        after = {e.id for e in catalog.from_texts(projection.texts()).entries if e.text == entry.text}
+        after = {
+            e.id for e in catalog.from_texts(projection.texts(), SQUAD_PLACES).entries if e.text == entry.text
+        }
         assert ident in after
         got = [ident for _, _, ident in projection.ids("picard")]
-        assert got == [e.id for e in catalog.from_texts(projection.texts()).entries]
+        assert got == [e.id for e in catalog.from_texts(projection.texts(), SQUAD_PLACES).entries]
 
 
 def test_doc_finds_identical_sections_in_file_order() -> None:

@@ -13,6 +13,7 @@ from squadmem.commands import context
 from squadmem.engine import catalog
 from squadmem.model import settings
 from squadmem.model.errors import SquadmemError
+from squadmem.model.places import SQUAD_PLACES
 
 
 def _entry(title: str, topic: str, kind: str = "learning", day: int = 1) -> Written:
@@ -87,7 +88,7 @@ def test_a_use_named_only_by_hot_s_index_is_no_hit() -> None:
         "## Index → Deeper Tiers\n<!-- Written by squadmem maintain after each run. -->\n\n"
         "- picard/cache-keys-7-2026-01-09 (cold, 2026-01-10): Cache keys #7 (2026-01-09)\n"
     )
-    memory = catalog.from_texts({".squad/memory/hot/picard.md": hot})
+    memory = catalog.from_texts({".squad/memory/hot/picard.md": hot}, SQUAD_PLACES)
     payload = context.build(memory, "picard")[0]
     assert "Cache keys #7 (2026-01-09)" in payload
     visible = squad_bench._without_index(payload, memory, "picard")

@@ -21,6 +21,7 @@ from squadmem.engine import catalog
 from squadmem.engine.writing import writer
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 
 HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"
@@ -37,7 +38,7 @@ def seed(repo: GitRepo, n: int = 6) -> Counter[str]:
 
 
 def sections_of(blobs: dict[str, bytes]) -> Counter[str]:
-    memory = catalog.from_blobs(blobs)
+    memory = catalog.from_blobs(blobs, SQUAD_PLACES)
     return Counter(sections.trimmed(e.text) for e in memory.entries if not e.is_index)
 
 

@@ -514,7 +514,7 @@ def history_command(ctx: click.Context, ref: str, as_json: bool) -> None:
 
     with open_repo(ctx) as repo:
         data = timeline.timeline(repo, ref)
-    click.echo(invocation.to_json(data) if as_json else timeline.text(data))
+    click.echo(invocation.to_json(data) if as_json else timeline.text(data, repo.layout.places))
 
 
 @app.command("touch")

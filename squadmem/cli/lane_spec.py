@@ -99,7 +99,6 @@ def render() -> str:
         raise ValueError("the group's settings changed: the lane does not parse them")
     out = [HEADER, f"GROUP = {_rows([param(p) for p in group], 0)}\n"]
     out.append(f"VERSION = {literal(tuple(version[0].opts) if version else ())}\n")
-    out.append(f"HELP = {literal(tuple(cli.HELP_OPTIONS['help_option_names']))}\n")
     commands = [f'    "{name}": {_rows(list(command(cli.app.commands[name])), 4)},\n' for name in HOT]
     out.append("COMMANDS = {\n" + "".join(commands) + "}\n")
     return "".join(out)

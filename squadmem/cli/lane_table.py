@@ -12,7 +12,6 @@ whether no value at all is None (the CLI's ``_listed``).
 # name, positional, opts, off, flag, type, default, required, many, listed
 GROUP = (("directory", False, ("-C",), (), False, "path", ".", False, False, False),)
 VERSION = ("--version",)
-HELP = ("-h", "--help")
 COMMANDS = {
     "list": (
         ("agent", False, ("--agent", "-a"), (), False, "str", None, False, False, False),

@@ -48,7 +48,7 @@ from squadmem.engine.search import ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
-from squadmem.model.layout import check_name, tier_rel
+from squadmem.model.layout import check_name
 from squadmem.model.values import Value
 
 
@@ -134,9 +134,9 @@ def pinned_in_cold(memory: catalog.Memory, agent: str, max_bytes: int | None) ->
     Context that would take hot over ``max_bytes`` (intake keeps it there, within hot's budget).
     The spawn carries them all the same, first. A pinned section that would fit was put in cold by
     hand (a demote): it is cold memory like any other."""
-    doc = memory.files.get(tier_rel("hot", agent))
+    doc = memory.files.get(memory.places.tier_rel("hot", agent))
     hot = 0 if doc is None else doc.bytes
-    pinned = [e for e in memory.in_file(tier_rel("cold", agent)) if e.pinned]
+    pinned = [e for e in memory.in_file(memory.places.tier_rel("cold", agent)) if e.pinned]
     return [e for e in pinned if max_bytes is None or hot + e.bytes > max_bytes]
 
 
@@ -189,7 +189,7 @@ def build(
     ``max_bytes`` (hot.max_bytes) matters only when a pinned section stands in cold: the hot block
     then keeps the hot sections that fit after it."""
     agent = memory.known_agent(check_name(agent))
-    hot_file = list(memory.in_file(tier_rel("hot", agent)))
+    hot_file = list(memory.in_file(memory.places.tier_rel("hot", agent)))
     carried = pinned_in_cold(memory, agent, max_bytes)
     hot = _with_carried(agent, carried, hot_file, max_bytes)
     hot_text = _body(hot) or "(no hot memory yet)\n"
@@ -197,16 +197,16 @@ def build(
     cold_text = wiki_text = picked_text = ""
     used: list[str] = []
     if include_cold:
-        body = _body([e for e in memory.in_file(tier_rel("cold", agent)) if e not in carried])
+        body = _body([e for e in memory.in_file(memory.places.tier_rel("cold", agent)) if e not in carried])
         body = body or "(no cold memory yet)\n"
         cold_text = f"\n### Cold (summarized history)\n\n{body}"
         parts.append(("cold", len(body.encode("utf-8"))))
     for topic in dict.fromkeys(wiki):
         memory.require(f"wiki:{check_name(topic, 'topic')}")
-        entries = memory.in_file(tier_rel("wiki", topic))
+        entries = memory.in_file(memory.places.tier_rel("wiki", topic))
         if not entries:
             raise SquadmemError(
-                f"no wiki page {tier_rel('wiki', topic)}",
+                f"no wiki page {memory.places.tier_rel('wiki', topic)}",
                 hint="see the topics with: squadmem list --tier wiki",
             )
         body = _body(entries)
@@ -270,7 +270,7 @@ class _Payload:
     ) -> tuple[str, str, str]:
         """(the payload, its hot block, its matches' block)."""
         hot_body = _body([e for e in self.hot if e.id in ids]) or "(no hot memory yet)\n"
-        deeper = [e for e in found if e.file != tier_rel("hot", self.agent)]
+        deeper = [e for e in found if not (e.tier == "hot" and e.name == self.agent)]
         task_body = _body(deeper)
         extra = f"\n{TASK_HEADING}\n\n{task_body}" if deeper else ""
         if recent:
@@ -335,7 +335,7 @@ def build_for_task(
     agent = memory.known_agent(check_name(agent))
     task_words(task)
     carried = pinned_in_cold(memory, agent, max_bytes)
-    hot = carried + list(memory.in_file(tier_rel("hot", agent)))  # fitted below
+    hot = carried + list(memory.in_file(memory.places.tier_rel("hot", agent)))  # fitted below
     candidates = [
         e for e in memory.visible_to(agent) if not e.pinned or (e.tier != "hot" and e not in carried)
     ]

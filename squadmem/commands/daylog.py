@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 
+from squadmem.gitio import questions
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs
@@ -21,7 +22,7 @@ from squadmem.model.errors import SquadmemError
 
 def committed(repo: Repo, rel: str) -> bool:
     """Whether HEAD holds ``rel``."""
-    head = repo.head()
+    head = questions.head(repo.git)
     if head is None:
         return False
     objects = Objects(repo)
@@ -37,7 +38,7 @@ def add(repo: Repo, text: str, now: dt.datetime, agent: str | None = None) -> st
     day = logs.today(now, conf.tz)
     rel = layout.rel(layout.log_path(day))
     commit_date = logs.commit_now()
-    rules = logs.Rules(conf.tz, conf.log.grace_minutes)
+    rules = logs.Rules(conf.tz, conf.log.grace_minutes, layout.places)
     if logs.is_frozen(rel, commit_date, rules) and committed(repo, rel):
         closed = logs.closes_at(day, conf.tz, conf.log.grace_minutes)
         raise SquadmemError(

@@ -22,11 +22,12 @@ from typing import Any
 
 from squadmem.commands import maintain, report
 from squadmem.engine.verify import verifier as verify
-from squadmem.gitio import fastimport
+from squadmem.gitio import fastimport, questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, templates, uses
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MEMORY_DIR, tier_rel
+from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.places import SQUAD_PLACES
 
 STORY = "demo/story.toml"
 RULE = "=" * 4
@@ -62,7 +63,7 @@ def _moment(story: Story, commit: Mapping[str, Any]) -> dt.datetime:
 
 def _tier_path(short: str) -> str:
     tier, _, name = short.partition("/")
-    return tier_rel(tier, name)
+    return SQUAD_PLACES.tier_rel(tier, name)  # the demo's team keeps the Squad layout
 
 
 def _add(texts: dict[str, str], short: str, section: str) -> None:
@@ -179,7 +180,7 @@ def run(keep: Path | None, echo: Callable[[str], None]) -> None:
         echo(f"squadmem demo: {len(story.commits)} commits, 60 days of a squad ({agents}) building a ledger")
         echo(f"repository: {where}")
         with Repo(root, identity=_identity(story)) as repo:
-            before = repo.head()
+            before = questions.head(repo.git)
             echo(_heading(f"squadmem report --now {now}"))
             echo(report.text(report.make(repo, now=story.now)))
             echo(_heading(f"squadmem maintain --dry-run --now {now}"))

@@ -22,10 +22,11 @@ from squadmem.commands import intake, spawn
 from squadmem.engine import catalog, index
 from squadmem.engine.install import githooks, mergedriver
 from squadmem.engine.writing import settle, writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, settings, uses
+from squadmem.model import logs, render, settings, uses
 from squadmem.model.errors import Exit, SquadmemError
-from squadmem.model.layout import MEMORY_DIR, TIERS, classify, parse_log_name, tier_rel
+from squadmem.model.layout import MEMORY_DIR, TIERS, classify
 
 OK, WARN, FAIL = "ok", "warn", "fail"
 
@@ -127,7 +128,7 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
             continue  # a workspace's memory/ holds its logs and settings too: only its wiki is tier files
         for path in sorted(folder.rglob("*")):
             rel = repo.layout.rel(path)
-            if path.is_file() and path.name != ".gitkeep" and classify(rel) is None:
+            if path.is_file() and path.name != ".gitkeep" and classify(rel, repo.layout.places) is None:
                 problems.append(f"{rel} is not a tier file squadmem reads")
     ids = {e.id for e in memory.entries}
     topics = {f"wiki:{doc.tier_file.name}" for doc in memory.files.values() if doc.tier_file.tier == "wiki"}
@@ -140,7 +141,7 @@ def orphans(repo: Repo, memory: catalog.Memory) -> Check:
                         f"the Index of {entry.file} lists {listed}, which is gone (run squadmem maintain)"
                     )
             for title, rel in index.listed_places(entry.text):
-                topic = rel in memory.files and rel == tier_rel("wiki", title)
+                topic = rel in memory.files and rel == memory.places.tier_rel("wiki", title)
                 if (rel, title) not in places and not topic:
                     problems.append(
                         f"the Index of {entry.file} lists {title!r} in {rel}, which is not there"
@@ -160,7 +161,7 @@ def odd_log_files(repo: Repo) -> list[SquadmemError]:
         return [odd]
     found = []
     for path in sorted(folder.glob("*.md")) if folder.is_dir() else []:
-        if parse_log_name(path.name) is None and repo.layout.places.kind != "squad":
+        if logs.parse_log_name(path.name) is None and repo.layout.places.kind != "squad":
             continue  # a workspace's memory/ holds its tier files too
         try:
             repo.layout.regular(path)
@@ -200,10 +201,10 @@ def merges(repo: Repo, fix: bool) -> Check:
             return Check("merges", FAIL, detail)
         if not found:
             return Check("merges", OK, "no merge left an edit at a section's old place")
-        shown = "; ".join(item.describe() for item in found[:3])
+        shown = "; ".join(item.describe(repo.layout.places) for item in found[:3])
         detail = f"a merge kept edits at their old place: {shown} (run: squadmem doctor --fix)"
         return Check("merges", FAIL, detail)
-    if repo.head() is None:
+    if questions.head(repo.git) is None:
         return Check("merges", OK, "no commit yet")
     try:
         notes = settle.settle(repo)

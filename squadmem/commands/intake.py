@@ -37,18 +37,22 @@ from typing import Any
 from squadmem.engine import catalog, index
 from squadmem.engine.history import lastuse
 from squadmem.engine.history import stream as history
-from squadmem.engine.intake_ledger import LEDGER_HEADER, TRAILER, Row, ledger_path, read_ledger
+from squadmem.engine.intake_ledger import LEDGER_HEADER, TRAILER, Row, read_ledger
 from squadmem.engine.intake_ledger import taken as _taken
 from squadmem.engine.intake_ledger import tier_of as _tier_of
 from squadmem.engine.writing import writer
+from squadmem.gitio import questions
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, jsontext, render, sections, squad, templates, writes
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MAX_FILE_BYTES, check_name, classify, tier_rel
+from squadmem.model.layout import MAX_FILE_BYTES, check_name, classify
+from squadmem.model.places import SQUAD_PLACES, Places
 from squadmem.model.settings import Settings
 
+# Squad's entries are taken into the Squad layout's tier files (``.squad/memory/``) and its ledger.
+PLACES = SQUAD_PLACES
 TOPIC = "decisions"
 UNSUPPORTED_BACKENDS = ("orphan", "two-layer", "git-notes")
 
@@ -62,7 +66,7 @@ class Placed:
 
     @property
     def target(self) -> str:
-        return tier_rel(self.tier, self.name)
+        return PLACES.tier_rel(self.tier, self.name)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -168,7 +172,7 @@ def refuse_backend(root: Path) -> None:
 
 def source_paths(repo: Repo, commit: str) -> list[str]:
     """Squad's memory files in ``commit``'s tree, sorted."""
-    paths = repo.tree_paths(commit, [squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR])
+    paths = questions.tree_paths(repo.git, commit, [squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR])
     return sorted(p for p in paths if squad.is_source(p))
 
 
@@ -333,7 +337,7 @@ def intake(
     tree = scribe.tree
     paths = source_paths(repo, scribe.head)
     entries, left_out = usable(read_entries(repo, scribe.objects, tree, paths))
-    ledger_text = scribe.text(ledger_path())
+    ledger_text = scribe.text(PLACES.ledger)
     rows = read_ledger(ledger_text)
     tier_texts = _tier_texts(repo, scribe)
     new, known = _not_taken(entries, _taken(rows, tier_texts))
@@ -342,9 +346,9 @@ def intake(
     placed = place(new, _first_seen(repo, new), conf, now)
     live = _live_cores(entries)
     placed, relocated, warnings = _fit(placed, tier_texts, rows, live, conf, _last_use(repo, tier_texts, now))
-    placed = _paged(placed, tier_texts)
+    placed = _paged(placed, tier_texts, PLACES)
     files = _projected(tier_texts, placed, relocated)
-    files[ledger_path()] = _ledger(ledger_text, placed)
+    files[PLACES.ledger] = _ledger(ledger_text, placed)
     result = Result(
         tuple(placed),
         known,
@@ -395,7 +399,7 @@ def _projected(
     projection = Projection(tier_texts, _header)
     for rel, text, tier in relocated:
         projection.remove(rel, text)
-        projection.add(tier_rel(tier, _tier_of(rel)[1]), text)
+        projection.add(PLACES.tier_rel(tier, _tier_of(rel)[1]), text)
     for p in placed:
         projection.add(p.target, p.entry.text)
     files = {}
@@ -432,7 +436,7 @@ def _known(taken: set[tuple[str, bytes]], owner: str) -> Callable[[bytes], bool]
 PAGE_BYTES = MAX_FILE_BYTES // 2  # a decisions page fills to this, then the next one starts
 
 
-def _paged(placed: list[Placed], texts: Mapping[str, str | None]) -> list[Placed]:
+def _paged(placed: list[Placed], texts: Mapping[str, str | None], places: Places) -> list[Placed]:
     """Decisions onto the wiki pages ``decisions``, ``decisions-2``, …: each new one on the last page
     while that stays within :data:`PAGE_BYTES`, else on a new page.
 
@@ -441,7 +445,7 @@ def _paged(placed: list[Placed], texts: Mapping[str, str | None]) -> list[Placed
     """
     pages: dict[int, int] = {}
     for rel, text in texts.items():
-        tf = classify(rel)
+        tf = classify(rel, places)
         if tf is not None and tf.tier == "wiki" and text is not None and (n := _page_number(tf.name)):
             pages[n] = len(text.encode("utf-8"))
     page = max(pages, default=1)
@@ -478,7 +482,7 @@ def _tier_texts(repo: Repo, scribe: writer.Writer) -> dict[str, str | None]:
 
 def _last_use(repo: Repo, texts: Mapping[str, str | None], now: dt.datetime) -> Callable[[str], float]:
     """A section text's last use (seconds; history's rule), for the sections of these tier files."""
-    memory = catalog.from_texts({rel: text for rel, text in texts.items() if text is not None})
+    memory = catalog.from_texts({rel: text for rel, text in texts.items() if text is not None}, PLACES)
     uses = lastuse.last_uses(repo, memory, now=now)
     when = {
         sections.normalize(e.text): (uses[e.id].when or now).timestamp()
@@ -524,12 +528,12 @@ def _fit(
     moves = _Moves()
     old_cores = {r.key for r in rows if r.kind == "core"} - live  # hex; ``live``: still in a history.md
     for agent, candidates in _hot_by_agent(placed).items():
-        rel = tier_rel("hot", agent)
+        rel = PLACES.tier_rel("hot", agent)
         text = texts.get(rel)
         text = text if text is not None else _header("hot", agent) + "\n"
         if any(p.entry.kind == "core" for p in candidates):
             candidates, text = _retire_cores(
-                agent, candidates, text, texts.get(tier_rel("cold", agent)), old_cores, moves
+                agent, candidates, text, texts.get(PLACES.tier_rel("cold", agent)), old_cores, moves
             )
         _fill_hot(rel, text, _cores_then_newest(candidates), conf, last_use, moves)
     return [moves.moved.get(id(p), p) for p in placed], moves.relocated, moves.warnings
@@ -563,7 +567,7 @@ def _retire_cores(
     """The hot candidates without Core Context versions older than the current ones, and hot's ``text``
     without the Core Context sections ``old_cores`` replaces; both the older new ones and the
     replaced ones in hot and cold go to the archive."""
-    rel = tier_rel("hot", agent)
+    rel = PLACES.tier_rel("hot", agent)
     cores = [p for p in candidates if p.entry.kind == "core"]
     current = _current(cores)
     for p in cores:  # an older version taken in with it (history-archive.md's) goes to the archive
@@ -573,7 +577,7 @@ def _retire_cores(
         if sections.content_key(section.text).hex() in old_cores:
             moves.relocated.append((rel, section.text, "archive"))
             text, _ = index.remove(text, section.text)
-    cold = tier_rel("cold", agent)  # one too large for hot waited there
+    cold = PLACES.tier_rel("cold", agent)  # one too large for hot waited there
     for section in index.split(cold_text or "").sections:
         if sections.content_key(section.text).hex() in old_cores:
             moves.relocated.append((cold, section.text, "archive"))
@@ -635,7 +639,7 @@ def _untouched_templates(repo: Repo, scribe: writer.Writer, files: Mapping[str, 
     grown = []
     for rel in files:
         path = repo.root / rel
-        if rel == ledger_path() or scribe.text(rel) is not None or not path.is_file():
+        if rel == PLACES.ledger or scribe.text(rel) is not None or not path.is_file():
             continue
         current = path.read_bytes().decode("utf-8", "replace")
         if files[rel].startswith(current) and current.strip() == _header(*_tier_of(rel)).strip():
@@ -645,7 +649,7 @@ def _untouched_templates(repo: Repo, scribe: writer.Writer, files: Mapping[str, 
 
 def pending_count(repo: Repo) -> int:
     """How many committed Squad entries are not taken in yet (0 outside a Squad team)."""
-    head = repo.head()
+    head = questions.head(repo.git)
     if head is None or not (repo.root / ".squad").is_dir() or backend(repo.root) in UNSUPPORTED_BACKENDS:
         return 0
     objects = Objects(repo)
@@ -659,11 +663,13 @@ def pending_count(repo: Repo) -> int:
         data = objects.content(tree, rel)
         return None if data is None else data.decode("utf-8", "replace")
 
-    taken = _taken(read_ledger(text(ledger_path())), {rel: text(rel) for rel in _tier_paths(repo, head)})
+    taken = _taken(read_ledger(text(PLACES.ledger)), {rel: text(rel) for rel in _tier_paths(repo, head)})
     waiting = {(e.owner, e.key) for e in entries if not e.taken(_known(taken, e.owner))}
     return len(waiting)
 
 
 def _tier_paths(repo: Repo, head: str) -> list[str]:
     """Every tier file in ``head``'s tree."""
-    return [r for r in repo.tree_paths(head, repo.layout.places.pathspecs) if classify(r) is not None]
+    return [
+        r for r in questions.tree_paths(repo.git, head, PLACES.pathspecs) if classify(r, PLACES) is not None
+    ]

@@ -21,8 +21,9 @@ from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import settle, writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
-from squadmem.model import places, settings, templates
+from squadmem.model import constants, places, settings, templates
 from squadmem.model.errors import SquadmemError
 
 _MOVE = re.compile(r"(\S+) (\S+) -> (\S+)")
@@ -56,7 +57,14 @@ def make_plan(
     held = demoted(repo, now, conf.promote.window_hours)
     previous = lastuse.previous_uses(found)
     return policy.plan(
-        memory, ages, conf, now, agent=agent, header=templates.tier_header, demoted=held, previous=previous
+        memory,
+        ages,
+        conf,
+        now,
+        agent=agent,
+        header=templates.headers(repo.layout.places),
+        demoted=held,
+        previous=previous,
     )
 
 
@@ -70,18 +78,20 @@ def demoted(repo: Repo, now: dt.datetime, hours: float) -> dict[str, dt.datetime
         since = now - dt.timedelta(hours=hours)
     except OverflowError:
         since = dt.datetime.min.replace(tzinfo=dt.UTC)
-    if repo.head() is None:
+    if questions.head(repo.git) is None:
         return {}
     found: dict[str, dt.datetime] = {}
-    for stamp, body in repo.messages(since.isoformat(), repo.layout.places.pathspecs, merges=False):
+    for stamp, body in questions.messages(
+        repo.git, since.isoformat(), (), repo.layout.places.pathspecs, merges=False
+    ):
         when = dt.datetime.fromtimestamp(stamp, dt.UTC)
         trailers = dict(
             row.split(": ", 1)
             for row in body.splitlines()
-            if row.startswith(("Squad-Memory-Move: ", "Squad-Memory-Reason: "))
+            if row.startswith((f"{constants.MOVE_TRAILER}: ", f"{constants.REASON_TRAILER}: "))
         )
-        match = _MOVE.fullmatch(trailers.get("Squad-Memory-Move", "").strip())
-        if when > now or trailers.get("Squad-Memory-Reason", "").strip() != "manual" or not match:
+        match = _MOVE.fullmatch(trailers.get(constants.MOVE_TRAILER, "").strip())
+        if when > now or trailers.get(constants.REASON_TRAILER, "").strip() != "manual" or not match:
             continue
         ident, source, target = match.groups()
         if source == "hot" and target != "hot":
@@ -125,7 +135,7 @@ def maintain(
         taken = intake.intake(repo, conf, now, scribe=scribe) if take_in else None
         plan = make_plan(repo, conf, now, agent, found)
         host = None if host is None else track.record(repo, host)  # pending: they ride on the first commit
-        made = scribe.execute(plan, templates.tier_header)
+        made = scribe.execute(plan, templates.headers(repo.layout.places))
         kept, warning = spawn.upkeep(repo, scribe) if agent is None else (None, None)
     first = (*edits, *(() if taken is None or taken.commit is None else (taken.commit,)))
     last = () if kept is None else (kept,)

@@ -71,7 +71,7 @@ def squad_team(
 
 def _remove_originals(repo: Repo, scribe: writer.Writer) -> tuple[str, ...]:
     """Cut each history.md whose every entry is taken in, as HEAD and the work tree agree, to its header."""
-    taken = {r.key for r in intake.read_ledger(scribe.text(intake.ledger_path()))}
+    taken = {r.key for r in intake.read_ledger(scribe.text(intake.PLACES.ledger))}
     done = []
     for rel in intake.source_paths(repo, scribe.head):
         if not rel.endswith("/history.md"):

@@ -36,7 +36,7 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import accesslog, logs, render, sections, templates, uses
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, parse_log_name
+from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier
 
 SOURCES = (
     ("MEMORY.md", "hot", 1),
@@ -304,7 +304,7 @@ def _logs(workspace: Path) -> tuple[list[tuple[Path, str, dt.date]], list[str]]:
     if folder.is_dir():
         skill_tiers = {Path(rel).name for rel, _, _ in SOURCES}
         for path in sorted(folder.iterdir()):
-            day = parse_log_name(path.name)
+            day = logs.parse_log_name(path.name)
             if day is not None:
                 found.append((path, f"{LOG_FOLDER}/{path.name}", day))
             elif path.name not in skill_tiers:
@@ -449,7 +449,9 @@ def _carried(
 ) -> tuple[tuple[Use, ...], list[str]]:
     """The uses carried onto the sections added (by id), and the access-log keys that match nothing."""
     texts_after = {targets[t]: merged.files.get(targets[t], current[t] or "") for t in AGENT_TIERS}
-    ids = {sections.trimmed(e.text): e.id for e in catalog.from_texts(texts_after).entries}
+    ids = {
+        sections.trimmed(e.text): e.id for e in catalog.from_texts(texts_after, where.SQUAD_PLACES).entries
+    }
     matched, unmatched = match_uses(records, merged.by_file)
     found = (
         Use(ids[sections.trimmed(t)], when, count)

@@ -71,8 +71,10 @@ def move(
         conf = load_settings(repo)
         made_edits = edits_first(scribe, verb, commit_edits)
         ages = lastuse.last_uses(repo, memory, now=now)
-        plan = policy.manual(memory, ages, conf, now, entry, tier, name, header=templates.tier_header)
-        made = scribe.execute(plan, templates.tier_header)
+        plan = policy.manual(
+            memory, ages, conf, now, entry, tier, name, header=templates.headers(repo.layout.places)
+        )
+        made = scribe.execute(plan, templates.headers(repo.layout.places))
     return Outcome(plan, (*made_edits, *made), recovered=scribe.recovered)
 
 

@@ -22,9 +22,9 @@ import warnings
 from squadmem.engine.search import index as search_index
 from squadmem.engine.search import ranking
 from squadmem.gitio.repo import Repo
-from squadmem.model import render, uses
+from squadmem.model import logs, render, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
-from squadmem.model.layout import TIERS, known_agent, parse_log_name
+from squadmem.model.layout import TIERS, known_agent
 from squadmem.model.values import Value
 
 TYPE_CHECKING = False  # typing is not imported at run time: recall runs at every tool call
@@ -197,7 +197,7 @@ def search_logs(repo: Repo, terms: list[str]) -> list[LogHit]:
         return []
     found = []
     for path in sorted(folder.glob("*.md"), reverse=True):
-        if parse_log_name(path.name) is None:
+        if logs.parse_log_name(path.name) is None:
             continue
         try:
             raw = repo.layout.read_file(path)

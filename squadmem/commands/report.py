@@ -19,9 +19,10 @@ from squadmem.commands import intake, track
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
 from squadmem.engine.planning import coldfix, policy
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
-from squadmem.model import budget, clock, render, settings, uses
-from squadmem.model.layout import AGENT_TIERS, TierFile, parse_log_name
+from squadmem.model import budget, clock, logs, render, settings, uses
+from squadmem.model.layout import AGENT_TIERS, TierFile
 
 SCHEMA = 1
 MAINTAIN = "squadmem maintain --dry-run"
@@ -47,7 +48,7 @@ def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: boo
     data: dict[str, Any] = {
         "schema": SCHEMA,
         "now": _iso(now),
-        "head": repo.head(),
+        "head": questions.head(repo.git),
         "shallow": repo.is_shallow(),
         "agent": agent,
         "budgets": _budgets(config),
@@ -181,7 +182,7 @@ def _second_use_met(last: lastuse.LastUse, previous: dt.datetime | None, config:
 
 def _logs(repo: Repo) -> dict[str, Any]:
     folder = repo.layout.log_folder
-    days = sorted(d for d in (parse_log_name(p.name) for p in _listing(folder)) if d is not None)
+    days = sorted(d for d in (logs.parse_log_name(p.name) for p in _listing(folder)) if d is not None)
     return {
         "count": len(days),
         "first": days[0].isoformat() if days else None,
@@ -388,7 +389,7 @@ def text(data: dict[str, Any]) -> str:
     out += ["", _logs_text(data)]
     if data["pending_uses"]:
         pend = ", ".join(f"{p['id']} ({p['when'][:16].replace('T', ' ')})" for p in data["pending_uses"])
-        out.append(f"Pending uses (a Squad-Memory-Used trailer on the next commit): {pend}")
+        out.append(f"Pending uses (a {uses.TRAILER} trailer on the next commit): {pend}")
     out += ["", "Recommendations" if data["recommendations"] else "Recommendations: none, memory is in shape"]
     out += [f"  {r['command']}\n      {r['reason']}" for r in data["recommendations"]]
     return "\n".join(out)

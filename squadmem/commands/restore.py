@@ -12,6 +12,7 @@ from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, templates
 from squadmem.model.errors import SquadmemError
@@ -26,33 +27,32 @@ class Found:
 
 def memory_at(repo: Repo, rev: str) -> catalog.Memory:
     """The memory of commit ``rev``'s tree."""
-    listed = repo.tree_files(rev, repo.layout.places.pathspecs)
+    places = repo.layout.places
+    listed = questions.tree_blobs(repo.git, rev, places.pathspecs)
     return catalog.from_blobs(
-        {rel: repo.blob(sha) for rel, sha in listed.items() if classify(rel) is not None}
+        {rel: repo.blob(sha) for rel, sha in listed.items() if classify(rel, places) is not None}, places
     )
 
 
 def resolve(repo: Repo, rev: str) -> str:
-    try:
-        return repo.commit(rev)
-    except SquadmemError:
-        if repo.is_shallow():
-            raise SquadmemError(
-                f"--at {rev!r}: not a commit here, and this shallow clone lacks history:"
-                " unshallow with `git fetch --unshallow`",
-                hint="then run it again, or give a commit the clone has: a sha, a tag, HEAD~3...",
-            ) from None
+    found = questions.commit(repo.git, rev)
+    if found is not None:
+        return found
+    if repo.is_shallow():
         raise SquadmemError(
-            f"--at {rev!r}: not a commit here", hint="give a commit: a sha, a tag, HEAD~3..."
-        ) from None
+            f"--at {rev!r}: not a commit here, and this shallow clone lacks history:"
+            " unshallow with `git fetch --unshallow`",
+            hint="then run it again, or give a commit the clone has: a sha, a tag, HEAD~3...",
+        )
+    raise SquadmemError(f"--at {rev!r}: not a commit here", hint="give a commit: a sha, a tag, HEAD~3...")
 
 
 def _removals(repo: Repo) -> Iterator[tuple[str, str, str]]:
     """(parent commit, tier file, its blob there) for each tier file changed, newest commit first."""
-    for entry in repo.changes(("%P",), repo.layout.places.pathspecs):
+    for entry in questions.changes(repo.git, ("%P",), repo.layout.places.pathspecs):
         parent = entry.fields[0].decode("ascii").partition(" ")[0]
         for change in entry.changes if parent else ():
-            if classify(change.path) is not None and change.old is not None:
+            if classify(change.path, repo.layout.places) is not None and change.old is not None:
                 yield parent, change.path, change.old
 
 
@@ -68,7 +68,7 @@ def find_removed(repo: Repo, ref: str) -> Found | None:
             continue
         seen.add(blob)
         try:
-            single = catalog.from_texts({rel: decode_tier(repo.blob(blob), rel)})
+            single = catalog.from_texts({rel: decode_tier(repo.blob(blob), rel)}, repo.layout.places)
         except SquadmemError:
             continue
         if not any(e.id.endswith("/" + ref.rpartition("/")[2]) or _matches(e, ref) for e in single.entries):
@@ -163,7 +163,7 @@ def _restore(
         target_tier=tier,
         target_name=name,
         rev=found.rev,
-        header=templates.tier_header,
+        header=templates.headers(repo.layout.places),
     )
-    made = scribe.execute(plan, templates.tier_header)
+    made = scribe.execute(plan, templates.headers(repo.layout.places))
     return Outcome(plan, tuple(made), recovered=scribe.recovered)

@@ -229,7 +229,6 @@ def init_in_place(repo: Repo, names: Sequence[str], hooks: bool, result: InitRes
     """A memory-tiers workspace kept where its host reads it: settings, tier files, attributes."""
     agent = _workspace_agent(repo.root, names)
     places = where.Places(where.WORKSPACE, agent)
-    where.use(places)
     layout = repo.layout
     layout.places = places
     targets = [(layout.tier_path(tier, agent), tier) for tier in ("hot", "cold")]  # refused before writing
@@ -243,7 +242,7 @@ def init_in_place(repo: Repo, names: Sequence[str], hooks: bool, result: InitRes
         text = settings.workspace_template(agent, zone)
         _create(layout, repo.root / where.WORKSPACE_SETTINGS, text, result)
     for path, tier in targets:
-        _create(layout, path, templates.tier_header(tier, agent) + "\n", result)
+        _create(layout, path, templates.tier_header(tier, agent, workspace=True) + "\n", result)
     _attributes(repo.root, result, in_place=True)
     if mergedriver.configure(repo):
         result.updated.append(f"git config merge.{mergedriver.NAME} (the merge driver for tier files)")

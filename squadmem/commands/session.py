@@ -25,6 +25,7 @@ from mistune.renderers.markdown import MarkdownRenderer
 
 from squadmem.engine import catalog, index, titles
 from squadmem.engine.writing import writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, sections, settings, templates
 from squadmem.model.errors import SquadmemError
@@ -324,14 +325,14 @@ def _refuse_a_frozen_log(repo: Repo, scribe: writer.Writer, rel: str, new: str, 
     be open at the date the commit will carry (``GIT_COMMITTER_DATE`` or the clock, or HEAD's when
     later), judged by the rules ``verify`` applies (HEAD's settings)."""
     committed = dt.datetime.fromtimestamp(scribe.config().committer_time(), dt.UTC)
-    head = repo.commit_time(scribe.head)
+    head = questions.commit_time(repo.git, scribe.head)
     moment = logs.effective(committed, [dt.datetime.fromtimestamp(head, dt.UTC)])
     old = scribe.text(rel)
     change = logs.Change(rel, None if old is None else old.encode("utf-8"), new.encode("utf-8"))
     path = repo.layout.places.settings
     raw = scribe.text(path)
     conf = settings.Settings() if raw is None else settings.parse(raw, Path(path))
-    why = logs.judge(change, moment, logs.Rules(conf.tz, conf.log.grace_minutes))
+    why = logs.judge(change, moment, logs.Rules(conf.tz, conf.log.grace_minutes, repo.layout.places))
     if why:
         raise SquadmemError(
             f"{rel}: the commit would be dated {moment:%Y-%m-%d %H:%M} UTC, after the log of "

@@ -23,6 +23,7 @@ from typing import Any
 
 from squadmem.commands import intake
 from squadmem.engine.writing import writer
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import spawnblock
 from squadmem.model.errors import SquadmemError
@@ -311,7 +312,7 @@ def upkeep(repo: Repo, scribe: writer.Writer) -> tuple[writer.Made | None, str |
     squad_files = [rel for rel in changed.files if rel != spawnblock.RECORD]
     if not squad_files:
         return None, None
-    dirty = repo.dirty(list(changed.files))
+    dirty = questions.dirty(repo.git, list(changed.files))
     if dirty:
         why = "is missing" if any(changed.keys.values()) else "is in an older squadmem's wording"
         return None, (

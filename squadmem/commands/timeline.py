@@ -16,6 +16,7 @@ from squadmem.engine.history.walk import WALKS, WALKS_KEPT, Event
 from squadmem.gitio.repo import Repo
 from squadmem.model import render
 from squadmem.model.layout import classify
+from squadmem.model.places import Places
 
 __all__ = ["CACHE_FILE", "WALKS_FILE", "WALKS_KEPT", "Event", "text", "timeline"]
 
@@ -30,7 +31,8 @@ def timeline(repo: Repo, ref: str) -> dict[str, Any]:
 
 
 # -- rendering -------------------------------------------------------------------------------------
-def text(data: Mapping[str, Any]) -> str:
+def text(data: Mapping[str, Any], places: Places) -> str:
+    """The timeline as a table (``places``: the work tree's layout, naming the files moved between)."""
     head = f"{data['id']}: {data['title']} ({data['tier']}, {data['file']})"
     if not data["events"]:
         return head + "\nno commit holds it yet"
@@ -38,7 +40,7 @@ def text(data: Mapping[str, Any]) -> str:
     for e in data["events"]:
         what = e["event"]
         if what == "moved":
-            what = f"moved {_short(e['from'])} → {_short(e['to'])}"
+            what = f"moved {_short(e['from'], places)} → {_short(e['to'], places)}"
         elif what == "boundary":
             what = "(shallow clone: earlier history missing)"
         rows.append(
@@ -53,6 +55,6 @@ def text(data: Mapping[str, Any]) -> str:
     return head + "\n" + render.table(("date (UTC)", "commit", "author", "event", "subject"), rows)
 
 
-def _short(path: str | None) -> str:
-    tf = classify(path or "")
+def _short(path: str | None, places: Places) -> str:
+    tf = classify(path or "", places)
     return f"{tf.tier}/{tf.name}" if tf else (path or "?")

@@ -51,6 +51,7 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import places, render, sections, uses, writes
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import classify
+from squadmem.model.places import Places
 
 FORMATS = ("auto", "claude", "codex", "openclaw")
 SQLITE = "openclaw-sqlite"
@@ -127,19 +128,20 @@ def _tier_rel(repo: Repo, path: str, cwd: str | None) -> str | None:
         try:
             resolved = Path(candidate).resolve().relative_to(repo.root.resolve())
         except ValueError:
-            return _suffix_rel(str(candidate))
+            return _suffix_rel(str(candidate), repo.layout.places)
         rel = resolved.as_posix()
     else:
         rel = candidate.as_posix()
-    return rel if classify(rel) is not None else _suffix_rel(rel)
+    places = repo.layout.places
+    return rel if classify(rel, places) is not None else _suffix_rel(rel, places)
 
 
-def _suffix_rel(path: str) -> str | None:
+def _suffix_rel(path: str, places: Places) -> str | None:
     """A path from another checkout of the same repository: its ``.squad/memory/...`` tail (a
     workspace's ``MEMORY.md`` or ``memory/...``)."""
     for tail in (".squad/memory/", "/memory/", "/MEMORY.md"):
         at = path.rfind(tail) if tail[0] == "/" else path.find(tail)
-        if at >= 0 and classify(rel := path[at + (tail[0] == "/") :]) is not None:
+        if at >= 0 and classify(rel := path[at + (tail[0] == "/") :], places) is not None:
             return rel
     return None
 
@@ -155,7 +157,7 @@ def _lines_of(entry: catalog.Entry, text: str) -> tuple[int, int] | None:
 
 def read_uses(memory: catalog.Memory, texts: dict[str, str], rel: str, event: Event) -> list[str]:
     """The sections of ``rel`` a read returned: those its line range overlaps (a whole hot file: none)."""
-    tf = classify(rel)
+    tf = classify(rel, memory.places)
     assert tf is not None
     whole = event.first is None and event.last is None
     if whole and tf.tier == "hot":
@@ -439,7 +441,7 @@ def access_uses(memory: catalog.Memory, file: str, title: str) -> list[str]:
     log names first, else wherever it is now (sections move); nothing if that is not one section."""
     if not title:
         return []
-    rel = _suffix_rel("/" + file.lstrip("/")) or file
+    rel = _suffix_rel("/" + file.lstrip("/"), memory.places) or file
     candidates = [e for e in memory.entries if not (e.is_index or e.is_session)]
     for match in (lambda e: e.title == title, lambda e: f"\n### {title}\n" in f"\n{e.text}\n"):
         named = [e for e in candidates if match(e)]

@@ -86,11 +86,11 @@ def write(repo: Repo, topic: str, text: str, title: str | None = None, replace: 
     with writer.session(repo) as scribe:
         scribe.refuse_dirty([rel])
         page = scribe.text(rel)
-        page = templates.tier_header("wiki", topic) + "\n" if page is None else page
+        page = templates.tier_header("wiki", topic, workspace=False) + "\n" if page is None else page
         added, replaced, skipped = [], [], []
         for section in new:
             name = titles.plain(section.raw_heading)
-            current = catalog.from_texts({rel: page}).in_file(rel)
+            current = catalog.from_texts({rel: page}, repo.layout.places).in_file(rel)
             if any(_same(e.text, section.text) for e in current):
                 skipped.append(name)
                 continue

@@ -102,17 +102,19 @@ class TierDoc(Value):
 
 
 class Memory(Value):
-    __slots__ = ("blocked", "entries", "files", "left_out")
+    __slots__ = ("blocked", "entries", "files", "left_out", "places")
 
     def __init__(
         self,
         files: dict[str, TierDoc],
         entries: tuple[Entry, ...],
+        places: Places,
         left_out: Mapping[str, SquadmemError] | None = None,
         blocked: Mapping[str, SquadmemError] | None = None,
     ) -> None:
         self.files = files  # by repository-relative path
         self.entries = entries
+        self.places = places  # the tree's layout: which paths are tier files, and where each goes
         # Work-tree tier files left out, each with the problem that made squadmem leave it out: an
         # owner (agent or wiki topic) with one unreadable file is left out whole, as its ids depend
         # on all its files. Nothing may be written into them until the problem is fixed.
@@ -123,7 +125,7 @@ class Memory(Value):
     def require(self, owner: str) -> None:
         """Raise the problem that left ``owner``'s memory (an agent, or ``wiki:<topic>``) out, if any."""
         for rel, problem in self.left_out.items():
-            tf = classify(rel)
+            tf = classify(rel, self.places)
             if tf is not None and tf.owner == owner:
                 raise problem
 
@@ -189,8 +191,10 @@ def _owner(tf: TierFile) -> str:
     return tf.owner
 
 
-def build(docs: Iterable[TierDoc], left_out: dict[str, SquadmemError] | None = None) -> Memory:
-    """Assign ids across files and return the memory they make.
+def build(
+    docs: Iterable[TierDoc], places: Places, left_out: dict[str, SquadmemError] | None = None
+) -> Memory:
+    """Assign ids across files and return the memory they make (``places``: the layout they are in).
 
     With ``left_out`` (a dict, filled in), an owner whose ids clash is left out instead of raising.
     """
@@ -234,27 +238,27 @@ def build(docs: Iterable[TierDoc], left_out: dict[str, SquadmemError] | None = N
                 )
             )
     kept = {d.tier_file.rel: d for d in ordered if d.tier_file.rel not in (left_out or {})}
-    return Memory(kept, tuple(entries), dict(left_out or {}))
+    return Memory(kept, tuple(entries), places, dict(left_out or {}))
 
 
-def from_texts(texts: Mapping[str, str], places: Places | None = None) -> Memory:
-    """The memory of a tree given as {repository path: text}, in ``places`` (the tree's layout; the
-    work tree's when not given); non-tier paths are ignored."""
+def from_texts(texts: Mapping[str, str], places: Places) -> Memory:
+    """The memory of a tree given as {repository path: text}, in ``places`` (the tree's layout);
+    non-tier paths are ignored."""
     docs = []
     for rel, text in texts.items():
         tf = classify(rel, places)
         if tf is not None:
             docs.append(parse_file(tf, text))
-    return build(docs)
+    return build(docs, places)
 
 
-def from_blobs(blobs: Mapping[str, bytes], places: Places | None = None) -> Memory:
+def from_blobs(blobs: Mapping[str, bytes], places: Places) -> Memory:
     texts = {rel: decode_tier(raw, rel) for rel, raw in blobs.items() if classify(rel, places)}
     return from_texts(texts, places)
 
 
-def _owner_of(rel: str) -> str | None:
-    found = classify(rel)
+def _owner_of(rel: str, places: Places) -> str | None:
+    found = classify(rel, places)
     return found.owner if found is not None else None
 
 
@@ -274,7 +278,7 @@ def load(layout: Layout) -> Memory:
         except SquadmemError as exc:
             broken.setdefault(tf.owner, exc)
     left_out = {tf.rel: broken[tf.owner] for tf in files if tf.owner in broken}
-    memory = build([d for d in docs if d.tier_file.owner not in broken], left_out)
+    memory = build([d for d in docs if d.tier_file.owner not in broken], layout.places, left_out)
     blocked = layout.blocked_tiers()
     if blocked:
         memory = memory.replaced(blocked=blocked)
@@ -282,7 +286,7 @@ def load(layout: Layout) -> Memory:
         warnings.warn(
             SquadmemWarning(f"{problem.message} (nothing moves there)", hint=problem.hint), stacklevel=2
         )
-    owners = {owner: why for rel, why in memory.left_out.items() if (owner := _owner_of(rel))}
+    owners = {owner: why for rel, why in memory.left_out.items() if (owner := _owner_of(rel, layout.places))}
     for owner, problem in owners.items():
         warnings.warn(
             SquadmemWarning(f"{problem.message} ({owner}'s memory is left out)", hint=problem.hint),

@@ -32,6 +32,7 @@ from squadmem.engine import catalog, titles
 from squadmem.engine.catalog import INDEX_TITLE
 from squadmem.model import sections
 from squadmem.model.layout import classify
+from squadmem.model.places import Places
 from squadmem.model.render import named
 from squadmem.model.sections import trimmed
 
@@ -57,14 +58,14 @@ def split(text: str) -> sections.Document:
     return sections.split(text)
 
 
-def memory(texts: Mapping[str, str]) -> catalog.Memory:
+def memory(texts: Mapping[str, str], places: Places) -> catalog.Memory:
     """``catalog.from_texts`` over texts already known to parse, with :func:`split`'s memory."""
     docs = []
     for rel, text in texts.items():
-        tf = classify(rel)
+        tf = classify(rel, places)
         if tf is not None:
             docs.append(catalog.TierDoc(tf, text, split(text)))
-    return catalog.build(docs)
+    return catalog.build(docs, places)
 
 
 def blank_ended(text: str) -> str:

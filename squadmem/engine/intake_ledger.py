@@ -15,19 +15,13 @@ import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 
 from squadmem.engine import index
-from squadmem.model import places as where
-from squadmem.model import sections, squad
+from squadmem.model import constants, sections, squad
 
 LEDGER_HEADER = (
     "# squadmem intake ledger: one line per Squad entry taken into the tiers "
     "(key, source, kind, title). Written by squadmem; do not edit.\n"
 )
-TRAILER = "Squad-Memory-Intake"
-
-
-def ledger_path() -> str:
-    """The intake ledger's path in the work tree's places."""
-    return where.current().ledger
+TRAILER = constants.INTAKE_TRAILER
 
 
 @dataclasses.dataclass(frozen=True)

@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator, Sequence
 from squadmem.gitio.formats import Change, log_format, parse_log, parse_ls_tree, parse_trailers, raw_blobs
 from squadmem.gitio.repo import Repo
 from squadmem.model import clock, squad, uses
-from squadmem.model import places as where
 from squadmem.model.errors import Exit, SquadmemError
 from squadmem.model.layout import classify
 
@@ -65,7 +64,8 @@ def memory_log(
     """
     fields = ["%H", "%P", "%ct", *(["%an"] if detail else []), "%B"]
     order = ["--topo-order"] if detail else []
-    memory = list(where.current().pathspecs)
+    places = repo.layout.places
+    memory = list(places.pathspecs)
     paths = [*memory, squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR] if squad_sources else memory
     args = ["log", *LOG_OPTIONS, *order, log_format(*fields), *revs, "--", *paths]
     kept: dict[str, bool] = {}  # path -> is it read: asked once per path, not once per change
@@ -80,7 +80,7 @@ def memory_log(
         for change in entry.changes:
             keep = kept.get(change.path)
             if keep is None:
-                keep = kept[change.path] = classify(change.path) is not None or (
+                keep = kept[change.path] = classify(change.path, places) is not None or (
                     squad_sources and squad.is_source(change.path)
                 )
             if keep:

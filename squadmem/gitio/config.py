@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 
 ARGS = ("var", "-l")
 TRUE = frozenset({"true", "yes", "on", "1"})
-WHO = ("AUTHOR", "COMMITTER")
 NO_IDENT = "git does not know who you are (user.name / user.email are not set)"
 NO_IDENT_HINT = 'set them: git config user.name "Your Name" && git config user.email you@example.com'
 

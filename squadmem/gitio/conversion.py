@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from squadmem.gitio import questions
 from squadmem.gitio.config import Config
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ class Conversion:
         if not self.possible:
             return False
         if rel not in self._applies:
-            values = self.repo.check_attr(rel, *ATTRIBUTES).values()
+            values = questions.check_attr(self.repo.git, rel, *ATTRIBUTES).values()
             self._applies[rel] = self.autocrlf or any(v not in ("unspecified", "unset") for v in values)
         return self._applies[rel]
 
@@ -59,16 +60,16 @@ class Conversion:
         """A blob's bytes as git would check them out at ``rel``."""
         if not self.applies(rel):
             return data
-        return self.repo.checked_out_blob(sha, rel)
+        return questions.checked_out_blob(self.repo.git, sha, rel)
 
     def same_as_blob(self, rel: str, data: bytes, sha: str) -> bool:
         """Whether work-tree bytes at ``rel`` are the blob ``sha`` as git compares them (through its
         clean conversion: under ``core.autocrlf`` a file checked out with LF before the setting is
         unchanged, as ``git status`` says, though a checkout now would write CRLF)."""
-        return self.applies(rel) and self.repo.clean_name(rel, data) == sha
+        return self.applies(rel) and questions.clean_name(self.repo.git, rel, data) == sha
 
     def to_blob(self, objects: Objects, rel: str, data: bytes) -> str:
         """The blob git would store for these checked-out bytes at ``rel`` (written to the store)."""
         if not self.applies(rel):
             return objects.write("blob", data)
-        return self.repo.clean_blob(rel, data)
+        return questions.clean_blob(self.repo.git, rel, data)

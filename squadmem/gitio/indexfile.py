@@ -14,6 +14,14 @@ Anything else (version 4, a split or sparse index, an entry with extended
 flags, a conflict or a folder where a path goes) is left to git:
 :func:`refresh` then answers None and the caller runs ``git update-index``.
 Standard library only.
+
+Why not always ``git update-index``: a ``demote`` then a ``promote`` (four
+commits), whole processes, paired, medians of 15, against the same commands
+made to refresh the index with ``git update-index`` on a scratch copy: 0.90×
+the CPU time (0.60 s against 0.66 s: about 14 ms saved a commit, git's start)
+in a repository of 7 tracked files; 1.02× (0.77 s against 0.75 s, 11 pairs)
+and 7 MiB more peak memory with 20,007 tracked files, where both read and
+write the whole index (docs/performance.md).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from squadmem.gitio import indexfile
+from squadmem.gitio import indexfile, questions
 from squadmem.model import writes
 from squadmem.model.errors import SquadmemError
 
@@ -127,7 +127,7 @@ def updated_by_git(repo: Repo, paths: Sequence[str]) -> bytes:
     else:
         scratch.unlink(missing_ok=True)
     try:
-        repo.update_index(scratch, paths)
+        questions.update_index(repo.git, scratch, paths)
         return scratch.read_bytes()
     finally:
         scratch.unlink(missing_ok=True)

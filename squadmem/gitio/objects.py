@@ -14,6 +14,7 @@ import zlib
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from squadmem.gitio import questions
 from squadmem.gitio.formats import TreeEntry, format_tree, parse_tree
 from squadmem.model.errors import Exit, SquadmemError
 
@@ -47,7 +48,7 @@ class Objects:
 
     def write(self, kind: str, data: bytes) -> str:
         raw = f"{kind} {len(data)}\0".encode() + data
-        sha = hashlib.new(self.algorithm, raw).hexdigest()
+        sha = object_name(kind, data, self.algorithm)
         path = self.dir / sha[:2] / sha[2:]
         if not path.exists():
             path.parent.mkdir(exist_ok=True)
@@ -60,10 +61,6 @@ class Objects:
 
     def read(self, sha: str) -> bytes:
         return self.repo.blob(sha)
-
-    def blob_sha(self, data: bytes) -> str:
-        """The name git gives ``data`` as a blob (nothing is written)."""
-        return object_name("blob", data, self.algorithm)
 
     def tree(self, sha: str) -> list[TreeEntry]:
         """A tree's entries; the last few trees read or written are kept (a run writes the same paths)."""
@@ -98,10 +95,6 @@ class Objects:
         found = self.entry(tree, path)
         return None if found is None or found.is_tree else self.read(found.sha)
 
-    def with_blob(self, tree: str | None, path: str, blob: str, mode: bytes = b"100644") -> str:
-        """A new tree: ``tree`` with ``path`` set to ``blob`` (folders created as needed)."""
-        return self.with_blobs(tree, {path: blob}, mode)
-
     def with_blobs(self, tree: str | None, blobs: Mapping[str, str], mode: bytes = b"100644") -> str:
         """A new tree: ``tree`` with each path of ``blobs`` set to its blob (folders created as
         needed), each tree that changes written once."""
@@ -133,6 +126,6 @@ class Objects:
         sign = config.flag("commit.gpgsign")
         encoding = (config.get("i18n.commitencoding") or "utf-8").lower()
         if sign or encoding not in ("utf-8", "utf8"):
-            return self.repo.commit_tree(tree, parent, text, sign)
+            return questions.commit_tree(self.repo.git, tree, parent, text, sign)
         raw = f"tree {tree}\nparent {parent}\nauthor {author}\ncommitter {committer}\n\n{text}"
         return self.write("commit", raw.encode("utf-8"))

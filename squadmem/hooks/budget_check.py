@@ -37,12 +37,14 @@ def _is_hot(path: str, env: Mapping[str, str]) -> bool:
     return tf is not None and tf.tier == "hot"
 
 
-def _over(hot: Mapping[str, bytes], settings_blob: bytes | None) -> tuple[list[str], bool]:
+def _over(
+    hot: Mapping[str, bytes], settings_blob: bytes | None, settings_path: str
+) -> tuple[list[str], bool]:
     """The offences, naming the run that works while the file is uncommitted: plain maintain refuses
     a tier file with uncommitted changes, and this hook refuses to commit it."""
     from squadmem.model.budget import FIX, STAGED_FIX, hot_blob_over
 
-    conf = staged.read_settings({"": settings_blob}, "")
+    conf = staged.read_settings({"": settings_blob}, "", settings_path)
     found = [f"{path}: {why}" for path, raw in hot.items() for why in hot_blob_over(raw, conf.hot)]
     return [o.replace(FIX, STAGED_FIX) for o in found], conf.budget.mode == "warn"
 
@@ -67,7 +69,9 @@ def check_named(names: Sequence[str], env: Mapping[str, str]) -> tuple[list[str]
     if not paths:
         return [], False
     blobs = staged.work_tree_blobs([settings_path, *paths], root)
-    return _over({p: raw for p in paths if (raw := blobs.get(p)) is not None}, blobs[settings_path])
+    return _over(
+        {p: raw for p in paths if (raw := blobs.get(p)) is not None}, blobs[settings_path], settings_path
+    )
 
 
 def check(env: Mapping[str, str], names: Sequence[str] = ()) -> tuple[list[str], bool]:
@@ -80,7 +84,7 @@ def check(env: Mapping[str, str], names: Sequence[str] = ()) -> tuple[list[str],
     settings_spec = f":{staged.places(env).settings}"
     blobs = staged.blobs([settings_spec, *(f":{e.path}" for e in entries)], env)
     hot = {e.path: blobs.get(f":{e.path}") or b"" for e in entries}
-    return _over(hot, blobs.get(settings_spec))
+    return _over(hot, blobs.get(settings_spec), settings_spec[1:])
 
 
 def mid_operation(offences: list[str], env: Mapping[str, str]) -> list[str] | None:

@@ -30,7 +30,7 @@ ABOUT = (
 )
 
 
-def problem(path: str, raw: bytes, places: where.Places | None = None) -> str | None:
+def problem(path: str, raw: bytes, places: where.Places) -> str | None:
     """``path: problem; fix`` for a file squadmem could not read (in ``places``), or None."""
     from squadmem.model.readable import unreadable
 
@@ -50,16 +50,16 @@ def _judged(path: str, layouts: Sequence[where.Places]) -> bool:
 
 
 def judge(
-    blobs: Mapping[str, bytes | None], settings_paths: Sequence[str] = (), places: where.Places | None = None
+    blobs: Mapping[str, bytes | None], settings_paths: Sequence[str], places: where.Places
 ) -> list[str]:
     """``path: problem; fix`` for each file (path -> bytes) squadmem could not read in ``places``."""
     found = []
     for path, raw in blobs.items():
         if raw is None:
             continue
-        if path in (settings_paths or (where.current().settings,)):
+        if path in (settings_paths or (places.settings,)):
             try:
-                staged.read_settings({"": raw}, "")
+                staged.read_settings({"": raw}, "", path)
             except SquadmemError as exc:
                 found.append(f"{exc.message}; {exc.hint}" if exc.hint else exc.message)
         elif (why := problem(path, raw, places)) is not None:
@@ -70,7 +70,7 @@ def judge(
 def clashes(
     paths: Sequence[str],
     read: Callable[[list[str]], Mapping[str, bytes | None]],
-    places: where.Places | None = None,
+    places: where.Places,
 ) -> list[str]:
     """An ``id=`` set twice among the tier files of an owner one of ``paths`` belongs to (in ``places``)."""
     from squadmem.model.readable import id_clashes, owner_files

@@ -79,7 +79,7 @@ def changes(
     paths: set[str],
     blobs: dict[str, bytes | None],
     merging: str | None,
-    places: where.Places | None = None,
+    places: where.Places,
 ) -> list[logs.Change]:
     """The log changes the commit makes: a rename split into the old path's removal and the new path's
     arrival; during a merge, every path that differs from a parent, with the other parent's version."""

@@ -135,17 +135,18 @@ def find_trio(path: str, files: Sequence[str], env: Mapping[str, str]) -> tuple[
     return None
 
 
-def _tier_blobs(rev: str, env: Mapping[str, str]) -> dict[str, str]:
+def _tier_blobs(rev: str, env: Mapping[str, str], places: where.Places) -> dict[str, str]:
     try:
-        files = questions.tree_blobs(env, rev, where.current().pathspecs)
+        files = questions.tree_blobs(env, rev, places.pathspecs)
     except SquadmemError:
         return {}
-    return {rel: sha for rel, sha in files.items() if classify(rel) is not None}
+    return {rel: sha for rel, sha in files.items() if classify(rel, places) is not None}
 
 
-def read_trees(trio: tuple[str, str, str], env: Mapping[str, str]) -> Trees:
-    """The tier files that differ between the three commits, as texts (unreadable ones left out)."""
-    listings = [_tier_blobs(rev, env) for rev in trio]
+def read_trees(trio: tuple[str, str, str], env: Mapping[str, str], places: where.Places) -> Trees:
+    """The tier files (in ``places``) that differ between the three commits, as texts (unreadable
+    ones left out)."""
+    listings = [_tier_blobs(rev, env, places) for rev in trio]
     paths = set().union(*listings)
     changed = {p for p in paths if len({listing.get(p) for listing in listings}) > 1}
     shas = sorted({listing[p] for listing in listings for p in changed if p in listing})
@@ -195,8 +196,15 @@ def _title(text: str) -> str:
 
 
 def run(
-    files: Sequence[str], path: str, size: int, env: Mapping[str, str], say: Callable[[str], None]
+    files: Sequence[str],
+    path: str,
+    size: int,
+    env: Mapping[str, str],
+    say: Callable[[str], None],
+    places: where.Places,
 ) -> int:
+    """Merge one tier file by sections (``places``: the work tree's layout, which names the tier
+    files whose moves give the merge its hints)."""
     raws = [Path(f).read_bytes() for f in files]
     texts = [_decode(raw) for raw in raws]
     base, ours, theirs = texts
@@ -206,7 +214,7 @@ def run(
     hints = merge.Hints()
     trio = find_trio(path, files, env) if path else None
     if trio is not None:
-        trees = read_trees(trio, env)
+        trees = read_trees(trio, env, places)
         for tree, text in zip(trees, (base, ours, theirs), strict=True):
             tree[path] = text
         hints = merge.hints(path, *trees)
@@ -245,8 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     env = dict(os.environ)
     try:
-        where.bind(os.getcwd())  # git runs a merge driver at the top of the work tree
-        return run([args.base, args.ours, args.theirs], args.path, args.marker_size, env, _stderr)
+        places = where.detect(os.getcwd())  # git runs a merge driver at the top of the work tree
+        return run([args.base, args.ours, args.theirs], args.path, args.marker_size, env, _stderr, places)
     except OSError as exc:
         print(f"squadmem merge driver: {exc}", file=sys.stderr)
         return 2

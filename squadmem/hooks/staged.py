@@ -57,7 +57,7 @@ HANDED_SPECS = "SQUADMEM_STAGED_SPECS"
 HANDED_NAME = "squadmem-staged.diff"  # in the git directory
 # Variables git sets for a hook, or naming who commits: none changes what the index holds.
 _HARMLESS = frozenset({"GIT_EDITOR", "GIT_PREFIX", "GIT_REFLOG_ACTION"}) | IDENTITY
-_bound: list[str] = []  # the work tree whose places were found (once per process)
+_bound: list[str] = []  # the top of the work tree, once found (once per process)
 _layouts: dict[str | None, list[where.Places]] = {}  # GIT_INDEX_FILE -> the parents' and the index's places
 _head: dict[str | None, where.Places] = {}  # GIT_INDEX_FILE -> HEAD's places
 
@@ -220,14 +220,11 @@ def staged(folder: str, env: Mapping[str, str], against: str | None = None) -> l
     return questions.staged_changes(env, [folder], against)
 
 
-def read_settings(
-    blobs: Mapping[str, bytes | None], spec: str | None = None, path: str | None = None
-) -> settings.Settings:
-    """Settings from the blob read as ``spec`` (the index's tiers.toml by default), else the defaults;
-    ``path``: the settings' path, in messages (the work tree's layout's when not given)."""
+def read_settings(blobs: Mapping[str, bytes | None], spec: str | None, path: str) -> settings.Settings:
+    """Settings from the blob read as ``spec`` (``:<path>``, the index's, when None), else the
+    defaults; ``path``: the settings' path in the layout judged, named in messages."""
     from squadmem.model import settings
 
-    path = path or where.current().settings
     raw = blobs.get(f":{path}" if spec is None else spec)
     if raw is None:
         return settings.Settings()
@@ -241,7 +238,7 @@ def read_settings(
 def top(env: Mapping[str, str]) -> str:
     """The top of the work tree the hook runs in (git runs hooks there; no process is started then).
 
-    Its places are found the first time (:func:`places`)."""
+    Which layout the commit uses is read from what it stages (:func:`places`), never from here."""
     if gitdir.git_dir() is not None:
         return _bind(os.getcwd())
     try:
@@ -255,7 +252,6 @@ def top(env: Mapping[str, str]) -> str:
 
 def _bind(root: str) -> str:
     if _bound != [root]:
-        where.bind(root)
         _bound[:] = [root]
     return root
 

@@ -57,8 +57,8 @@ if TYPE_CHECKING:
 # nothing pending, git's two message hooks return after a file test (see :func:`quick`)
 
 PROG = "squadmem-use-trailers"
-ABOUT = "Add a Squad-Memory-Used trailer for the pending uses of memory sections to a commit message."
-SIGN_OFF = "signed-off-by:"
+ABOUT = f"Add a {constants.TRAILER} trailer for the pending uses of memory sections to a commit message."
+SIGN_OFF = f"{constants.SIGN_OFF_TRAILER.lower()}:"
 SCISSORS = "------------------------ >8 ------------------------"
 EMPTY = "Aborting commit due to empty commit message."
 TRAILER = constants.TRAILER

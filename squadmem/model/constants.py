@@ -17,8 +17,15 @@ JOURNAL = "journal.json"  # an unfinished move, in STATE_DIR
 PENDING_USES = "pending-uses.json"  # uses not yet in a commit, in STATE_DIR
 SETTLE = "merge-settle.json"  # what the merge driver leaves for the post-merge hook, in STATE_DIR
 
-TRAILER = "Squad-Memory-Used"  # the commit trailer that records uses of sections
-DELETE_TRAILER = "Squad-Memory-Delete"  # the commit trailer that records sections removed on purpose
+# The commit trailers squadmem writes and reads, spelled here only (git matches their keys in any case).
+TRAILER = "Squad-Memory-Used"  # the uses of sections
+DELETE_TRAILER = "Squad-Memory-Delete"  # sections removed on purpose
+MOVE_TRAILER = "Squad-Memory-Move"  # a move: `<id> <from> -> <to>`
+REASON_TRAILER = "Squad-Memory-Reason"  # the rule that made a move (`manual` for one by hand)
+RESTORE_TRAILER = "Squad-Memory-Restore"  # the commit a section restored from history came from
+INDEX_TRAILER = "Squad-Memory-Index"  # an Index refresh, naming its agent
+INTAKE_TRAILER = "Squad-Memory-Intake"  # an intake of Squad's entries, with their count
+SIGN_OFF_TRAILER = "Signed-off-by"  # git's own, which the use trailer goes before
 INDEX_TITLE = "Index → Deeper Tiers"  # the hot file's section that points at the deeper tiers
 
 # Squad's files squadmem writes its spawn blocks into (squadmem.model.spawnblock): the only paths

@@ -2,7 +2,8 @@
 
 Standard library only. Which repository path holds what is the work tree's
 :mod:`squadmem.model.places` (``.squad/memory/``, or a memory-tiers workspace
-in place); :func:`tier_rel` and :func:`classify` ask the current places.
+in place), found once when a :class:`Layout` is made and read from it
+(``layout.places``); :func:`classify` is handed the places it reads a path in.
 Every path squadmem writes goes through :func:`Layout.tier_path` /
 :func:`Layout.log_path`, which refuse names that could escape the memory's
 folder and paths that a symlink leads outside it.
@@ -12,11 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 import os
-import re
 import stat
 from collections.abc import Sequence
 
-from squadmem.model import constants
+from squadmem.model import constants, names
 from squadmem.model import places as where
 from squadmem.model import settings as tiers_toml
 from squadmem.model.errors import SquadmemError
@@ -31,42 +31,14 @@ TIERS = where.TIERS
 AGENT_TIERS = ("hot", "cold", "archive")
 LOG_DIR = constants.LOG_DIR
 MAX_FILE_BYTES = constants.MAX_FILE_BYTES
-MAX_NAME = 100  # characters in an agent, topic or id= name (file names stay far below 255 bytes)
+# The one name rule lives in squadmem.model.names; named here too for the modules that read paths.
+MAX_NAME = names.MAX_NAME
+is_name = names.is_name
+check_name = names.check_name
 
 SPAWN_FILES = constants.SPAWN_FILES  # Squad's files that hold squadmem's spawn blocks
 CHARTERS = constants.CHARTERS
 is_spawn_file = where.is_spawn_file
-
-
-_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
-
-
-def is_name(name: str) -> bool:
-    """A safe agent, topic or ``id=`` name: ``[A-Za-z0-9][A-Za-z0-9._-]*``, no ``..``, at most 100."""
-    return len(name) <= MAX_NAME and _NAME.fullmatch(name) is not None and ".." not in name
-
-
-def check_name(name: str, what: str = "agent") -> str:
-    """Return ``name`` if it is a safe agent or topic name, else raise."""
-    if not is_name(name):
-        shown = name.encode("unicode_escape", "backslashreplace").decode("ascii")
-        if len(shown) > 60:
-            shown = f"{shown[:40]}...({len(name)} characters)"
-        raise SquadmemError(
-            f"invalid {what} name {shown!r}",
-            hint=f"{what} names are letters, digits, '.', '_' and '-', starting with a letter or digit,"
-            f" at most {MAX_NAME} characters",
-        )
-    return name
-
-
-def parse_log_name(name: str) -> dt.date | None:
-    """The date a log file name stands for (a day's log or a session file of it, the one rule of
-    :func:`squadmem.model.logs.name_day`), or None if it is not a log's name of a real date."""
-    from squadmem.model import logs
-
-    day = logs.name_day(name)
-    return day if isinstance(day, dt.date) else None
 
 
 class TierFile(Value):
@@ -84,15 +56,10 @@ class TierFile(Value):
         return f"wiki:{self.name}" if self.tier == "wiki" else self.name
 
 
-def tier_rel(tier: str, name: str) -> str:
-    """The repository path of ``name``'s ``tier`` file, in the current places."""
-    return where.current().tier_rel(tier, name)
-
-
-def classify(rel: str, places: where.Places | None = None) -> TierFile | None:
-    """The tier file a repository path is, or None (logs, settings, Squad's files), in ``places`` (a
-    commit's layout; the work tree's when not given)."""
-    found = (places or where.current()).split(rel)
+def classify(rel: str, places: where.Places) -> TierFile | None:
+    """The tier file a repository path is in ``places`` (a commit's layout, or the work tree's), or
+    None (logs, settings, Squad's files)."""
+    found = places.split(rel)
     if found is None or not is_name(found[1]):
         return None
     return TierFile(found[0], found[1], rel)
@@ -115,7 +82,7 @@ class Layout:
 
     def __init__(self, root: Path) -> None:
         self.root = root  # the work tree's top level
-        self.places = where.bind(root)  # .squad/memory/, or a memory-tiers workspace in place
+        self.places = where.detect(os.fspath(root))  # .squad/memory/, or a memory-tiers workspace in place
         self._settings: tiers_toml.Settings | None = None
 
     def __eq__(self, other: object) -> bool:
@@ -213,7 +180,7 @@ class Layout:
                 continue
             prefix = f"{folder_rel}/" if folder_rel else ""  # self.rel(folder / name), without pathlib
             for name in _md_names(folder):
-                tf = classify(prefix + name)
+                tf = classify(prefix + name, self.places)
                 if tf is not None and tf.tier == tier:
                     found.append(tf)
         return sorted(found, key=lambda tf: TIERS.index(tf.tier))

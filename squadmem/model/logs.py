@@ -36,6 +36,7 @@ from collections.abc import Mapping, Sequence
 from squadmem.model import clock, constants
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
+from squadmem.model.names import check_name
 
 TYPE_CHECKING = False  # typing is not imported at run time: the log check imports this module
 if TYPE_CHECKING:
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 
     from squadmem.model.layout import Layout
 
-# The Squad layout's; the work tree's own is places.current().log_prefix. The hook's start-up time is
+# The Squad layout's; a workspace's is its places' log_prefix. The hook's start-up time is
 # measured against pre-commit-hooks', so this module imports neither layout nor dataclasses up front.
 LOG_PREFIX = constants.LOG_PREFIX
 # ASCII digits only (\d is any digit); the suffix as OpenClaw's session-memory hook writes it: a time
@@ -76,16 +77,23 @@ def name_day(name: str) -> dt.date | str | None:
         return "bad"
 
 
-def log_day(rel: str, places: where.Places | None = None) -> dt.date | str | None:
+def parse_log_name(name: str) -> dt.date | None:
+    """The date a log file name stands for (a day's log or a session file of it, the rule of
+    :func:`name_day`), or None if it is not a log's name of a real date."""
+    day = name_day(name)
+    return day if isinstance(day, dt.date) else None
+
+
+def log_day(rel: str, places: where.Places) -> dt.date | str | None:
     """What a repository path is: a log's date, ``"bad"`` for a dated name that is no real date,
     ``"misnamed"`` for any other file in ``log/``, or None (outside ``log/``, or a dot file there
     such as ``.gitkeep``).
 
     Logs are named as :func:`name_day` reads them, in ``log/`` (``memory/`` in a memory-tiers
     workspace, whose ``memory/`` also holds its tier files: there any other name is simply not a log).
-    ``places``: the layout the path is read in (the commit's; the work tree's when not given).
+    ``places``: the layout the path is read in (a commit's, or the work tree's).
     """
-    prefix = (places or where.current()).log_prefix
+    prefix = places.log_prefix
     if not rel.startswith(prefix):
         return None
     name = rel[len(prefix) :]
@@ -152,11 +160,11 @@ class Change:
 
 class Rules:
     """The settings the rules need: the team's time zone and the grace period after midnight, and
-    the layout whose logs they judge (``places``: the commit's; the work tree's when not given)."""
+    the layout whose logs they judge (``places``: a commit's, or the work tree's)."""
 
     __slots__ = ("grace_minutes", "places", "tz")
 
-    def __init__(self, tz: dt.tzinfo, grace_minutes: float = 0, places: where.Places | None = None) -> None:
+    def __init__(self, tz: dt.tzinfo, grace_minutes: float, places: where.Places) -> None:
         self.tz = tz
         self.grace_minutes = grace_minutes
         self.places = places
@@ -197,8 +205,8 @@ def judge(change: Change, now: dt.datetime, rules: Rules, authored: dt.datetime 
     return _open(change)
 
 
-def _misnamed(path: str, kind: str, places: where.Places | None) -> str:
-    prefix = (places or where.current()).log_prefix
+def _misnamed(path: str, kind: str, places: where.Places) -> str:
+    prefix = places.log_prefix
     folder = prefix[len(where.SQUAD_DIR) + 1 :] if prefix.startswith(where.SQUAD_DIR) else prefix
     if kind == "bad":
         return f"{path[len(prefix) :][:10]} is not a real date; name daily logs {folder}YYYY-MM-DD.md"
@@ -297,7 +305,7 @@ def combines(merged: bytes, versions: Sequence[bytes], tail: bool = False) -> bo
     return not Counter(lines[:end] if tail else lines) - allowed
 
 
-def kept(path: str, old: bytes, new: bytes | None, places: where.Places | None = None) -> str | None:
+def kept(path: str, old: bytes, new: bytes | None, places: where.Places) -> str | None:
     """Why a log that a pushed-over ref held (``old``) is not kept by what the push puts there (``new``).
 
     Every line the ref held must still be there, in order (a rebase may put other lines before an
@@ -423,8 +431,6 @@ def title(day: dt.date) -> str:
 
 def entry(text: str, moment: dt.datetime, tz: dt.tzinfo, agent: str | None = None) -> str:
     """One entry: ``- HH:MM [agent] first line``, further lines indented by two spaces."""
-    from squadmem.model.layout import check_name
-
     body = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
     if not body.strip():
         raise SquadmemError("nothing to log: the text is empty", hint='squadmem log add "what happened"')

@@ -20,9 +20,9 @@ beside nothing under ``.squad/memory/``. ``verify`` asks it of every commit
 and its parents, the pre-commit hook of HEAD and of the index
 (:func:`decide` is handed what they hold), so a file that merely exists in
 the work tree never decides which files are memory. The commands that
-write in the work tree find it there once per repository a process opens
-(:func:`bind`: a stat or two) and ask it through :func:`current` where
-they name paths without a repository at hand.
+write in the work tree find it there once, when they open the repository
+(:func:`detect`: a stat or two, kept as ``Layout.places``), and hand it
+down as a value to whatever names paths.
 
 No squadmem import but the errors and nothing heavy: the hooks ask it first,
 on every commit.
@@ -157,7 +157,6 @@ class Places:
 
 
 SQUAD_PLACES = Places(SQUAD)
-_current = SQUAD_PLACES
 
 
 def detect(root: str) -> Places:
@@ -186,20 +185,3 @@ def decide(workspace_settings: bytes | None, squad_files: bool) -> Places:
     except (SquadmemError, UnicodeDecodeError):
         agent = None
     return Places(WORKSPACE, agent)
-
-
-def bind(root: str | os.PathLike[str]) -> Places:
-    """Find the places of the work tree at ``root`` and make them :func:`current`."""
-    use(detect(os.fspath(root)))
-    return _current
-
-
-def use(places: Places) -> None:
-    """Make ``places`` current (``bind`` does; ``init`` when it sets a workspace up)."""
-    global _current
-    _current = places
-
-
-def current() -> Places:
-    """The places of the work tree this process works in (Squad's until one is bound)."""
-    return _current

@@ -13,9 +13,9 @@ if TYPE_CHECKING:
     from squadmem.model.places import Places
 
 
-def unreadable(path: str, raw: bytes, places: Places | None = None) -> str | None:
+def unreadable(path: str, raw: bytes, places: Places) -> str | None:
     """Why squadmem could not read the file ``path`` holding ``raw`` (``problem; fix``), or None;
-    ``places``: the layout it is read in (the work tree's when not given)."""
+    ``places``: the layout it is read in."""
     try:
         text = decode_tier(raw, path)
         if classify(path, places) is not None:
@@ -28,22 +28,20 @@ def unreadable(path: str, raw: bytes, places: Places | None = None) -> str | Non
     return None
 
 
-def owner_files(path: str, places: Places | None = None) -> list[str]:
+def owner_files(path: str, places: Places) -> list[str]:
     """The tier files that share ``path``'s id namespace, in the order ids are assigned (an agent's
     hot, cold and archive; a wiki page alone); [] for a path that is no tier file."""
-    from squadmem.model.layout import AGENT_TIERS, tier_rel
+    from squadmem.model.layout import AGENT_TIERS
 
     found = classify(path, places)
     if found is None:
         return []
     if found.tier not in AGENT_TIERS:
         return [path]
-    if places is not None:
-        return [places.tier_rel(tier, found.name) for tier in AGENT_TIERS]
-    return [tier_rel(tier, found.name) for tier in AGENT_TIERS]
+    return [places.tier_rel(tier, found.name) for tier in AGENT_TIERS]
 
 
-def id_clashes(files: dict[str, bytes | None], places: Places | None = None) -> list[str]:
+def id_clashes(files: dict[str, bytes | None], places: Places) -> list[str]:
     """``path: id=X is also set in other; fix`` for each ``id=`` flag set twice among one owner's
     tier files (``files``: path -> bytes, in :func:`owner_files` order), which would leave the
     whole owner's memory out; files squadmem cannot read are judged by :func:`unreadable`."""

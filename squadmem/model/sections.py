@@ -102,12 +102,6 @@ class Section(Value):
         self.line = line  # 0-based line in the file where it starts
         self.flags = flags
 
-    @property
-    def flag_line(self) -> str | None:
-        """The ``<!-- squadmem: -->`` line right after the heading, if any."""
-        body = lines(self.text)[self.heading_lines : self.heading_lines + 1]
-        return body[0] if body and _FLAGS.fullmatch(body[0].rstrip("\r\n")) else None
-
 
 class Document(Value):
     __slots__ = ("header", "sections")

@@ -16,6 +16,7 @@ import stat
 from collections.abc import Mapping
 
 from squadmem.model.errors import SquadmemError
+from squadmem.model.names import MAX_NAME, is_name
 from squadmem.model.values import Value
 
 TYPE_CHECKING = False  # not typing's: importing typing costs every commit a few milliseconds
@@ -424,8 +425,6 @@ def parse(text: str, path: str | Path) -> Settings:
 
 
 def _agent(path: str | Path, text: str, value: object) -> str:
-    from squadmem.model.layout import MAX_NAME, is_name
-
     if not isinstance(value, str) or not is_name(value):
         why = f"must be an agent name (letters, digits, '.', '_', '-'; at most {MAX_NAME}), not {value!r}"
         raise _bad(path, text, None, "agent", why)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable
 
 _SLUG_RUN = re.compile(r"[\W_]+")
 _REPEAT = re.compile(r"-\d+$")  # the suffix a repeated title's id gets (``-2``)
@@ -35,17 +34,11 @@ def repeat_of(slug: str) -> tuple[str, int] | None:
     return (head, number) if number >= 2 else None
 
 
-def taken_numbers(base: str, slugs: Iterable[str]) -> list[int]:
-    """The numbers ``n`` (sorted) for which ``<base>-n`` is among ``slugs``: the repeats of
-    ``base`` skip them."""
-    return sorted({found[1] for s in slugs if (found := repeat_of(s)) is not None and found[0] == base})
-
-
 def numbered(base: str, rank: int, taken: list[int]) -> str:
     """The slug of the ``rank``-th (0-based) section whose slug is ``base`` in one owner, in O(log)
-    of ``taken`` (sorted numbers :func:`taken_numbers` gives): ``base``, then ``base-2``,
-    ``base-3``... skipping a name another section's title already has. The same names
-    :func:`squadmem.model.sections.assign_slugs` gives, one at a time."""
+    of ``taken`` (sorted: the ``n`` for which ``<base>-n`` is already a slug of the owner):
+    ``base``, then ``base-2``, ``base-3``... skipping a name another section's title already has.
+    The same names :func:`squadmem.model.sections.assign_slugs` gives, one at a time."""
     if rank == 0:
         return base
     number = rank + 1  # the n-th repeat, before skipping taken names

@@ -12,6 +12,14 @@ from __future__ import annotations
 
 import os
 
+from squadmem.model import places as places_kinds
+
+TYPE_CHECKING = False  # typing is not imported at run time: ``context`` reads the spawn prompt here
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from squadmem.model.places import Places
+
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _FOLDERS = (os.path.join(_PACKAGE, "templates"), os.path.join(os.path.dirname(_PACKAGE), "templates"))
 
@@ -27,13 +35,15 @@ def read(name: str) -> str:
         return file.read()
 
 
-def tier_header(tier: str, name: str, *, workspace: bool | None = None) -> str:
-    """The text a new tier file starts with: ``<tier>.md``; in a memory-tiers workspace (default:
-    the places :func:`squadmem.model.places.current` names) its own ``workspace/<tier>.md`` for
-    MEMORY.md and the skill's tier files."""
-    if workspace is None:
-        from squadmem.model import places
-
-        workspace = places.current().kind == places.WORKSPACE
+def tier_header(tier: str, name: str, *, workspace: bool) -> str:
+    """The text a new tier file starts with: ``<tier>.md``; in a memory-tiers workspace its own
+    ``workspace/<tier>.md`` for MEMORY.md and the skill's tier files."""
     own = workspace and tier != "wiki"
     return read(f"{'workspace/' if own else ''}{tier}.md").format(name=name)
+
+
+def headers(places: Places) -> Callable[[str, str], str]:
+    """``(tier, name) -> the text a new tier file starts with`` in ``places``' layout: what the
+    planner and the writer are handed."""
+    workspace = places.kind == places_kinds.WORKSPACE
+    return lambda tier, name: tier_header(tier, name, workspace=workspace)

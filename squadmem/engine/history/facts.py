@@ -9,6 +9,7 @@ import dataclasses
 import hashlib
 
 from squadmem.model.layout import classify
+from squadmem.model.places import Places
 
 First = tuple[int, bool, bytes]  # (commit time, at a shallow boundary, commit)
 Used = tuple[int, str, int, int]
@@ -43,9 +44,10 @@ Departure = tuple[int, str, str, str, str, str, int, int]
 the section starts and ends in that blob's text)."""
 
 
-def heading_key(path: str, heading: str) -> str:
-    """Who owns a heading, and its text: what ``recall --history`` asks history about."""
-    tf = classify(path)
+def heading_key(path: str, places: Places, heading: str) -> str:
+    """Who owns a heading (its path read in ``places``), and its text: what ``recall --history``
+    asks history about."""
+    tf = classify(path, places)
     owner = tf.owner if tf is not None else path
     text = " ".join(heading.lstrip("\ufeff").strip().lstrip("#").split()).casefold()
     return hashlib.blake2b(f"{owner}\0{text}".encode("utf-8", "surrogatepass"), digest_size=8).hexdigest()

@@ -13,6 +13,7 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import sections
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, classify
+from squadmem.model.places import Places
 
 
 class Past:
@@ -20,6 +21,7 @@ class Past:
 
     def __init__(self, repo: Repo) -> None:
         self.repo = repo
+        self.places = repo.layout.places  # the work tree's layout: which paths are tier files
         self.commits: dict[str, commits.Commit] = {}
         self.trees: dict[str, Tree] = {}
         self.order: list[str] = []
@@ -153,16 +155,17 @@ class Past:
 
     def memory(self, tree: Tree, whose: str) -> catalog.Memory:
         """The ids of ``whose`` sections in a tree: only its own files decide them."""
-        paths = tuple(sorted(p for p in tree if owner(p) == whose))
+        paths = tuple(sorted(p for p in tree if owner(p, self.places) == whose))
         signature = tuple(tree[p] for p in paths)
         if signature not in self._memory:
             try:
-                self._memory[signature] = catalog.from_blobs({p: self.text(tree[p]).encode() for p in paths})
+                blobs = {p: self.text(tree[p]).encode() for p in paths}
+                self._memory[signature] = catalog.from_blobs(blobs, self.places)
             except SquadmemError:
-                self._memory[signature] = catalog.build([])
+                self._memory[signature] = catalog.build([], self.places)
         return self._memory[signature]
 
 
-def owner(path: str) -> str | None:
-    tf = classify(path)
+def owner(path: str, places: Places) -> str | None:
+    tf = classify(path, places)
     return None if tf is None else tf.owner

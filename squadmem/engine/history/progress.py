@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, TextIO
 
+from squadmem.gitio import questions
+
 if TYPE_CHECKING:
     from squadmem.gitio.repo import Repo
 
@@ -38,7 +40,7 @@ class Progress:
         if not _is_terminal(out):
             return cls(label, 0, out)
         try:
-            total = repo.count(revs)
+            total = questions.count(repo.git, revs)
         except Exception:
             total = 0
         return cls(label, total, out)

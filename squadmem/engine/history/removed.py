@@ -25,7 +25,8 @@ from squadmem.gitio import commits
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import AGENT_TIERS, classify, tier_rel
+from squadmem.model.layout import AGENT_TIERS, classify
+from squadmem.model.places import Places
 
 
 @dataclasses.dataclass(frozen=True)
@@ -65,15 +66,15 @@ def _objects(repo: Repo, names: Sequence[str]) -> dict[str, bytes]:
     return {name: data for name, data in repo.blobs(names) if data is not None}
 
 
-def _owner_paths(path: str) -> list[str]:
-    tf = classify(path)
+def _owner_paths(path: str, places: Places) -> list[str]:
+    tf = classify(path, places)
     if tf is None or tf.tier == "wiki":
         return [path]
-    return [tier_rel(tier, tf.name) for tier in AGENT_TIERS]
+    return [places.tier_rel(tier, tf.name) for tier in AGENT_TIERS]
 
 
-def _key(entry: catalog.Entry) -> str:
-    return facts.heading_key(entry.file, entry.text.splitlines()[0] if entry.text else "")
+def _key(entry: catalog.Entry, places: Places) -> str:
+    return facts.heading_key(entry.file, places, entry.text.splitlines()[0] if entry.text else "")
 
 
 def search(
@@ -89,12 +90,13 @@ def search(
 ) -> tuple[list[Removed], int]:
     """The best ``limit`` removed sections matching ``terms`` (``score`` > 0), and how many more match."""
     read = history.read_facts(repo)
-    present = {_key(e) for e in memory.entries}
+    places = memory.places
+    present = {_key(e, places) for e in memory.entries}
     contents = {sections.content_key(e.text) for e in memory.entries}
     gone = {
         k: v
         for k, v in read.gone.items()
-        if k not in present and (agent is None or _agent_of(v[5]) in (agent, None))
+        if k not in present and (agent is None or _agent_of(v[5], places) in (agent, None))
     }
     texts = _objects(repo, sorted({v[4] for v in gone.values()}))
     decoded: dict[str, str] = {}
@@ -106,7 +108,7 @@ def search(
         section = decoded[blob][start:end]
         if not section or not all(t in section.casefold() for t in terms):
             continue
-        if facts.heading_key(path, section.splitlines()[0]) != key:
+        if facts.heading_key(path, places, section.splitlines()[0]) != key:
             continue  # not the version the cache describes
         candidate = _Candidate(section, titles.plain(_heading_text(section)))
         if sections.content_key(section) in contents:
@@ -117,7 +119,7 @@ def search(
     matched.sort(key=lambda m: (-m[0], -m[1][0], m[2].title))
     shown = []
     for points, departure, candidate in matched:
-        entry = next(iter(_entries({departure[5]: candidate.text.encode("utf-8")})), None)
+        entry = next(iter(_entries({departure[5]: candidate.text.encode("utf-8")}, places)), None)
         if entry is None or entry.is_index or (tier and entry.tier != tier):
             continue
         shown.append(_located(repo, points, departure, entry, first_line(entry.text, terms)))
@@ -137,15 +139,15 @@ def _heading_text(section: str) -> str:
     return first.lstrip("#").strip().rstrip("#").strip() if first.startswith("#") else first.strip()
 
 
-def _entries(blobs: dict[str, bytes]) -> list[catalog.Entry]:
+def _entries(blobs: dict[str, bytes], places: Places) -> list[catalog.Entry]:
     try:
-        return list(catalog.from_blobs(blobs).entries)
+        return list(catalog.from_blobs(blobs, places).entries)
     except SquadmemError:
         return []
 
 
-def _agent_of(path: str) -> str | None:
-    tf = classify(path)
+def _agent_of(path: str, places: Places) -> str | None:
+    tf = classify(path, places)
     return None if tf is None or tf.tier == "wiki" else tf.name
 
 
@@ -158,12 +160,13 @@ def _located(repo: Repo, points: int, departure: facts.Departure, entry: catalog
         there = _objects(repo, [name]).get(name)
         if there is not None and entry.text in there.decode("utf-8", "replace"):
             holder = parent
-    owner = {p: f"{holder}:{p}" for p in _owner_paths(path)}
+    places = repo.layout.places
+    owner = {p: f"{holder}:{p}" for p in _owner_paths(path, places)}
     files = _objects(repo, list(owner.values()))
     ident = entry.id
     if not entry.section.flags.id and _namesakes(entry, files.values()) != 1:
         wanted = sections.content_key(entry.text)
-        at = _entries({p: files[n] for p, n in owner.items() if n in files})
+        at = _entries({p: files[n] for p, n in owner.items() if n in files}, places)
         ident = next((e.id for e in at if sections.content_key(e.text) == wanted), entry.id)
     held = dt.datetime.fromtimestamp(commits.commit_time(repo, holder), dt.UTC)
     return Removed(

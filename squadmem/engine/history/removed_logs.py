@@ -18,6 +18,7 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import logs, render
 from squadmem.model.errors import SquadmemError
@@ -68,14 +69,14 @@ def _replaced(repo: Repo, terms: list[str]) -> list[_Replaced]:
     prefix = repo.layout.places.log_prefix
     found: list[_Replaced] = []
     seen: set[tuple[str, str]] = set()
-    for entry in repo.changes(("%H", "%P", "%ct"), [prefix.rstrip("/")], _word(terms)):
+    for entry in questions.changes(repo.git, ("%H", "%P", "%ct"), [prefix.rstrip("/")], _word(terms)):
         sha, parents, stamp = (field.decode("ascii") for field in entry.fields)
         when = dt.datetime.fromtimestamp(int(stamp), dt.UTC)
         for change in entry.changes:
             old = change.olds[0] if change.olds else None
             if old is None or (change.path, old) in seen:
                 continue
-            if not isinstance(logs.log_day(change.path), dt.date):
+            if not isinstance(logs.log_day(change.path, repo.layout.places), dt.date):
                 continue
             seen.add((change.path, old))
             found.append(_Replaced(change.path, old, sha, (parents.split() or [sha])[0], when))
@@ -93,7 +94,7 @@ def _lines_now(repo: Repo, rel: str) -> set[str]:
 def search(repo: Repo, terms: list[str], limit: int) -> tuple[list[RemovedLine], int]:
     """The newest ``limit`` log lines matching ``terms`` that the logs held and hold no more, and
     how many more match."""
-    if repo.head() is None:
+    if questions.head(repo.git) is None:
         return [], 0
     versions = _replaced(repo, terms)
     texts = dict(repo.blobs(sorted({v.blob for v in versions})))

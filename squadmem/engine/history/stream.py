@@ -5,7 +5,7 @@ each section's last use; :mod:`squadmem.engine.history.cutter` cuts the blobs,
 :mod:`squadmem.engine.history.cache` keeps the facts, and the log and the
 blobs are read through the git gateway (:mod:`squadmem.gitio.commits`).
 
-A section's last use is the latest of (DESIGN, "Age, from history"):
+A section's last use is the latest of:
 
 1. the commit time of the earliest commit reachable from HEAD whose tree
    holds the section's current content, in any tier file (so a move keeps
@@ -49,11 +49,13 @@ from squadmem.engine.history.cache import HISTORY, cache_key, load_cache, save_c
 from squadmem.engine.history.cutter import Cut, cut
 from squadmem.engine.history.facts import Facts, First, add_use, earlier, heading_key
 from squadmem.engine.history.progress import Progress
+from squadmem.gitio import questions
 from squadmem.gitio.commits import NULL_SHA, Commit, blobs, blobs_at, memory_log
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad, uses
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import MAX_FILE_BYTES, classify
+from squadmem.model.places import Places
 
 _T = TypeVar("_T")
 
@@ -62,6 +64,7 @@ _T = TypeVar("_T")
 class _Read:
     """One pass of the log, not yet applied to the facts."""
 
+    places: Places  # the work tree's layout: which paths are tier files
     count: int = 0
     parents: set[str] = dataclasses.field(default_factory=set)
     trailers: list[Commit] = dataclasses.field(default_factory=list)
@@ -75,7 +78,7 @@ class _Read:
 
 def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None) -> _Read:
     boundary = repo.shallow_boundary()
-    read = _Read()
+    read = _Read(repo.layout.places)
     tell = progress.update if progress is not None else None
     for commit in memory_log(repo, revs, progress=tell, squad_sources=True):
         read.count += 1
@@ -91,7 +94,7 @@ def _read_log(repo: Repo, revs: Sequence[str], progress: Progress | None = None)
             read.first_parent[commit.sha] = commit.parents[0]
         for old, new, path in commit.changes:
             if new == NULL_SHA:
-                if old != NULL_SHA and classify(path) is not None:
+                if old != NULL_SHA and classify(path, read.places) is not None:
                     read.deleted.append((commit.time, commit.sha, old, path))
                 continue
             if earlier(read.introduced.get(new), here):
@@ -169,7 +172,9 @@ def _record_blobs(repo: Repo, read: _Read, facts: Facts, bases: dict[str, str]) 
         if gone_cut is not None:
             parent = read.first_parent.get(commit, "")
             sure = holder_of[2].hex() if holder_of else (read.base or parent)
-            _depart(facts, gone_cut, range(len(gone_cut.keys)), path, old, time, commit, parent, sure)
+            _depart(
+                facts, read.places, gone_cut, range(len(gone_cut.keys)), path, old, time, commit, parent, sure
+            )
 
 
 class _Counts:
@@ -231,7 +236,7 @@ def _departures(facts: Facts, read: _Read, path: str, before: _Last, now: _Last,
         commit = now.holder[2].hex()
         parent = read.first_parent.get(commit, "")
         sure = before.holder[2].hex()
-        _depart(facts, old_cut, left, path, before.blob, now.holder[0], commit, parent, sure)
+        _depart(facts, read.places, old_cut, left, path, before.blob, now.holder[0], commit, parent, sure)
 
 
 def _holds(done: Cut, heading: str) -> bool:
@@ -257,6 +262,7 @@ def _spaced(heading: str) -> str:
 
 def _depart(
     facts: Facts,
+    places: Places,
     old: Cut,
     indexes: Iterable[int],
     path: str,
@@ -268,7 +274,7 @@ def _depart(
 ) -> None:
     ends = (*old.starts[1:], len(old.text))
     for index in indexes:
-        key = heading_key(path, old.text[old.starts[index] : old.heads[index]].splitlines()[0])
+        key = heading_key(path, places, old.text[old.starts[index] : old.heads[index]].splitlines()[0])
         had = facts.gone.get(key)
         if had is None or (time, commit) >= (had[0], had[1]):
             facts.gone[key] = (time, commit, parent, sure, blob, path, old.starts[index], ends[index])
@@ -308,7 +314,7 @@ def _since(repo: Repo, tip: str, head: str) -> _Read | None:
 
 def read_facts(repo: Repo, *, cache: bool = True, verbose: bool = False) -> Facts:
     """What history up to HEAD says, from the cache plus the commits made since."""
-    head = repo.head()
+    head = questions.head(repo.git)
     say = _say if verbose else _quiet
     if head is None:
         return Facts()

@@ -35,7 +35,7 @@ from squadmem.engine.history import past as history_past
 from squadmem.engine.history.cache import Cache
 from squadmem.engine.history.graph import Tree
 from squadmem.engine.history.past import Past, owner
-from squadmem.gitio import commits
+from squadmem.gitio import commits, questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, sections, uses
 
@@ -151,7 +151,7 @@ def timeline(repo: Repo, ref: str, *, step: Step | None = None, most: int = WALK
     ids = {entry.id}
     committed: frozenset[bytes] = frozenset()
     past = Past(repo)
-    head = repo.head()
+    head = questions.head(repo.git)
     head = past.read(head) if head is not None else None
     if head:
         events, ids = _walked(repo, past, head, entry, step or step_back, most)
@@ -276,7 +276,7 @@ def step_back(
 
 def _id_at(past: Past, tree: Tree, path: str, key: bytes) -> str | None:
     """The id, in ``tree``, of the section of ``path`` whose content is ``key``."""
-    whose = owner(path)
+    whose = owner(path, past.places)
     if whose is None:
         return None
     for entry in past.memory(tree, whose).in_file(path):

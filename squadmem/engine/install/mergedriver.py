@@ -11,6 +11,7 @@ import os
 import sys
 import warnings
 
+from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import MEMORY_DIR
@@ -31,7 +32,7 @@ def configure(repo: Repo) -> bool:
     changed = False
     for key, value in (("name", DESCRIPTION), ("driver", command())):
         if repo.config(f"merge.{NAME}.{key}") != value:
-            repo.set_config(f"merge.{NAME}.{key}", value)
+            questions.set_config(repo.git, f"merge.{NAME}.{key}", value)
             changed = True
     return changed
 
@@ -89,7 +90,7 @@ def problem(repo: Repo) -> str | None:
         return f"the merge driver's interpreter {python} is gone"
     places = repo.layout.places
     probe = places.tier_rel("hot", "x" if places.kind == "squad" else places.agent)
-    setting = repo.check_attr(probe, "merge").get("merge", "unspecified")
+    setting = questions.check_attr(repo.git, probe, "merge").get("merge", "unspecified")
     if setting != NAME:
         shown = f"{MEMORY_DIR}/hot/*.md" if places.kind == "squad" else probe
         return f".gitattributes routes {shown} to merge={setting}, not merge={NAME}"

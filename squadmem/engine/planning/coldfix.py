@@ -32,7 +32,7 @@ from squadmem.engine.planning import rules
 from squadmem.engine.planning.plan import Plan
 from squadmem.model import budget
 from squadmem.model.clock import days as _days
-from squadmem.model.layout import classify, tier_rel
+from squadmem.model.layout import classify
 from squadmem.model.settings import Settings
 
 Planner = Callable[..., Plan]  # policy.plan
@@ -106,13 +106,13 @@ def cold_fix(
     ``cold.max_bytes``, or None if no TTL does. ``planner`` is :func:`squadmem.engine.planning.policy.plan`,
     asked only where the last uses cannot tell (the policy asks this module for its warnings, so it
     hands itself in rather than being imported)."""
-    tf = classify(rel)
+    tf = classify(rel, memory.places)
     assert tf is not None and tf.tier == "cold"
     facts = rules.Facts(uses, settings, now, demoted or {}, previous or {})
     mine = sorted((e for e in memory.entries if e.file == rel), key=facts.tie_key)
     if not _plain(memory, tf.name, facts):
         return _searched(memory, facts, rel, tf.name, ttls(mine, facts), planner)
-    hot_rel = tier_rel("hot", tf.name)
+    hot_rel = memory.places.tier_rel("hot", tf.name)
     hot = [e for e in memory.entries if e.file == hot_rel]
     limit = budget.limits("cold", settings)
     for ttl in ttls(mine, facts):
@@ -139,7 +139,7 @@ def _room(memory: catalog.Memory, own: list[catalog.Entry], agent: str, facts: r
     """Would the agent's hot file fit its budget with every section the promotion rule wants back
     in and the longest Index it could have? Then every promotion fits, and the budget pass sends
     nothing to cold."""
-    hot = memory.files.get(tier_rel("hot", agent))
+    hot = memory.files.get(memory.places.tier_rel("hot", agent))
     size, rows = (hot.bytes, hot.lines) if hot is not None else (0, 0)
     size += 1  # the line ending an Index may need
     for entry in own:
@@ -151,7 +151,11 @@ def _room(memory: catalog.Memory, own: list[catalog.Entry], agent: str, facts: r
     if cap <= 0:
         return budget.hot_over(size, rows, facts.settings.hot) is None
     total = len(memory.entries) + 1  # more than any count a line can show
-    topics = [tf.name for rel in memory.files if (tf := classify(rel)) is not None and tf.tier == "wiki"]
+    topics = [
+        tf.name
+        for rel in memory.files
+        if (tf := classify(rel, memory.places)) is not None and tf.tier == "wiki"
+    ]
     topics += [rules.expiry_target(e)[1] for e in own]
     wiki = max(len(t.encode()) for t in topics) if topics else 0
     longest = max(
@@ -167,11 +171,11 @@ def _own_memory(memory: catalog.Memory, agent: str) -> catalog.Memory:
     """An agent's tier files and the wiki: all that an ``--agent`` plan reads (ids are per owner)."""
 
     def mine(rel: str) -> bool:
-        tf = classify(rel)
+        tf = classify(rel, memory.places)
         return tf is not None and (tf.tier == "wiki" or tf.name == agent)
 
     files = {rel: doc for rel, doc in memory.files.items() if mine(rel)}
-    return catalog.Memory(files, tuple(e for e in memory.entries if e.file in files))
+    return catalog.Memory(files, tuple(e for e in memory.entries if e.file in files), memory.places)
 
 
 def _searched(

@@ -20,7 +20,6 @@ from squadmem.engine.planning.index_plan import IndexModel, IndexPlan
 from squadmem.engine.planning.projection import Projection
 from squadmem.engine.planning.rules import Facts, where_out
 from squadmem.model import budget, sections
-from squadmem.model.layout import tier_rel
 
 # The most recently used sections a budget pass checks one by one for a place back in hot: beyond
 # this many, it sends them out least recently used first without checking.
@@ -58,8 +57,8 @@ def admit(
 ) -> tuple[list[catalog.Entry], list[tuple[catalog.Entry, str]]]:
     """Which of ``group`` (sections to promote into the agent's hot file) fit its budget once
     every section the budget pass may send out is out; the most recently used first."""
-    rel = tier_rel("hot", agent)
     projection = run.projection
+    rel = projection.places.tier_rel("hot", agent)
     doc = projection.doc(rel) if rel in projection.rels() else index.Doc(projection.header("hot", agent))
     model = run.index_plan.model(agent, doc)
     size = model.base(doc)

@@ -21,7 +21,8 @@ from squadmem.engine.planning.plan import IndexRefresh
 from squadmem.engine.planning.projection import Projection
 from squadmem.engine.planning.rules import Facts, Use
 from squadmem.model import budget, sections
-from squadmem.model.layout import classify, tier_rel
+from squadmem.model.layout import classify
+from squadmem.model.places import Places
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,10 +56,12 @@ class IndexModel:
         cap: int,
         agent: str,
         present: bool,
+        places: Places,
     ) -> None:
         self.cap, self.agent, self.present = cap, agent, present
         self.topics = topics
-        ordered = sorted(lines + [topic_line(t, d) for t, d in topics.items()], key=_order_key)
+        self.places = places  # where each line's file is
+        ordered = sorted(lines + [topic_line(t, d, places) for t, d in topics.items()], key=_order_key)
         self.keys = [_order_key(x) for x in ordered]
         self.lines = ordered
         self.by_id = {x.id: x for x in ordered}
@@ -94,12 +97,16 @@ class IndexModel:
             self._add(item)
             return
         if item.tier != "wiki":
-            self._add(index.Line(item.id, item.title, item.tier, item.when, tier_rel(item.tier, item.name)))
+            self._add(
+                index.Line(
+                    item.id, item.title, item.tier, item.when, self.places.tier_rel(item.tier, item.name)
+                )
+            )
             return
         self.leave(f"wiki:{item.name}")
         days = self.topics.setdefault(item.name, [])
         days.append(item.when)
-        self._add(topic_line(item.name, days))
+        self._add(topic_line(item.name, days, self.places))
 
     def text(self) -> str | None:
         if self.cap <= 0 or (not self.present and not self.lines):
@@ -131,11 +138,11 @@ class IndexModel:
         return size + len(wanted.encode("utf-8")), rows + budget.count_lines(wanted)
 
 
-def topic_line(topic: str, days: list[dt.datetime | None]) -> index.Line:
+def topic_line(topic: str, days: list[dt.datetime | None], places: Places) -> index.Line:
     known = [d for d in days if d is not None]
     count = f"{len(days)} section" + ("" if len(days) == 1 else "s")
     when = max(known) if known else None
-    return index.Line(f"wiki:{topic}", topic, "wiki", when, tier_rel("wiki", topic), count)
+    return index.Line(f"wiki:{topic}", topic, "wiki", when, places.tier_rel("wiki", topic), count)
 
 
 class IndexPlan:
@@ -149,7 +156,7 @@ class IndexPlan:
     def hot_agents(self) -> list[str]:
         names = set()
         for rel in self.projection.rels():
-            tf = classify(rel)
+            tf = classify(rel, self.projection.places)
             if tf is not None and tf.tier == "hot" and self.agent in (None, tf.name):
                 names.add(tf.name)
         return sorted(names)
@@ -188,7 +195,7 @@ class IndexPlan:
         """The agent's cold and archive lines, and each wiki topic's section dates, as things stand."""
         lines = []
         for rel, node, ident in self.projection.ids(agent):
-            tf = classify(rel)
+            tf = classify(rel, self.projection.places)
             assert tf is not None
             if tf.tier in ("cold", "archive"):
                 lines.append(index.Line(ident, node.title, tf.tier, self.day(agent, node.key), rel))
@@ -199,7 +206,7 @@ class IndexPlan:
         if self._topics is None or self._topics[0] != version:
             found: dict[str, list[dt.datetime | None]] = {}
             for rel in sorted(self.projection.rels()):
-                tf = classify(rel)
+                tf = classify(rel, self.projection.places)
                 if tf is not None and tf.tier == "wiki":
                     owner = f"wiki:{tf.name}"
                     found[tf.name] = [self.day(owner, node.key) for node in self.projection.doc(rel).nodes()]
@@ -209,7 +216,9 @@ class IndexPlan:
     # -- the Index -------------------------------------------------------------------------------
     def model(self, agent: str, doc: index.Doc) -> IndexModel:
         lines, topics = self.lines(agent)
-        model = IndexModel(lines, topics, self.cap, agent, doc.index_node() is not None)
+        model = IndexModel(
+            lines, topics, self.cap, agent, doc.index_node() is not None, self.projection.places
+        )
         return model.dated(self.known_dates(doc))
 
     def known_dates(self, doc: index.Doc) -> dict[str, dt.datetime]:
@@ -225,7 +234,7 @@ class IndexPlan:
 
     def text(self, agent: str) -> str | None:
         """The agent's Index as the projection stands, or None if it should have none."""
-        doc = self.projection.doc(tier_rel("hot", agent))
+        doc = self.projection.doc(self.projection.places.tier_rel("hot", agent))
         return self.model(agent, doc).text()
 
     def fitted(self, agent: str, doc: index.Doc) -> str | None:
@@ -255,7 +264,7 @@ class IndexPlan:
 
     def with_index(self, agent: str) -> str:
         """The agent's hot file with its Index as the projection stands."""
-        text = self.projection.text(tier_rel("hot", agent))
+        text = self.projection.text(self.projection.places.tier_rel("hot", agent))
         wanted = self.text(agent)
         if wanted is None:
             return text
@@ -270,7 +279,7 @@ class IndexPlan:
         refreshes: list[IndexRefresh] = []
         rels = set(self.projection.rels())
         for agent in agents:
-            rel = tier_rel("hot", agent)
+            rel = self.projection.places.tier_rel("hot", agent)
             if rel not in rels:
                 continue
             refresh = self._refresh(agent, rel, rels)
@@ -293,6 +302,8 @@ class IndexPlan:
             return None
         if doc.text() == before:
             return None
-        reads = tuple(r for t in ("cold", "archive") if (r := tier_rel(t, agent)) in rels)
+        reads = tuple(
+            r for t in ("cold", "archive") if (r := self.projection.places.tier_rel(t, agent)) in rels
+        )
         day = self.facts.now.astimezone(self.facts.settings.tz).date().isoformat()
         return IndexRefresh(agent, rel, wanted, reads, day if doc.stamp(day) else None)

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from squadmem.engine import index
-from squadmem.model import render
+from squadmem.model import constants, render
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,11 +62,11 @@ class Move:
 
     def trailers(self) -> list[tuple[str, str]]:
         found = [
-            ("Squad-Memory-Move", f"{self.id} {self.source_label} -> {self.target_label}"),
-            ("Squad-Memory-Reason", self.reason),
+            (constants.MOVE_TRAILER, f"{self.id} {self.source_label} -> {self.target_label}"),
+            (constants.REASON_TRAILER, self.reason),
         ]
         if self.restore_rev:
-            found.append(("Squad-Memory-Restore", self.restore_rev))
+            found.append((constants.RESTORE_TRAILER, self.restore_rev))
         return found
 
     def as_dict(self) -> dict[str, Any]:
@@ -106,7 +106,7 @@ class IndexRefresh:
         return f"memory({self.agent}): refresh index"
 
     def trailers(self) -> list[tuple[str, str]]:
-        return [("Squad-Memory-Index", self.agent)]
+        return [(constants.INDEX_TRAILER, self.agent)]
 
     def as_dict(self) -> dict[str, Any]:
         return {"agent": self.agent, "file": self.file, "lines": index.listed(self.text)}

@@ -48,7 +48,7 @@ from squadmem.engine.planning.projection import Header, Projection, no_header
 from squadmem.engine.planning.rules import DEFAULT_TOPIC, Facts, Target, Use, recently_used
 from squadmem.model import budget
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import classify, tier_rel
+from squadmem.model.layout import classify
 from squadmem.model.settings import Settings
 
 __all__ = ["DEFAULT_TOPIC", "Header", "IndexRefresh", "Move", "Plan", "Use", "dt", "recently_used"]
@@ -138,7 +138,7 @@ class Run:
                 source=entry.file,
                 source_tier=entry.tier,
                 source_name=entry.name,
-                target=tier_rel(target.tier, target.name),
+                target=self.projection.places.tier_rel(target.tier, target.name),
                 target_tier=target.tier,
                 target_name=target.name,
                 rule=target.rule,
@@ -194,7 +194,7 @@ class Run:
             for entry, over in refused:
                 self.refused[entry.id] = (
                     f"{entry.id} stays in {entry.tier}: promoting it ({entry.bytes} B) would put "
-                    f"{tier_rel('hot', agent)} over budget ({over}) even with every other movable "
+                    f"{self.hot_rel(agent)} over budget ({over}) even with every other movable "
                     "section out"
                 )
         return admitted
@@ -206,6 +206,10 @@ class Run:
         for entry in self.memory.entries:
             found.setdefault(entry.file, []).append(entry)
         return found
+
+    def hot_rel(self, agent: str) -> str:
+        """The path of ``agent``'s hot file in the run's layout."""
+        return self.projection.places.tier_rel("hot", agent)
 
     def candidates(self, rel: str) -> list[catalog.Entry]:
         return sorted(self.by_file.get(rel, []), key=self.facts.tie_key)
@@ -241,7 +245,7 @@ class Run:
         followed size says it fits, the file is measured whole; should the two ever
         disagree, the pass measures whole from then on.
         """
-        doc = self.projection.doc(tier_rel("hot", agent))
+        doc = self.projection.doc(self.hot_rel(agent))
         model = self.index_plan.model(agent, doc)
         victims = self._victims(agent, doc)
         whole, moved = False, False
@@ -268,7 +272,7 @@ class Run:
         """The sections the budget pass sends out, each when asked for: the least recently used
         first (or as ``hot.evict`` orders them, :func:`rules.evict_key`), then those used within
         the promote window (:func:`fit.fewest_recent`)."""
-        ordered = self.candidates(tier_rel("hot", agent))
+        ordered = self.candidates(self.hot_rel(agent))
         victims = iter(sorted(ordered, key=lambda e: rules.evict_key(e, self.facts)))
         while (victim := next((e for e in victims if self.evictable(e)), None)) is not None:
             yield victim
@@ -281,7 +285,7 @@ class Run:
         shorter, :meth:`IndexPlan.fitted`)."""
         if budget.hot_over(*model.base(doc), self.facts.settings.hot) is not None:
             self.warnings.append(
-                f"{tier_rel('hot', agent)} stays over budget ({over}): nothing left in it may move "
+                f"{self.hot_rel(agent)} stays over budget ({over}): nothing left in it may move "
                 "(pinned, the Session block, the Index or of unknown age)"
             )
 
@@ -289,7 +293,7 @@ class Run:
     def cold_warnings(self, advise: bool) -> None:
         limit = budget.limits("cold", self.facts.settings)
         for rel in sorted(self.projection.rels()):
-            tf = classify(rel)
+            tf = classify(rel, self.projection.places)
             if tf is None or tf.tier != "cold" or self.agent not in (None, tf.name):
                 continue
             size = self.projection.size(rel)
@@ -398,7 +402,7 @@ def manual(
         _, refused = fit.admit(run, target_name, [entry])
         if refused:
             raise SquadmemError(
-                f"{entry.id} ({entry.bytes} B) does not fit in {tier_rel('hot', target_name)}: "
+                f"{entry.id} ({entry.bytes} B) does not fit in {memory.places.tier_rel('hot', target_name)}: "
                 f"it would be over budget ({refused[0][1]}) even with every movable section out",
                 hint="raise hot.max_bytes / hot.max_lines in tiers.toml, unpin sections, or split it",
             )
@@ -407,7 +411,7 @@ def manual(
     error = run.attempt(entry, Target(target_tier, target_name, "manual", "manual", "moved by hand"))
     if error is not None:
         raise SquadmemError(
-            f"{entry.id} cannot move to {tier_rel(target_tier, target_name)}: {error}",
+            f"{entry.id} cannot move to {memory.places.tier_rel(target_tier, target_name)}: {error}",
             hint="fix what the message names (close a code block, give an id= flag, cut the file down),"
             " then try again",
         )
@@ -438,7 +442,7 @@ def restore(
         section_id = run.projection.insert(target_tier, target_name, text)
     except index.SpliceError as exc:
         raise SquadmemError(
-            f"{title!r} cannot be restored into {tier_rel(target_tier, target_name)}: {exc}"
+            f"{title!r} cannot be restored into {memory.places.tier_rel(target_tier, target_name)}: {exc}"
         ) from None
     run.moves.append(
         Move(
@@ -448,7 +452,7 @@ def restore(
             source=None,
             source_tier="history",
             source_name="history",
-            target=tier_rel(target_tier, target_name),
+            target=memory.places.tier_rel(target_tier, target_name),
             target_tier=target_tier,
             target_name=target_name,
             rule="restore",

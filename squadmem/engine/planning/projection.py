@@ -13,7 +13,8 @@ from collections.abc import Callable
 
 from squadmem.engine import catalog, index
 from squadmem.model import sections, slug
-from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, TIERS, classify, tier_rel
+from squadmem.model.layout import MAX_FILE_BYTES, MEMORY_DIR, TIERS, classify
+from squadmem.model.places import Places
 
 Header = Callable[[str, str], str]  # (tier, name) -> the text of a new tier file
 
@@ -22,15 +23,15 @@ def no_header(tier: str, name: str) -> str:
     return ""
 
 
-def owner_of(rel: str) -> str:
-    """Whose ids a tier file's sections carry: the agent, or ``wiki:<topic>``."""
-    tf = classify(rel)
+def owner_of(rel: str, places: Places) -> str:
+    """Whose ids a tier file's sections carry (in ``places``): the agent, or ``wiki:<topic>``."""
+    tf = classify(rel, places)
     assert tf is not None
     return tf.owner
 
 
-def _file_order(rel: str) -> tuple[int, str]:
-    tf = classify(rel)
+def _file_order(rel: str, places: Places) -> tuple[int, str]:
+    tf = classify(rel, places)
     assert tf is not None
     return TIERS.index(tf.tier), tf.name
 
@@ -46,6 +47,7 @@ class Projection:
 
     def __init__(self, memory: catalog.Memory, header: Header) -> None:
         self.memory = memory
+        self.places = memory.places  # the layout the moves are planned in
         self.header = header
         self.original = {rel: doc.text for rel, doc in memory.files.items()}
         self.docs: dict[str, index.Doc] = {}
@@ -57,11 +59,11 @@ class Projection:
         self.splits = 0  # whole files split (a test counts them: at most once per file)
         self.wiki_version = 0  # changes whenever a wiki file does
         for rel in memory.files:
-            self.by_owner.setdefault(owner_of(rel), set()).add(rel)
+            self.by_owner.setdefault(owner_of(rel, self.places), set()).add(rel)
         for entry in memory.entries:
             base = entry.section.flags.id or sections.slugify(entry.title)
             self.names.setdefault(entry.file, []).append((base, entry.title))
-            self._count(owner_of(entry.file), base, 1)
+            self._count(owner_of(entry.file, self.places), base, 1)
         self.left_out = memory.left_out
 
     def writable(self, rel: str, size: int) -> None:
@@ -99,7 +101,7 @@ class Projection:
                 parsed = self.memory.files[rel]
                 found = index.Doc(parsed.text, parsed.document, self.names.get(rel, []))
             else:
-                tf = classify(rel)
+                tf = classify(rel, self.places)
                 assert tf is not None
                 found = index.Doc(self.header(tf.tier, tf.name))
                 self.by_owner.setdefault(tf.owner, set()).add(rel)
@@ -107,8 +109,12 @@ class Projection:
             self.docs[rel] = found
         return found
 
+    def owner(self, rel: str) -> str:
+        """Whose ids the tier file ``rel`` carries, in this projection's layout."""
+        return owner_of(rel, self.places)
+
     def owner_files(self, owner: str) -> list[str]:
-        return sorted(self.by_owner.get(owner, ()), key=_file_order)
+        return sorted(self.by_owner.get(owner, ()), key=lambda rel: _file_order(rel, self.places))
 
     # -- ids -------------------------------------------------------------------------------------
     def _taken(self, owner: str, base: str) -> list[int]:
@@ -120,7 +126,7 @@ class Projection:
         return f"{owner}/{slug.numbered(base, rank, self._taken(owner, base))}"
 
     def id_of(self, rel: str, node: index.Node) -> str:
-        owner = owner_of(rel)
+        owner = self.owner(rel)
         if self.bases[owner][node.base] == 1:
             return f"{owner}/{node.base}"
         rank = 0
@@ -132,8 +138,8 @@ class Projection:
 
     def id_after(self, node: index.Node, source: str, target: str) -> str:
         """The id ``node`` (now in ``source``) would have once inserted into ``target``."""
-        owner = owner_of(target)
-        if self.bases[owner][node.base] + (owner_of(source) != owner) == 1:
+        owner = self.owner(target)
+        if self.bases[owner][node.base] + (self.owner(source) != owner) == 1:
             return f"{owner}/{node.base}"
         rank = 0
         for each in self.owner_files(owner):
@@ -162,13 +168,13 @@ class Projection:
         Raises index.SpliceError, changing nothing, if the splice is unsafe or the
         section's id would not follow it (two sections of one agent sharing a title).
         """
-        target = tier_rel(tier, name)
+        target = self.places.tier_rel(tier, name)
         src, dst = self.doc(source), self.doc(target)
         node, section_id, placing = self.check(source, tier, name, section_text)
         src.cut(node)
         dst.insert(node.text, like=node, placing=placing)
-        self._rebase(node.base, owner_of(source), owner_of(target))
-        self.wiki_version += tier == "wiki" or owner_of(source).startswith("wiki:")
+        self._rebase(node.base, self.owner(source), self.owner(target))
+        self.wiki_version += tier == "wiki" or self.owner(source).startswith("wiki:")
         return section_id, node.text
 
     def check(
@@ -178,7 +184,7 @@ class Projection:
 
         Raises index.SpliceError if the move cannot be made.
         """
-        target = tier_rel(tier, name)
+        target = self.places.tier_rel(tier, name)
         src = self.doc(source)
         node = src.find(section_text)
         if node is None:
@@ -212,9 +218,9 @@ class Projection:
 
     def insert(self, tier: str, name: str, section_text: str) -> str:
         """Add a section from outside (a restore); return the id it gets."""
-        target = tier_rel(tier, name)
+        target = self.places.tier_rel(tier, name)
         self.writable(target, self.doc(target).bytes + len(section_text.encode("utf-8")) + 1)
         node = self.doc(target).insert(section_text)
-        self._rebase(node.base, None, owner_of(target))
+        self._rebase(node.base, None, self.owner(target))
         self.wiki_version += tier == "wiki"
         return self.id_of(target, node)

@@ -31,7 +31,7 @@ from squadmem.engine import catalog
 from squadmem.model import budget
 from squadmem.model.clock import days as _days
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import TIERS, check_name, tier_rel
+from squadmem.model.layout import TIERS, check_name
 from squadmem.model.settings import Settings
 
 USE_KINDS = ("trailer", "pending")  # what counts as a use for promotion (not a write)
@@ -270,7 +270,7 @@ def where_out(entry: catalog.Entry, facts: Facts) -> tuple[str, str]:
 def budget_out(entry: catalog.Entry, facts: Facts, over: str) -> Target:
     """The budget pass's move of a hot file's least recently used section: to cold, or straight to
     where it expires to."""
-    rel = tier_rel("hot", entry.name)
+    rel = entry.file  # the hot file it leaves
     delta = facts.age(entry)
     unused = f"unused {budget.days_text(_days(delta))} d" if delta is not None else "age unknown"
     why = f"{rel} is over budget ({over}); this is its least recently used section ({unused})"

@@ -321,7 +321,7 @@ class SearchIndex:
         for owner, files in stale.items():
             try:
                 docs = [catalog.parse_file(tf, layout.read_tier(tf)) for tf in files]
-                memory = catalog.build(docs)
+                memory = catalog.build(docs, layout.places)
             except SquadmemError as exc:
                 owners.append((owner, signatures[owner], exc.message, exc.hint))
                 continue

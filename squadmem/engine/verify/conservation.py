@@ -40,12 +40,13 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from squadmem.engine import catalog
-from squadmem.model import sections
+from squadmem.model import constants, sections
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import TierFile, classify, decode_tier
+from squadmem.model.layout import classify, decode_tier
+from squadmem.model.places import Places
 
-DELETE = "squad-memory-delete"  # the trailer's key as verify reads it (lowercase)
-DELETE_TRAILER = "Squad-Memory-Delete"
+DELETE_TRAILER = constants.DELETE_TRAILER
+DELETE = DELETE_TRAILER.lower()  # the trailer's key as verify reads it
 _IDS = re.compile(r"[,\s]+")
 
 
@@ -204,11 +205,11 @@ class Snapshots:
         self,
         tier_files: Callable[[str], dict[str, str]],
         read: Callable[[str], bytes],
-        tier_file: Callable[[str, str], TierFile | None] | None = None,
+        places_of: Callable[[str], Places],
     ) -> None:
         self.tier_files = tier_files
         self.read = read
-        self.tier_file = tier_file or (lambda _tree, rel: classify(rel))  # (tree, path): in its layout
+        self.places_of = places_of  # a tree's layout
         self._docs: dict[tuple[str, str, str], catalog.TierDoc] = {}
         self._trees: dict[str, Snapshot | None] = {}
         self.unreadable: dict[str, str] = {}  # tree -> the tier file that kept it from being read
@@ -224,9 +225,10 @@ class Snapshots:
     def _build(self, tree: str) -> Snapshot | None:
         docs = []
         rel = "-"
+        places = self.places_of(tree)
         try:
             for rel, sha in self.tier_files(tree).items():
-                tf = self.tier_file(tree, rel)
+                tf = classify(rel, places)
                 assert tf is not None
                 key = (rel, sha, tf.name)  # a workspace's files name its agent: the same blob, another owner
                 if key not in self._docs:
@@ -234,7 +236,7 @@ class Snapshots:
                         self._docs.clear()
                     self._docs[key] = catalog.parse_file(tf, decode_tier(self.read(sha), rel))
                 docs.append(self._docs[key])
-            return snapshot(catalog.build(docs))
+            return snapshot(catalog.build(docs, places))
         except SquadmemError:
             self.unreadable[tree] = rel
             return None

@@ -152,10 +152,10 @@ class LogCheck:
             for why in found_why:
                 result.violations.append(Violation(commit.short, log_change.path, why))
 
-    def changes(self, commit: Commit, places: where.Places | None) -> list[tuple[object, logs.Change]]:
+    def changes(self, commit: Commit, places: where.Places) -> list[tuple[object, logs.Change]]:
         """(the raw change, a log change it makes) for every daily log of ``places`` the commit changes."""
         if len(commit.parents) > 1:
-            return self.merge_changes(commit, places or where.current())
+            return self.merge_changes(commit, places)
         return [
             (c, lc)
             for c in commit.changes

@@ -20,9 +20,10 @@ from squadmem.engine.verify.range import REASON, RESTORE, Commit, Store
 from squadmem.engine.verify.result import Move, Result, Violation
 from squadmem.engine.writing import rebased
 from squadmem.gitio import commits as log
-from squadmem.model import sections, templates
+from squadmem.model import constants, sections, templates
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier
+from squadmem.model.places import Places
 from squadmem.model.sections import trimmed
 
 _FULL_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
@@ -33,8 +34,9 @@ def same_sections(a: Sequence[catalog.Entry], b: Sequence[catalog.Entry]) -> boo
     return [trimmed(e.text) for e in a] == [trimmed(e.text) for e in b]
 
 
-def template_header(tier: str, name: str) -> str:
-    return templates.tier_header(tier, name)
+def template_header(tier: str, name: str, places: Places) -> str:
+    """The header a new tier file starts with in ``places``' layout (a move may create its target)."""
+    return templates.headers(places)(tier, name)
 
 
 def check_move(store: Store, commit: Commit, value: str, result: Result) -> Move:
@@ -43,7 +45,7 @@ def check_move(store: Store, commit: Commit, value: str, result: Result) -> Move
     reason = next(iter(commit.trailers.get(REASON, [])), "")
     match = _MOVE_VALUE.fullmatch(value.strip())
     if not match:
-        problems = [("-", f"Squad-Memory-Move {value!r}: not '<id> <from> -> <to>'")]
+        problems = [("-", f"{constants.MOVE_TRAILER} {value!r}: not '<id> <from> -> <to>'")]
         record = Move(commit.short, value, "", "?", "?", reason, False, restore)
     else:
         sid, source, destination = match.groups()
@@ -62,7 +64,7 @@ def rebased_problem(
     """A failed move's ``problems`` in one line, with the command that mends them, where the move
     was rebased onto an edit of its section (:func:`rebased.edited_under`): still a violation."""
     sid = move[0]
-    where = rebased.paths(*move)
+    where = rebased.paths(*move, store.places_of(commit.tree))
     if where is None or len(commit.parents) != 1 or any(c.path not in where for c in commit.changes):
         return problems
     try:
@@ -96,7 +98,7 @@ def check_index(store: Store, commit: Commit, agent: str) -> list[tuple[str, str
     try:
         rel = store.places_of(commit.tree).tier_rel("hot", check_name(agent))
     except SquadmemError as exc:
-        return [("-", f"Squad-Memory-Index {agent}: {exc.message}")]
+        return [("-", f"{constants.INDEX_TRAILER} {agent}: {exc.message}")]
     problems = [
         (c.path, "changed by an index commit, which may change only " + rel)
         for c in commit.changes
@@ -168,7 +170,11 @@ class MoveCheck:
         src = None if self.source == "history" else self.tier_path(self.source)
         if dst is None or (src is None and self.source != "history"):
             return "", [
-                ("-", f"Squad-Memory-Move {self.sid} {self.source} -> {self.destination}: unknown tier or id")
+                (
+                    "-",
+                    f"{constants.MOVE_TRAILER} {self.sid} {self.source} -> {self.destination}:"
+                    " unknown tier or id",
+                )
             ]
         if src == dst:
             return "", [(dst, "moves a section to its own tier")]
@@ -227,7 +233,9 @@ class MoveCheck:
             self.fail(dst, f"changed more than the arrival of {self.sid}")
         head_b = after.files[dst].document.header
         head_a = (
-            before.files[dst].document.header if dst in before.files else template_header(tf.tier, tf.name)
+            before.files[dst].document.header
+            if dst in before.files
+            else template_header(tf.tier, tf.name, after.places)
         )
         if trimmed(head_a) != trimmed(head_b):
             self.fail(dst, "its header changed in a move commit")
@@ -238,7 +246,7 @@ class MoveCheck:
 
     def check_restored(self, arrived: catalog.Entry) -> None:
         if not self.restore:
-            self.fail(arrived.file, "a move from history needs a Squad-Memory-Restore: <rev> trailer")
+            self.fail(arrived.file, f"a move from history needs a {constants.RESTORE_TRAILER}: <rev> trailer")
             return
         try:
             texts = self.store.texts(self.store.tree_of(self.restore_sha())).values()
@@ -253,7 +261,8 @@ class MoveCheck:
                     stacklevel=2,
                 )
                 return
-            self.fail(arrived.file, f"Squad-Memory-Restore names {self.restore}, which this repository lacks")
+            lacks = f"{constants.RESTORE_TRAILER} names {self.restore}, which this repository lacks"
+            self.fail(arrived.file, lacks)
             return
         wanted = trimmed(arrived.text)
         if not any(trimmed(s.text) == wanted for text in texts for s in sections.split(text).sections):

@@ -10,19 +10,21 @@ import re
 from collections.abc import Iterator, Sequence
 
 from squadmem.gitio import commits as log
-from squadmem.gitio import formats
+from squadmem.gitio import formats, questions
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock
+from squadmem.model import clock, constants
 from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import TierFile, classify
 
-MOVE = "squad-memory-move"
-INDEX = "squad-memory-index"
-INTAKE = "squad-memory-intake"
-RESTORE = "squad-memory-restore"
-REASON = "squad-memory-reason"
-_SQUASHED = re.compile(r"^[ \t>*-]*Squad-Memory-(?:Move|Index|Intake):", re.IGNORECASE | re.MULTILINE)
+# The trailers' keys as verify reads them (lowercase).
+MOVE = constants.MOVE_TRAILER.lower()
+INDEX = constants.INDEX_TRAILER.lower()
+INTAKE = constants.INTAKE_TRAILER.lower()
+RESTORE = constants.RESTORE_TRAILER.lower()
+REASON = constants.REASON_TRAILER.lower()
+_OWN = "|".join(re.escape(key) for key in (MOVE, INDEX, INTAKE))  # the trailers of squadmem's own commits
+_SQUASHED = re.compile(rf"^[ \t>*-]*(?:{_OWN}):", re.IGNORECASE | re.MULTILINE)
 
 FileChange = formats.Change  # one path a commit changed; a merge's change lists one old blob per parent
 REGULAR = ("100644", "100755")  # git's modes of a regular file
@@ -53,7 +55,7 @@ class Commit:
 
 def default_range(repo: Repo) -> list[str]:
     """The commits not on the upstream branch (``@{upstream}..HEAD``), else all of HEAD's history."""
-    if repo.head() is None:
+    if questions.head(repo.git) is None:
         raise SquadmemError(
             "HEAD has no commits yet: nothing to verify", hint="commit first, or name a range"
         )

@@ -17,6 +17,7 @@ from squadmem.engine.verify.range import Commit, Store
 from squadmem.engine.verify.result import Result, Violation
 from squadmem.gitio import commits as log
 from squadmem.gitio.repo import Repo
+from squadmem.model import constants
 from squadmem.model.errors import SquadmemError
 
 READABLE_WALK = 256  # how far back verify looks for a readable state across unreadable tier files
@@ -26,7 +27,9 @@ LINE_MERGE_HINT = (
     " squadmem init in the clone that merged"
 )
 SETTLE_HINT = "a merge left it in two places and nothing settled it since (run: squadmem doctor --fix)"
-_DELETE_LINE = re.compile(rb"^squad-memory-delete:[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE)
+_DELETE_LINE = re.compile(
+    rb"^" + re.escape(constants.DELETE_TRAILER.encode()) + rb":[ \t]*(.*)$", re.IGNORECASE | re.MULTILINE
+)
 
 
 class Unreadable(Exception):
@@ -50,7 +53,7 @@ class ConservationCheck:
     def __init__(self, repo: Repo, store: Store) -> None:
         self.repo = repo
         self.store = store
-        self.snapshots = conservation.Snapshots(store.tier_files, store.read, store.tier_file)
+        self.snapshots = conservation.Snapshots(store.tier_files, store.read, store.places_of)
         self.merged_twice: list[tuple[str, conservation.Duplicate]] = []
 
     def conserve(self, commit: Commit, result: Result) -> None:

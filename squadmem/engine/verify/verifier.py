@@ -58,7 +58,7 @@ from squadmem.engine.verify.range_conservation import ConservationCheck
 from squadmem.engine.verify.result import Move, Result, Violation
 from squadmem.engine.verify.spawn import check_spawn
 from squadmem.gitio.repo import Repo
-from squadmem.model import logs, settings
+from squadmem.model import constants, logs, settings
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import Exit, SquadmemError, SquadmemWarning
 from squadmem.model.layout import classify
@@ -93,7 +93,9 @@ class Verifier:
         self.repo = repo
         self.conf = conf
         self.now = now
-        self.logs = LogCheck(repo, self.store, logs.Rules(conf.tz, conf.log.grace_minutes))
+        self.logs = LogCheck(
+            repo, self.store, logs.Rules(conf.tz, conf.log.grace_minutes, repo.layout.places)
+        )
         self.conservation = ConservationCheck(repo, self.store)
 
     def run(self, revs: list[str]) -> Result:
@@ -140,7 +142,7 @@ class Verifier:
                 Violation(
                     commit.short,
                     "-",
-                    "carries more than one Squad-Memory-Move/-Index trailer: one per commit",
+                    f"carries more than one {constants.MOVE_TRAILER}/-Index trailer: one per commit",
                 )
             )
         elif moves:

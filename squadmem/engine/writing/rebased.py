@@ -20,13 +20,15 @@ import dataclasses
 import re
 from collections.abc import Callable, Mapping, Sequence
 
+from squadmem.gitio import questions
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import sections
+from squadmem.model import constants, sections
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, encode_tier, tier_rel
+from squadmem.model.layout import AGENT_TIERS, check_name, decode_tier, encode_tier
+from squadmem.model.places import Places
 
-_MOVE = re.compile(r"^Squad-Memory-Move:\s*(\S+)\s+(\S+)\s+->\s+(\S+)\s*$", re.MULTILINE)
+_MOVE = re.compile(rf"^{constants.MOVE_TRAILER}:\s*(\S+)\s+(\S+)\s+->\s+(\S+)\s*$", re.MULTILINE)
 
 Texts = dict[str, str | None]
 
@@ -47,18 +49,18 @@ class Rebased:
         return doc.sections[0].raw_heading.strip() if doc.sections else "?"
 
 
-def paths(sid: str, source: str, destination: str) -> tuple[str, str] | None:
-    """The source and destination files a ``Squad-Memory-Move`` value names (None: from history,
-    or a tier or name that is not one)."""
+def paths(sid: str, source: str, destination: str, places: Places) -> tuple[str, str] | None:
+    """The source and destination files a ``Squad-Memory-Move`` value names in ``places`` (None:
+    from history, or a tier or name that is not one)."""
     owner = sid.rpartition("/")[0]
 
     def one(spec: str) -> str | None:
         tier, _, topic = spec.partition(":")
         try:
             if tier == "wiki":
-                return tier_rel("wiki", check_name(topic or owner.removeprefix("wiki:")))
+                return places.tier_rel("wiki", check_name(topic or owner.removeprefix("wiki:")))
             if tier in AGENT_TIERS and not topic and not owner.startswith("wiki:"):
-                return tier_rel(tier, check_name(owner))
+                return places.tier_rel(tier, check_name(owner))
         except SquadmemError:
             return None
         return None
@@ -100,20 +102,16 @@ def _texts(objects: Objects, tree: str, rels: Sequence[str]) -> Texts:
 
 def find(repo: Repo, objects: Objects) -> list[Rebased]:
     """The rebased moves among HEAD's commits not on any remote-tracking branch, oldest first."""
-    if repo.head() is None:
+    if questions.head(repo.git) is None:
         return []
-    args = ("log", "--reverse", "--format=%H %P", "-E", "--grep=^Squad-Memory-Move: ", "HEAD")
-    try:
-        rows = repo.run(*args, "--not", "--remotes", "--").splitlines()
-    except SquadmemError:
-        return []  # git cannot walk this history (a broken object): doctor's other checks say why
+    # empty when git cannot walk this history (a broken object): doctor's other checks say why
+    rows = questions.unpublished_with(repo.git, constants.MOVE_TRAILER)
     found = []
-    for row in rows:
-        sha, *parents = row.split()
+    for sha, *parents in rows:
         if len(parents) != 1:
             continue
         try:
-            rebased = _one(objects, sha, parents[0])
+            rebased = _one(objects, sha, parents[0], repo.layout.places)
         except SquadmemError:
             continue  # a file squadmem cannot read: the file checks name it
         if rebased is not None:
@@ -121,10 +119,13 @@ def find(repo: Repo, objects: Objects) -> list[Rebased]:
     return found
 
 
-def _one(objects: Objects, sha: str, parent: str) -> Rebased | None:
+def _one(objects: Objects, sha: str, parent: str, places: Places) -> Rebased | None:
     message = objects.read(sha).partition(b"\n\n")[2].decode("utf-8", "replace")
     moves = _MOVE.findall(message)
-    where = paths(*moves[0]) if len(moves) == 1 else None
+    if len(moves) != 1:
+        return None
+    sid, source, destination = moves[0]
+    where = paths(sid, source, destination, places)
     if where is None:
         return None
     before = _texts(objects, objects.tree_of(parent), where)
@@ -135,19 +136,17 @@ def _one(objects: Objects, sha: str, parent: str) -> Rebased | None:
 
 def published(repo: Repo, sha: str) -> bool:
     """Whether a remote-tracking branch holds the commit (squadmem never rewrites it then)."""
-    return bool(repo.run("for-each-ref", "--count=1", "--contains", sha, "refs/remotes").strip())
+    return questions.on_remote(repo.git, sha)
 
 
 def chain(repo: Repo, start: str) -> tuple[str, list[str]]:
     """The parent of ``start`` and HEAD's commits from ``start`` on, oldest first, each the child of
     the one before; refuses a merge among them, or one on a remote-tracking branch (published:
     never rewritten)."""
-    base = repo.run("rev-parse", "--verify", "-q", f"{start}^").strip()
-    rows = repo.run("rev-list", "--reverse", "--parents", "HEAD", f"^{base}", "--").splitlines()
-    unpublished = set(repo.run("rev-list", "HEAD", f"^{base}", "--not", "--remotes", "--").split())
+    base = questions.parents(repo.git, start)[0]
+    unpublished = questions.unpublished(repo.git, base)
     commits, expected = [], base
-    for row in rows:
-        sha, *parents = row.split()
+    for sha, *parents in questions.chain(repo.git, base):
         if parents != [expected] or sha not in unpublished:
             raise SquadmemError(
                 f"{start[:7]}: a move rebased onto an edit of its section, with a merge or a"

@@ -24,11 +24,13 @@ from pathlib import Path
 
 from squadmem.engine import catalog, index
 from squadmem.engine.writing import rebased, writer
+from squadmem.gitio import questions
 from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
 from squadmem.model import constants, jsontext, sections, writes
 from squadmem.model.errors import SquadmemError
 from squadmem.model.layout import classify, decode_tier
+from squadmem.model.places import Places
 
 RECORD = constants.SETTLE
 
@@ -45,8 +47,8 @@ class Relocation:
         doc = sections.split(self.new)
         return doc.sections[0].raw_heading.strip() if doc.sections else "?"
 
-    def describe(self) -> str:
-        tier = classify(self.target)
+    def describe(self, places: Places) -> str:
+        tier = classify(self.target, places)
         return f"{self.title!r} edited in {self.source}, moved to {tier.tier if tier else self.target}"
 
 
@@ -109,7 +111,7 @@ def repeat_key(entry: catalog.Entry) -> tuple[str, str]:
     return ("wiki" if entry.tier == "wiki" else entry.name, sections.trimmed(entry.text))
 
 
-def without_repeats(texts: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+def without_repeats(texts: Mapping[str, str], places: Places) -> tuple[dict[str, str], list[str]]:
     """The tier files (path -> text) whose sections repeat an earlier one, without the repeats.
 
     Earlier is tier order (hot, cold, archive, wiki), then file name, then file
@@ -119,7 +121,7 @@ def without_repeats(texts: Mapping[str, str]) -> tuple[dict[str, str], list[str]
     changed: dict[str, str] = {}
     notes = []
     seen: dict[tuple[str, str], str] = {}
-    for entry in index.memory(texts).entries:
+    for entry in index.memory(texts, places).entries:
         if entry.is_index or entry.is_session:
             continue
         key = repeat_key(entry)
@@ -149,11 +151,11 @@ def settle(repo: Repo) -> list[str]:
         for item in items:
             texts = {rel: scribe.text(rel) for rel in (item.source, item.target)}
             if not applies(item, texts):
-                done += [] if redone else [f"already settled: {item.describe()}"]
+                done += [] if redone else [f"already settled: {item.describe(repo.layout.places)}"]
                 continue
             source, _ = index.remove(texts[item.source] or "", item.new)
             target = swapped(texts[item.target] or "", item)
-            tier = classify(item.target)
+            tier = classify(item.target, repo.layout.places)
             agent, where = (tier.name, tier.tier) if tier else ("memory", item.target)
             subject = f'memory({agent}): settle merge: "{item.title}" edited, at its new place in {where}'
             scribe.commit_files(
@@ -161,11 +163,11 @@ def settle(repo: Repo) -> list[str]:
                 subject,
                 f"A merge kept this edit in {item.source}; the section had moved to {item.target}.",
             )
-            done.append(f"settled: {item.describe()}")
+            done.append(f"settled: {item.describe(repo.layout.places)}")
         writes.discard(_path(repo))
         try:
             heads = _head_texts(repo, scribe)
-            changed, notes = without_repeats(heads)
+            changed, notes = without_repeats(heads, repo.layout.places)
         except SquadmemError:
             return done  # a tier file squadmem cannot read: the "tier files" check names it
         if changed:
@@ -221,7 +223,7 @@ def pending(repo: Repo) -> list[Relocation]:
     items = noted(repo)
     if not items:
         return []
-    head = repo.head()
+    head = questions.head(repo.git)
     if head is None:
         return []
     objects = Objects(repo)

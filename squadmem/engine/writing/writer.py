@@ -50,6 +50,7 @@ from typing import Any
 
 from squadmem.engine import index, titles
 from squadmem.engine.planning import policy
+from squadmem.gitio import questions
 from squadmem.gitio.config import Config
 from squadmem.gitio.conversion import Conversion
 from squadmem.gitio.indexlock import IndexLock, index_locked, next_index, updated_by_git
@@ -176,7 +177,7 @@ def recover(repo: Repo) -> str | None:
     for rel in journal.paths:
         with contextlib.suppress(FileNotFoundError, NotADirectoryError):
             writes.temp_of(repo.root / rel).unlink()
-    head = repo.head()
+    head = questions.head(repo.git)
     if not journal.new or head == journal.old or head is None:
         Journal.clear(repo)
         return f"an interrupted move was rolled back (HEAD had not moved): {journal.subject}"
@@ -210,7 +211,7 @@ def _roll_back(repo: Repo, objects: Objects, journal: Journal, problem: Squadmem
     """HEAD moved, but the work tree cannot take the commit (a file where its folder goes):
     HEAD goes back to where it was (compare-and-swap) and the files to what it holds."""
     shown = problem.message
-    repo.update_ref("HEAD", journal.old, journal.new, f"squadmem: roll back {journal.subject}")
+    questions.update_ref(repo.git, "HEAD", journal.old, journal.new, f"squadmem: roll back {journal.subject}")
     old_tree = objects.tree_of(journal.old)
     kept = [rel for rel in journal.paths if objects.entry(old_tree, rel) is not None]
     _sync(repo, objects, dataclasses.replace(journal, new=journal.old, consume=()), kept)
@@ -290,7 +291,7 @@ def merge_committed(repo: Repo) -> bool:
     before git removes ``MERGE_HEAD``, and the merge's commit then has it as a parent."""
     try:
         merged = (repo.work_git_dir / "MERGE_HEAD").read_text("ascii").split()
-        parents = repo.parents("HEAD")
+        parents = questions.parents(repo.git, "HEAD")
     except (OSError, UnicodeDecodeError, SquadmemError):
         return False
     return bool(merged) and len(parents) > 1 and set(merged) <= set(parents[1:])
@@ -343,7 +344,7 @@ def refuse_sparse(repo: Repo, config: Config, paths: Sequence[str]) -> None:
     if not config.flag("core.sparsecheckout"):
         return
     folders = sorted({rel.rpartition("/")[0] + "/" for rel in paths})
-    excluded, tracked = repo.sparse_excluded([*paths, *folders])
+    excluded, tracked = questions.sparse_excluded(repo.git, [*paths, *folders])
     for rel in paths:
         folder = rel.rpartition("/")[0]
         siblings_out = any(e.rpartition("/")[0] == folder for e in excluded)
@@ -383,7 +384,7 @@ class Writer:
         self.repo = repo
         self.recovered = recovered
         self.objects = Objects(repo)
-        head = repo.head()
+        head = questions.head(repo.git)
         if head is None:
             raise SquadmemError(
                 "this repository has no commit yet",
@@ -460,7 +461,7 @@ class Writer:
     def refuse_dirty(self, paths: Sequence[str]) -> None:
         """Refuse (exit 2, nothing written) if a tier file differs from HEAD in the index or work tree."""
         refuse_sparse(self.repo, self.config(), paths)
-        dirty = self.repo.dirty(paths)
+        dirty = questions.dirty(self.repo.git, paths)
         for rel in paths:
             if rel in dirty:
                 continue
@@ -484,8 +485,8 @@ class Writer:
         files: dict[str, str] = {}
         on_disk: dict[str, bytes | None] = {}
         # every memory path, not only the memory folder: a workspace's hot file is MEMORY.md beside it
-        for code, rel in self.repo.status(list(self.repo.layout.places.pathspecs)):
-            tier = classify(rel)
+        for code, rel in questions.status(self.repo.git, list(self.repo.layout.places.pathspecs)):
+            tier = classify(rel, self.repo.layout.places)
             if tier is None or tier.tier not in TIERS:
                 continue
             if "D" in code or "R" in code:
@@ -648,7 +649,7 @@ class Writer:
     def _advance(self, new: str, subject: str) -> None:
         """HEAD from the old commit to ``new``, only if it is still the old one."""
         try:
-            self.repo.update_ref("HEAD", new, self.head, f"commit (squadmem): {subject}")
+            questions.update_ref(self.repo.git, "HEAD", new, self.head, f"commit (squadmem): {subject}")
         except SquadmemError:
             Journal.clear(self.repo)
             raise SquadmemError(
