@@ -78,7 +78,7 @@ def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> N
 
 
 def _index_least(count: int, agent: str = "picard") -> int:
-    """The bytes the payload's Index takes at least: its heading and the line saying how many it leaves out."""
+    """The bytes the payload's Index takes at least: its heading and the line counting what it left out."""
     return len(f"\n{context.INDEX_HEADING}\n\n- and {count} more: squadmem list --agent {agent}\n".encode())
 
 
@@ -100,7 +100,9 @@ def test_task_json_lists_the_matches_and_what_was_left_out(memory: GitRepo) -> N
     assert [p["what"] for p in data["parts"]] == ["hot", "task"]
     # what it left out has no room for a line of its own: the Index says how many
     assert data["task"]["indexed"] == [] and data["task"]["unlisted"] == 3
-    assert data["text"].endswith(f"\n\n{context.INDEX_HEADING}\n\n- and 3 more: squadmem list --agent picard\n")
+    assert data["text"].endswith(
+        f"\n\n{context.INDEX_HEADING}\n\n- and 3 more: squadmem list --agent picard\n"
+    )
 
 
 def test_hot_sections_fill_what_the_matches_leave_in_hot_order(memory: GitRepo) -> None:
@@ -231,7 +233,9 @@ def test_task_context_stays_in_budget_with_whole_sections_once(
     body = text.split("### Hot (current session)\n\n", 1)[1]
     body, cut, listed = body.partition(f"\n\n{context.INDEX_HEADING}\n\n")
     body += "\n" if cut else ""
-    held = {*done.matched, *done.named, *done.recent} | {e.id for e in mem.in_file(HOT) if e.id not in done.left_out}
+    held = {*done.matched, *done.named, *done.recent} | {
+        e.id for e in mem.in_file(HOT) if e.id not in done.left_out
+    }
     left = [e for e in mem.entries if e.id not in held]
     if listed:  # the Index: a line for what the payload left out (a wiki page's in one), cut last-first
         topics = {f"wiki:{e.name}" for e in left if e.tier == "wiki"}

@@ -405,9 +405,13 @@ class _Index:
         base = len(_then(text, self.head).encode("utf-8"))
         sizes = [len(x.encode("utf-8")) for x in shown]
         listed = len(shown)
-        while listed and base + sum(sizes[:listed]) + (
-            len(self._more(len(shown) - listed).encode("utf-8")) if listed < len(shown) else 0
-        ) > max_bytes:
+        while (
+            listed
+            and base
+            + sum(sizes[:listed])
+            + (len(self._more(len(shown) - listed).encode("utf-8")) if listed < len(shown) else 0)
+            > max_bytes
+        ):
             listed -= 1
         tail = self._more(len(shown) - listed) if listed < len(shown) else ""
         if base + sum(sizes[:listed]) + len(tail.encode("utf-8")) > max_bytes:  # pinned sections fill it
