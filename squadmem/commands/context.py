@@ -32,7 +32,13 @@ with ``--include ID``: the sections held are the same with or without these
 lines. What room is still left holds the agent's other deeper sections, newest
 first (:func:`squadmem.engine.ranking.newest`: by the date a section's first
 line states, no history read), under ``### Recent memory``: at large budgets
-the payload is "matches, then newest". A match is not recorded as a use: it is a
+the payload is "matches, then newest". It ends with ``### Index → Deeper Tiers``:
+a line for each section it left out (the agent's hot, cold and archive sections,
+a wiki page's in one line), as hot's Index renders them (title, file, tier and the
+date hot's Index gives, else the one the section states), newest first, cut
+last-first to fit, its last line saying how many more (:class:`_Index`; the room
+for ``hot.index_max_entries`` lines is kept before the fill, at most a tenth of
+the budget). Hot's own Index is not carried: the payload's replaces it. A match is not recorded as a use: it is a
 candidate, not a confirmed use (recording it would bring every match back to
 hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
 """
