@@ -320,8 +320,8 @@ def test_the_room_left_names_further_matches_a_line_each() -> None:
     rest = [e for e in mem.entries if e.title.startswith("Auth") and e.id not in {*done.matched, *done.named}]
     room = budget - _index_least(10) - len(text.encode())  # the Index keeps its room
     assert all(len(f"- {e.id} (cold): {e.title}\n".encode()) > room for e in rest)
-    tight = len(text.encode()) - len(more.encode()) + _index_least(10)
-    tight = context.build_for_task(mem, "picard", "auth tokens", tight, index_lines=1)
+    smaller = len(text.encode()) - len(more.encode()) + _index_least(10)
+    tight = context.build_for_task(mem, "picard", "auth tokens", smaller, index_lines=1)
     assert tight[2].matched == done.matched  # the lines take only room no section could use
 
 

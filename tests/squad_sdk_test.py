@@ -55,7 +55,8 @@ def team(repo: GitRepo) -> GitRepo:
     repo.commit(
         "memory",
         {
-            ".squad/memory/hot/picard.md": "# Hot\n\n## Core Context\n<!-- squadmem: pin -->\nPicard leads.\n",
+            ".squad/memory/hot/picard.md": "# Hot\n\n## Core Context\n<!-- squadmem: pin -->\n"
+            "Picard leads.\n",
             ".squad/memory/cold/picard.md": "# Cold\n\n## Vault keys (2026-02-01)\n- rotate with vault-cli\n"
             "## Billing (2026-02-02)\n- retries: three\n",
         },

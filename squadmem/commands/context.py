@@ -38,9 +38,10 @@ a wiki page's in one line), as hot's Index renders them (title, file, tier and t
 date hot's Index gives, else the one the section states), newest first, cut
 last-first to fit, its last line saying how many more (:class:`_Index`; the room
 for ``hot.index_max_entries`` lines is kept before the fill, at most a tenth of
-the budget). Hot's own Index is not carried: the payload's replaces it. A match is not recorded as a use: it is a
-candidate, not a confirmed use (recording it would bring every match back to
-hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
+the budget). Hot's own Index is not carried: the payload's replaces it. A match
+is not recorded as a use: it is a candidate, not a confirmed use (recording it
+would bring every match back to hot at the next ``maintain``); the agent confirms
+with ``squadmem touch``.
 """
 
 from __future__ import annotations
