@@ -48,10 +48,10 @@ def memory(repo: GitRepo) -> GitRepo:
     return repo
 
 
-def _budget(repo: GitRepo, max_bytes: int) -> None:
+def _budget(repo: GitRepo, max_bytes: int, index_lines: int = 5) -> None:
     repo.commit(
         "budget",
-        {".squad/memory/tiers.toml": f"[hot]\nmax_bytes = {max_bytes}\n"},
+        {".squad/memory/tiers.toml": f"[hot]\nmax_bytes = {max_bytes}\nindex_max_entries = {index_lines}\n"},
         date="2026-03-01T13:00:00Z",
     )
 
@@ -79,12 +79,18 @@ def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> N
     assert uses.pending(memory.root / ".git" / "squadmem") == {}  # candidates, not uses
 
 
+def _index_least(count: int, agent: str = "picard") -> int:
+    """The bytes the payload's Index takes at least: its heading and the line counting what it left out."""
+    return len(f"\n{context.INDEX_HEADING}\n\n- and {count} more: squadmem list --agent {agent}\n".encode())
+
+
 def test_task_json_lists_the_matches_and_what_was_left_out(memory: GitRepo) -> None:
-    _budget(memory, 330)
+    budget = 330 + _index_least(7)  # 330 B for the fill (picard has seven sections but the pinned one)
+    _budget(memory, budget)
     code, out, _ = squadmem(memory, "context", "-a", "picard", "--task", TASK, "--json")
     data = json.loads(out)
     assert code == 0
-    assert data["bytes"] == len(data["text"].encode()) <= 330
+    assert data["bytes"] == len(data["text"].encode()) <= budget
     assert data["used"] == []
     assert data["task"]["text"] == TASK
     assert data["task"]["words"] == ["work", "on", "the", "auth", "tokens", "issue", "reported", "today"]
@@ -94,6 +100,11 @@ def test_task_json_lists_the_matches_and_what_was_left_out(memory: GitRepo) -> N
     assert data["task"]["matched"] == matched
     assert data["task"]["left_out"] == ["picard/cache-keys-2-2026-02-20"]
     assert [p["what"] for p in data["parts"]] == ["hot", "task"]
+    # what it left out has no room for a line of its own: the Index says how many
+    assert data["task"]["indexed"] == [] and data["task"]["unlisted"] == 3
+    assert data["text"].endswith(
+        f"\n\n{context.INDEX_HEADING}\n\n- and 3 more: squadmem list --agent picard\n"
+    )
 
 
 def test_hot_sections_fill_what_the_matches_leave_in_hot_order(memory: GitRepo) -> None:
@@ -222,6 +233,20 @@ def test_task_context_stays_in_budget_with_whole_sections_once(
     assert "## Core Context\n<!-- squadmem: pin -->\nPicard.\n" in text
     by_id = mem.by_id()
     body = text.split("### Hot (current session)\n\n", 1)[1]
+    body, cut, listed = body.partition(f"\n\n{context.INDEX_HEADING}\n\n")
+    body += "\n" if cut else ""
+    held = {*done.matched, *done.named, *done.recent} | {
+        e.id for e in mem.in_file(HOT) if e.id not in done.left_out
+    }
+    left = [e for e in mem.entries if e.id not in held]
+    if listed:  # the Index: a line for what the payload left out (a wiki page's in one), cut last-first
+        topics = {f"wiki:{e.name}" for e in left if e.tier == "wiki"}
+        assert set(done.indexed) <= {e.id for e in left if e.tier != "wiki"} | topics
+        assert len(done.indexed) + done.unlisted == len({e.id for e in left if e.tier != "wiki"} | topics)
+        more = f"- and {done.unlisted} more: squadmem list --agent picard\n" if done.unlisted else ""
+        assert listed.count("\n") == len(done.indexed) + bool(more) and listed.endswith(more)
+    else:  # nothing left out, or only the pinned section's room
+        assert not left or len(text.encode()) + _index_least(done.unlisted) > budget
     shown = [e for e in mem.entries if e.id in done.matched or (e.file == HOT and e.id not in done.left_out)]
     # every section shown is whole, once; nothing else is in the payload
     rebuilt = "".join(e.text for e in shown if e.file == HOT)
@@ -258,7 +283,7 @@ def test_a_match_ending_in_a_blank_line_does_not_take_the_payload_over_its_budge
         text, _, done = context.build_for_task(mem, "picard", "a", budget)
         assert len(text.encode("utf-8")) <= budget
         assert "\n\n\n" not in text
-    text, _, done = context.build_for_task(mem, "picard", "a", 290)
+    text, _, done = context.build_for_task(mem, "picard", "a", 290 + _index_least(4))  # nothing left out
     assert done.named == ("wiki:decisions/a-3",) and text.endswith(
         "## a\n\n### More matching the task\n\n"
         + (context.MORE_NOTE.format(agent="picard") + "\n\n- wiki:decisions/a-3 (wiki)\n")
@@ -279,30 +304,33 @@ def _many_matches() -> tuple[dict[str, str], int]:
     text, parts, _ = context.build_for_task(mem, "picard", "auth tokens", 10_000)
     recent = dict(parts)["recent"] + len(f"\n{context.RECENT_HEADING}\n\n".encode())  # the rest, newest first
     alone = len(text.encode()) - recent
-    return texts, alone - 3 * len(f"## Auth tokens 0\n{long}".encode()) + 200
+    return texts, alone - 3 * len(f"## Auth tokens 0\n{long}".encode()) + 200 + _index_least(10)
 
 
 def test_the_room_left_names_further_matches_a_line_each() -> None:
     texts, budget = _many_matches()
     mem = catalog.from_texts(texts, SQUAD_PLACES)
-    text, parts, done = context.build_for_task(mem, "picard", "auth tokens", budget)
+    text, parts, done = context.build_for_task(mem, "picard", "auth tokens", budget, index_lines=1)
     assert len(text.encode()) <= budget
     assert len(done.matched) == 1 and len(done.named) >= 2
     note = context.MORE_NOTE.format(agent="picard")
     more = "".join(f"- {i} (cold)\n" for i in done.named)  # each id says its title
+    text = text.partition(f"\n\n{context.INDEX_HEADING}\n\n")[0] + "\n"
     assert text.endswith(f"\n{context.MORE_HEADING}\n\n{note}\n\n" + more)
     assert not set(done.named) & set(done.matched)
     assert dict(parts)["named"] == len(more.encode())
     rest = [e for e in mem.entries if e.title.startswith("Auth") and e.id not in {*done.matched, *done.named}]
-    assert all(len(f"- {e.id} (cold): {e.title}\n".encode()) > budget - len(text.encode()) for e in rest)
-    tight = context.build_for_task(mem, "picard", "auth tokens", len(text.encode()) - len(more.encode()))
+    room = budget - _index_least(10) - len(text.encode())  # the Index keeps its room
+    assert all(len(f"- {e.id} (cold): {e.title}\n".encode()) > room for e in rest)
+    smaller = len(text.encode()) - len(more.encode()) + _index_least(10)
+    tight = context.build_for_task(mem, "picard", "auth tokens", smaller, index_lines=1)
     assert tight[2].matched == done.matched  # the lines take only room no section could use
 
 
 def test_task_json_and_summary_count_the_named(repo: GitRepo) -> None:
     texts, budget = _many_matches()
     repo.commit("memory", texts, date="2026-03-01T12:00:00+00:00")
-    _budget(repo, budget)
+    _budget(repo, budget, index_lines=1)
     code, out, err = squadmem(repo, "context", "--agent", "picard", "--task", "auth tokens", "--json")
     assert code == 0, err
     data = json.loads(out)

@@ -83,7 +83,7 @@ def test_each_entry_is_its_own_section_placed_by_age(repo: GitRepo) -> None:
     code, _, err = intake(repo, day(42))
     assert code == 0, err
     hot = [s.raw_heading for s in sections.split(repo.read(HOT)).sections]
-    assert hot[0] == "Core Context" and any("Topic 39" in h for h in hot)
+    assert hot[:2] == ["Project Context", "Core Context"] and any("Topic 39" in h for h in hot)
     cold = [s.raw_heading for s in sections.split(repo.read(COLD)).sections]
     archive = [s.raw_heading for s in sections.split(repo.read(ARCHIVE)).sections]
     assert any("Topic 30" in h for h in cold)
@@ -94,7 +94,7 @@ def test_each_entry_is_its_own_section_placed_by_age(repo: GitRepo) -> None:
         ("2026-01-05: Use JWT", "decision"),
         ("Governance", None),
     ]
-    assert repo.git("log", "-1", "--format=%(trailers:key=Squad-Memory-Intake,valueonly)").strip() == "6"
+    assert repo.git("log", "-1", "--format=%(trailers:key=Squad-Memory-Intake,valueonly)").strip() == "7"
 
 
 def test_an_entry_keeps_the_date_of_the_first_commit_that_held_it(repo: GitRepo) -> None:
@@ -324,7 +324,7 @@ def test_recalling_one_learning_brings_back_that_entry_only(repo: GitRepo) -> No
 def test_a_core_context_that_nearly_fills_hot_gets_a_shorter_index_and_verify_passes(repo: GitRepo) -> None:
     """Regression (seen on real Squad teams): intake placed a 3.9 KB Core Context in hot, then
     maintain's Index refresh put hot at 4.6 KB, a commit verify and the pre-push hook refuse."""
-    big = "Picard leads. " + "The team ships weekly and reviews every change. " * 75
+    big = "Picard leads. " + "The team ships weekly and reviews every change. " * 73  # Project Context too
     history = HEAD.replace("Picard leads.", big) + "".join(learning(n, words=40) for n in range(12))
     team(repo, history=history)
     start = repo.head()

@@ -75,6 +75,7 @@ def test_every_entry_lands_byte_for_byte_in_one_commit(repo: GitRepo) -> None:
     assert repo.git("log", "-1", "--format=%s").strip() == f"memory: intake {len(wanted)} Squad entries"
     changed = set(repo.git("show", "--name-only", "--format=", "HEAD").split())
     assert changed <= {
+        f"{MEMORY_DIR}/hot/picard.md",  # picard's Project Context: standing context, pinned in hot
         COLD_P,
         COLD_D,
         WIKI,
@@ -101,7 +102,7 @@ def test_json(repo: GitRepo) -> None:
     code, out, err = cli(repo, "migrate", "squad", "--json", "--now", NOW)
     assert code == 0, err
     data = json.loads(out)
-    assert data["taken"] == len(data["entries"]) == 6
+    assert data["taken"] == len(data["entries"]) == 7
     assert {e["source"] for e in data["entries"]} == {PICARD, DATA, ".squad/decisions.md"}
 
 
@@ -110,7 +111,7 @@ def test_dry_run_changes_nothing(repo: GitRepo) -> None:
     before = repo.snapshot()
     code, out, _ = cli(repo, "migrate", "squad", "--dry-run", "--now", NOW)
     assert code == 0
-    assert "would take in 6 entries" in out
+    assert "would take in 7 entries" in out
     assert repo.snapshot() == before
 
 

@@ -68,6 +68,7 @@ def test_an_update_keeps_the_scribes_whole_timestamp_in_its_title() -> None:
 def test_history_entries_are_units() -> None:
     found = squad.entries(HISTORY, SQUAD_HISTORY)
     assert [(e.kind, e.title) for e in found] == [
+        ("core", "Project Context"),  # the block squad init starts history.md with: standing context
         ("core", "Core Context"),
         ("update", "📌 Team initialized on 2026-01-05"),
         ("update", "📌 Team update (2026-01-07T10:00:00Z)"),
@@ -75,7 +76,10 @@ def test_history_entries_are_units() -> None:
         ("learning", "Token refresh (2026-01-08)"),
         ("learning", "Cache keys (2026-01-09)"),
     ]
-    core, _, update, _, refresh, _ = found
+    project, core, _, update, _, refresh, _ = found
+    assert project.text == (
+        "## Project Context\n<!-- squadmem: pin -->\n\n- **Project:** demo\n- **Created:** 2026-01-05\n\n"
+    )
     assert core.text.startswith("## Core Context\n<!-- squadmem: pin -->\n")
     assert update.text == (
         "## 📌 Team update (2026-01-07T10:00:00Z)\n"
@@ -194,6 +198,8 @@ def _body(entry: squad.Entry) -> str:
     """What of an entry's source bytes its tier text must end with, byte for byte."""
     if entry.kind == "learning":
         return "".join(sections.lines(entry.raw)[1:])
+    if entry.kind == "core" and entry.title == squad.PROJECT:  # the header's block: its # heading line
+        return "".join(sections.lines(entry.raw)[1:])
     if entry.kind in ("core", "section"):
         (section,) = sections.split(entry.raw).sections
         return "".join(sections.lines(entry.raw)[section.heading_lines :])
@@ -215,8 +221,10 @@ def test_entries_partition_each_container(text: str) -> None:
     """Per container: heading + preamble + the entries' raw bytes, in order, is the section byte for byte."""
     doc = sections.split(text)
     rebuilt = []
+    (project,) = [e for e in squad.entries(HISTORY, doc.header) if e.title == squad.PROJECT]
+    assert doc.header.endswith(project.raw)  # the header's # Project Context block: an entry of its own
     for section in doc.sections:
-        found = squad.entries(HISTORY, doc.header + section.text)
+        found = [e for e in squad.entries(HISTORY, doc.header + section.text) if e != project]
         if len(found) == 1 and found[0].kind in ("core", "section"):
             assert found[0].raw == section.text
             rebuilt.append(found[0].raw)
@@ -232,7 +240,7 @@ def test_entries_partition_each_container(text: str) -> None:
             assert not body[: len(body) - len(joined)].strip()
         rebuilt.append(section.text)
     assert doc.header + "".join(rebuilt) == text
-    assert sum(len(squad.entries(HISTORY, doc.header + s.text)) for s in doc.sections) == len(
+    assert 1 + sum(len(squad.entries(HISTORY, doc.header + s.text)) - 1 for s in doc.sections) == len(
         squad.entries(HISTORY, text)
     )
 

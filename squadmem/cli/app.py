@@ -397,8 +397,12 @@ def context_command(ctx: click.Context, **values: Any) -> None:
     it), for the agent to bring with --include ID; what room is still left
     holds the agent's
     other cold, archive and wiki sections, newest first (by the date each
-    states). Matches are not recorded as uses: the agent confirms one with
-    squadmem touch.
+    states). The payload ends with an Index of what it left out, a line each
+    as hot's Index writes them (title, file, tier and date; a wiki page's in
+    one line), newest first, cut last-first to fit, its last line saying how
+    many more; room for hot.index_max_entries lines (at most a tenth of the
+    budget) is kept for it before the rest is filled. Matches are not recorded
+    as uses: the agent confirms one with squadmem touch.
 
     Example: squadmem context --agent picard --include-wiki security
     """

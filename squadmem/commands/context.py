@@ -32,9 +32,16 @@ with ``--include ID``: the sections held are the same with or without these
 lines. What room is still left holds the agent's other deeper sections, newest
 first (:func:`squadmem.engine.search.ranking.newest`: by the date a section's first
 line states, no history read), under ``### Recent memory``: at large budgets
-the payload is "matches, then newest". A match is not recorded as a use: it is a
-candidate, not a confirmed use (recording it would bring every match back to
-hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
+the payload is "matches, then newest". It ends with ``### Index → Deeper Tiers``:
+a line for each section it left out (the agent's hot, cold and archive sections,
+a wiki page's in one line), as hot's Index renders them (title, file, tier and the
+date hot's Index gives, else the one the section states), newest first, cut
+last-first to fit, its last line saying how many more (:class:`_Index`; the room
+for ``hot.index_max_entries`` lines is kept before the fill, at most a tenth of
+the budget). Hot's own Index is not carried: the payload's replaces it. A match
+is not recorded as a use: it is a candidate, not a confirmed use (recording it
+would bring every match back to hot at the next ``maintain``); the agent confirms
+with ``squadmem touch``.
 """
 
 from __future__ import annotations
@@ -43,12 +50,13 @@ import datetime as dt
 import warnings
 from collections.abc import Sequence
 
-from squadmem.engine import catalog
+from squadmem.engine import catalog, index
 from squadmem.engine.search import ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import check_name
+from squadmem.model.settings import HotSettings
 from squadmem.model.values import Value
 
 
@@ -80,6 +88,10 @@ class Context(Value):
                 line += f", {len(self.task.recent)} recent"
             if self.task.left_out:
                 line += f", {len(self.task.left_out)} hot section(s) left out"
+            if self.task.indexed or self.task.unlisted:
+                line += f"; the Index lists {len(self.task.indexed)} left out"
+                if self.task.unlisted:
+                    line += f" ({self.task.unlisted} more not listed)"
         return line
 
     def as_dict(self) -> dict[str, object]:
@@ -95,7 +107,7 @@ class Context(Value):
 class Task(Value):
     """What ``--task`` did: the words it ranked by, the matches it brought, the hot sections left out."""
 
-    __slots__ = ("left_out", "matched", "named", "recent", "text", "words")
+    __slots__ = ("indexed", "left_out", "matched", "named", "recent", "text", "unlisted", "words")
 
     def __init__(
         self,
@@ -105,6 +117,8 @@ class Task(Value):
         left_out: tuple[str, ...],
         named: tuple[str, ...] = (),
         recent: tuple[str, ...] = (),
+        indexed: tuple[str, ...] = (),
+        unlisted: int = 0,
     ) -> None:
         self.text = text
         self.words = words
@@ -112,6 +126,8 @@ class Task(Value):
         self.left_out = left_out  # ids of hot sections that did not fit
         self.named = named  # ids of further matches the payload names in a line each, best first
         self.recent = recent  # ids of deeper sections filling the room left, newest first
+        self.indexed = indexed  # ids (a wiki topic: wiki:TOPIC) of what the payload left out, its Index lines
+        self.unlisted = unlisted  # how many more were left out than its Index had room to list
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -121,6 +137,8 @@ class Task(Value):
             "left_out": list(self.left_out),
             "named": list(self.named),
             "recent": list(self.recent),
+            "indexed": list(self.indexed),
+            "unlisted": self.unlisted,
         }
 
 
@@ -326,8 +344,91 @@ class _Payload:
         return taken
 
 
+INDEX_HEADING = f"### {catalog.INDEX_TITLE}"
+
+
+class _Index:
+    """The payload's Index: a line for each section of the agent's memory that the payload left out
+    (a wiki topic's left-out sections in one line), as hot's Index renders its lines (title, file,
+    tier and date), newest first, within the budget: the lines are cut last-first to fit, and the
+    last line then says how many more there are. Room for as many lines as hot's own Index holds
+    (``hot.index_max_entries``, its last saying how many more; measured on the newest lines, at most
+    a tenth of the budget, at least the heading and that last line) is kept before the fill
+    (:attr:`reserve`), so the Index is there whatever the fill takes; it also takes whatever room
+    the fill leaves."""
+
+    def __init__(
+        self, memory: catalog.Memory, agent: str, entries: Sequence[catalog.Entry], cap: int, max_bytes: int
+    ) -> None:
+        self.agent = agent
+        self.places = memory.places
+        self.entries = list({e.id: e for e in entries}.values())
+        own = next((e for e in memory.in_file(memory.places.tier_rel("hot", agent)) if e.is_index), None)
+        self.days = index.listed_days(own.text) if own is not None else {}
+        self.head = f"\n{INDEX_HEADING}\n\n"
+        newest = self.lines({e.id for e in self.entries if e.pinned})[: max(cap - 1, 0)]
+        least = len((self.head + self._more(len(self.entries))).encode("utf-8"))
+        lines = len("".join(x.render() + "\n" for x in newest).encode("utf-8"))
+        self.reserve = max(least, min(least + lines, max_bytes // 10)) if self.entries else 0
+
+    def _more(self, count: int) -> str:
+        return f"- and {count} more: squadmem list --agent {self.agent}\n"
+
+    def _day(self, title: str, file: str, texts: Sequence[str]) -> dt.datetime | None:
+        """The date hot's Index gives the line, else the latest a section's first line states."""
+        stated = sorted((d for d in map(ranking.stated_date, texts) if d), reverse=True)
+        for day in [d for d in (self.days.get((title, file)), *stated) if d]:
+            try:
+                return dt.datetime.fromisoformat(day).replace(tzinfo=dt.UTC)
+            except ValueError:
+                continue
+        return None
+
+    def lines(self, carried: set[str]) -> list[index.Line]:
+        """The Index lines of what is not in ``carried`` (ids), in the Index's order."""
+        left = [e for e in self.entries if e.id not in carried]
+        found = [
+            index.Line(e.id, e.title, e.tier, self._day(e.title, e.file, [e.text]), e.file)
+            for e in left
+            if e.tier != "wiki"
+        ]
+        topics: dict[str, list[catalog.Entry]] = {}
+        for e in left:
+            if e.tier == "wiki":
+                topics.setdefault(e.name, []).append(e)
+        for topic, held in topics.items():
+            file = self.places.tier_rel("wiki", topic)
+            count = f"{len(held)} section" + ("" if len(held) == 1 else "s")
+            day = self._day(topic, file, [e.text for e in held])
+            found.append(index.Line(f"wiki:{topic}", topic, "wiki", day, file, count))
+        return index.order(found)
+
+    def add(self, text: str, carried: set[str], max_bytes: int) -> tuple[str, list[index.Line], int]:
+        """``text`` with the Index of what it left out after it, as many lines as keep it within
+        ``max_bytes``; the lines listed, and how many were not."""
+        lines = self.lines(carried)
+        if not lines:
+            return text, [], 0
+        shown = [x.render() + "\n" for x in lines]
+        base = len(_then(text, self.head).encode("utf-8"))
+        sizes = [len(x.encode("utf-8")) for x in shown]
+        listed = len(shown)
+        while (
+            listed
+            and base
+            + sum(sizes[:listed])
+            + (len(self._more(len(shown) - listed).encode("utf-8")) if listed < len(shown) else 0)
+            > max_bytes
+        ):
+            listed -= 1
+        tail = self._more(len(shown) - listed) if listed < len(shown) else ""
+        if base + sum(sizes[:listed]) + len(tail.encode("utf-8")) > max_bytes:  # pinned sections fill it
+            return text, [], len(shown)
+        return _then(text, self.head + "".join(shown[:listed]) + tail), lines[:listed], len(shown) - listed
+
+
 def build_for_task(
-    memory: catalog.Memory, agent: str, task: str, max_bytes: int
+    memory: catalog.Memory, agent: str, task: str, max_bytes: int, index_lines: int | None = None
 ) -> tuple[str, list[tuple[str, int]], Task]:
     """The context for ``task`` within ``max_bytes`` (see the module's docstring), its parts and what the
     task did (pure). Pinned sections are always in, even when they alone are over ``max_bytes`` (a
@@ -335,18 +436,26 @@ def build_for_task(
     agent = memory.known_agent(check_name(agent))
     task_words(task)
     carried = pinned_in_cold(memory, agent, max_bytes)
-    hot = carried + list(memory.in_file(memory.places.tier_rel("hot", agent)))  # fitted below
+    own = [
+        e for e in memory.in_file(memory.places.tier_rel("hot", agent)) if not e.is_index
+    ]  # the payload has its own
+    hot = carried + own  # fitted below
     candidates = [
         e for e in memory.visible_to(agent) if not e.pinned or (e.tier != "hot" and e not in carried)
     ]
     terms = ranking.query_tokens(task)
     ranked = [e for e, _ in ranking.bm25(candidates, terms)]
     chosen = {e.id for e in hot if e.pinned}
-    payload = _Payload(agent, hot, max_bytes)
+    cap = HotSettings().index_max_entries if index_lines is None else index_lines
+    deeper = _Index(memory, agent, [*hot, *candidates], cap, max_bytes)
+    payload = _Payload(agent, hot, max_bytes - deeper.reserve)
     matched: list[catalog.Entry] = []
     named: list[catalog.Entry] = []
     recent: list[catalog.Entry] = []
-    if payload.size(chosen, matched) > max_bytes:
+    listed: list[index.Line] = []
+    unlisted = 0
+    warned = payload.size(chosen, matched) > max_bytes
+    if warned:
         warnings.warn(
             SquadmemWarning(
                 f"{agent}'s pinned sections make a {payload.size(chosen, matched)} B context, "
@@ -360,6 +469,9 @@ def build_for_task(
         rest = [e for e in candidates if e.tier != "hot" and e not in matched]
         recent = payload.newest(chosen, matched, named, rest)
     text, hot_body, task_body = payload.render(chosen, matched, named, recent)
+    if not warned:
+        held = chosen | {e.id for e in [*matched, *named, *recent]}
+        text, listed, unlisted = deeper.add(text, held, max_bytes)
     parts = [("hot", len(hot_body.encode("utf-8")))]
     if task_body:
         parts.append(("task", len(task_body.encode("utf-8"))))
@@ -367,9 +479,20 @@ def build_for_task(
         parts.append(("recent", len(_body(recent).encode("utf-8"))))
     if named:
         parts.append(("named", len(_lines(named).encode("utf-8"))))
+    if listed:
+        parts.append(("index", len("".join(x.render() + "\n" for x in listed).encode("utf-8"))))
     left_out = tuple(e.id for e in hot if e.id not in chosen)
     more = tuple(e.id for e in named)
-    done = Task(task, tuple(terms), tuple(e.id for e in matched), left_out, more, tuple(e.id for e in recent))
+    done = Task(
+        task,
+        tuple(terms),
+        tuple(e.id for e in matched),
+        left_out,
+        more,
+        tuple(e.id for e in recent),
+        tuple(x.id for x in listed),
+        unlisted,
+    )
     return text, parts, done
 
 
@@ -393,7 +516,8 @@ def context(
                 hint="--task keeps the context within hot.max_bytes; add the others without --task",
             )
         memory = catalog.load(repo.layout)
-        text, parts, done = build_for_task(memory, agent, task, repo.layout.settings.hot.max_bytes)
+        hot = repo.layout.settings.hot
+        text, parts, done = build_for_task(memory, agent, task, hot.max_bytes, hot.index_max_entries)
         return Context(text, tuple(parts), (), done)
     memory = catalog.load(repo.layout)
     text, parts, used = build(

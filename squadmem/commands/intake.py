@@ -618,7 +618,7 @@ def _fill_hot(
                 text = _insert_many(text, [p.entry.text], rel)
                 continue
             moves.warnings.append(
-                f"{p.entry.source}: Core Context does not fit in {rel} "
+                f"{p.entry.source}: {p.entry.title} does not fit in {rel} "
                 f"({len(p.entry.text.encode())} bytes); kept in cold: shorten it in Squad's file"
             )
         moves.moved[id(p)] = dataclasses.replace(p, tier="cold")

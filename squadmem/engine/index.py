@@ -45,6 +45,7 @@ SEPARATOR = "—"  # between a line's title and its file
 # the memory-tiers skill's header line in MEMORY.md, kept current by each Index refresh
 _MAINTAINED = re.compile(r"(<!--\s*last_maintained:[ \t]*)([^\s>]*)([ \t]*-->)", re.IGNORECASE)
 _LINE_PLACE = re.compile(r"- (.+) — (\S+) \([^()]*\)$")
+_LINE_DAY = re.compile(r"[(, ](\d{4}-\d{2}-\d{2})\)$")
 _LINE_DATE = re.compile(r"- (.+?) \([a-z]+, (?:[^()]*, )?(\d{4}-\d{2}-\d{2})\)")
 
 
@@ -553,6 +554,17 @@ def listed_places(index_text: str) -> list[tuple[str, str]]:
         match = _LINE_PLACE.match(row.rstrip("\r\n"))
         if match:
             found.append((match.group(1), match.group(2)))
+    return found
+
+
+def listed_days(index_text: str) -> dict[tuple[str, str], str]:
+    """The date (``YYYY-MM-DD``) each line of an Index section gives, by its (title, file)."""
+    found = {}
+    for row in sections.lines(index_text):
+        match = _LINE_PLACE.match(row.rstrip("\r\n"))
+        day = _LINE_DAY.search(row.rstrip("\r\n"))
+        if match and day:
+            found[(match.group(1), match.group(2))] = day.group(1)
     return found
 
 

@@ -30,12 +30,17 @@ Each entry becomes one ``##`` section of a tier file (its *tier text*):
   (:func:`closing`), so the sections after it in a tier file stay sections;
 - ``## Core Context`` (or a Scribe's ``## Core Context (Summarized)``): the
   whole section, flagged ``pin`` (it stays in hot);
+- the ``# Project Context`` block a ``history.md`` starts with (``squad init``
+  writes it, and so does Squad's history template its coordinator casts new
+  agents from: owner, project, stack, created): ``## Project Context`` and the
+  block's lines, flagged ``pin``; like Core Context it is the agent's standing
+  context (kind ``core``), never an entry that goes cold;
 - any other container: the whole section as it is.
 
 Decisions (entries of the decision files and inbox files, not the preamble,
 not ``## Governance``) are flagged ``kind=decision``. Every byte of every
-container's body is in exactly one entry; a file's header (its title and the
-project lines above the first ``##``) is Squad's, not memory.
+container's body is in exactly one entry; the rest of a file's header (its
+title above the first ``##``) is Squad's, not memory.
 
 An entry is known by its *key*, the content key of its tier text, so the
 history engine dates it by the first commit whose Squad file held it,
@@ -57,6 +62,7 @@ DECISIONS = ".squad/decisions.md"
 DECISION_FILES = (DECISIONS, ".squad/decisions-archive.md")
 INBOX_DIR = ".squad/decisions/inbox"
 CORE = "Core Context"
+PROJECT = "Project Context"
 PIN_FLAG = "<!-- squadmem: pin -->"
 DECISION_FLAG = "<!-- squadmem: kind=decision -->"
 _PIN = "📌"
@@ -143,6 +149,9 @@ def entries(path: str, text: str) -> list[Entry]:
     if is_inbox(path) and not doc.sections:
         return _closed_at_end(_whole_file(path, text))
     found: list[Entry] = []
+    project = _project(path, owner, doc.header) if path.endswith("/" + HISTORY_FILES[0]) else None
+    if project is not None:
+        found.append(project)
     if is_inbox(path) and doc.header.strip():
         title = _stem(path)
         tier = f"## {title}\n" + _flag_line(DECISION_FLAG, doc.header, "\n") + doc.header
@@ -221,6 +230,23 @@ _ATX_ANY = re.compile(r" {0,3}#{1,6}(?=[ \t]|$)")
 
 def _stem(path: str) -> str:
     return path.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+_PROJECT_HEADING = re.compile(r" {0,3}# +Project Context(?: +#*)? *", re.IGNORECASE)
+
+
+def _project(path: str, owner: str, header: str) -> Entry | None:
+    """The ``# Project Context`` block of a history.md's header, as standing context (``## Project
+    Context``, pinned); None when the header has none, or nothing under it."""
+    rows = sections.lines(header)
+    at = next((n for n, r in enumerate(rows) if _PROJECT_HEADING.fullmatch(r.rstrip("\r\n"))), None)
+    if at is None or not "".join(rows[at + 1 :]).strip():
+        return None
+    body = "".join(rows[at + 1 :])
+    head = f"## {PROJECT}{_ending(rows[at])}"
+    return _entry(
+        path, owner, "core", PROJECT, "".join(rows[at:]), head + _flag_line(PIN_FLAG, body, head) + body
+    )
 
 
 _CORE_VARIANT = re.compile(r"Core Context\s*[(\[:—–-].*", re.IGNORECASE)
