@@ -483,9 +483,8 @@ def report_command(
             hint="give one: --json, or --format text|markdown",
         )
     fmt = "json" if as_json else fmt or "text"
-    moment = invocation.moment(now)
     with open_repo(ctx) as repo:
-        data = reporting.make(repo, now=moment, agent=agent, verbose=verbose)
+        data = reporting.make(repo, now=invocation.moment(now, repo), agent=agent, verbose=verbose)
     if fmt == "json":
         click.echo(invocation.to_json(data))
     else:
@@ -541,9 +540,8 @@ def touch_command(ctx: click.Context, refs: tuple[str, ...], now: str | None) ->
     """
     from squadmem.commands import touch
 
-    moment = invocation.moment(now)
     with open_repo(ctx) as repo:
-        ids = touch.touch(repo, refs, moment)
+        ids = touch.touch(repo, refs, invocation.moment(now, repo, records=True))
     click.echo(touch.text(ids))
 
 
@@ -649,7 +647,7 @@ def maintain(
     with open_repo(ctx) as repo:
         outcome = maintaining.maintain(
             repo,
-            now=invocation.moment(now),
+            now=invocation.moment(now, repo, commits=not dry_run),
             agent=agent,
             overrides=overrides,
             dry_run=dry_run,
@@ -690,7 +688,7 @@ def promote(
     from squadmem.commands import move
 
     with open_repo(ctx) as repo:
-        moment = invocation.moment(now)
+        moment = invocation.moment(now, repo, commits=True)
         outcome = move.promote(repo, ref, now=moment, to=to, topic=topic, commit_edits=commit_edits)
     _print_outcome(outcome, as_json)
 
@@ -725,7 +723,7 @@ def demote(
     from squadmem.commands import move
 
     with open_repo(ctx) as repo:
-        moment = invocation.moment(now)
+        moment = invocation.moment(now, repo, commits=True)
         outcome = move.demote(repo, ref, now=moment, to=to, topic=topic, commit_edits=commit_edits)
     _print_outcome(outcome, as_json)
 
@@ -759,7 +757,9 @@ def restore(
     from squadmem.commands import restore as restoring
 
     with open_repo(ctx) as repo:
-        outcome = restoring.restore(repo, ref, now=invocation.moment(now), at=at, to=to, topic=topic)
+        outcome = restoring.restore(
+            repo, ref, now=invocation.moment(now, repo, commits=True), at=at, to=to, topic=topic
+        )
     _print_outcome(outcome, as_json)
 
 
@@ -876,7 +876,7 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
 
     body = read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
-        click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now), agent)}")
+        click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now, repo), agent)}")
 
 
 @log_app.command("show")
@@ -939,7 +939,7 @@ def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str |
     from squadmem.commands import verify as verifying
 
     with open_repo(ctx) as repo:
-        shown, code = verifying.verify(repo, revs, invocation.moment(now), as_json=as_json)
+        shown, code = verifying.verify(repo, revs, invocation.moment(now, repo, judges=True), as_json=as_json)
     click.echo(shown)
     raise click.exceptions.Exit(int(code))
 
@@ -977,7 +977,7 @@ def review(ctx: click.Context, revs: list[str], fmt: str, now: str | None) -> No
 
     reviewing.check_format(fmt)
     with open_repo(ctx) as repo:
-        found = reviewing.review(repo, revs, invocation.moment(now))
+        found = reviewing.review(repo, revs, invocation.moment(now, repo, judges=True))
     click.echo(reviewing.as_json(found) if fmt == "json" else reviewing.markdown(found), nl=fmt == "json")
 
 
@@ -1029,8 +1029,8 @@ def session_start(
     """
     from squadmem.commands import session as sessions
 
-    moment = invocation.commit_moment(now)
     with open_repo(ctx) as repo:
+        moment = invocation.commit_moment(now, repo)
         result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force, new=new)
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
@@ -1084,8 +1084,8 @@ def session_end(
                 f"--summary-file {summary_file}: cannot read it ({type(exc).__name__})",
                 hint="give a UTF-8 text file, or - for standard input",
             ) from None
-    moment = invocation.commit_moment(now)
     with open_repo(ctx) as repo:
+        moment = invocation.commit_moment(now, repo)
         if transcript:
             from squadmem.commands import track as tracking
 
@@ -1337,7 +1337,11 @@ def migrate_squad(
     with open_repo(ctx) as repo:
         conf = repo.layout.settings
         result = migrate.squad_team(
-            repo, conf, invocation.moment(now), remove_originals=remove_originals, dry_run=dry_run
+            repo,
+            conf,
+            invocation.moment(now, repo, commits=not dry_run),
+            remove_originals=remove_originals,
+            dry_run=dry_run,
         )
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
@@ -1361,7 +1365,9 @@ def intake(ctx: click.Context, dry_run: bool, now: str | None, as_json: bool) ->
 
     with open_repo(ctx) as repo:
         conf = repo.layout.settings
-        result = intaking.intake(repo, conf, invocation.moment(now), dry_run=dry_run)
+        result = intaking.intake(
+            repo, conf, invocation.moment(now, repo, commits=not dry_run), dry_run=dry_run
+        )
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
@@ -1405,7 +1411,11 @@ def migrate_memory_tiers(
     where = None if workspace is None else Path(ctx.find_root().obj or ".") / workspace
     with open_repo(ctx) as repo:
         result = migrate_tiers.memory_tiers(
-            repo, where, agent, dry_run=dry_run, now=invocation.moment(now) if now else None
+            repo,
+            where,
+            agent,
+            dry_run=dry_run,
+            now=invocation.moment(now, repo, commits=not dry_run) if now else None,
         )
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 

@@ -38,17 +38,31 @@ def open_repo(directory: Path | None, *, set_up_driver: bool = True, read_settin
     return repo
 
 
-def moment(value: str | None) -> dt.datetime:
-    """``--now``: the moment it names (UTC unless it has a zone), else the clock."""
+def moment(
+    value: str | None, repo: Repo, *, commits: bool = False, records: bool = False, judges: bool = False
+) -> dt.datetime:
+    """``--now`` read and held to ``repo``'s history by the one rule (:func:`engine.clock.checked`),
+    else the clock. A command that ``commits`` dates its commits at that moment; one that ``judges``
+    commit dates (verify, review) may look from before the newest commit; one that ``records`` uses
+    at that moment (touch, track) refuses a moment after the clock."""
     from squadmem.engine import clock
+    from squadmem.model import clock as moments
 
-    return clock.now(value)
+    if value is None:
+        return moments.now()
+    seconds = repo.newest_commit_time()
+    newest = None if seconds is None else moments.from_epoch(seconds)
+    when = clock.checked(value, newest=newest, commits=commits, records=records, judges=judges)
+    if commits:
+        repo.date_commits(int(when.timestamp()))
+    return when
 
 
-def commit_moment(value: str | None) -> dt.datetime:
-    """``--now``, else the moment the commit being made will carry (GIT_COMMITTER_DATE, else the clock)."""
+def commit_moment(value: str | None, repo: Repo) -> dt.datetime:
+    """``--now`` (its commits dated there), else the moment the commit being made will carry
+    (GIT_COMMITTER_DATE, else the clock)."""
     if value:
-        return moment(value)
+        return moment(value, repo, commits=True)
     from squadmem.model import logs
 
     return logs.commit_now()

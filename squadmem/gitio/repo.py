@@ -212,6 +212,20 @@ class Repo:
         """A commit's committer date, in seconds since the epoch."""
         return clock.git_epoch(self.run("show", "-s", "--format=%ct", rev))
 
+    def newest_commit_time(self) -> int | None:
+        """HEAD's committer date in seconds since the epoch (None: no commit yet)."""
+        head = self.head()
+        return None if head is None else self.commit_time(head)
+
+    def date_commits(self, seconds: int) -> None:
+        """Date the commits made through this repository (author and committer) at ``seconds``
+        since the epoch, UTC, as ``GIT_AUTHOR_DATE`` / ``GIT_COMMITTER_DATE`` would."""
+        self._env["GIT_AUTHOR_DATE"] = self._env["GIT_COMMITTER_DATE"] = f"@{seconds} +0000"
+
+    def commit_dates(self) -> dict[str, str]:
+        """The dates the commits made through this repository carry (none given: the clock)."""
+        return {k: v for k, v in self._env.items() if k in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")}
+
     def count(self, revs: Sequence[str]) -> int:
         """How many commits ``revs`` reach (``git rev-list --count``)."""
         return int(self.run("rev-list", "--count", *revs).strip() or 0)
