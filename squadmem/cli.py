@@ -1095,6 +1095,28 @@ def session_end(
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
+@app.command()
+@JSON
+@guarded
+def uninstall(ctx: click.Context, as_json: bool) -> None:
+    """Take squadmem out of this repository; keep every memory file.
+
+    Removes squadmem's git hooks (an earlier hook squadmem chained is put
+    back), the merge driver (git config merge.squadmem), squadmem's lines in
+    .gitattributes and the spawn blocks (as squadmem spawn off does). The
+    tracked changes are one commit. The tier files, daily logs, wiki and
+    tiers.toml stay as they are; a second run finds nothing to do, and
+    squadmem init sets everything up again.
+
+    Example: squadmem uninstall
+    """
+    from squadmem.commands import uninstall as uninstalling
+
+    with open_repo(ctx, set_up_driver=False) as repo:
+        removed = uninstalling.uninstall(repo)
+    click.echo(invocation.to_json(removed.as_dict()) if as_json else removed.text())
+
+
 # --- spawn commands ---
 
 

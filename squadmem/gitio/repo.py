@@ -189,6 +189,10 @@ class Repo:
         """Set ``key`` in this repository's own configuration (``.git/config``)."""
         self.run("config", "--local", key, value)
 
+    def remove_config_section(self, name: str) -> None:
+        """Remove the section ``name`` (``merge.squadmem``) from this repository's own configuration."""
+        self.run("config", "--local", "--remove-section", name)
+
     # -- named questions -------------------------------------------------------------------------
     def status(self, paths: Sequence[str]) -> list[tuple[str, str]]:
         """(two-letter status, path) of those of ``paths`` with staged or unstaged changes, or untracked."""

@@ -41,6 +41,10 @@ SPAWN_FILES = (
     ".github/skills/tiered-memory/SKILL.md",
 )
 
+# ``squadmem uninstall`` takes init's lines out of it, in its one commit.
+ATTRIBUTES_FILE = ".gitattributes"
+OUTSIDE_FILES = (*SPAWN_FILES, ATTRIBUTES_FILE)  # the paths outside the memory a commit may write
+
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 
@@ -180,14 +184,15 @@ class Layout:
         )
 
     def _spawn_file(self, path: Path, rel: str) -> Path:
-        """One of Squad's spawn files (``squadmem spawn``), if reached through no symlink."""
+        """One of Squad's spawn files (``squadmem spawn``) or ``.gitattributes``, if reached through
+        no symlink."""
         try:
             direct = path.resolve() == self.root.resolve() / rel
         except (OSError, RuntimeError):  # a symlink loop
             direct = False
         if not direct:
             raise SquadmemError(
-                f"{rel}: a symlink; squadmem writes Squad's spawn files only as regular files",
+                f"{rel}: a symlink; squadmem writes files outside the memory only as regular files",
                 hint="replace the symlink with the file itself",
             )
         return path
@@ -263,9 +268,10 @@ class Layout:
     def writable(self, path: Path) -> Path:
         """``path``, if squadmem may write a file there: inside the memory's folder (or one of
         Squad's spawn files, :data:`SPAWN_FILES`, reached through no symlink), each folder on the
-        way a folder (or not there yet), and itself a regular file or nothing; else raise."""
+        way a folder (or not there yet), and itself a regular file or nothing; else raise.
+        ``.gitattributes`` at the top, reached through no symlink, too (``uninstall``)."""
         rel = self.rel(path)
-        if rel in SPAWN_FILES:
+        if rel in OUTSIDE_FILES:
             return self._spawn_file(path, rel)
         self.inside(path)
         for folder in reversed(path.parents):
