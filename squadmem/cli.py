@@ -249,8 +249,8 @@ def app(ctx: click.Context, directory: Path) -> None:
     ctx.obj = directory
 
 
-def open_repo(ctx: click.Context, set_up_driver: bool = True) -> Repo:
-    return invocation.open_repo(ctx.find_root().obj, set_up_driver=set_up_driver)
+def open_repo(ctx: click.Context, set_up_driver: bool = True, needs_memory: bool = False) -> Repo:
+    return invocation.open_repo(ctx.find_root().obj, set_up_driver=set_up_driver, needs_memory=needs_memory)
 
 
 @app.command()
@@ -483,7 +483,7 @@ def report_command(
             hint="give one: --json, or --format text|markdown",
         )
     fmt = "json" if as_json else fmt or "text"
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         data = reporting.make(repo, now=invocation.moment(now, repo), agent=agent, verbose=verbose)
     if fmt == "json":
         click.echo(invocation.to_json(data))
@@ -511,7 +511,7 @@ def history_command(ctx: click.Context, ref: str, as_json: bool) -> None:
     """
     from squadmem.commands import timeline
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         data = timeline.timeline(repo, ref)
     click.echo(invocation.to_json(data) if as_json else timeline.text(data))
 
@@ -540,7 +540,7 @@ def touch_command(ctx: click.Context, refs: tuple[str, ...], now: str | None) ->
     """
     from squadmem.commands import touch
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         ids = touch.touch(repo, refs, invocation.moment(now, repo, records=True))
     click.echo(touch.text(ids))
 
@@ -644,7 +644,7 @@ def maintain(
         "cold": {"ttl_days": cold_ttl_days},
         "promote": {"window_hours": promote_window_hours},
     }
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         outcome = maintaining.maintain(
             repo,
             now=invocation.moment(now, repo, commits=not dry_run),
@@ -687,7 +687,7 @@ def promote(
     """
     from squadmem.commands import move
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         moment = invocation.moment(now, repo, commits=True)
         outcome = move.promote(repo, ref, now=moment, to=to, topic=topic, commit_edits=commit_edits)
     _print_outcome(outcome, as_json)
@@ -722,7 +722,7 @@ def demote(
     """
     from squadmem.commands import move
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         moment = invocation.moment(now, repo, commits=True)
         outcome = move.demote(repo, ref, now=moment, to=to, topic=topic, commit_edits=commit_edits)
     _print_outcome(outcome, as_json)
@@ -756,7 +756,7 @@ def restore(
     """
     from squadmem.commands import restore as restoring
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         outcome = restoring.restore(
             repo, ref, now=invocation.moment(now, repo, commits=True), at=at, to=to, topic=topic
         )
@@ -875,7 +875,7 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
     from squadmem.commands import daylog
 
     body = read_stdin() if text == "-" else text
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now, repo), agent)}")
 
 
@@ -1029,7 +1029,7 @@ def session_start(
     """
     from squadmem.commands import session as sessions
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         moment = invocation.commit_moment(now, repo)
         result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force, new=new)
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
@@ -1084,7 +1084,7 @@ def session_end(
                 f"--summary-file {summary_file}: cannot read it ({type(exc).__name__})",
                 hint="give a UTF-8 text file, or - for standard input",
             ) from None
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         moment = invocation.commit_moment(now, repo)
         if transcript:
             from squadmem.commands import track as tracking
@@ -1152,7 +1152,7 @@ def spawn_on(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     """
     from squadmem.commands import spawn
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         turned = spawn.turn(repo, on=True, dry_run=dry_run)
     click.echo(invocation.to_json(turned.as_dict()) if as_json else turned.text())
 
@@ -1231,7 +1231,7 @@ def wiki_write(
     from squadmem.commands import wiki
 
     text = read_stdin() if file == "-" else _read_text(file)
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         written = wiki.write(repo, topic, text, title=title, replace=replace)
     click.echo(invocation.to_json(written.as_dict()) if as_json else written.text())
 
@@ -1385,7 +1385,7 @@ def intake(ctx: click.Context, dry_run: bool, now: str | None, as_json: bool) ->
     """
     from squadmem.commands import intake as intaking
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         conf = repo.layout.settings
         result = intaking.intake(
             repo, conf, invocation.moment(now, repo, commits=not dry_run), dry_run=dry_run

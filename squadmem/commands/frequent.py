@@ -44,7 +44,7 @@ def context(
     from squadmem.commands import context as spawn
     from squadmem.commands import invocation
 
-    with invocation.open_repo(directory) as repo:
+    with invocation.open_repo(directory, needs_memory=True) as repo:
         result = spawn.context(
             repo,
             agent,
@@ -77,7 +77,7 @@ def recall(
     from squadmem.commands import invocation
     from squadmem.commands import recall as recalling
 
-    with invocation.open_repo(directory) as repo:
+    with invocation.open_repo(directory, needs_memory=True) as repo:
         found = recalling.recall(
             repo,
             query,

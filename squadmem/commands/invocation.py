@@ -15,16 +15,30 @@ if TYPE_CHECKING:
     from squadmem.gitio.repo import Repo
 
 
-def open_repo(directory: Path | None, *, set_up_driver: bool = True, read_settings: bool = True) -> Repo:
+def open_repo(
+    directory: Path | None,
+    *,
+    set_up_driver: bool = True,
+    read_settings: bool = True,
+    needs_memory: bool = False,
+) -> Repo:
     """The repository at ``directory`` (default: here). Its tiers.toml is read first, so a malformed
     one is refused before any work (``read_settings=False``: doctor reports it instead); a fresh
-    clone's merge driver is set up (``set_up_driver=False``: init sets it up itself, and says so)."""
+    clone's merge driver is set up (``set_up_driver=False``: init sets it up itself, and says so).
+    A command that ``needs_memory`` is refused where there is none yet (no memory folder): it
+    would otherwise report an empty memory as one in shape, or write one init never set up."""
     from squadmem.gitio.repo import Repo
 
     folder = directory or Path(".")
     if not Path(folder).is_dir():
         raise SquadmemError(f"-C {folder}: no such folder", hint="pass an existing folder")
     repo = Repo(folder)
+    if needs_memory and not repo.layout.memory.is_dir():
+        repo.close()
+        raise SquadmemError(
+            f"not set up here: {repo.root} has no {repo.layout.places.base}/ folder",
+            hint="run squadmem init (and commit what it writes)",
+        )
     if read_settings:
         try:
             _ = repo.layout.settings
