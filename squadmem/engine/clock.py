@@ -24,7 +24,7 @@ EARLIEST = dt.datetime(1970, 1, 1, tzinfo=dt.UTC)
 LATEST = dt.datetime(9999, 1, 1, tzinfo=dt.UTC)  # exclusive: room for a day and a grace after it
 SKEW = dt.timedelta(hours=1)  # as far after the clock as a commit may be dated (verify's allowance)
 FORMS = "give YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] with Z or ±HH:MM (none: UTC), e.g. 2026-03-01T12:00Z"
-_ISO = re.compile(
+ISO = re.compile(
     r"(?P<day>\d{4}-\d{2}-\d{2})"
     r"(?:T(?P<time>\d{2}:\d{2}(?::\d{2})?)(?P<zone>Z|[+-]\d{2}:\d{2})?)?",
     flags=re.ASCII,
@@ -33,7 +33,7 @@ _ISO = re.compile(
 
 def parse(value: str) -> dt.datetime:
     """``--now``'s value as an aware UTC datetime; refuses what is not one of the ISO forms."""
-    match = _ISO.fullmatch(value)
+    match = ISO.fullmatch(value)
     if match is None:
         raise SquadmemError(f"--now {value!r}: not a date in an ISO form", hint=FORMS)
     text = match["day"] + (f"T{match['time']}" if match["time"] else "")
