@@ -43,12 +43,11 @@ PATH = _Path(path_type=Path)
 
 
 class Argument(click.Argument):
-    """A positional argument that has help: `--help` lists it under Arguments, with its kind."""
+    """A positional argument that has help: `--help` lists it under Arguments."""
 
-    def __init__(self, decls: Sequence[str], *, help: str, kind: str = "<str>", **kw: Any) -> None:
+    def __init__(self, decls: Sequence[str], *, help: str, **kw: Any) -> None:
         super().__init__(decls, **kw)
         self.described = help  # not `help`: click 8.5 has its own, drawn in a section of its own
-        self.kind = kind
 
     def make_metavar(self, ctx: click.Context | None = None) -> str:
         return self.metavar or str(self.name)
@@ -59,8 +58,8 @@ class Argument(click.Argument):
         return [piece + ("..." if self.nargs != 1 else "")]
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str]:
-        name = self.make_metavar(ctx) + ("..." if self.metavar is None and self.nargs != 1 else "")
-        return f"{name} {self.kind}", f"{self.described}  [required]" if self.required else self.described
+        name = self.make_metavar(ctx) + ("..." if self.nargs != 1 else "")
+        return name, f"{self.described}  [required]" if self.required else self.described
 
 
 class Command(click.Command):
@@ -91,10 +90,10 @@ class Group(click.Group):
         ]
 
 
-def option(*decls: str, help: str, kind: str | None = None, **kw: Any) -> Callable[[F], F]:
-    """An option whose `--help` shows its kind (``<str>``, ``<int>``…) and its default."""
+def option(*decls: str, help: str, metavar: str | None = None, **kw: Any) -> Callable[[F], F]:
+    """An option whose `--help` names what it takes (``DATE``, ``NAME``, ``N``…) and its default."""
     kw.setdefault("show_default", True)
-    return click.option(*decls, help=help, metavar=kind, **kw)
+    return click.option(*decls, help=help, metavar=metavar, **kw)
 
 
 def argument(name: str, **kw: Any) -> Callable[[F], F]:
@@ -109,13 +108,14 @@ def _listed(ctx: click.Context, param: click.Parameter, value: tuple[Any, ...]) 
 JSON = option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 NOW = option(
     "--now",
-    kind="<str>",
+    metavar="DATE",
     help=(
-        "Take this moment as now: a date from 1970 to 9998, UTC unless it has a zone"
-        " (+HH:MM, Z or UTC); default: the clock."
+        "Take this moment as now: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] with Z or ±HH:MM (none: UTC),"
+        " not before the newest commit; a command that commits dates its commits there;"
+        " default: the clock."
     ),
 )
-AGENT = option("--agent", "-a", kind="<str>", help="Only this agent's tier files.")
+AGENT = option("--agent", "-a", metavar="NAME", help="Only this agent's tier files.")
 COMMIT_EDITS = option(
     "--commit-edits",
     is_flag=True,
@@ -129,9 +129,9 @@ VERBOSE = option(
 )
 REF = argument("ref", metavar="ID", help="A section's id (squadmem list shows them) or exact heading.")
 TOPIC = option(
-    "--topic", kind="<str>", help="With --to wiki: the topic (default: its topic= flag, else decisions)."
+    "--topic", metavar="TOPIC", help="With --to wiki: the topic (default: its topic= flag, else decisions)."
 )
-SESSION_AGENT = option("--agent", "-a", required=True, kind="<str>", help="The agent whose session it is.")
+SESSION_AGENT = option("--agent", "-a", required=True, metavar="NAME", help="The agent whose session it is.")
 
 
 def _not_utf8(value: Any) -> bool:
@@ -233,7 +233,7 @@ def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     type=PATH,
     default=Path("."),
     show_default=False,
-    kind="<path>",
+    metavar="PATH",
     help="Run as if started in this folder (like git -C).",
 )
 @option(
@@ -259,7 +259,7 @@ def open_repo(ctx: click.Context, set_up_driver: bool = True, needs_memory: bool
     "-a",
     multiple=True,
     callback=_listed,
-    kind="<list[str]>",
+    metavar="NAME",
     help="Agent to scaffold (repeatable); default: the folders of .squad/agents/.",
 )
 @option("--hooks/--no-hooks", default=True, help="Install the git hooks (chaining any hook already there).")
@@ -282,14 +282,14 @@ def open_repo(ctx: click.Context, set_up_driver: bool = True, needs_memory: bool
 )
 @option(
     "--requirement",
-    kind="<str>",
+    metavar="SPEC",
     help="What the workflows pip install (default: how this squadmem was installed).",
 )
 @option(
     "--layout",
     "layout_choice",
     type=click.Choice(["squad", "in-place"]),
-    kind="<squad|in-place>",
+    metavar="[squad|in-place]",
     help="squad: .squad/memory/; in-place: a memory-tiers workspace's MEMORY.md and memory/ "
     "(default: in-place where MEMORY.md and memory/ are and .squad/memory/ is not).",
 )
@@ -338,7 +338,7 @@ def init(
 
 @app.command("list")
 @AGENT
-@option("--tier", "-t", kind="<str>", help="Only this tier: hot, cold, archive, wiki.")
+@option("--tier", "-t", metavar="TIER", help="Only this tier: hot, cold, archive, wiki.")
 @JSON
 @guarded
 def list_(ctx: click.Context, **values: Any) -> None:
@@ -350,25 +350,25 @@ def list_(ctx: click.Context, **values: Any) -> None:
 
 
 @app.command("context")
-@option("--agent", "-a", required=True, kind="<str>", help="The agent being spawned.")
+@option("--agent", "-a", required=True, metavar="NAME", help="The agent being spawned.")
 @option("--include-cold", is_flag=True, help="Add the agent's cold memory (summarized history).")
 @option(
     "--include-wiki",
     multiple=True,
     callback=_listed,
-    kind="<list[str]>",
+    metavar="TOPIC",
     help="Add this wiki page (repeatable).",
 )
 @option(
     "--include",
     multiple=True,
     callback=_listed,
-    kind="<list[str]>",
+    metavar="ID",
     help="Add this one section of any tier, by id or heading (repeatable).",
 )
 @option(
     "--task",
-    kind="<str>",
+    metavar="TEXT",
     help="The task the agent is spawned for: fill hot.max_bytes with the sections matching it first.",
 )
 @option("--record/--no-record", default=True, help="Record uses of the wiki pages and sections included.")
@@ -410,9 +410,9 @@ def context_command(ctx: click.Context, **values: Any) -> None:
 @app.command("recall")
 @argument("query", help="Words a section must all hold: words, paths, #123, FR-022, FooBar.")
 @AGENT
-@option("--tier", "-t", kind="<str>", help="Only this tier.")
+@option("--tier", "-t", metavar="TIER", help="Only this tier.")
 @option(
-    "--limit", type=int, default=5, kind="<int>", help="Show (and record as used) at most this many sections."
+    "--limit", type=int, default=5, metavar="N", help="Show (and record as used) at most this many sections."
 )
 @option("--logs/--no-logs", default=True, help="Also search the daily logs (shown, never recorded).")
 @option("--record/--no-record", default=True, help="Record the sections shown as used.")
@@ -454,7 +454,7 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
 
 @app.command("report")
 @option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in docs/commands.md).")
-@option("--format", "-f", "fmt", kind="<str>", help="text (the default), markdown or json.")
+@option("--format", "-f", "fmt", metavar="FORMAT", help="text (the default), markdown or json.")
 @NOW
 @AGENT
 @VERBOSE
@@ -519,10 +519,9 @@ def history_command(ctx: click.Context, ref: str, as_json: bool) -> None:
 @app.command("touch")
 @argument(
     "refs",
-    metavar="ID...",
+    metavar="ID",
     nargs=-1,
     required=True,
-    kind="<list[str]>",
     help="Section ids or exact headings.",
 )
 @NOW
@@ -560,31 +559,31 @@ def _print_outcome(outcome: Any, as_json: bool) -> None:
 @option(
     "--hot-stale-days",
     type=float,
-    kind="<float>",
+    metavar="DAYS",
     help="Hot section unused this many days → cold (default: hot.stale_days, 7).",
 )
 @option(
     "--hot-max-bytes",
     type=int,
-    kind="<int>",
+    metavar="BYTES",
     help="Hot file budget in bytes, Index included (default: hot.max_bytes, 4096).",
 )
 @option(
     "--hot-max-lines",
     type=int,
-    kind="<int>",
+    metavar="LINES",
     help="Hot file budget in lines, Index included (default: hot.max_lines, 100).",
 )
 @option(
     "--cold-ttl-days",
     type=float,
-    kind="<float>",
+    metavar="DAYS",
     help="Cold section unused this many days → wiki/archive (default: cold.ttl_days, 30).",
 )
 @option(
     "--promote-window-hours",
     type=float,
-    kind="<float>",
+    metavar="HOURS",
     help="Cold/archive section used this recently → hot (default: promote.window_hours, 24).",
 )
 @option(
@@ -659,7 +658,7 @@ def maintain(
 
 @app.command()
 @REF
-@option("--to", default="hot", kind="<str>", help="Tier to move it to: hot, cold, archive or wiki.")
+@option("--to", default="hot", metavar="TIER", help="Tier to move it to: hot, cold, archive or wiki.")
 @TOPIC
 @JSON
 @NOW
@@ -695,7 +694,7 @@ def promote(
 
 @app.command()
 @REF
-@option("--to", kind="<str>", help="Tier to move it to; default: one down (hot → cold → archive).")
+@option("--to", metavar="TIER", help="Tier to move it to; default: one down (hot → cold → archive).")
 @TOPIC
 @JSON
 @NOW
@@ -730,8 +729,8 @@ def demote(
 
 @app.command()
 @REF
-@option("--at", kind="<str>", help="Take it from this commit; default: the last commit that had it.")
-@option("--to", kind="<str>", help="Tier to put it in; default: the tier it was in.")
+@option("--at", metavar="REV", help="Take it from this commit; default: the last commit that had it.")
+@option("--to", metavar="TIER", help="Tier to put it in; default: the tier it was in.")
 @TOPIC
 @JSON
 @NOW
@@ -822,7 +821,9 @@ def settle(ctx: click.Context) -> None:
 
 
 @app.command()
-@option("--keep", type=PATH, kind="<path>", help="Build the demo repository here (a new folder) and keep it.")
+@option(
+    "--keep", type=PATH, metavar="PATH", help="Build the demo repository here (a new folder) and keep it."
+)
 @guarded
 def demo(keep: Path | None) -> None:
     """Show squadmem at work on a throw-away repository with 60 days of agent memory.
@@ -858,7 +859,7 @@ def log_app() -> None:
 
 @log_app.command("add")
 @argument("text", help="The entry's text; - reads it from standard input.")
-@option("--agent", "-a", kind="<str>", help="Agent the entry is from.")
+@option("--agent", "-a", metavar="NAME", help="Agent the entry is from.")
 @NOW
 @guarded
 def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -> None:
@@ -911,7 +912,6 @@ def log_show(ctx: click.Context, day: str | None, as_json: bool, now: str | None
     metavar="RANGE",
     nargs=-1,
     callback=_listed,
-    kind="<list[str]>",
     help="Commits to check, as for git log (origin/main..HEAD); default: @{upstream}..HEAD, else HEAD.",
 )
 @JSON
@@ -951,7 +951,6 @@ def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str |
     nargs=-1,
     required=True,
     callback=_listed,
-    kind="<list[str]>",
     help="Commits to review, as for git log.",
 )
 @option(
@@ -959,7 +958,7 @@ def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str |
     "-f",
     "fmt",
     default="markdown",
-    kind="<str>",
+    metavar="FORMAT",
     help="markdown (a pull-request comment) or json.",
 )
 @NOW
@@ -998,8 +997,8 @@ def session_app() -> None:
 
 @session_app.command("start")
 @SESSION_AGENT
-@option("--task", "-t", required=True, kind="<str>", help="What the agent is doing, one line.")
-@option("--talking-to", kind="<str>", help="Who the agent is talking to.")
+@option("--task", "-t", required=True, metavar="TEXT", help="What the agent is doing, one line.")
+@option("--talking-to", metavar="NAME", help="Who the agent is talking to.")
 @option("--force", is_flag=True, help="Replace a session in progress (it stays in history).")
 @option("--new", is_flag=True, help="The agent is new here: create its hot file.")
 @NOW
@@ -1038,14 +1037,16 @@ def session_start(
 @session_app.command("end")
 @SESSION_AGENT
 @option(
-    "--summary-file", kind="<str>", help="The summary for cold (- reads standard input); default: extractive."
+    "--summary-file",
+    metavar="FILE",
+    help="The summary for cold (- reads standard input); default: extractive.",
 )
 @option(
     "--transcript",
     multiple=True,
     type=PATH,
     callback=_listed,
-    kind="<list[Path]>",
+    metavar="FILE",
     help="Track this session transcript first (squadmem track); repeatable.",
 )
 @NOW
@@ -1210,9 +1211,13 @@ def wiki_app() -> None:
 @wiki_app.command("write")
 @argument("topic", help="The wiki page: .squad/memory/wiki/TOPIC.md (memory/wiki/TOPIC.md in a workspace).")
 @option(
-    "--file", "-f", default="-", kind="<str>", help="Read the entry from this file; - (the default) is stdin."
+    "--file",
+    "-f",
+    default="-",
+    metavar="FILE",
+    help="Read the entry from this file; - (the default) is stdin.",
 )
-@option("--title", kind="<str>", help="Heading for an entry written without a ## heading.")
+@option("--title", metavar="TEXT", help="Heading for an entry written without a ## heading.")
 @option("--replace", is_flag=True, help="Replace a section of the page that has the same title.")
 @JSON
 @guarded
@@ -1246,12 +1251,12 @@ def _read_text(path: str) -> str:
 
 
 @app.command("near")
-@argument("things", nargs=-1, callback=_listed, kind="<list[str]>", help="Files or issues (#123) to look up.")
+@argument("things", nargs=-1, callback=_listed, metavar="THING", help="Files or issues (#123) to look up.")
 @option(
     "--from-hook", is_flag=True, help="Read a Claude Code PostToolUse hook's JSON on stdin; print its output."
 )
-@option("--agent", "-a", kind="<str>", help="Whose memory (default: $SQUADMEM_AGENT, else every agent's).")
-@option("--max-bytes", type=int, default=1024, kind="<int>", help="At most this many bytes per event.")
+@option("--agent", "-a", metavar="NAME", help="Whose memory (default: $SQUADMEM_AGENT, else every agent's).")
+@option("--max-bytes", type=int, default=1024, metavar="BYTES", help="At most this many bytes per event.")
 @JSON
 @guarded
 def near_command(ctx: click.Context, **values: Any) -> None:
@@ -1279,14 +1284,14 @@ def near_command(ctx: click.Context, **values: Any) -> None:
     nargs=-1,
     type=PATH,
     callback=_listed,
-    kind="<list[Path]>",
+    metavar="FILE",
     help="Session transcripts (JSONL, or OpenClaw's SQLite store).",
 )
 @option(
     "--format",
     "fmt",
     default="auto",
-    kind="<str>",
+    metavar="FORMAT",
     help="auto, claude (Claude Code), codex (Codex CLI rollout) or openclaw (session JSONL or SQLite).",
 )
 @option("--from-hook", is_flag=True, help="Read a Claude Code hook's JSON (transcript_path) on stdin.")
@@ -1398,10 +1403,10 @@ def intake(ctx: click.Context, dry_run: bool, now: str | None, as_json: bool) ->
     "workspace",
     required=False,
     type=PATH,
-    kind="<path>",
+    metavar="WORKSPACE",
     help="The skill's workspace (MEMORY.md, memory/, state/); default: here.",
 )
-@option("--agent", "-a", kind="<str>", help="The agent whose tiers receive it.")
+@option("--agent", "-a", metavar="NAME", help="The agent whose tiers receive it.")
 @option("--dry-run", is_flag=True, help="Show what would move; change nothing.")
 @NOW
 @JSON
