@@ -5,7 +5,11 @@ unjudged, never passed over in silence."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+from pathlib import Path
 
+import conftest
 import pytest
 from conftest import GitRepo, init_hooked, run_squadmem
 
@@ -80,3 +84,38 @@ def test_maintain_with_commit_edits_judges_them_and_says_nothing_more(repo: GitR
     assert done.returncode == 0, done.stderr
     assert "not judged" not in done.stdout
     assert repo.git("status", "--porcelain", "--", ".squad") == ""
+
+
+# -- the tests' own guard against writes to $HOME ---------------------------------------------------
+
+
+def test_the_tests_home_is_neither_the_real_one_nor_the_sessions() -> None:
+    home = Path(os.environ["HOME"])
+    assert home not in (conftest.REAL_HOME, conftest.SESSION_HOME)
+    assert conftest.home_writes(home) == []
+    assert conftest.home_writes(conftest.SESSION_HOME) == []
+
+
+def test_the_guard_sees_what_a_subprocess_writes_deep_in_home(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    subprocess.run(
+        ["sh", "-c", 'mkdir -p "$HOME/.config/git" && echo x > "$HOME/.config/git/config"'],
+        env=dict(os.environ, HOME=str(home)),
+        check=True,
+    )
+    (home / ".openclaw").mkdir()
+    assert conftest.home_writes(home, conftest.HOST_FIXTURES) == [
+        ".config",
+        ".config/git",
+        ".config/git/config",
+    ]
+
+
+def test_a_command_run_as_a_subprocess_leaves_home_empty(repo: GitRepo) -> None:
+    """init, maintain and recall as whole processes write nothing to $HOME (the guard checks it
+    after every test; here it is asserted where the writes would come from)."""
+    init_hooked(repo, DATE)
+    for args in (("maintain", "--now", NOW), ("recall", "hot"), ("report",)):
+        assert run_squadmem(repo.root, *args).returncode == 0
+    assert conftest.home_writes(Path(os.environ["HOME"]), conftest.HOST_FIXTURES) == []
