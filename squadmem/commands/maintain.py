@@ -143,7 +143,8 @@ def maintain(
 def uncommitted(repo: Repo) -> str | None:
     """One line naming the tier files with uncommitted changes (an edit, or a file never committed):
     their sections count as used now, so the rules leave them where they are; None when there are none."""
-    untracked, changed = [], []
+    untracked: list[str] = []
+    changed: list[str] = []
     for code, rel in repo.status(list(repo.layout.places.pathspecs)):
         tier = classify(rel)
         if tier is None or tier.tier not in TIERS:
