@@ -877,7 +877,7 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
 
     body = read_stdin() if text == "-" else text
     with open_repo(ctx, needs_memory=True) as repo:
-        click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now, repo), agent)}")
+        click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now, repo, earlier=True), agent)}")
 
 
 @log_app.command("show")
@@ -939,7 +939,9 @@ def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str |
     from squadmem.commands import verify as verifying
 
     with open_repo(ctx) as repo:
-        shown, code = verifying.verify(repo, revs, invocation.moment(now, repo, judges=True), as_json=as_json)
+        shown, code = verifying.verify(
+            repo, revs, invocation.moment(now, repo, earlier=True), as_json=as_json
+        )
     click.echo(shown)
     raise click.exceptions.Exit(int(code))
 
@@ -976,7 +978,7 @@ def review(ctx: click.Context, revs: list[str], fmt: str, now: str | None) -> No
 
     reviewing.check_format(fmt)
     with open_repo(ctx) as repo:
-        found = reviewing.review(repo, revs, invocation.moment(now, repo, judges=True))
+        found = reviewing.review(repo, revs, invocation.moment(now, repo, earlier=True))
     click.echo(reviewing.as_json(found) if fmt == "json" else reviewing.markdown(found), nl=fmt == "json")
 
 

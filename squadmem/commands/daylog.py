@@ -83,7 +83,11 @@ def show(repo: Repo, day: str | None, now: str | None) -> Shown:
     """The log of ``day`` (YYYY-MM-DD; default: today in tiers.toml's time zone, as of ``--now``)."""
     from squadmem.commands import invocation
 
-    date = logs.parse_day(day) if day else logs.today(invocation.moment(now, repo), repo.layout.settings.tz)
+    date = (
+        logs.parse_day(day)
+        if day
+        else logs.today(invocation.moment(now, repo, earlier=True), repo.layout.settings.tz)
+    )
     sessions = tuple(logs.read_sessions(repo.layout, date))
     try:
         rel, text = logs.read(repo.layout, date)

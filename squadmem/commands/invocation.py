@@ -53,12 +53,12 @@ def open_repo(
 
 
 def moment(
-    value: str | None, repo: Repo, *, commits: bool = False, records: bool = False, judges: bool = False
+    value: str | None, repo: Repo, *, commits: bool = False, records: bool = False, earlier: bool = False
 ) -> dt.datetime:
     """``--now`` read and held to ``repo``'s history by the one rule (:func:`engine.clock.checked`),
-    else the clock. A command that ``commits`` dates its commits at that moment; one that ``judges``
-    commit dates (verify, review) may look from before the newest commit; one that ``records`` uses
-    at that moment (touch, track) refuses a moment after the clock."""
+    else the clock. A command that ``commits`` dates its commits at that moment; one that may look
+    ``earlier`` than the newest commit (verify, review, log add, log show) is not held to it; one
+    that ``records`` uses at that moment (touch, track) refuses a moment after the clock."""
     from squadmem.engine import clock
     from squadmem.model import clock as moments
 
@@ -66,7 +66,7 @@ def moment(
         return moments.now()
     seconds = repo.newest_commit_time()
     newest = None if seconds is None else moments.from_epoch(seconds)
-    when = clock.checked(value, newest=newest, commits=commits, records=records, judges=judges)
+    when = clock.checked(value, newest=newest, commits=commits, records=records, earlier=earlier)
     if commits:
         repo.date_commits(int(when.timestamp()))
     return when

@@ -9,7 +9,8 @@ are measured on (a use in that history would look "0 min ago"), and a
 commit squadmem made would be dated before its parent. A command that
 commits refuses a moment after the clock: a commit dated there is one
 ``verify`` reports as forged. ``verify`` and ``review`` judge commit dates
-against ``--now`` and take any moment in range.
+against ``--now``, and ``log add`` and ``log show`` name a day's log by it
+(a backfill is a past day's): they take any moment in range.
 """
 
 from __future__ import annotations
@@ -56,14 +57,15 @@ def checked(
     newest: dt.datetime | None,
     commits: bool = False,
     records: bool = False,
-    judges: bool = False,
+    earlier: bool = False,
 ) -> dt.datetime:
     """``--now`` read by :func:`parse`, then held to the history: not before ``newest`` (the newest
-    commit's date; None: no commit yet), unless the command ``judges`` commit dates (verify,
-    review); not after the clock when the command ``commits``, or ``records`` a use at that moment
-    (a use is never pending in the future)."""
+    commit's date; None: no commit yet) unless the command may look ``earlier`` (verify and review
+    judge commit dates against it, log add and log show name a day's log by it); not after the
+    clock when the command ``commits``, or ``records`` a use at that moment (a use is never
+    pending in the future)."""
     moment = parse(value)
-    if newest is not None and not judges and moment < newest:
+    if newest is not None and not earlier and moment < newest:
         raise SquadmemError(
             f"--now {value!r}: before the newest commit ({clock.stamp(newest)}); ages would be read"
             " before the history they are measured on",

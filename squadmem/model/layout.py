@@ -192,7 +192,9 @@ class Layout:
             direct = False
         if not direct:
             raise SquadmemError(
-                f"{rel}: a symlink; squadmem writes files outside the memory only as regular files",
+                f"{rel}: a symlink; squadmem writes "
+                + ("Squad's spawn files" if rel in SPAWN_FILES else rel)
+                + " only as regular files",
                 hint="replace the symlink with the file itself",
             )
         return path
