@@ -111,7 +111,8 @@ NOW = option(
     metavar="DATE",
     help=(
         "Take this moment as now: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] with Z or ±HH:MM (none: UTC),"
-        " not before the newest commit; a command that commits dates its commits there;"
+        " not before the newest commit (verify, review and log may look earlier); a command that"
+        " commits dates its commits there;"
         " default: the clock."
     ),
 )
