@@ -1,8 +1,9 @@
 """``--now``: the moment every age is computed against, reproducibly, read by one rule.
 
 Only unambiguous ISO 8601 forms are read: ``YYYY-MM-DD`` (midnight UTC) or
-``YYYY-MM-DDTHH:MM`` with optional ``:SS`` and a zone (``Z`` or ``±HH:MM``;
-none is UTC), from 1970 to 9998. Anything else (``12/03/2026``, ``EST``, a
+``YYYY-MM-DDTHH:MM`` with optional ``:SS`` (and its fraction, as Python's
+``isoformat`` writes it) and a zone (``Z`` or ``±HH:MM``; none is UTC), from
+1970 to 9998. Anything else (``12/03/2026``, ``EST``, a
 space for the ``T``) is refused, never guessed. The moment must not go back
 before the newest commit: ages would then be read before the history they
 are measured on (a use in that history would look "0 min ago"), and a
@@ -27,7 +28,7 @@ SKEW = dt.timedelta(hours=1)  # as far after the clock as a commit may be dated 
 FORMS = "give YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] with Z or ±HH:MM (none: UTC), e.g. 2026-03-01T12:00Z"
 ISO = re.compile(
     r"(?P<day>\d{4}-\d{2}-\d{2})"
-    r"(?:T(?P<time>\d{2}:\d{2}(?::\d{2})?)(?P<zone>Z|[+-]\d{2}:\d{2})?)?",
+    r"(?:T(?P<time>\d{2}:\d{2}(?::\d{2}(?:\.\d{1,6})?)?)(?P<zone>Z|[+-]\d{2}:\d{2})?)?",
     flags=re.ASCII,
 )
 
