@@ -8,8 +8,8 @@ import re
 import subprocess
 from pathlib import Path
 
-import click
 import pytest
+from cli_test import _commands as every_command
 from click.testing import CliRunner
 from readme_test import README, ROOT, quick_start_setup
 
@@ -53,8 +53,9 @@ def test_ci_runs_the_two_commands_in_order_and_all_the_rest_inside_the_environme
 def test_the_environment_step_works_under_ci_shell_options(tmp_path: Path) -> None:
     """The venv step as the README writes it, in bash with .ci/run's `set -euo pipefail`."""
     step = quick_start_setup()[0].split(" && python3 -m pip ", 1)[0]
+    step = step.replace("python3 -m venv .venv", "python3 -m venv --without-pip .venv", 1)  # offline
     done = subprocess.run(
-        ["bash", "-c", f"set -euo pipefail; {step} --without-pip && command -v python3"],
+        ["bash", "-c", f"set -euo pipefail; {step} && command -v python3"],
         cwd=tmp_path,
         text=True,
         capture_output=True,
@@ -81,17 +82,7 @@ def test_the_readme_links_the_hit_rate_plot() -> None:
     assert "(docs/hit-rate.png)" in README.read_text("utf-8")
 
 
-def _commands(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
-    found = [prefix]
-    for name, command in group.commands.items():
-        if isinstance(command, click.Group):
-            found += _commands(command, (*prefix, name))
-        else:
-            found.append((*prefix, name))
-    return found
-
-
-@pytest.mark.parametrize("path", _commands(app), ids=lambda p: " ".join(p) or "squadmem")
+@pytest.mark.parametrize("path", [(), *every_command(app)], ids=lambda p: " ".join(p) or "squadmem")
 def test_no_help_shows_a_type_repr(path: tuple[str, ...]) -> None:
     shown = CliRunner().invoke(app, [*path, "--help"], terminal_width=200)
     assert shown.exit_code == 0, shown.output
