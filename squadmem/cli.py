@@ -877,7 +877,7 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
     from squadmem.commands import daylog
 
     body = read_stdin() if text == "-" else text
-    with open_repo(ctx, needs_memory=True) as repo:
+    with open_repo(ctx) as repo:
         click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now, repo, earlier=True), agent)}")
 
 
@@ -1031,7 +1031,7 @@ def session_start(
     """
     from squadmem.commands import session as sessions
 
-    with open_repo(ctx, needs_memory=True) as repo:
+    with open_repo(ctx) as repo:
         moment = invocation.commit_moment(now, repo)
         result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force, new=new)
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
@@ -1088,7 +1088,7 @@ def session_end(
                 f"--summary-file {summary_file}: cannot read it ({type(exc).__name__})",
                 hint="give a UTF-8 text file, or - for standard input",
             ) from None
-    with open_repo(ctx, needs_memory=True) as repo:
+    with open_repo(ctx) as repo:
         moment = invocation.commit_moment(now, repo)
         if transcript:
             from squadmem.commands import track as tracking
@@ -1239,7 +1239,7 @@ def wiki_write(
     from squadmem.commands import wiki
 
     text = read_stdin() if file == "-" else _read_text(file)
-    with open_repo(ctx, needs_memory=True) as repo:
+    with open_repo(ctx) as repo:
         written = wiki.write(repo, topic, text, title=title, replace=replace)
     click.echo(invocation.to_json(written.as_dict()) if as_json else written.text())
 

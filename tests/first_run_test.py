@@ -26,8 +26,8 @@ NOW = "2026-04-20T09:00:00Z"
         ("context", "--agent", "picard"),
         ("recall", "vault"),
         ("touch", "picard/x"),
-        ("log", "add", "did a thing"),
-        ("session", "start", "--agent", "picard", "--task", "t"),
+        ("promote", "picard/x"),
+        ("intake",),
     ],
     ids=lambda a: " ".join(a),
 )
