@@ -214,7 +214,7 @@ def commit_loop(root: Path, tally: Tally, deadline: float) -> None:
 
 def status_loop(root: Path, tally: Tally, deadline: float) -> None:
     def work() -> None:
-        for day in range(3):
+        for _night in range(3):  # maintain at the clock: the seed's sections are long stale by then
             if time.monotonic() > deadline:
                 return
             for _ in range(2):
@@ -223,10 +223,7 @@ def status_loop(root: Path, tally: Tally, deadline: float) -> None:
                     tally.squadmem_ok += (
                         squadmem(root, "promote", entry.id, env=LOCKED, check=False).returncode == 0
                     )
-            now = f"2027-0{day + 1}-15"
-            tally.squadmem_ok += (
-                squadmem(root, "maintain", "--now", now, env=LOCKED, check=False).returncode == 0
-            )
+            tally.squadmem_ok += squadmem(root, "maintain", env=LOCKED, check=False).returncode == 0
 
     beside(root, ["status", "--porcelain"], False, work)
     (root / "notes.txt").write_text("after\n")
@@ -235,7 +232,7 @@ def status_loop(root: Path, tally: Tally, deadline: float) -> None:
 
 
 def kill_maintain(root: Path, tally: Tally, deadline: float) -> None:
-    proc = spawn(root, "maintain", "--now", "2027-06-01")
+    proc = spawn(root, "maintain")
     time.sleep(random.uniform(0.05, 0.9))
     if proc.poll() is None:
         os.kill(proc.pid, signal.SIGKILL)
@@ -245,9 +242,7 @@ def kill_maintain(root: Path, tally: Tally, deadline: float) -> None:
         squadmem(root, "doctor", "--fix", env=LOCKED, check=False)
         git(root, "commit", "-a", "-q", "-m", "user", check=False)
     tally.user_commits += 1
-    tally.squadmem_ok += (
-        squadmem(root, "maintain", "--now", "2027-06-01", env=LOCKED, check=False).returncode == 0
-    )
+    tally.squadmem_ok += squadmem(root, "maintain", env=LOCKED, check=False).returncode == 0
 
 
 def x_merge(root: Path, tally: Tally, deadline: float) -> None:

@@ -7,14 +7,35 @@ GIT_COMMITTER_DATE so ages are exact. Nothing is mocked.
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+# $HOME, sealed before squadmem is imported: the real one is only ever compared, never handed out.
+# Whatever reads HOME outside a test (at import, in a session fixture, in a subprocess started with
+# an environment copied then) gets SESSION_HOME, fresh and empty, and must leave it so.
+REAL_HOME = Path(os.environ.get("HOME", "/root"))
+SESSION_HOME = Path(tempfile.mkdtemp(prefix="squadmem-test-home-"))
+os.environ["HOME"] = str(SESSION_HOME)
+os.environ["XDG_CONFIG_HOME"] = str(SESSION_HOME / ".config")
+
+
+def _remove_session_home() -> None:
+    with contextlib.suppress(OSError):  # kept if something was written there
+        SESSION_HOME.rmdir()
+
+
+atexit.register(_remove_session_home)
+# What tests put in a test's HOME on purpose: a host's own files, which squadmem only reads.
+HOST_FIXTURES = (".openclaw",)
 
 # Property tests draw the same examples on every default and CI run (derandomized, no example
 # database), so a run never fails at random; ``SQUADMEM_HYPOTHESIS=explore`` (or pytest's
@@ -25,27 +46,46 @@ settings.register_profile("explore", derandomize=False)
 PROFILE = os.environ.get("SQUADMEM_HYPOTHESIS", "ci")
 settings.load_profile(PROFILE)
 
-REAL_HOME = Path(os.environ.get("HOME", "/root"))
+
+def home_writes(home: Path, ignore: tuple[str, ...] = ()) -> list[str]:
+    """Every path under ``home`` (but those under the top-level names ``ignore``), sorted."""
+    return sorted(
+        rel for p in home.rglob("*") if (rel := p.relative_to(home).as_posix()).split("/")[0] not in ignore
+    )
 
 
 def _home_snapshot() -> dict[str, float]:
+    """The real $HOME's entries two levels down, with their times (tool caches aside)."""
+    found: dict[str, float] = {}
     try:
-        return {p.name: p.stat().st_mtime for p in REAL_HOME.iterdir() if not p.name.startswith(".cache")}
+        for entry in REAL_HOME.iterdir():
+            if entry.name in (".cache", ".npm"):
+                continue
+            found[entry.name] = entry.lstat().st_mtime
+            if entry.is_dir() and not entry.is_symlink():
+                found.update({f"{entry.name}/{p.name}": p.lstat().st_mtime for p in entry.iterdir()})
     except OSError:
-        return {}
+        pass
+    return found
 
 
 @pytest.fixture(scope="session", autouse=True)
 def _home_untouched() -> Iterator[None]:
-    """Fail the run if any test wrote to the real $HOME."""
+    """Fail the run if anything wrote to the real $HOME, or to the session's."""
     before = _home_snapshot()
     yield
-    after = _home_snapshot()
-    assert before == after, "a test wrote to $HOME"
+    assert _home_snapshot() == before, "a test wrote to the real $HOME"
+    assert home_writes(SESSION_HOME) == [], f"a test wrote to $HOME ({SESSION_HOME})"
 
 
 @pytest.fixture(autouse=True)
-def _sealed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _sealed_env(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Each test gets its own empty HOME, which nothing may write to (a subprocess included): after
+    the test it holds only the host files the test set up (``.openclaw``). Tool caches (pip's) go
+    to XDG_CACHE_HOME outside it. The slow tests run third-party tools (pre-commit, Node.js, the
+    Squad CLI, OpenClaw) that keep their own state in HOME: for them only the session's checks hold."""
     home = tmp_path_factory.mktemp("home")
     template = tmp_path_factory.mktemp("git-template")
     for name in list(os.environ):
@@ -60,6 +100,13 @@ def _sealed_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Mo
     monkeypatch.setenv("GIT_COMMITTER_NAME", "Test Committer")
     monkeypatch.setenv("GIT_COMMITTER_EMAIL", "committer@example.com")
     monkeypatch.setenv("PRE_COMMIT_HOME", str(tmp_path_factory.getbasetemp() / "pre-commit-cache"))
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "xdg-cache"))
+    yield
+    if request.node.get_closest_marker("slow") is None:
+        written = home_writes(home, HOST_FIXTURES)
+        assert not written, f"the test wrote to $HOME: {', '.join(written[:5])}"
+    written = home_writes(SESSION_HOME)
+    assert not written, f"the test wrote to the session's $HOME: {', '.join(written[:5])}"
 
 
 class GitRepo:

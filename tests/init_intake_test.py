@@ -48,7 +48,7 @@ def test_init_leaves_spawn_off_until_the_intake_and_says_so(repo: GitRepo) -> No
     assert done.returncode == 0, done.stderr
     done = run_squadmem(repo.root, "spawn", "on")
     assert done.returncode == 0, done.stderr
-    payload = run_squadmem(repo.root, "context", "--agent", "picard", "--task", "warp core", "--now", DATE)
+    payload = run_squadmem(repo.root, "context", "--agent", "picard", "--task", "warp core")
     assert "Picard leads the away team." in payload.stdout
 
 

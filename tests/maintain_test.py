@@ -148,7 +148,7 @@ def test_maintain_flags_override_tiers_toml(repo: GitRepo) -> None:
     ("args", "message"),
     [
         (["--agent", "../x"], "squadmem: invalid agent name '../x'"),
-        (["--now", "someday"], "squadmem: --now 'someday': not a date"),
+        (["--now", "someday"], "squadmem: --now 'someday': not a date in an ISO form"),
         (
             ["--hot-max-bytes", "-1"],
             "squadmem: --hot-max-bytes -1: must be a whole number from 0 to 1000000000, not -1",

@@ -292,7 +292,7 @@ def test_maintain_killed_at_any_step_is_completed_or_rolled_back(repo: GitRepo, 
 def test_next_writer_recovers_an_interrupted_move_itself(repo: GitRepo) -> None:
     seed(repo)
     expected = normalized_sections(tree_files(repo))
-    env = dict(os.environ, SQUADMEM_FAULT="head-moved")
+    env = dict(os.environ, SQUADMEM_FAULT="head-moved", GIT_AUTHOR_DATE=NOW, GIT_COMMITTER_DATE=NOW)
     crashed = subprocess.run(
         [sys.executable, "-m", "squadmem", "demote", "picard/fresh"],
         cwd=repo.root,

@@ -159,7 +159,8 @@ def test_eight_concurrent_writers_leave_every_section_exactly_once(repo: GitRepo
     bodies = "".join(f"## Item {n}\nbody {n}\n\n" for n in range(8))
     repo.commit("memory", {HOT: "# Hot\n\n" + bodies, COLD: "# Cold\n\n## Old\nold\n"}, date=OLD)
     expected = sections_at(repo)
-    env = dict(os.environ, SQUADMEM_LOCK_TIMEOUT="120")
+    # every commit dated NOW: maintain's --now is never before the newest commit, whoever goes first
+    env = dict(os.environ, SQUADMEM_LOCK_TIMEOUT="120", GIT_AUTHOR_DATE=NOW, GIT_COMMITTER_DATE=NOW)
     commands = [["demote", f"picard/item-{n}"] for n in range(6)]
     commands += [["maintain", "--now", NOW], ["promote", "picard/old"]]
     procs = [

@@ -197,7 +197,7 @@ def test_report_agent_keeps_that_agents_files(memory: GitRepo) -> None:
     [
         (("--agent", "q"), "squadmem: agent q: no tier file belongs to this agent"),
         (("--agent", "../x"), "squadmem: invalid agent name '../x'"),
-        (("--now", "yesterday-ish"), "squadmem: --now 'yesterday-ish': not a date"),
+        (("--now", "yesterday-ish"), "squadmem: --now 'yesterday-ish': not a date in an ISO form"),
         (("--format", "yaml"), "squadmem: --format yaml: unknown format"),
         # regression: --json won over --format text without a word
         (("--json", "--format", "text"), "squadmem: --json and --format text ask for two formats"),

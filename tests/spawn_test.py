@@ -290,7 +290,7 @@ def test_maintain_waits_for_an_uncommitted_upgrade_and_says_so(repo: GitRepo) ->
 def test_maintain_after_off_leaves_squads_lines(repo: GitRepo) -> None:
     squad_repo(repo)
     init(repo)
-    assert run_squadmem(repo.root, "spawn", "off").returncode == 0
+    assert run_squadmem(repo.root, "spawn", "off", date=DATE).returncode == 0
     head = repo.head()
     assert run_squadmem(repo.root, "maintain", "--now", DATE).returncode == 0
     assert repo.read(spawnblock.SPAWN_TEMPLATE) == TEMPLATE

@@ -230,4 +230,4 @@ def test_touch_ambiguous_heading_lists_the_candidates(hooked: GitRepo) -> None:
 def test_touch_bad_now_exits_2(hooked: GitRepo) -> None:
     done = run_squadmem(hooked.root, "touch", "picard/auth-tokens", "--now", "someday")
     assert done.returncode == 2
-    assert done.stderr.splitlines()[0] == "squadmem: --now 'someday': not a date"
+    assert done.stderr.splitlines()[0] == "squadmem: --now 'someday': not a date in an ISO form"

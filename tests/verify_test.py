@@ -451,7 +451,7 @@ def test_verify_future_commit_against_now(mem: GitRepo) -> None:
     [
         (("nosuchbranch..HEAD",), "squadmem: range 'nosuchbranch..HEAD': git does not know it"),
         (("--", "--output=x"), "squadmem: range '--output=x': not a revision"),
-        (("--now", "soon"), "squadmem: --now 'soon': not a date"),
+        (("--now", "soon"), "squadmem: --now 'soon': not a date in an ISO form"),
     ],
 )
 def test_verify_bad_input(mem: GitRepo, args: tuple[str, ...], message: str) -> None:

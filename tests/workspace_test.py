@@ -200,7 +200,9 @@ def test_the_hot_budget_holds_memory_md_at_commit(grown: GitRepo) -> None:
 
 def test_wiki_and_context_in_the_workspace(grown: GitRepo) -> None:
     repo = grown
-    done = run_squadmem(repo.root, "wiki", "write", "garden", "--title", "Frost", input="Cover the beds.\n")
+    done = run_squadmem(
+        repo.root, "wiki", "write", "garden", "--title", "Frost", input="Cover the beds.\n", date=D41
+    )
     assert done.returncode == 0, done.stderr
     assert "## Frost" in repo.read("memory/wiki/garden.md")
     context = squadmem_at(repo, D41, "context", "--agent", "main")

@@ -42,12 +42,11 @@ PATH = _Path(path_type=Path)
 
 
 class Argument(click.Argument):
-    """A positional argument that has help: `--help` lists it under Arguments, with its kind."""
+    """A positional argument that has help: `--help` lists it under Arguments."""
 
-    def __init__(self, decls: Sequence[str], *, help: str, kind: str = "<str>", **kw: Any) -> None:
+    def __init__(self, decls: Sequence[str], *, help: str, **kw: Any) -> None:
         super().__init__(decls, **kw)
         self.described = help  # not `help`: click 8.5 has its own, drawn in a section of its own
-        self.kind = kind
 
     def make_metavar(self, ctx: click.Context | None = None) -> str:
         return self.metavar or str(self.name)
@@ -58,8 +57,8 @@ class Argument(click.Argument):
         return [piece + ("..." if self.nargs != 1 else "")]
 
     def get_help_record(self, ctx: click.Context) -> tuple[str, str]:
-        name = self.make_metavar(ctx) + ("..." if self.metavar is None and self.nargs != 1 else "")
-        return f"{name} {self.kind}", f"{self.described}  [required]" if self.required else self.described
+        name = self.make_metavar(ctx) + ("..." if self.nargs != 1 else "")
+        return name, f"{self.described}  [required]" if self.required else self.described
 
 
 class Command(click.Command):
@@ -90,10 +89,10 @@ class Group(click.Group):
         ]
 
 
-def option(*decls: str, help: str, kind: str | None = None, **kw: Any) -> Callable[[F], F]:
-    """An option whose `--help` shows its kind (``<str>``, ``<int>``…) and its default."""
+def option(*decls: str, help: str, metavar: str | None = None, **kw: Any) -> Callable[[F], F]:
+    """An option whose `--help` names what it takes (``DATE``, ``NAME``, ``N``…) and its default."""
     kw.setdefault("show_default", True)
-    return click.option(*decls, help=help, metavar=kind, **kw)
+    return click.option(*decls, help=help, metavar=metavar, **kw)
 
 
 def argument(name: str, **kw: Any) -> Callable[[F], F]:
@@ -108,13 +107,15 @@ def _listed(ctx: click.Context, param: click.Parameter, value: tuple[Any, ...]) 
 JSON = option("--json", "as_json", is_flag=True, help="Print JSON instead of a table.")
 NOW = option(
     "--now",
-    kind="<str>",
+    metavar="DATE",
     help=(
-        "Take this moment as now: a date from 1970 to 9998, UTC unless it has a zone"
-        " (+HH:MM, Z or UTC); default: the clock."
+        "Take this moment as now: YYYY-MM-DD or YYYY-MM-DDTHH:MM[:SS] with Z or ±HH:MM (none: UTC),"
+        " not before the newest commit (verify, review and log may look earlier); a command that"
+        " commits dates its commits there;"
+        " default: the clock."
     ),
 )
-AGENT = option("--agent", "-a", kind="<str>", help="Only this agent's tier files.")
+AGENT = option("--agent", "-a", metavar="NAME", help="Only this agent's tier files.")
 COMMIT_EDITS = option(
     "--commit-edits",
     is_flag=True,
@@ -128,9 +129,9 @@ VERBOSE = option(
 )
 REF = argument("ref", metavar="ID", help="A section's id (squadmem list shows them) or exact heading.")
 TOPIC = option(
-    "--topic", kind="<str>", help="With --to wiki: the topic (default: its topic= flag, else decisions)."
+    "--topic", metavar="TOPIC", help="With --to wiki: the topic (default: its topic= flag, else decisions)."
 )
-SESSION_AGENT = option("--agent", "-a", required=True, kind="<str>", help="The agent whose session it is.")
+SESSION_AGENT = option("--agent", "-a", required=True, metavar="NAME", help="The agent whose session it is.")
 
 
 def _not_utf8(value: Any) -> bool:
@@ -229,7 +230,7 @@ def _version(ctx: click.Context, param: click.Parameter, value: bool) -> None:
     type=PATH,
     default=Path("."),
     show_default=False,
-    kind="<path>",
+    metavar="PATH",
     help="Run as if started in this folder (like git -C).",
 )
 @option(
@@ -245,8 +246,8 @@ def app(ctx: click.Context, directory: Path) -> None:
     ctx.obj = directory
 
 
-def open_repo(ctx: click.Context, set_up_driver: bool = True) -> Repo:
-    return invocation.open_repo(ctx.find_root().obj, set_up_driver=set_up_driver)
+def open_repo(ctx: click.Context, set_up_driver: bool = True, needs_memory: bool = False) -> Repo:
+    return invocation.open_repo(ctx.find_root().obj, set_up_driver=set_up_driver, needs_memory=needs_memory)
 
 
 @app.command()
@@ -255,7 +256,7 @@ def open_repo(ctx: click.Context, set_up_driver: bool = True) -> Repo:
     "-a",
     multiple=True,
     callback=_listed,
-    kind="<list[str]>",
+    metavar="NAME",
     help="Agent to scaffold (repeatable); default: the folders of .squad/agents/.",
 )
 @option("--hooks/--no-hooks", default=True, help="Install the git hooks (chaining any hook already there).")
@@ -278,14 +279,14 @@ def open_repo(ctx: click.Context, set_up_driver: bool = True) -> Repo:
 )
 @option(
     "--requirement",
-    kind="<str>",
+    metavar="SPEC",
     help="What the workflows pip install (default: how this squadmem was installed).",
 )
 @option(
     "--layout",
     "layout_choice",
     type=click.Choice(["squad", "in-place"]),
-    kind="<squad|in-place>",
+    metavar="[squad|in-place]",
     help="squad: .squad/memory/; in-place: a memory-tiers workspace's MEMORY.md and memory/ "
     "(default: in-place where MEMORY.md and memory/ are and .squad/memory/ is not).",
 )
@@ -336,7 +337,7 @@ def init(
 
 @app.command("list")
 @AGENT
-@option("--tier", "-t", kind="<str>", help="Only this tier: hot, cold, archive, wiki.")
+@option("--tier", "-t", metavar="TIER", help="Only this tier: hot, cold, archive, wiki.")
 @JSON
 @guarded
 def list_(ctx: click.Context, **values: Any) -> None:
@@ -348,25 +349,25 @@ def list_(ctx: click.Context, **values: Any) -> None:
 
 
 @app.command("context")
-@option("--agent", "-a", required=True, kind="<str>", help="The agent being spawned.")
+@option("--agent", "-a", required=True, metavar="NAME", help="The agent being spawned.")
 @option("--include-cold", is_flag=True, help="Add the agent's cold memory (summarized history).")
 @option(
     "--include-wiki",
     multiple=True,
     callback=_listed,
-    kind="<list[str]>",
+    metavar="TOPIC",
     help="Add this wiki page (repeatable).",
 )
 @option(
     "--include",
     multiple=True,
     callback=_listed,
-    kind="<list[str]>",
+    metavar="ID",
     help="Add this one section of any tier, by id or heading (repeatable).",
 )
 @option(
     "--task",
-    kind="<str>",
+    metavar="TEXT",
     help="The task the agent is spawned for: fill hot.max_bytes with the sections matching it first.",
 )
 @option("--record/--no-record", default=True, help="Record uses of the wiki pages and sections included.")
@@ -412,9 +413,9 @@ def context_command(ctx: click.Context, **values: Any) -> None:
 @app.command("recall")
 @argument("query", help="Words, a sentence or names (paths, #123, FR-022, FooBar); any of them finds.")
 @AGENT
-@option("--tier", "-t", kind="<str>", help="Only this tier.")
+@option("--tier", "-t", metavar="TIER", help="Only this tier.")
 @option(
-    "--limit", type=int, default=5, kind="<int>", help="Show (and record as used) at most this many sections."
+    "--limit", type=int, default=5, metavar="N", help="Show (and record as used) at most this many sections."
 )
 @option("--logs/--no-logs", default=True, help="Also search the daily logs (shown, never recorded).")
 @option("--record/--no-record", default=True, help="Record the sections shown as used.")
@@ -458,7 +459,7 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
 
 @app.command("report")
 @option("--json", "as_json", is_flag=True, help="Print the report as JSON (schema in docs/commands.md).")
-@option("--format", "-f", "fmt", kind="<str>", help="text (the default), markdown or json.")
+@option("--format", "-f", "fmt", metavar="FORMAT", help="text (the default), markdown or json.")
 @NOW
 @AGENT
 @VERBOSE
@@ -487,9 +488,8 @@ def report_command(
             hint="give one: --json, or --format text|markdown",
         )
     fmt = "json" if as_json else fmt or "text"
-    moment = invocation.moment(now)
-    with open_repo(ctx) as repo:
-        data = reporting.make(repo, now=moment, agent=agent, verbose=verbose)
+    with open_repo(ctx, needs_memory=True) as repo:
+        data = reporting.make(repo, now=invocation.moment(now, repo), agent=agent, verbose=verbose)
     if fmt == "json":
         click.echo(invocation.to_json(data))
     else:
@@ -516,7 +516,7 @@ def history_command(ctx: click.Context, ref: str, as_json: bool) -> None:
     """
     from squadmem.commands import timeline
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         data = timeline.timeline(repo, ref)
     click.echo(invocation.to_json(data) if as_json else timeline.text(data, repo.layout.places))
 
@@ -524,10 +524,9 @@ def history_command(ctx: click.Context, ref: str, as_json: bool) -> None:
 @app.command("touch")
 @argument(
     "refs",
-    metavar="ID...",
+    metavar="ID",
     nargs=-1,
     required=True,
-    kind="<list[str]>",
     help="Section ids or exact headings.",
 )
 @NOW
@@ -545,9 +544,8 @@ def touch_command(ctx: click.Context, refs: tuple[str, ...], now: str | None) ->
     """
     from squadmem.commands import touch
 
-    moment = invocation.moment(now)
-    with open_repo(ctx) as repo:
-        ids = touch.touch(repo, refs, moment)
+    with open_repo(ctx, needs_memory=True) as repo:
+        ids = touch.touch(repo, refs, invocation.moment(now, repo, records=True))
     click.echo(touch.text(ids))
 
 
@@ -566,31 +564,31 @@ def _print_outcome(outcome: Any, as_json: bool) -> None:
 @option(
     "--hot-stale-days",
     type=float,
-    kind="<float>",
+    metavar="DAYS",
     help="Hot section unused this many days → cold (default: hot.stale_days, 7).",
 )
 @option(
     "--hot-max-bytes",
     type=int,
-    kind="<int>",
+    metavar="BYTES",
     help="Hot file budget in bytes, Index included (default: hot.max_bytes, 4096).",
 )
 @option(
     "--hot-max-lines",
     type=int,
-    kind="<int>",
+    metavar="LINES",
     help="Hot file budget in lines, Index included (default: hot.max_lines, 100).",
 )
 @option(
     "--cold-ttl-days",
     type=float,
-    kind="<float>",
+    metavar="DAYS",
     help="Cold section unused this many days → wiki/archive (default: cold.ttl_days, 30).",
 )
 @option(
     "--promote-window-hours",
     type=float,
-    kind="<float>",
+    metavar="HOURS",
     help="Cold/archive section used this recently → hot (default: promote.window_hours, 24).",
 )
 @option(
@@ -650,10 +648,10 @@ def maintain(
         "cold": {"ttl_days": cold_ttl_days},
         "promote": {"window_hours": promote_window_hours},
     }
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         outcome = maintaining.maintain(
             repo,
-            now=invocation.moment(now),
+            now=invocation.moment(now, repo, commits=not dry_run),
             agent=agent,
             overrides=overrides,
             dry_run=dry_run,
@@ -665,7 +663,7 @@ def maintain(
 
 @app.command()
 @REF
-@option("--to", default="hot", kind="<str>", help="Tier to move it to: hot, cold, archive or wiki.")
+@option("--to", default="hot", metavar="TIER", help="Tier to move it to: hot, cold, archive or wiki.")
 @TOPIC
 @JSON
 @NOW
@@ -693,15 +691,15 @@ def promote(
     """
     from squadmem.commands import move
 
-    with open_repo(ctx) as repo:
-        moment = invocation.moment(now)
+    with open_repo(ctx, needs_memory=True) as repo:
+        moment = invocation.moment(now, repo, commits=True)
         outcome = move.promote(repo, ref, now=moment, to=to, topic=topic, commit_edits=commit_edits)
     _print_outcome(outcome, as_json)
 
 
 @app.command()
 @REF
-@option("--to", kind="<str>", help="Tier to move it to; default: one down (hot → cold → archive).")
+@option("--to", metavar="TIER", help="Tier to move it to; default: one down (hot → cold → archive).")
 @TOPIC
 @JSON
 @NOW
@@ -728,16 +726,16 @@ def demote(
     """
     from squadmem.commands import move
 
-    with open_repo(ctx) as repo:
-        moment = invocation.moment(now)
+    with open_repo(ctx, needs_memory=True) as repo:
+        moment = invocation.moment(now, repo, commits=True)
         outcome = move.demote(repo, ref, now=moment, to=to, topic=topic, commit_edits=commit_edits)
     _print_outcome(outcome, as_json)
 
 
 @app.command()
 @REF
-@option("--at", kind="<str>", help="Take it from this commit; default: the last commit that had it.")
-@option("--to", kind="<str>", help="Tier to put it in; default: the tier it was in.")
+@option("--at", metavar="REV", help="Take it from this commit; default: the last commit that had it.")
+@option("--to", metavar="TIER", help="Tier to put it in; default: the tier it was in.")
 @TOPIC
 @JSON
 @NOW
@@ -762,8 +760,10 @@ def restore(
     """
     from squadmem.commands import restore as restoring
 
-    with open_repo(ctx) as repo:
-        outcome = restoring.restore(repo, ref, now=invocation.moment(now), at=at, to=to, topic=topic)
+    with open_repo(ctx, needs_memory=True) as repo:
+        outcome = restoring.restore(
+            repo, ref, now=invocation.moment(now, repo, commits=True), at=at, to=to, topic=topic
+        )
     _print_outcome(outcome, as_json)
 
 
@@ -826,7 +826,9 @@ def settle(ctx: click.Context) -> None:
 
 
 @app.command()
-@option("--keep", type=PATH, kind="<path>", help="Build the demo repository here (a new folder) and keep it.")
+@option(
+    "--keep", type=PATH, metavar="PATH", help="Build the demo repository here (a new folder) and keep it."
+)
 @guarded
 def demo(keep: Path | None) -> None:
     """Show squadmem at work on a throw-away repository with 60 days of agent memory.
@@ -862,7 +864,7 @@ def log_app() -> None:
 
 @log_app.command("add")
 @argument("text", help="The entry's text; - reads it from standard input.")
-@option("--agent", "-a", kind="<str>", help="Agent the entry is from.")
+@option("--agent", "-a", metavar="NAME", help="Agent the entry is from.")
 @NOW
 @guarded
 def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -> None:
@@ -880,7 +882,7 @@ def log_add(ctx: click.Context, text: str, agent: str | None, now: str | None) -
 
     body = frequent.read_stdin() if text == "-" else text
     with open_repo(ctx) as repo:
-        click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now), agent)}")
+        click.echo(f"appended to {daylog.add(repo, body, invocation.moment(now, repo, earlier=True), agent)}")
 
 
 @log_app.command("show")
@@ -915,7 +917,6 @@ def log_show(ctx: click.Context, day: str | None, as_json: bool, now: str | None
     metavar="RANGE",
     nargs=-1,
     callback=_listed,
-    kind="<list[str]>",
     help="Commits to check, as for git log (origin/main..HEAD); default: @{upstream}..HEAD, else HEAD.",
 )
 @JSON
@@ -943,7 +944,9 @@ def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str |
     from squadmem.commands import verify as verifying
 
     with open_repo(ctx) as repo:
-        shown, code = verifying.verify(repo, revs, invocation.moment(now), as_json=as_json)
+        shown, code = verifying.verify(
+            repo, revs, invocation.moment(now, repo, earlier=True), as_json=as_json
+        )
     click.echo(shown)
     raise click.exceptions.Exit(int(code))
 
@@ -955,7 +958,6 @@ def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str |
     nargs=-1,
     required=True,
     callback=_listed,
-    kind="<list[str]>",
     help="Commits to review, as for git log.",
 )
 @option(
@@ -963,7 +965,7 @@ def verify(ctx: click.Context, revs: list[str] | None, as_json: bool, now: str |
     "-f",
     "fmt",
     default="markdown",
-    kind="<str>",
+    metavar="FORMAT",
     help="markdown (a pull-request comment) or json.",
 )
 @NOW
@@ -981,7 +983,7 @@ def review(ctx: click.Context, revs: list[str], fmt: str, now: str | None) -> No
 
     reviewing.check_format(fmt)
     with open_repo(ctx) as repo:
-        found = reviewing.review(repo, revs, invocation.moment(now))
+        found = reviewing.review(repo, revs, invocation.moment(now, repo, earlier=True))
     click.echo(reviewing.as_json(found) if fmt == "json" else reviewing.markdown(found), nl=fmt == "json")
 
 
@@ -1002,8 +1004,8 @@ def session_app() -> None:
 
 @session_app.command("start")
 @SESSION_AGENT
-@option("--task", "-t", required=True, kind="<str>", help="What the agent is doing, one line.")
-@option("--talking-to", kind="<str>", help="Who the agent is talking to.")
+@option("--task", "-t", required=True, metavar="TEXT", help="What the agent is doing, one line.")
+@option("--talking-to", metavar="NAME", help="Who the agent is talking to.")
 @option("--force", is_flag=True, help="Replace a session in progress (it stays in history).")
 @option("--new", is_flag=True, help="The agent is new here: create its hot file.")
 @NOW
@@ -1033,8 +1035,8 @@ def session_start(
     """
     from squadmem.commands import session as sessions
 
-    moment = invocation.commit_moment(now)
     with open_repo(ctx) as repo:
+        moment = invocation.commit_moment(now, repo)
         result = sessions.start(repo, agent, task, moment, talking_to=talking_to, force=force, new=new)
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
@@ -1042,14 +1044,16 @@ def session_start(
 @session_app.command("end")
 @SESSION_AGENT
 @option(
-    "--summary-file", kind="<str>", help="The summary for cold (- reads standard input); default: extractive."
+    "--summary-file",
+    metavar="FILE",
+    help="The summary for cold (- reads standard input); default: extractive.",
 )
 @option(
     "--transcript",
     multiple=True,
     type=PATH,
     callback=_listed,
-    kind="<list[Path]>",
+    metavar="FILE",
     help="Track this session transcript first (squadmem track); repeatable.",
 )
 @NOW
@@ -1088,8 +1092,8 @@ def session_end(
                 f"--summary-file {summary_file}: cannot read it ({type(exc).__name__})",
                 hint="give a UTF-8 text file, or - for standard input",
             ) from None
-    moment = invocation.commit_moment(now)
     with open_repo(ctx) as repo:
+        moment = invocation.commit_moment(now, repo)
         if transcript:
             from squadmem.commands import track as tracking
 
@@ -1097,6 +1101,28 @@ def session_end(
             click.echo(tracked.text().splitlines()[-1], err=True)
         result = sessions.end(repo, agent, moment, summary)
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
+
+
+@app.command()
+@JSON
+@guarded
+def uninstall(ctx: click.Context, as_json: bool) -> None:
+    """Take squadmem out of this repository; keep every memory file.
+
+    Removes squadmem's git hooks (an earlier hook squadmem chained is put
+    back), the merge driver (git config merge.squadmem), squadmem's lines in
+    .gitattributes and the spawn blocks (as squadmem spawn off does). The
+    tracked changes are one commit. The tier files, daily logs, wiki and
+    tiers.toml stay as they are; a second run finds nothing to do, and
+    squadmem init sets everything up again.
+
+    Example: squadmem uninstall
+    """
+    from squadmem.commands import uninstall as uninstalling
+
+    with open_repo(ctx, set_up_driver=False) as repo:
+        removed = uninstalling.uninstall(repo)
+    click.echo(invocation.to_json(removed.as_dict()) if as_json else removed.text())
 
 
 # --- spawn commands ---
@@ -1139,7 +1165,7 @@ def spawn_on(ctx: click.Context, dry_run: bool, as_json: bool) -> None:
     """
     from squadmem.commands import spawn
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         turned = spawn.turn(repo, on=True, dry_run=dry_run)
     click.echo(invocation.to_json(turned.as_dict()) if as_json else turned.text())
 
@@ -1197,9 +1223,13 @@ def wiki_app() -> None:
 @wiki_app.command("write")
 @argument("topic", help="The wiki page: .squad/memory/wiki/TOPIC.md (memory/wiki/TOPIC.md in a workspace).")
 @option(
-    "--file", "-f", default="-", kind="<str>", help="Read the entry from this file; - (the default) is stdin."
+    "--file",
+    "-f",
+    default="-",
+    metavar="FILE",
+    help="Read the entry from this file; - (the default) is stdin.",
 )
-@option("--title", kind="<str>", help="Heading for an entry written without a ## heading.")
+@option("--title", metavar="TEXT", help="Heading for an entry written without a ## heading.")
 @option("--replace", is_flag=True, help="Replace a section of the page that has the same title.")
 @JSON
 @guarded
@@ -1233,12 +1263,12 @@ def _read_text(path: str) -> str:
 
 
 @app.command("near")
-@argument("things", nargs=-1, callback=_listed, kind="<list[str]>", help="Files or issues (#123) to look up.")
+@argument("things", nargs=-1, callback=_listed, metavar="THING", help="Files or issues (#123) to look up.")
 @option(
     "--from-hook", is_flag=True, help="Read a Claude Code PostToolUse hook's JSON on stdin; print its output."
 )
-@option("--agent", "-a", kind="<str>", help="Whose memory (default: $SQUADMEM_AGENT, else every agent's).")
-@option("--max-bytes", type=int, default=1024, kind="<int>", help="At most this many bytes per event.")
+@option("--agent", "-a", metavar="NAME", help="Whose memory (default: $SQUADMEM_AGENT, else every agent's).")
+@option("--max-bytes", type=int, default=1024, metavar="BYTES", help="At most this many bytes per event.")
 @JSON
 @guarded
 def near_command(ctx: click.Context, **values: Any) -> None:
@@ -1266,14 +1296,14 @@ def near_command(ctx: click.Context, **values: Any) -> None:
     nargs=-1,
     type=PATH,
     callback=_listed,
-    kind="<list[Path]>",
+    metavar="FILE",
     help="Session transcripts (JSONL, or OpenClaw's SQLite store).",
 )
 @option(
     "--format",
     "fmt",
     default="auto",
-    kind="<str>",
+    metavar="FORMAT",
     help="auto, claude (Claude Code), codex (Codex CLI rollout) or openclaw (session JSONL or SQLite).",
 )
 @option("--from-hook", is_flag=True, help="Read a Claude Code hook's JSON (transcript_path) on stdin.")
@@ -1346,7 +1376,11 @@ def migrate_squad(
     with open_repo(ctx) as repo:
         conf = repo.layout.settings
         result = migrate.squad_team(
-            repo, conf, invocation.moment(now), remove_originals=remove_originals, dry_run=dry_run
+            repo,
+            conf,
+            invocation.moment(now, repo, commits=not dry_run),
+            remove_originals=remove_originals,
+            dry_run=dry_run,
         )
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
@@ -1368,9 +1402,11 @@ def intake(ctx: click.Context, dry_run: bool, now: str | None, as_json: bool) ->
     """
     from squadmem.commands import intake as intaking
 
-    with open_repo(ctx) as repo:
+    with open_repo(ctx, needs_memory=True) as repo:
         conf = repo.layout.settings
-        result = intaking.intake(repo, conf, invocation.moment(now), dry_run=dry_run)
+        result = intaking.intake(
+            repo, conf, invocation.moment(now, repo, commits=not dry_run), dry_run=dry_run
+        )
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 
@@ -1379,10 +1415,10 @@ def intake(ctx: click.Context, dry_run: bool, now: str | None, as_json: bool) ->
     "workspace",
     required=False,
     type=PATH,
-    kind="<path>",
+    metavar="WORKSPACE",
     help="The skill's workspace (MEMORY.md, memory/, state/); default: here.",
 )
-@option("--agent", "-a", kind="<str>", help="The agent whose tiers receive it.")
+@option("--agent", "-a", metavar="NAME", help="The agent whose tiers receive it.")
 @option("--dry-run", is_flag=True, help="Show what would move; change nothing.")
 @NOW
 @JSON
@@ -1414,7 +1450,11 @@ def migrate_memory_tiers(
     where = None if workspace is None else Path(ctx.find_root().obj or ".") / workspace
     with open_repo(ctx) as repo:
         result = migrate_tiers.memory_tiers(
-            repo, where, agent, dry_run=dry_run, now=invocation.moment(now) if now else None
+            repo,
+            where,
+            agent,
+            dry_run=dry_run,
+            now=invocation.moment(now, repo, commits=not dry_run) if now else None,
         )
     click.echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 

@@ -44,11 +44,11 @@ def context(
     from squadmem.cli import invocation
     from squadmem.commands import context as spawn
 
-    with invocation.open_repo(directory) as repo:
+    with invocation.open_repo(directory, needs_memory=True) as repo:
         result = spawn.context(
             repo,
             agent,
-            invocation.moment(now),
+            invocation.moment(now, repo),
             include_cold=include_cold,
             wiki=include_wiki or [],
             sections=include or [],
@@ -77,11 +77,11 @@ def recall(
     from squadmem.cli import invocation
     from squadmem.commands import recall as recalling
 
-    with invocation.open_repo(directory) as repo:
+    with invocation.open_repo(directory, needs_memory=True) as repo:
         found = recalling.recall(
             repo,
             query,
-            invocation.moment(now),
+            invocation.moment(now, repo),
             agent=agent,
             tier=tier,
             limit=limit,
@@ -142,7 +142,9 @@ def track(
     if from_hook:
         paths.append(tracking.hook_transcript(sys.stdin.read()))
     with invocation.open_repo(directory) as repo:
-        result = tracking.track(repo, paths, invocation.moment(now), fmt=fmt, dry_run=dry_run)
+        result = tracking.track(
+            repo, paths, invocation.moment(now, repo, records=not dry_run), fmt=fmt, dry_run=dry_run
+        )
     echo(invocation.to_json(result.as_dict()) if as_json else result.text())
 
 

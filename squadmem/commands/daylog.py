@@ -84,7 +84,9 @@ def show(repo: Repo, day: str | None, now: str | None) -> Shown:
     """The log of ``day`` (YYYY-MM-DD; default: today in tiers.toml's time zone, as of ``--now``)."""
     from squadmem.engine import clock
 
-    date = logs.parse_day(day) if day else logs.today(clock.now(now), repo.layout.settings.tz)
+    date = (
+        logs.parse_day(day) if day else logs.today(clock.at(now, repo, earlier=True), repo.layout.settings.tz)
+    )
     sessions = tuple(logs.read_sessions(repo.layout, date))
     try:
         rel, text = logs.read(repo.layout, date)

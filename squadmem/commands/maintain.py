@@ -25,6 +25,7 @@ from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import constants, places, settings, templates
 from squadmem.model.errors import SquadmemError
+from squadmem.model.layout import TIERS, classify
 
 _MOVE = re.compile(r"(\S+) (\S+) -> (\S+)")
 
@@ -128,8 +129,9 @@ def maintain(
         if taken is not None and taken.placed:
             note = "the plan below is for the tiers as they are now, before the intake"
         plan = make_plan(repo, conf, now, agent, found)
-        return Outcome(plan, dry_run=True, note=note, intake=taken, host=host)
+        return Outcome(plan, dry_run=True, note=note, intake=taken, host=host, unjudged=uncommitted(repo))
     settled = tuple(settle.settle(repo)) if settle.pending(repo) else ()  # a merge's leftovers first
+    unjudged = None if commit_edits else uncommitted(repo)
     with writer.session(repo) as scribe:
         edits = edits_first(scribe, "maintain", commit_edits)
         taken = intake.intake(repo, conf, now, scribe=scribe) if take_in else None
@@ -147,6 +149,27 @@ def maintain(
         settled=settled,
         spawn_note=warning,
         host=host,
+        unjudged=unjudged,
+    )
+
+
+def uncommitted(repo: Repo) -> str | None:
+    """One line naming the tier files with uncommitted changes (an edit, or a file never committed):
+    their sections count as used now, so the rules leave them where they are; None when there are none."""
+    untracked: list[str] = []
+    changed: list[str] = []
+    for code, rel in questions.status(repo.git, list(repo.layout.places.pathspecs)):
+        tier = classify(rel, repo.layout.places)
+        if tier is None or tier.tier not in TIERS:
+            continue
+        (untracked if code == "??" else changed).append(rel)
+    if not untracked and not changed:
+        return None
+    named = [*(f"{rel} (never committed)" for rel in untracked), *changed]
+    shown = ", ".join(named[:3]) + (f" and {len(named) - 3} more" if len(named) > 3 else "")
+    return (
+        f"not judged: {shown} {'has' if len(named) == 1 else 'have'} uncommitted changes, so their"
+        " sections count as used now and stay where they are; commit them, or run maintain --commit-edits"
     )
 
 

@@ -28,6 +28,7 @@ class Outcome:
     spawn_note: str | None = None  # Squad's spawn lines lost their block and could not get it back
     settled: tuple[str, ...] = ()  # what a merge left, settled first (squadmem.engine.writing.settle)
     host: track.Result | None = None  # the uses a workspace's host left, read first (squadmem track)
+    unjudged: str | None = None  # tier files with uncommitted changes, which the rules left alone
 
     def as_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {"dry_run": self.dry_run}
@@ -46,6 +47,8 @@ class Outcome:
             data["note"] = self.note
         if self.spawn_note:
             data["spawn_note"] = self.spawn_note
+        if self.unjudged:
+            data["unjudged"] = self.unjudged
         return data
 
     def text(self) -> str:
@@ -62,6 +65,8 @@ class Outcome:
             out.extend(_result_lines(self))
         if self.spawn_note:
             out.append(f"warning: {self.spawn_note}")
+        if self.unjudged:
+            out.append(self.unjudged)
         return "\n".join(out)
 
 

@@ -394,3 +394,8 @@ def update_ref(at: At, ref: str, new: str, old: str, message: str) -> None:
 def set_config(at: At, key: str, value: str) -> None:
     """Set ``key`` in the repository's own configuration (``.git/config``)."""
     _git(at).out(["config", "--local", key, value])
+
+
+def remove_config_section(at: At, name: str) -> None:
+    """Remove the section ``name`` (``merge.squadmem``) from the repository's own configuration."""
+    _git(at).out(["config", "--local", "--remove-section", name])

@@ -182,5 +182,19 @@ class Repo:
     def config(self, key: str) -> str | None:
         return self.git_config().get(key)
 
+    def newest_commit_time(self) -> int | None:
+        """HEAD's committer date in seconds since the epoch (None: no commit yet)."""
+        head = questions.head(self.git)
+        return None if head is None else questions.commit_time(self.git, head)
+
+    def date_commits(self, seconds: int) -> None:
+        """Date the commits made through this repository (author and committer) at ``seconds``
+        since the epoch, UTC, as ``GIT_AUTHOR_DATE`` / ``GIT_COMMITTER_DATE`` would."""
+        self._env["GIT_AUTHOR_DATE"] = self._env["GIT_COMMITTER_DATE"] = f"@{seconds} +0000"
+
+    def commit_dates(self) -> dict[str, str]:
+        """The dates the commits made through this repository carry (none given: the clock)."""
+        return {k: v for k, v in self._env.items() if k in ("GIT_AUTHOR_DATE", "GIT_COMMITTER_DATE")}
+
 
 _HINT = "see what git says; `git status` shows the state of the repository"

@@ -3,8 +3,7 @@
 A naive datetime is taken to be UTC. Stored and shown moments drop their
 microseconds and spell UTC as ``Z`` (``2026-03-01T12:00:00Z``). Ages are
 measured in days (:func:`days`). Reading ``--now`` is the engine's
-(:mod:`squadmem.engine.clock`, which needs python-dateutil); this module is
-standard library only: the hooks import it.
+(:mod:`squadmem.engine.clock`); this module is what the hooks import.
 """
 
 from __future__ import annotations

@@ -40,6 +40,9 @@ SPAWN_FILES = constants.SPAWN_FILES  # Squad's files that hold squadmem's spawn 
 CHARTERS = constants.CHARTERS
 is_spawn_file = where.is_spawn_file
 
+# ``squadmem uninstall`` takes init's lines out of it, in its one commit.
+ATTRIBUTES_FILE = ".gitattributes"
+
 
 class TierFile(Value):
     """One tier file: its tier, its owner name (agent or wiki topic) and its path."""
@@ -144,14 +147,17 @@ class Layout:
         )
 
     def _spawn_file(self, path: Path, rel: str) -> Path:
-        """One of Squad's spawn files (``squadmem spawn``), if reached through no symlink."""
+        """One of Squad's spawn files (``squadmem spawn``) or ``.gitattributes``, if reached through
+        no symlink."""
         try:
             direct = path.resolve() == self.root.resolve() / rel
         except (OSError, RuntimeError):  # a symlink loop
             direct = False
         if not direct:
             raise SquadmemError(
-                f"{rel}: a symlink; squadmem writes Squad's spawn files only as regular files",
+                f"{rel}: a symlink; squadmem writes "
+                + ("Squad's spawn files" if rel != ATTRIBUTES_FILE else rel)
+                + " only as regular files",
                 hint="replace the symlink with the file itself",
             )
         return path
@@ -227,9 +233,10 @@ class Layout:
     def writable(self, path: Path) -> Path:
         """``path``, if squadmem may write a file there: inside the memory's folder (or one of
         Squad's spawn files, :func:`is_spawn_file`, reached through no symlink), each folder on the
-        way a folder (or not there yet), and itself a regular file or nothing; else raise."""
+        way a folder (or not there yet), and itself a regular file or nothing; else raise.
+        ``.gitattributes`` at the top, reached through no symlink, too (``uninstall``)."""
         rel = self.rel(path)
-        if is_spawn_file(rel):
+        if is_spawn_file(rel) or rel == ATTRIBUTES_FILE:
             return self._spawn_file(path, rel)
         self.inside(path)
         for folder in reversed(path.parents):

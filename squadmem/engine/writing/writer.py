@@ -642,7 +642,7 @@ class Writer:
             on_disk[rel] = None if current is None else self.repo.layout.read_file(self.repo.root / rel)
         pending = uses.pending(self.repo.state_dir)
         pending_ids = tuple(sorted(pending))
-        tokens = uses.carried(pending, pending_ids, logs.commit_now())
+        tokens = uses.carried(pending, pending_ids, logs.commit_now(self.repo.commit_dates()))
         every = [*trailers, *([(uses.TRAILER, uses.join(tokens))] if tokens else [])]
         return Made(self.commit(files, message(subject, body, every), pending_ids, on_disk), subject)
 
@@ -677,7 +677,9 @@ class Writer:
         for number, (files, subject, body, trailers, used) in enumerate(self.steps(plan, header)):
             carried = tuple(dict.fromkeys([*(pending_ids if number == 0 else ()), *used]))
             if carried:
-                tokens = uses.carried(pending if number == 0 else {}, carried, logs.commit_now())
+                tokens = uses.carried(
+                    pending if number == 0 else {}, carried, logs.commit_now(self.repo.commit_dates())
+                )
                 trailers = [*trailers, (uses.TRAILER, uses.join(tokens))]
             sha = self.commit(files, message(subject, body, trailers), pending_ids if number == 0 else ())
             made.append(Made(sha, subject))
