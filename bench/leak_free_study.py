@@ -1,0 +1,413 @@
+"""What real spawns needed, with nothing after the spawn visible: squadmem's ``context --task`` beside
+newest first, BM25 and BM25 then newest, and what one recall of the task finds.
+
+The teams are those of ``bench/corpus/squad-teams.tsv`` (``train``, ``held-out``) and of
+``bench/corpus/squad-teams-new.tsv`` (``new``), fixed by ``bench/corpus/split.sha256``
+(``bench/study_split.py``); the repositories come from ``--clones DIR`` as in ``squad_study.py``.
+For each team, each spawn its orchestration logs record (the last ``--max-spawns``) is scored:
+
+- **the moment** is the log's own stated time (``study_rules.stated_moment``: the earliest moment its
+  name, title or ``Timestamp:`` line states, a stamp without a zone read in UTC and in its commit's
+  zone, whichever is earlier; never later than the commit adding it). A log that states none is
+  not scored;
+- **the team** is read at the last first-parent commit before the moment (``study_rules.state_before``)
+  and replayed with squadmem's hooks from there back (``squad_study.steps_for``): every entry,
+  decision and word any rule sees was committed before the moment; no use is recorded;
+- **relevant**: the entries of that state the logged work names (``squad_study.relevant``); each
+  stood on the default branch before the moment (checked: ``late`` counts any that did not, and
+  stays 0), and its age is the moment less when it first did; ``≥ 6 h`` is the slice of entries
+  at least six hours old, which the spawn's own work cannot have written;
+- **fills** at 4, 8 and 16 KB in the same room (the budget less the spawn's frame and Core Context):
+  squadmem's real ``context --agent A --task T``; **newest first** (by when each entry first stood on
+  the default branch), **BM25** on the task (``study_rules.BM25``) and **BM25, then newest**, over the
+  entries the agent sees in Squad's files;
+- **one recall of the task**: ``squadmem recall "<the task>" --agent A --limit 5`` (:func:`recall_top`,
+  the one place the study ranks a recall): the agent has its task, its charter and its payload at
+  spawn, and the task is the words it would type; found: held at 4 KB or in those 5. Bytes per
+  relevant entry found: the 4 KB spawns and every recall's output, over the entries found.
+
+``--dump FILE`` writes each spawn's squadmem pool (JSON lines: each candidate's BM25 score on the
+task, stated date, tier, place, bytes, hot or not; the room; which candidates hold which relevant
+entry, and each one's age), what ``bench/fill_tuning.py`` tunes the fill order on.
+
+    python -m bench.leak_free_study --clones DIR [--split train|held-out|new|all] [--max-spawns 20]
+        [--jobs 1] [--json] [--dump FILE]
+    python -m bench.leak_free_study --rows ROWS.json [--split ...]     # the tables again
+
+Prints a row per team and a table per split. Asserts nothing; exit 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import datetime as dt
+import json
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from bench import squad_spawns, squad_study, study_rules, study_split
+from bench.gitrun import git, squadmem
+from bench.squad_corpus import identity, squad_entries
+from squadmem.commands import context as context_command
+from squadmem.commands import intake
+from squadmem.engine import catalog, ranking
+from squadmem.gitio import catfile
+from squadmem.gitio.repo import Repo
+from squadmem.model import squad
+from squadmem.model.layout import tier_rel
+
+BUDGETS = (4096, 8192, 16384)
+ORDERS = ("squadmem", "newest", "bm25", "bm25_newest")
+AGED = dt.timedelta(hours=6)
+SPLITS = ("train", "held-out", "new")
+
+
+@dataclasses.dataclass(frozen=True)
+class Logged:
+    log: squad_spawns.Log
+    moment: dt.datetime  # the log's own stated time
+    state: int  # first-parent commits before it
+
+
+def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> tuple[list[Logged], int]:
+    """Every spawn a log added on the first-parent line records that states its moment, oldest first,
+    and how many logs of one known agent stated none."""
+    moments = [m for _, m in commits]
+    found: list[Logged] = []
+    unstated = 0
+    files: set[str] = set()
+    with catfile.CatFile(dict(os.environ), cwd=history) as objects:
+        for step in squad_study.walk(history):
+            files.update(p for s, p, _ in step.changed if s != "D")
+            files.difference_update(p for s, p, _ in step.changed if s == "D")
+            agents = sorted(
+                {p.split("/")[2] for p in files if p.startswith(".squad/agents/") and p.count("/") > 2}
+            )
+            for status, rel, blob in step.changed:
+                if status == "A" and rel.startswith(squad_spawns.LOG_DIR) and rel.endswith(".md"):
+                    text = (objects.read(blob) or b"").decode("utf-8", "replace")
+                    log = squad_spawns.parse(rel, text, agents)
+                    if log is None:
+                        continue
+                    moment = study_rules.stated_moment(rel, text, step.when.astimezone(step.zone))
+                    if moment is None:
+                        unstated += 1
+                        continue
+                    found.append(Logged(log, moment, study_rules.state_before(moments, moment)))
+    return sorted(found, key=lambda s: (s.moment, s.log.path)), unstated
+
+
+# -- the one recall ---------------------------------------------------------------------------------
+
+
+def recall_top(root: Path, agent: str, query: str, when: str, limit: int = 5) -> tuple[list[str], int]:
+    """(the ids ``squadmem recall`` lists first for ``query``, the bytes it printed): recall's own
+    ranking, whatever it is, through the command an agent types."""
+    args = ("recall", "--agent", agent, query, "--limit", str(limit), "--no-record", "--json", "--now", when)
+    done = squadmem(root, *args, env=identity(when), check=False)
+    spent = len(done.out.encode("utf-8"))
+    if done.returncode:
+        return [], spent
+    return [h["id"] for h in json.loads(done.out)["sections"]], spent
+
+
+# -- one spawn ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Tally:
+    spawns: int = 0
+    relevant: int = 0
+    aged: int = 0  # relevant entries at least AGED old at the moment
+    late: int = 0  # relevant entries first on the default branch at or after the moment (stays 0)
+    held: dict[str, dict[int, int]] = dataclasses.field(default_factory=dict)  # order -> budget -> hits
+    held_aged: dict[str, dict[int, int]] = dataclasses.field(default_factory=dict)
+    recalls: int = 0
+    recall_bytes: int = 0
+    spawn_bytes: int = 0  # the 4 KB spawns
+    recall_found: int = 0  # relevant entries in the top 5 of the task's recall
+    one_away: int = 0  # held at 4 KB or in the top 5 of the task's recall
+    one_away_aged: int = 0
+
+    def add(self, other: Tally) -> None:
+        for field in dataclasses.fields(self):
+            mine, theirs = getattr(self, field.name), getattr(other, field.name)
+            if isinstance(mine, dict):
+                for order, budgets in theirs.items():
+                    row = mine.setdefault(order, {})
+                    for budget, hits in budgets.items():
+                        row[int(budget)] = row.get(int(budget), 0) + hits
+            else:
+                setattr(self, field.name, mine + theirs)
+
+
+def yardsticks(
+    task: str, seen: Sequence[squad.Entry], born: dict[bytes, dt.datetime], room: int
+) -> dict[str, set[bytes]]:
+    """The keys each yardstick takes whole into ``room`` bytes."""
+    sizes = [len(e.text.encode("utf-8")) for e in seen]
+    oldest = dt.datetime.min.replace(tzinfo=dt.UTC)
+    newest = sorted(range(len(seen)), key=lambda n: (born.get(seen[n].key, oldest), n), reverse=True)
+    matches = study_rules.BM25([e.text for e in seen]).ranked(task)
+    orders = {"newest": newest, "bm25": matches, "bm25_newest": matches + newest}
+    return {
+        name: {seen[n].key for n in study_rules.fill(sizes, order, room)} for name, order in orders.items()
+    }
+
+
+def pool(root: Path, agent: str, task: str, wanted: dict[bytes, squad.Entry]) -> dict[str, Any]:
+    """squadmem's pool for ``task`` (what ``--dump`` writes): each candidate, the room at each budget
+    the pinned sections leave, and which candidates hold which relevant entry."""
+    with Repo(root) as repo:
+        memory = catalog.load(repo.layout)
+    carried = context_command.pinned_in_cold(memory, agent, None)
+    hot = carried + list(memory.in_file(tier_rel("hot", agent)))
+    candidates = [
+        e for e in memory.visible_to(agent) if not e.pinned or (e.tier != "hot" and e not in carried)
+    ]
+    scores = {id(e): s for e, s in ranking.bm25(candidates, ranking.query_tokens(task))}
+    rooms = {}
+    for budget in BUDGETS:
+        payload = context_command._Payload(agent, hot, budget)
+        rooms[budget] = budget - payload.size({e.id for e in hot if e.pinned}, [])
+    return {
+        "agent": agent,
+        "task": task,
+        "rooms": rooms,
+        "candidates": [
+            {
+                "title": e.title,
+                "score": scores.get(id(e), 0.0),
+                "stated": ranking.stated_date(e.text),
+                "tier": e.tier,
+                "position": e.position,
+                "bytes": len(context_command._body([e]).encode("utf-8")),
+                "hot": e.tier == "hot" and e.file == tier_rel("hot", agent),
+                "line": len(context_command._lines([e]).encode("utf-8")),
+            }
+            for e in candidates
+        ],
+        "holders": [
+            [n for n, e in enumerate(candidates) if squad_spawns.holds(e.text, entry.text)]
+            for entry in wanted.values()
+        ],
+    }
+
+
+def score_spawn(
+    root: Path,
+    spawn: Logged,
+    ever: dict[bytes, tuple[dt.datetime, squad.Entry]],
+    when: str,
+    dump: Path | None,
+) -> Tally | None:
+    log = spawn.log
+    born = {key: first for key, (first, _) in ever.items()}
+    entries, _ = intake.usable(squad_entries(root))
+    seen = [e for e in entries if (e.owner == log.agent or e.decision) and e.kind != "core"]
+    wanted = squad_study.relevant(log, seen)
+    ours = squad_study.squadmem_spawns(root, log.agent, log.task, when, BUDGETS)
+    if BUDGETS[0] not in ours:
+        return None
+    by_key = {e.key: e for e in seen}
+    tally = Tally(spawns=1, relevant=len(wanted))
+    tally.late = sum(born.get(k, spawn.moment) >= spawn.moment for k in wanted)
+    aged = {k for k in wanted if spawn.moment - born.get(k, spawn.moment) >= AGED}
+    tally.aged = len(aged)
+    core = sum(len(e.text.encode("utf-8")) for e in entries if squad_study._core_of(e, log.agent))
+    for budget in BUDGETS:
+        text = ours.get(budget, ("", 0))[0]
+        held = {k for k in wanted if squad_spawns.holds(text, by_key[k].text)}
+        taken = yardsticks(log.task, seen, born, budget - squad_study.frame_bytes() - core)
+        taken["squadmem"] = held
+        for name, keys in taken.items():
+            tally.held.setdefault(name, {})[budget] = len(keys & set(wanted))
+            tally.held_aged.setdefault(name, {})[budget] = len(keys & aged)
+    small, tally.spawn_bytes = ours[BUDGETS[0]]
+    held = {k for k in wanted if squad_spawns.holds(small, by_key[k].text)}
+    ids, tally.recall_bytes = recall_top(root, log.agent, log.task, when)
+    tally.recalls = 1
+    with Repo(root) as repo:
+        by_id = catalog.load(repo.layout).by_id()
+    listed = [by_id[i].text for i in ids if i in by_id]
+    found = {k for k in wanted if any(squad_spawns.holds(t, by_key[k].text) for t in listed)}
+    tally.recall_found = len(found)
+    tally.one_away = len(held | found)
+    tally.one_away_aged = len((held | found) & aged)
+    if dump is not None:
+        record = pool(root, log.agent, log.task, {k: by_key[k] for k in wanted})
+        record["ages_h"] = [(spawn.moment - born.get(k, spawn.moment)).total_seconds() / 3600 for k in wanted]
+        record["newest_stated"] = max((c["stated"] or "" for c in record["candidates"]), default="")
+        with dump.open("a", encoding="utf-8") as out:
+            out.write(json.dumps(record) + "\n")
+    return tally
+
+
+# -- one team -------------------------------------------------------------------------------------------
+
+
+def study_team(
+    team: squad_study.Team, source: Path, work: Path, max_spawns: int, dump: Path | None
+) -> dict[str, Any]:
+    row: dict[str, Any] = {"repo": team.repo, "split": team.split, "commit": team.commit}
+    history = work / "history"
+    why = squad_study.export_at(source, team.commit, history)
+    if why is not None:
+        return {**row, "failed": why}
+    commits = squad_study.first_parents(history)
+    parsed, row["unstated"] = logged_spawns(history, commits)
+    every = [s for s in parsed if s.state > 0]
+    row["logged"], chosen = len(every), every[-max_spawns:]
+    if not chosen:
+        return {**row, "failed": f"no logged spawn with a state before it ({len(parsed)} stated a moment)"}
+    ever = squad_study.written(history, max(s.state for s in chosen))
+    root = work / "replay"
+    git(work, "init", "-q", "-b", "main", str(root))
+    git(root, "fetch", "-q", str(history), "main")
+    total, skipped = Tally(), 0
+    steps = squad_study.steps_for(commits, chosen, warmup_days=0)  # type: ignore[arg-type]
+    for number, (state, moment, spawns) in enumerate(steps):
+        failed = squad_study.commit_state(
+            root, history, commits[state - 1][0], moment.isoformat(), number == 0
+        )
+        if failed is not None:
+            return {**row, "failed": failed}
+        for spawn in spawns:
+            later = max(spawn.moment - dt.timedelta(seconds=30), moment).isoformat()
+            scored = score_spawn(root, spawn, ever, later, dump)  # type: ignore[arg-type]
+            skipped += scored is None
+            total.add(scored or Tally())
+        print(f"  {team.repo}: state {number + 1}/{len(steps)}", file=sys.stderr)
+    return {**row, "skipped": skipped, "tally": dataclasses.asdict(total)}
+
+
+def run_team(args: tuple[squad_study.Team, Path, int, Path | None]) -> dict[str, Any]:
+    team, source, max_spawns, dump = args
+    work = Path(tempfile.mkdtemp(prefix="leak-free-study-"))
+    try:
+        return study_team(team, source, work, max_spawns, dump)
+    except Exception as exc:  # a bench reports and goes on
+        return {
+            "repo": team.repo,
+            "split": team.split,
+            "commit": team.commit,
+            "failed": f"{type(exc).__name__}: {exc}"[:200],
+        }
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# -- the tables ---------------------------------------------------------------------------------------------
+
+NAMES = {
+    "squadmem": "squadmem `context --task`",
+    "newest": "newest first",
+    "bm25": "BM25 on the task",
+    "bm25_newest": "BM25, then newest",
+}
+
+
+def share(hits: int, total: int) -> str:
+    return f"{100 * hits / total:.1f}%" if total else "-"
+
+
+def totals(rows: Sequence[dict[str, Any]], split: str) -> tuple[int, Tally]:
+    total = Tally()
+    teams = [r for r in rows if "tally" in r and r["split"] == split]
+    for r in teams:
+        total.add(Tally(**r["tally"]))
+    return len(teams), total
+
+
+def report(rows: Sequence[dict[str, Any]], splits: Sequence[str]) -> None:
+    print("| team | split | commit | spawns stating a moment | scored | relevant | ≥ 6 h old |")
+    print("|---|---|---|---:|---:|---:|---:|")
+    for r in rows:
+        if "tally" not in r:
+            print(f"| {r['repo']} | {r['split']} | {r['commit'][:12]} | **not scored:** {r['failed']} |||")
+            continue
+        t = r["tally"]
+        print(
+            f"| {r['repo']} | {r['split']} | {r['commit'][:12]} | {r['logged']} "
+            f"| {t['spawns']} | {t['relevant']} | {t['aged']} |"
+        )
+    for split in splits:
+        teams, t = totals(rows, split)
+        print(
+            f"\n**{split}**: {teams} teams, {t.spawns} spawns, {t.relevant} relevant entries, "
+            f"{t.aged} of them ≥ 6 h old ({t.late} first committed at or after their spawn)\n"
+        )
+        head = [f"{b // 1024} KB" for b in BUDGETS]
+        print("| relevant entries held (all / ≥ 6 h) | " + " | ".join(head) + " |")
+        print("|---|" + "---:|" * len(BUDGETS))
+        for order in ORDERS:
+            cells = [
+                f"{share(t.held.get(order, {}).get(b, 0), t.relevant)} / "
+                f"{share(t.held_aged.get(order, {}).get(b, 0), t.aged)}"
+                for b in BUDGETS
+            ]
+            print(f"| {NAMES[order]} | " + " | ".join(cells) + " |")
+        found = max(1, t.one_away)
+        print(
+            f"\none recall of the task ({t.recalls} recalls): its top 5 hold "
+            f"{share(t.recall_found, t.relevant)}; held at 4 KB or in them {share(t.one_away, t.relevant)} "
+            f"(≥ 6 h: {share(t.one_away_aged, t.aged)}); "
+            f"{(t.spawn_bytes + t.recall_bytes) / found:,.0f} B per relevant entry found "
+            f"(spawns {t.spawn_bytes:,} B + every recall {t.recall_bytes:,} B)"
+        )
+
+
+def jobs_for(
+    teams: Sequence[squad_study.Team], clones: Path, max_spawns: int, dump: Path | None
+) -> Iterator[tuple[squad_study.Team, Path, int, Path | None]]:
+    for team in teams:
+        source = squad_study.locate(clones, team.repo)
+        if source is not None:
+            yield team, source, max_spawns, dump
+
+
+def read_teams() -> list[squad_study.Team]:
+    return [t for path in study_split.FILES for t in squad_study.read_corpus(path) if t.split != "out"]
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--clones", type=Path, help="folder of the teams' clones or bare git dirs")
+    parser.add_argument("--split", choices=(*SPLITS, "all"), default="held-out")
+    parser.add_argument(
+        "--max-spawns", type=int, default=20, help="score each team's last N logged spawns (20)"
+    )
+    parser.add_argument("--jobs", type=int, default=1, help="teams replayed at once (1)")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--rows", type=Path, help="print the tables of rows an earlier --json run wrote")
+    parser.add_argument("--dump", type=Path, help="append each spawn's squadmem pool (JSON lines)")
+    args = parser.parse_args(argv)
+    splits = SPLITS if args.split == "all" else (args.split,)
+    if args.rows is not None:
+        report(json.loads(args.rows.read_text(encoding="utf-8")), splits)
+        return
+    if args.clones is None:
+        parser.error("--clones is required without --rows")
+    teams = [t for t in read_teams() if t.split in splits]
+    missing = [t for t in teams if squad_study.locate(args.clones, t.repo) is None]
+    dump = args.dump.resolve() if args.dump is not None else None
+    work = list(jobs_for(teams, args.clones, args.max_spawns, dump))
+    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool_:
+        rows = list(pool_.map(run_team, work))
+    rows += [{"repo": t.repo, "split": t.split, "commit": t.commit, "failed": "missing"} for t in missing]
+    rows.sort(key=lambda r: (SPLITS.index(r["split"]), r["repo"]))
+    if args.json:
+        print(json.dumps(rows, indent=2))
+    else:
+        report(rows, splits)
+
+
+if __name__ == "__main__":
+    main()
