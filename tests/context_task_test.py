@@ -62,12 +62,13 @@ def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> N
     assert head.startswith("## Memory Context\n\n### Hot (current session)\n\n" + CORE)
     assert "## Session\nship the release\n" in head and "## Cache keys #2" in head
     # all three hold both words; by BM25: cold's #4 says them most often (its length weighs less than its
-    # count), then the archive entry and the decision (as often, equally long: the given order);
-    # riker's is not picard's
+    # count), then the archive entry and the decision as often, equally long: the decision's recent
+    # date (the newest stated) raises it over the month-old archive entry (spawn_fill); riker's is
+    # not picard's
     assert matched == (
         "## Auth tokens #4 (2026-02-02)\n- fixed auth tokens: rotate weekly\n- auth tokens expire\n"
-        "## Auth tokens #1 (2026-01-05)\n- measured auth tokens: 30 s  \n"
         "## 2026-02-03: Auth tokens rule #5\n**What:** auth tokens rotate\n"
+        "## Auth tokens #1 (2026-01-05)\n- measured auth tokens: 30 s  \n"
     )
     assert "Billing" not in head + matched and "riker" not in out
     # the room left holds the rest of picard's deeper tiers, newest first: the one that does not match
@@ -86,9 +87,14 @@ def test_task_json_lists_the_matches_and_what_was_left_out(memory: GitRepo) -> N
     assert data["used"] == []
     assert data["task"]["text"] == TASK
     assert data["task"]["words"] == ["work", "on", "the", "auth", "tokens", "issue", "reported", "today"]
-    # the best match by BM25 (cold's #4) and then the archive's #1 fit in 330 B; the decision does not;
-    # the Session block (it holds "the") fits, hot's longer Cache keys section does not
-    matched = ["picard/auth-tokens-4-2026-02-02", "picard/auth-tokens-1-2026-01-05", "picard/session"]
+    # the best match by BM25 (cold's #4) and then the decision (its recent date raises it over the
+    # archive's #1) fit in 330 B; the Session block (it holds "the") fits, hot's longer Cache keys
+    # section does not
+    matched = [
+        "picard/auth-tokens-4-2026-02-02",
+        "wiki:decisions/2026-02-03-auth-tokens-rule-5",
+        "picard/session",
+    ]
     assert data["task"]["matched"] == matched
     assert data["task"]["left_out"] == ["picard/cache-keys-2-2026-02-20"]
     assert [p["what"] for p in data["parts"]] == ["hot", "task"]

@@ -21,7 +21,8 @@ With a task (``--task TEXT``, the sentence the coordinator gives the agent)
 the payload stays within ``hot.max_bytes``, the spawn's frame included: the
 pinned sections first (Core Context), then the sections of any tier the agent
 can see (its hot, cold and archive, the wiki) ranked by how well they match
-the task (:mod:`squadmem.engine.ranking`, recall's ranking), whole, best first,
+the task (:mod:`squadmem.engine.ranking`, recall's ranking, a recent date raising a match:
+:mod:`squadmem.engine.spawn_fill`), whole, best first,
 each one that fits; then the rest of hot in hot's order, each one that fits.
 Matches from hot stay in the hot block; the others follow it under
 ``### Sections matching the task``, one blank line between blocks. What room
@@ -43,7 +44,7 @@ import datetime as dt
 import warnings
 from collections.abc import Sequence
 
-from squadmem.engine import catalog, ranking
+from squadmem.engine import catalog, ranking, spawn_fill
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
@@ -341,7 +342,8 @@ def build_for_task(
         e for e in memory.visible_to(agent) if not e.pinned or (e.tier != "hot" and e not in carried)
     ]
     terms = ranking.query_tokens(task)
-    ranked = [e for e, _ in ranking.bm25(candidates, terms)]
+    first, _ = spawn_fill.order(spawn_fill.candidates_of(candidates, terms))
+    ranked = [candidates[n] for n in first]
     chosen = {e.id for e in hot if e.pinned}
     payload = _Payload(agent, hot, max_bytes)
     matched: list[catalog.Entry] = []

@@ -1,0 +1,113 @@
+"""The ``--task`` fill order tuned offline on the pools ``bench/leak_free_study.py --dump`` wrote.
+
+Each spawn's pool (every candidate's BM25 score on the task, stated date, tier, place and bytes, the
+room each budget leaves, which candidates hold which relevant entry) is filled as ``context --task``
+fills it: the order's matches (``squadmem.engine.spawn_fill.order``) while they fit, then the rest of
+hot in its order, then a line naming each further match, then every other deeper section newest
+first. Each setting of the order (how many matches, how much a recent date raises one) is scored at
+4, 8 and 16 KB: the share of relevant entries held, of all and of those at least 6 hours old. Run it
+on the train teams' pools only; the held-out figures come from the real command.
+
+    python -m bench.leak_free_study --clones DIR --split train --dump TRAIN.jsonl --json > rows.json
+    python -m bench.fill_tuning TRAIN.jsonl
+
+Prints one row per setting, best (summed over the budgets) first. Asserts nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from squadmem.engine import ranking, spawn_fill
+
+BUDGETS = (4096, 8192, 16384)
+LIMITS = (0, 1, 2, 3, 5, 8, 10**6)
+WEIGHTS = (0.0, 0.5, 1.0, 2.0, 4.0)
+HALVES = (1.0, 7.0, 30.0)
+MORE_HEAD = 150  # the named lines' heading and note, about
+RECENT_HEAD = 20
+
+
+def held(record: dict[str, Any], budget: int, limit: int, weight: float, half: float) -> set[int]:
+    """The candidates the spawn holds at ``budget`` with that order (see the module's docstring)."""
+    listed = record["candidates"]
+    cands = [
+        spawn_fill.Candidate(c["score"], c["stated"], ranking.DEPTH.get(c["tier"], 4), c["position"])
+        for c in listed
+    ]
+    first, _ = spawn_fill.order(cands, limit=limit, weight=weight, half_days=half)
+    sizes = [c["bytes"] for c in listed]
+    room = record["rooms"][str(budget)]
+    taken = spawn_fill.fill(sizes, first, room)
+    left = room - sum(sizes[n] for n in taken)
+    hot = sorted(
+        (n for n, c in enumerate(listed) if c["hot"] and n not in taken), key=lambda n: listed[n]["position"]
+    )
+    for n in spawn_fill.fill(sizes, hot, left):
+        taken.append(n)
+        left -= sizes[n]
+    chosen = set(taken)
+    named: set[int] = set()
+    left -= MORE_HEAD
+    for n in first:
+        if n not in chosen and listed[n]["line"] <= left:
+            named.add(n)
+            left -= listed[n]["line"]
+    rest = [n for n, c in enumerate(listed) if not c["hot"] and n not in chosen and n not in set(first)]
+    rest = [n for n in spawn_fill.newest(cands, rest) if n not in named]
+    chosen.update(spawn_fill.fill(sizes, rest, left - RECENT_HEAD))
+    return chosen
+
+
+def score(
+    records: Sequence[dict[str, Any]], limit: int, weight: float, half: float
+) -> dict[int, tuple[float, float]]:
+    out = {}
+    for budget in BUDGETS:
+        hits = aged_hits = total = aged = 0
+        for record in records:
+            chosen = held(record, budget, limit, weight, half)
+            for holders, age in zip(record["holders"], record["ages_h"], strict=True):
+                hit = bool(chosen & set(holders))
+                total += 1
+                hits += hit
+                if age >= 6:
+                    aged += 1
+                    aged_hits += hit
+        out[budget] = (hits / max(1, total), aged_hits / max(1, aged))
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("dump", type=Path, nargs="+", help="the pools leak_free_study.py --dump wrote")
+    args = parser.parse_args(argv)
+    records = [
+        json.loads(line) for path in args.dump for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    rows = []
+    for limit, weight, half in itertools.product(LIMITS, WEIGHTS, HALVES):
+        if weight == 0 and half != HALVES[0]:
+            continue
+        found = score(records, limit, weight, half)
+        rows.append((sum(a for a, _ in found.values()), limit, weight, half, found))
+    print(f"{len(records)} spawns\n")
+    print(
+        "| matches first | weight | half (days) | "
+        + " | ".join(f"{b // 1024} KB (all / ≥ 6 h)" for b in BUDGETS)
+        + " |"
+    )
+    print("|---:|---:|---:|" + "---:|" * len(BUDGETS))
+    for _, limit, weight, half, found in sorted(rows, key=lambda r: -r[0]):
+        cells = [f"{a:.1%} / {g:.1%}" for a, g in found.values()]
+        shown = "all" if limit >= 10**6 else str(limit)
+        print(f"| {shown} | {weight} | {half:g} | " + " | ".join(cells) + " |")
+
+
+if __name__ == "__main__":
+    main()
