@@ -20,10 +20,11 @@ hot at once, over its budget. Name the cold sections that mattered
 With a task (``--task TEXT``, the sentence the coordinator gives the agent)
 the payload stays within ``hot.max_bytes``, the spawn's frame included: the
 pinned sections first (Core Context), then the sections of any tier the agent
-can see (its hot, cold and archive, the wiki) ranked by how well they match
-the task (:mod:`squadmem.engine.ranking`, recall's ranking, a recent date raising a match:
-:mod:`squadmem.engine.spawn_fill`), whole, best first,
-each one that fits; then the rest of hot in hot's order, each one that fits.
+can see (its hot, cold and archive, the wiki) in :mod:`squadmem.engine.spawn_fill`'s
+order: the task's matches, best first (recall's ranking, :mod:`squadmem.engine.ranking`;
+that order can also give the newest sections a share of the room first, and raise
+a recent match: both are 0, as the study's train teams chose), whole, each one that
+fits; then the rest of hot in hot's order, each one that fits.
 Matches from hot stay in the hot block; the others follow it under
 ``### Sections matching the task``, one blank line between blocks. What room
 is left then names further matches, best first, one line each (``- ID
@@ -31,8 +32,8 @@ is left then names further matches, best first, one line each (``- ID
 does not say it) under ``### More matching the task``, for the agent to bring
 with ``--include ID``: the sections held are the same with or without these
 lines. What room is still left holds the agent's other deeper sections, newest
-first (:func:`squadmem.engine.ranking.newest`: by the date a section's first
-line states, no history read), under ``### Recent memory``: at large budgets
+first (:func:`squadmem.engine.spawn_fill.newest`: by when history first holds each
+section's text, as ``report`` dates it), under ``### Recent memory``: at large budgets
 the payload is "matches, then newest". A match is not recorded as a use: it is a
 candidate, not a confirmed use (recording it would bring every match back to
 hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
@@ -42,13 +43,14 @@ from __future__ import annotations
 
 import datetime as dt
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from squadmem.engine import catalog, ranking, spawn_fill
+from squadmem.engine import catalog, history, ranking, spawn_fill
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import check_name, tier_rel
+from squadmem.model.sections import content_key
 from squadmem.model.values import Value
 
 
@@ -314,12 +316,12 @@ class _Payload:
         named: Sequence[catalog.Entry],
         rest: Sequence[catalog.Entry],
     ) -> list[catalog.Entry]:
-        """The room the matches, hot and the named lines leave, filled from ``rest`` newest first
-        (:func:`ranking.newest`), each section that fits, whole."""
+        """The room the matches, hot and the named lines leave, filled from ``rest`` in its order
+        (newest first), each section that fits, whole."""
         left = self.max_bytes - len(self.render(chosen, matched, named)[0].encode("utf-8"))
         left -= len(f"\n{RECENT_HEADING}\n\n".encode())
         taken: list[catalog.Entry] = []
-        for entry in ranking.newest(e for e in rest if e.id not in chosen and e.id not in named):
+        for entry in (e for e in rest if e.id not in chosen and e.id not in named):
             cost = len(_body([entry]).encode("utf-8"))  # sections add up: count them
             if cost <= left:
                 taken.append(entry)
@@ -328,7 +330,7 @@ class _Payload:
 
 
 def build_for_task(
-    memory: catalog.Memory, agent: str, task: str, max_bytes: int
+    memory: catalog.Memory, agent: str, task: str, max_bytes: int, seen: Mapping[str, float] | None = None
 ) -> tuple[str, list[tuple[str, int]], Task]:
     """The context for ``task`` within ``max_bytes`` (see the module's docstring), its parts and what the
     task did (pure). Pinned sections are always in, even when they alone are over ``max_bytes`` (a
@@ -342,10 +344,12 @@ def build_for_task(
         e for e in memory.visible_to(agent) if not e.pinned or (e.tier != "hot" and e not in carried)
     ]
     terms = ranking.query_tokens(task)
-    first, _ = spawn_fill.order(spawn_fill.candidates_of(candidates, terms))
-    ranked = [candidates[n] for n in first]
     chosen = {e.id for e in hot if e.pinned}
     payload = _Payload(agent, hot, max_bytes)
+    sizes = [len(_body([e]).encode("utf-8")) for e in candidates]
+    pool = spawn_fill.candidates_of(candidates, terms, sizes, seen)
+    first, later = spawn_fill.order(pool, max_bytes - payload.size(chosen, []))
+    ranked = [candidates[n] for n in first]
     matched: list[catalog.Entry] = []
     named: list[catalog.Entry] = []
     recent: list[catalog.Entry] = []
@@ -360,7 +364,7 @@ def build_for_task(
         )
     else:
         matched, named = payload.fill(chosen, ranked)
-        rest = [e for e in candidates if e.tier != "hot" and e not in matched]
+        rest = [candidates[n] for n in later if candidates[n].tier != "hot"]
         recent = payload.newest(chosen, matched, named, rest)
     text, hot_body, task_body = payload.render(chosen, matched, named, recent)
     parts = [("hot", len(hot_body.encode("utf-8")))]
@@ -374,6 +378,18 @@ def build_for_task(
     more = tuple(e.id for e in named)
     done = Task(task, tuple(terms), tuple(e.id for e in matched), left_out, more, tuple(e.id for e in recent))
     return text, parts, done
+
+
+def first_seen(repo: Repo, memory: catalog.Memory) -> dict[str, float]:
+    """When history first holds each section's text (epoch seconds), by id; a section it does not
+    hold yet is left out."""
+    facts = history.read_facts(repo)
+    found = {}
+    for entry in memory.entries:
+        first = facts.first.get(content_key(entry.text))
+        if first is not None:
+            found[entry.id] = float(first[0])
+    return found
 
 
 def context(
@@ -396,7 +412,8 @@ def context(
                 hint="--task keeps the context within hot.max_bytes; add the others without --task",
             )
         memory = catalog.load(repo.layout)
-        text, parts, done = build_for_task(memory, agent, task, repo.layout.settings.hot.max_bytes)
+        seen = first_seen(repo, memory)
+        text, parts, done = build_for_task(memory, agent, task, repo.layout.settings.hot.max_bytes, seen)
         return Context(text, tuple(parts), (), done)
     memory = catalog.load(repo.layout)
     text, parts, used = build(
