@@ -30,9 +30,14 @@ For each team, each spawn its orchestration logs record (the last ``--max-spawns
 task, stated date, tier, place, bytes, hot or not; the room; which candidates hold which relevant
 entry, and each one's age), what ``bench/fill_tuning.py`` tunes the fill order on.
 
-    python -m bench.leak_free_study --clones DIR [--split train|held-out|new|all] [--max-spawns 20]
-        [--jobs 1] [--json] [--dump FILE]
+    python -m bench.leak_free_study --clones DIR [--split train|held-out|new|all] [--team OWNER/NAME]
+        [--max-spawns 20] [--jobs 1] [--json] [--dump FILE] [--cache DIR]
+    python -m bench.leak_free_study --cache DIR [--split ...] [--plot PNG]   # the tables of the teams done
     python -m bench.leak_free_study --rows ROWS.json [--split ...]     # the tables again
+
+With ``--cache DIR`` each team's row goes to ``DIR/OWNER+NAME.json`` once it is done and its pools to
+``DIR/OWNER+NAME.pools.jsonl``; a team already there is not run again, so a long run can be split by
+``--team`` over several processes and resumed.
 
 Prints a row per team and a table per split. Asserts nothing; exit 0.
 """
@@ -48,7 +53,7 @@ import os
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -167,6 +172,7 @@ def pool(root: Path, agent: str, task: str, wanted: dict[bytes, squad.Entry]) ->
     the pinned sections leave, and which candidates hold which relevant entry."""
     with Repo(root) as repo:
         memory = catalog.load(repo.layout)
+        seen = context_command.first_seen(repo, memory)
     carried = context_command.pinned_in_cold(memory, agent, None)
     hot = carried + list(memory.in_file(tier_rel("hot", agent)))
     candidates = [
@@ -186,6 +192,7 @@ def pool(root: Path, agent: str, task: str, wanted: dict[bytes, squad.Entry]) ->
                 "title": e.title,
                 "score": scores.get(id(e), 0.0),
                 "stated": ranking.stated_date(e.text),
+                "seen": seen.get(e.id),
                 "tier": e.tier,
                 "position": e.position,
                 "bytes": len(context_command._body([e]).encode("utf-8")),
@@ -273,6 +280,9 @@ def study_team(
     git(root, "fetch", "-q", str(history), "main")
     total, skipped = Tally(), 0
     steps = squad_study.steps_for(commits, chosen, warmup_days=0)  # type: ignore[arg-type]
+    # the replay starts on the team's own commits before its first state (each before every moment
+    # scored), so squadmem's history dates what was written then as the team's history does
+    git(root, "reset", "-q", "--hard", commits[steps[0][0] - 1][0])
     for number, (state, moment, spawns) in enumerate(steps):
         failed = squad_study.commit_state(
             root, history, commits[state - 1][0], moment.isoformat(), number == 0
@@ -364,13 +374,57 @@ def report(rows: Sequence[dict[str, Any]], splits: Sequence[str]) -> None:
         )
 
 
-def jobs_for(
-    teams: Sequence[squad_study.Team], clones: Path, max_spawns: int, dump: Path | None
-) -> Iterator[tuple[squad_study.Team, Path, int, Path | None]]:
-    for team in teams:
-        source = squad_study.locate(clones, team.repo)
-        if source is not None:
-            yield team, source, max_spawns, dump
+def plot(rows: Sequence[dict[str, Any]], splits: Sequence[str], out: Path) -> None:
+    """The share of relevant entries each order holds at each budget, a panel per split: all of them
+    (solid) and those at least 6 h old (dashed)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(splits), figsize=(5.2 * len(splits), 4), sharey=True, squeeze=False)
+    kb = [b // 1024 for b in BUDGETS]
+    for ax, split in zip(axes[0], splits, strict=True):
+        teams, t = totals(rows, split)
+        for order in ORDERS:
+            line = ax.plot(
+                kb, [100 * t.held.get(order, {}).get(b, 0) / max(1, t.relevant) for b in BUDGETS], marker="o"
+            )[0]
+            line.set_label(NAMES[order].replace("`", ""))
+            ax.plot(
+                kb,
+                [100 * t.held_aged.get(order, {}).get(b, 0) / max(1, t.aged) for b in BUDGETS],
+                linestyle="--",
+                marker=".",
+                color=line.get_color(),
+            )
+        ax.set_title(f"{split}: {teams} teams, {t.spawns} spawns, {t.relevant} relevant ({t.aged} ≥ 6 h)")
+        ax.set_xticks(kb, [f"{k} KB" for k in kb])
+        ax.set_xlabel("budget (hot.max_bytes)")
+        ax.grid(alpha=0.3)
+    axes[0][0].set_ylabel("relevant entries held, % (dashed: ≥ 6 h old)")
+    axes[0][0].legend(fontsize=8, loc="upper left")
+    fig.tight_layout()
+    fig.savefig(out, dpi=110)
+
+
+def cached(cache: Path | None, repo: str) -> Path | None:
+    return None if cache is None else cache / (repo.replace("/", "+") + ".json")
+
+
+def run_cached(args: tuple[squad_study.Team, Path, int, Path | None, Path | None]) -> dict[str, Any]:
+    """One team's row, from ``--cache`` when an earlier run wrote it, else run and written there."""
+    team, source, max_spawns, dump, cache = args
+    path = cached(cache, team.repo)
+    if path is not None and path.exists():
+        return dict(json.loads(path.read_text(encoding="utf-8")))
+    pools = dump if cache is None else cache / (team.repo.replace("/", "+") + ".pools.jsonl")
+    if pools is not None and pools.exists() and cache is not None:
+        pools.unlink()  # an earlier run stopped partway: its pools go with it
+    row = json.loads(json.dumps(run_team((team, source, max_spawns, pools))))  # as read back later
+    if path is not None:
+        path.write_text(json.dumps(row, indent=2), encoding="utf-8")
+    return dict(row)
 
 
 def read_teams() -> list[squad_study.Team]:
@@ -381,6 +435,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--clones", type=Path, help="folder of the teams' clones or bare git dirs")
     parser.add_argument("--split", choices=(*SPLITS, "all"), default="held-out")
+    parser.add_argument("--team", action="append", default=[], help="only this team (owner/name; repeatable)")
     parser.add_argument(
         "--max-spawns", type=int, default=20, help="score each team's last N logged spawns (20)"
     )
@@ -388,25 +443,55 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--rows", type=Path, help="print the tables of rows an earlier --json run wrote")
     parser.add_argument("--dump", type=Path, help="append each spawn's squadmem pool (JSON lines)")
+    parser.add_argument("--plot", type=Path, help="also draw the tables' shares into this PNG (matplotlib)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        help="a folder keeping each team's row (and, with it, its pools) once done: a team found there is "
+        "not run again, so runs may stop, resume and share the teams out",
+    )
     args = parser.parse_args(argv)
     splits = SPLITS if args.split == "all" else (args.split,)
+    teams = [t for t in read_teams() if t.split in splits and (not args.team or t.repo in args.team)]
     if args.rows is not None:
-        report(json.loads(args.rows.read_text(encoding="utf-8")), splits)
+        rows = json.loads(args.rows.read_text(encoding="utf-8"))
+        report(rows, splits)
+        if args.plot is not None:
+            plot(rows, splits, args.plot)
         return
+    cache = args.cache.resolve() if args.cache is not None else None
+    if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
     if args.clones is None:
-        parser.error("--clones is required without --rows")
-    teams = [t for t in read_teams() if t.split in splits]
-    missing = [t for t in teams if squad_study.locate(args.clones, t.repo) is None]
-    dump = args.dump.resolve() if args.dump is not None else None
-    work = list(jobs_for(teams, args.clones, args.max_spawns, dump))
-    with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool_:
-        rows = list(pool_.map(run_team, work))
-    rows += [{"repo": t.repo, "split": t.split, "commit": t.commit, "failed": "missing"} for t in missing]
+        if cache is None:
+            parser.error("--clones is required without --rows or --cache")
+        rows = [
+            json.loads(p.read_text(encoding="utf-8"))
+            for t in teams
+            if (p := cached(cache, t.repo)) and p.exists()
+        ]
+    else:
+        dump = args.dump.resolve() if args.dump is not None else None
+        work = [
+            (t, source, args.max_spawns, dump, cache)
+            for t in teams
+            if (source := squad_study.locate(args.clones, t.repo)) is not None
+        ]
+        with concurrent.futures.ProcessPoolExecutor(max_workers=max(1, args.jobs)) as pool_:
+            rows = list(pool_.map(run_cached, work))
+        done = {r["repo"] for r in rows}
+        rows += [
+            {"repo": t.repo, "split": t.split, "commit": t.commit, "failed": "missing"}
+            for t in teams
+            if t.repo not in done
+        ]
     rows.sort(key=lambda r: (SPLITS.index(r["split"]), r["repo"]))
     if args.json:
         print(json.dumps(rows, indent=2))
     else:
         report(rows, splits)
+    if args.plot is not None:
+        plot(rows, splits, args.plot)
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import GitRepo
 
-from bench import leak_free_study, squad_study, study_rules
+from bench import leak_free_study, squad_spawns, squad_study, study_rules
 
 HISTORY = ".squad/agents/alice/history.md"
 LOG = ".squad/orchestration-log/2026-05-10T12-00-00Z-alice.md"
@@ -87,3 +87,43 @@ def test_an_entry_committed_after_the_moment_is_never_scored_nor_seen(repo: GitR
     seen = json.dumps(pools)
     assert "parser" in seen
     assert "exporter" not in seen and "export_orders" not in seen
+    # squadmem's history dates what the team wrote before the first state as the team's commits did
+    when = {c["title"]: c["seen"] for c in pools[0]["candidates"]}
+    assert when["2026-05-01: parser"] == dt.datetime(2026, 5, 1, 9, tzinfo=dt.UTC).timestamp()
+
+
+def test_a_team_done_is_kept_in_the_cache_and_not_run_again(repo: GitRepo, tmp_path: Path) -> None:
+    commit = team(repo)
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    job = (squad_study.Team("owner/team", commit, "new", "test"), repo.root, 20, None, cache)
+    row = leak_free_study.run_cached(job)
+    assert row["tally"]["spawns"] == 1
+    assert json.loads((cache / "owner+team.json").read_text(encoding="utf-8")) == row
+    assert (cache / "owner+team.pools.jsonl").read_text(encoding="utf-8").count("\n") == 1
+    gone = (squad_study.Team("owner/team", commit, "new", "test"), tmp_path / "nowhere", 20, None, cache)
+    assert leak_free_study.run_cached(gone) == row  # read back, not run
+
+
+def test_squads_own_log_template_gives_the_task_and_the_agent() -> None:
+    log = (
+        "# Orchestration Log Entry\n\n> One file per agent spawn.\n\n---\n\n"
+        "### 2026-05-07T17:17 — TUI visual enhancements: click spam fix + startup messages\n\n"
+        "| Field | Value |\n|-------|-------|\n| **Agent routed** | Parker (Backend Dev) |\n"
+        "| **Why chosen** | Owns PTY input handling |\n| **Outcome** | Pending |\n\n"
+        "## Context\n\nTouches `packages/cli/src/index.ts`.\n"
+    )
+    path = ".squad/orchestration-log/2026-05-07T17-17-parker.md"
+    parsed = squad_spawns.parse(path, log, ["parker", "lambert"])
+    assert parsed is not None
+    assert (parsed.agent, parsed.task) == (
+        "parker",
+        "TUI visual enhancements: click spam fix + startup messages",
+    )
+    assert "click spam" not in parsed.work and "Agent routed" not in parsed.work
+    assert "`packages/cli/src/index.ts`" in parsed.work
+    # a log of that template without a summary line names no task
+    bare = log.replace(
+        "### 2026-05-07T17:17 — TUI visual enhancements: click spam fix + startup messages\n", ""
+    )
+    assert squad_spawns.parse(path, bare, ["parker"]) is None
