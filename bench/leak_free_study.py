@@ -375,13 +375,14 @@ def report(rows: Sequence[dict[str, Any]], splits: Sequence[str]) -> None:
 
 
 def plot(rows: Sequence[dict[str, Any]], splits: Sequence[str], out: Path) -> None:
-    """The share of relevant entries each order holds at each budget, a panel per split: all of them
-    (solid) and those at least 6 h old (dashed)."""
+    """The share of relevant entries each order holds at each budget, a panel per split that has a
+    team scored: all of them (solid) and those at least 6 h old (dashed)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    splits = [s for s in splits if totals(rows, s)[0]] or list(splits)
     fig, axes = plt.subplots(1, len(splits), figsize=(5.2 * len(splits), 4), sharey=True, squeeze=False)
     kb = [b // 1024 for b in BUDGETS]
     for ax, split in zip(axes[0], splits, strict=True):
