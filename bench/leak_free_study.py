@@ -11,7 +11,9 @@ For each team, each spawn its orchestration logs record (the last ``--max-spawns
   zone, whichever is earlier; never later than the commit adding it). A log that states none is
   not scored;
 - **the team** is read at the last first-parent commit before the moment (``study_rules.state_before``)
-  and replayed with squadmem's hooks from there back (``squad_study.steps_for``): every entry,
+  and replayed with squadmem's hooks from there back (``squad_study.steps_for``), the replay
+  starting on the team's own commits before its first state (so squadmem's history dates what
+  they wrote as they wrote it; later work is dated at the state that brings it): every entry,
   decision and word any rule sees was committed before the moment; no use is recorded;
 - **relevant**: the entries of that state the logged work names (``squad_study.relevant``); each
   stood on the default branch before the moment (checked: ``late`` counts any that did not, and
