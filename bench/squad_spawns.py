@@ -2,7 +2,8 @@
 its work turned out to touch.
 
 Squad's coordinator writes a log per spawn under ``.squad/orchestration-log/``:
-the agent, the task it was given (``**Task:**``, or the log's title) and what
+the agent, the task it was given (``**Task:**``, or the log's title, or the
+``### {timestamp} — {task summary}`` line of Squad's own log template) and what
 the agent did (files, issues, pull requests, decisions it names). Nobody logs
 which memory entries an agent read, so this takes a proxy for them, fixed
 before any spawn is looked at: an earlier entry is **relevant** to a spawn
@@ -57,6 +58,13 @@ _REFS = re.compile(
     r"|\b[A-Z]{1,5}-?\d{2,}\b"  # an ID: FR-022, F148
 )
 _FIELD = re.compile(r"^[-* \t]*\*\*(agent(?: id)?|task):?\*\*:?[ \t]*(.+?)\s*$", re.IGNORECASE | re.MULTILINE)
+# Squad's own log template: ``### {timestamp} — {task summary}`` over a table whose rows are
+# ``| **Agent routed** | {Name} ({Role}) |``, ``| **Why chosen** | ... |`` ...
+_ROW = re.compile(
+    r"^\|[ \t]*\*\*(agent routed|agent|task)\*\*[ \t]*\|[ \t]*(.+?)[ \t]*\|[ \t]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+_SUMMARY = re.compile(r"^###[ \t]+\d{4}-\d{2}-\d{2}[T \d:.\-Z]*[ \t]+[—–-][ \t]+(.+?)[ \t]*$", re.MULTILINE)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,10 +79,11 @@ def parse(path: str, text: str, agents: Iterable[str]) -> Log | None:
     """The spawn a log records, or None when it names no single known agent or no task."""
     known = {a.casefold() for a in agents}
     fields: dict[str, str] = {}
-    for match in _FIELD.finditer(text):
+    for match in [*_FIELD.finditer(text), *_ROW.finditer(text)]:
         fields.setdefault(match.group(1).casefold().split()[0], match.group(2).strip())
     lines = text.splitlines()
     title = next((line.lstrip("#").strip() for line in lines if line.startswith("# ")), "")
+    summary = _SUMMARY.search(text)
 
     def named(source: str) -> list[str]:
         words = {w.casefold() for w in re.findall(r"[A-Za-z][\w-]*", source)}
@@ -85,10 +94,17 @@ def parse(path: str, text: str, agents: Iterable[str]) -> Log | None:
     if len(found) != 1:  # no known agent, or a log of several spawns
         return None
     agent = found[0]
-    task = fields.get("task") or _task_of(title, agent)
+    task = fields.get("task") or _task_of(title, agent) or (summary and _task_of(summary.group(1), agent))
     if not task:
         return None
-    work = "\n".join(line for line in lines if not line.startswith("# ") and not _FIELD.fullmatch(line))
+    work = "\n".join(
+        line
+        for line in lines
+        if not line.startswith("# ")
+        and not _FIELD.fullmatch(line)
+        and not _ROW.fullmatch(line)
+        and not (summary is not None and line == summary.group(0))
+    )
     return Log(path, agent, task, work)
 
 

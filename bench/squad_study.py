@@ -347,11 +347,13 @@ def set_budget(root: Path, budget: int) -> None:
     path.write_text(head + "[hot]" + "\n".join(lines), encoding="utf-8")
 
 
-def squadmem_spawns(root: Path, agent: str, task: str, when: str) -> dict[int, tuple[str, int]]:
+def squadmem_spawns(
+    root: Path, agent: str, task: str, when: str, budgets: Sequence[int] = BUDGETS
+) -> dict[int, tuple[str, int]]:
     """``context --agent A --task T`` at each budget: (text, bytes), or nothing where it fails."""
     out: dict[int, tuple[str, int]] = {}
     env = identity(when)
-    for budget in BUDGETS:
+    for budget in budgets:
         set_budget(root, budget)
         done = squadmem(
             root,

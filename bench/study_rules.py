@@ -317,3 +317,36 @@ def tool_event(session: str, thing: str) -> dict[str, object]:
         command = f'git commit -m "Fix ({thing})"'
         return {"session_id": session, "tool_name": "Bash", "tool_input": {"command": command}}
     return {"session_id": session, "tool_name": "Read", "tool_input": {"file_path": thing}}
+
+
+# -- the leak-free moment (bench/leak_free_study.py) -------------------------------------------------
+
+_LABELLED = re.compile(r"^[-*#>\s]*\**(?:timestamp|date|time|when|started|spawned)\**\s*:", re.IGNORECASE)
+
+
+def stated_stamps(path: str, text: str) -> list[tuple[dt.datetime, bool]]:
+    """Every moment the log states: the time stamp of its file name, and those of its title line and
+    of its labelled lines (``Timestamp:``, ``**Date:**`` ...) among its first 20, each naive with
+    whether it names UTC."""
+    found = [s for s in [stamp(path.rsplit("/", 1)[-1])] if s is not None]
+    lines = text.lstrip("\ufeff").split("\n")[:20]
+    heads = [
+        line for n, line in enumerate(lines) if (n == 0 and line.startswith("#")) or _LABELLED.match(line)
+    ]
+    for line in heads:
+        for match in _STAMP.finditer(line):
+            found += [s for s in [stamp(match.group(0))] if s is not None]
+    return found
+
+
+def stated_moment(path: str, text: str, added: dt.datetime) -> dt.datetime | None:
+    """When the logged spawn started, read so that nothing after it can count: the earliest of the
+    moments the log states (:func:`stated_stamps`), a stamp that names no zone read both in UTC and
+    in the zone of the commit that added the log (the earlier counts), a date alone as the start of
+    its day; never later than that commit. None when the log states no moment at all."""
+    readings = []
+    for moment, utc in stated_stamps(path, text):
+        readings.append(moment.replace(tzinfo=dt.UTC))
+        if not utc:
+            readings.append(moment.replace(tzinfo=added.tzinfo))
+    return min([*readings, added]) if readings else None

@@ -64,8 +64,8 @@ def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> N
     assert head.startswith("## Memory Context\n\n### Hot (current session)\n\n" + CORE)
     assert "## Session\nship the release\n" in head and "## Cache keys #2" in head
     # all three hold both words; by BM25: cold's #4 says them most often (its length weighs less than its
-    # count), then the archive entry and the decision (as often, equally long: the given order);
-    # riker's is not picard's
+    # count), then the archive entry and the decision as often, equally long, in the order the agent sees
+    # its tiers; riker's is not picard's
     assert matched == (
         "## Auth tokens #4 (2026-02-02)\n- fixed auth tokens: rotate weekly\n- auth tokens expire\n"
         "## Auth tokens #1 (2026-01-05)\n- measured auth tokens: 30 s  \n"
@@ -94,9 +94,14 @@ def test_task_json_lists_the_matches_and_what_was_left_out(memory: GitRepo) -> N
     assert data["used"] == []
     assert data["task"]["text"] == TASK
     assert data["task"]["words"] == ["work", "on", "the", "auth", "tokens", "issue", "reported", "today"]
-    # the best match by BM25 (cold's #4) and then the archive's #1 fit in 330 B; the decision does not;
-    # the Session block (it holds "the") fits, hot's longer Cache keys section does not
-    matched = ["picard/auth-tokens-4-2026-02-02", "picard/auth-tokens-1-2026-01-05", "picard/session"]
+    # the best match by BM25 (cold's #4) and then the archive's #1 (as good as the decision, seen
+    # before it) fit in 330 B; the Session block (it holds "the") fits, hot's longer Cache keys
+    # section does not
+    matched = [
+        "picard/auth-tokens-4-2026-02-02",
+        "picard/auth-tokens-1-2026-01-05",
+        "picard/session",
+    ]
     assert data["task"]["matched"] == matched
     assert data["task"]["left_out"] == ["picard/cache-keys-2-2026-02-20"]
     assert [p["what"] for p in data["parts"]] == ["hot", "task"]
@@ -371,3 +376,16 @@ def test_the_room_left_takes_every_deeper_section_that_fits_newest_first(memory:
     recent = ["picard/billing-retries-3-2026-02-01", "picard/auth-tokens-1-2026-01-05"]
     assert done["task"]["recent"] == recent
     assert [p["what"] for p in done["parts"]] == ["hot", "task", "recent"]
+
+
+def test_the_room_left_holds_what_reached_history_last_first(repo: GitRepo) -> None:
+    # the same sections, but the archive's older-looking one was written last: history, not the date a
+    # title states, says which is newest
+    older = {k: v for k, v in FILES.items() if k != ARCHIVE}
+    repo.commit("memory", older, date="2026-03-01T12:00:00+00:00")
+    repo.commit("late note", {ARCHIVE: FILES[ARCHIVE]}, date="2026-03-05T12:00:00+00:00")
+    code, out, _ = squadmem(repo, "context", "-a", "picard", "--task", "ship the release")
+    assert code == 0
+    recent = out.split("\n### Recent memory\n\n", 1)[1]
+    assert recent.index("## Auth tokens #1 (2026-01-05)") < recent.index("## 2026-02-03: Auth tokens rule #5")
+    assert recent.index("## 2026-02-03: Auth tokens rule #5") < recent.index("## Auth tokens #4 (2026-02-02)")

@@ -20,9 +20,11 @@ hot at once, over its budget. Name the cold sections that mattered
 With a task (``--task TEXT``, the sentence the coordinator gives the agent)
 the payload stays within ``hot.max_bytes``, the spawn's frame included: the
 pinned sections first (Core Context), then the sections of any tier the agent
-can see (its hot, cold and archive, the wiki) ranked by how well they match
-the task (:mod:`squadmem.engine.search.ranking`, recall's ranking), whole, best first,
-each one that fits; then the rest of hot in hot's order, each one that fits.
+can see (its hot, cold and archive, the wiki) in :mod:`squadmem.engine.search.spawn_fill`'s
+order: the task's matches, best first (recall's ranking, :mod:`squadmem.engine.search.ranking`;
+that order can also give the newest sections a share of the room first, and raise
+a recent match: both are 0, as the study's train teams chose), whole, each one that
+fits; then the rest of hot in hot's order, each one that fits.
 Matches from hot stay in the hot block; the others follow it under
 ``### Sections matching the task``, one blank line between blocks. What room
 is left then names further matches, best first, one line each (``- ID
@@ -30,32 +32,33 @@ is left then names further matches, best first, one line each (``- ID
 does not say it) under ``### More matching the task``, for the agent to bring
 with ``--include ID``: the sections held are the same with or without these
 lines. What room is still left holds the agent's other deeper sections, newest
-first (:func:`squadmem.engine.search.ranking.newest`: by the date a section's first
-line states, no history read), under ``### Recent memory``: at large budgets
+first (:func:`squadmem.engine.search.spawn_fill.newest`: by when history first holds each
+section's text, as ``report`` dates it), under ``### Recent memory``: at large budgets
 the payload is "matches, then newest". It ends with ``### Index → Deeper Tiers``:
 a line for each section it left out (the agent's hot, cold and archive sections,
 a wiki page's in one line), as hot's Index renders them (title, file, tier and the
 date hot's Index gives, else the one the section states), newest first, cut
 last-first to fit, its last line saying how many more (:class:`_Index`; the room
 for ``hot.index_max_entries`` lines is kept before the fill, at most a tenth of
-the budget). Hot's own Index is not carried: the payload's replaces it. A match
-is not recorded as a use: it is a candidate, not a confirmed use (recording it
-would bring every match back to hot at the next ``maintain``); the agent confirms
-with ``squadmem touch``.
+the budget). Hot's own Index is not carried: the payload's replaces it.
+A match is not recorded as a use: it is a
+candidate, not a confirmed use (recording it would bring every match back to
+hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from squadmem.engine import catalog, index
-from squadmem.engine.search import ranking
+from squadmem.engine.search import ranking, spawn_fill
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
 from squadmem.model.layout import check_name
+from squadmem.model.sections import content_key
 from squadmem.model.settings import HotSettings
 from squadmem.model.values import Value
 
@@ -331,12 +334,12 @@ class _Payload:
         named: Sequence[catalog.Entry],
         rest: Sequence[catalog.Entry],
     ) -> list[catalog.Entry]:
-        """The room the matches, hot and the named lines leave, filled from ``rest`` newest first
-        (:func:`ranking.newest`), each section that fits, whole."""
+        """The room the matches, hot and the named lines leave, filled from ``rest`` in its order
+        (newest first), each section that fits, whole."""
         left = self.max_bytes - len(self.render(chosen, matched, named)[0].encode("utf-8"))
         left -= len(f"\n{RECENT_HEADING}\n\n".encode())
         taken: list[catalog.Entry] = []
-        for entry in ranking.newest(e for e in rest if e.id not in chosen and e.id not in named):
+        for entry in (e for e in rest if e.id not in chosen and e.id not in named):
             cost = len(_body([entry]).encode("utf-8"))  # sections add up: count them
             if cost <= left:
                 taken.append(entry)
@@ -428,7 +431,12 @@ class _Index:
 
 
 def build_for_task(
-    memory: catalog.Memory, agent: str, task: str, max_bytes: int, index_lines: int | None = None
+    memory: catalog.Memory,
+    agent: str,
+    task: str,
+    max_bytes: int,
+    index_lines: int | None = None,
+    seen: Mapping[str, float] | None = None,
 ) -> tuple[str, list[tuple[str, int]], Task]:
     """The context for ``task`` within ``max_bytes`` (see the module's docstring), its parts and what the
     task did (pure). Pinned sections are always in, even when they alone are over ``max_bytes`` (a
@@ -444,11 +452,14 @@ def build_for_task(
         e for e in memory.visible_to(agent) if not e.pinned or (e.tier != "hot" and e not in carried)
     ]
     terms = ranking.query_tokens(task)
-    ranked = [e for e, _ in ranking.bm25(candidates, terms)]
     chosen = {e.id for e in hot if e.pinned}
     cap = HotSettings().index_max_entries if index_lines is None else index_lines
     deeper = _Index(memory, agent, [*hot, *candidates], cap, max_bytes)
     payload = _Payload(agent, hot, max_bytes - deeper.reserve)
+    sizes = [len(_body([e]).encode("utf-8")) for e in candidates]
+    pool = spawn_fill.candidates_of(candidates, terms, sizes, seen)
+    first, later = spawn_fill.order(pool, max_bytes - deeper.reserve - payload.size(chosen, []))
+    ranked = [candidates[n] for n in first]
     matched: list[catalog.Entry] = []
     named: list[catalog.Entry] = []
     recent: list[catalog.Entry] = []
@@ -466,7 +477,7 @@ def build_for_task(
         )
     else:
         matched, named = payload.fill(chosen, ranked)
-        rest = [e for e in candidates if e.tier != "hot" and e not in matched]
+        rest = [candidates[n] for n in later if candidates[n].tier != "hot"]
         recent = payload.newest(chosen, matched, named, rest)
     text, hot_body, task_body = payload.render(chosen, matched, named, recent)
     if not warned:
@@ -496,6 +507,20 @@ def build_for_task(
     return text, parts, done
 
 
+def first_seen(repo: Repo, memory: catalog.Memory) -> dict[str, float]:
+    """When history first holds each section's text (epoch seconds), by id; a section it does not
+    hold yet is left out. Only a task's payload reads history (its cache, then the commits after)."""
+    from squadmem.engine.history import stream as history
+
+    facts = history.read_facts(repo)
+    found = {}
+    for entry in memory.entries:
+        first = facts.first.get(content_key(entry.text))
+        if first is not None:
+            found[entry.id] = float(first[0])
+    return found
+
+
 def context(
     repo: Repo,
     agent: str,
@@ -517,7 +542,8 @@ def context(
             )
         memory = catalog.load(repo.layout)
         hot = repo.layout.settings.hot
-        text, parts, done = build_for_task(memory, agent, task, hot.max_bytes, hot.index_max_entries)
+        seen = first_seen(repo, memory)
+        text, parts, done = build_for_task(memory, agent, task, hot.max_bytes, hot.index_max_entries, seen)
         return Context(text, tuple(parts), (), done)
     memory = catalog.load(repo.layout)
     text, parts, used = build(
