@@ -62,7 +62,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench import generate
-from bench.paired import Chain, Command, Paired, compare, compare_both, environment
+from bench.harness import Chain, Command, Paired, compare, compare_both, environment
 from squadmem.gitio.commits import LOG_OPTIONS, memory_log
 from squadmem.gitio.formats import log_format
 from squadmem.gitio.repo import Repo

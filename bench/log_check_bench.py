@@ -73,7 +73,7 @@ import tempfile
 import zoneinfo
 from pathlib import Path
 
-from bench.paired import HEADER, Command, Paired, compare, compare_both, environment
+from bench.harness import HEADER, Command, Paired, compare, compare_both, environment
 
 TARGET = 1.0
 

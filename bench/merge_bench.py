@@ -22,7 +22,7 @@ import tempfile
 from pathlib import Path
 
 from bench.gitrun import git, squadmem
-from bench.paired import Command, compare, environment
+from bench.harness import Command, compare, environment
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
 

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from bench import generate
 from bench.gitrun import git
-from bench.paired import Stopwatch, compare_timings
+from bench.harness import Stopwatch, compare_timings
 from squadmem.engine import catalog, index
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import writer

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.gitrun import git, squadmem
-from bench.paired import HEADER, Command, compare_both, compile_bytecode, environment
+from bench.harness import HEADER, Command, compare_both, compile_bytecode, environment
 from bench.startup_bench import console_script
 from squadmem.engine.search import index as search_index
 

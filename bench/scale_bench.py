@@ -39,7 +39,7 @@ from pathlib import Path
 
 from bench import generate
 from bench.gitrun import SQUADMEM, git, squadmem
-from bench.paired import Command, Paired, compare_timings, measure
+from bench.harness import Command, Paired, compare_timings, measure
 
 TARGET = 2.0
 SEEDED = "2026-01-01T00:00:00Z"

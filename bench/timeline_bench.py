@@ -26,7 +26,7 @@ from pathlib import Path
 
 from bench import generate
 from bench.gitrun import SQUADMEM, git, squadmem
-from bench.paired import Command, compare_both, environment
+from bench.harness import Command, compare_both, environment
 
 NOW = "2026-01-01T00:00:00Z"
 ENV = environment(PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache"))
