@@ -286,6 +286,12 @@ def compile_bytecode(*folders: Path) -> None:
 # Python's bytecode cache on (an installed squadmem has its .pyc files), kept outside the source tree.
 PYCACHE = str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache")
 IDENTITY = (("user.name", "Bench"), ("user.email", "bench@example.com"), ("commit.gpgsign", "false"))
+# The same identity for a repository made without it (bench.generate's), through the environment.
+AUTHOR = {
+    f"GIT_{who}_{what}": value
+    for who in ("AUTHOR", "COMMITTER")
+    for what, value in (("NAME", "Bench"), ("EMAIL", "bench@example.com"))
+}
 
 
 def scratch_repo(root: Path, *agents: str, env: Mapping[str, str] | None = None, hooks: bool = False) -> Path:
@@ -309,14 +315,15 @@ def commit(
     date: str | None = None,
     env: Mapping[str, str] | None = None,
 ) -> None:
-    """Write ``files`` (paths relative to ``root``), stage everything and commit at ``date``, hooks
-    skipped."""
+    """Write ``files`` (paths relative to ``root``), stage everything and commit at ``date``, every hook
+    skipped, unsigned."""
     for rel, text in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, "utf-8")
     git(root, "add", "-A", env=env)
-    git(root, "commit", "-q", "--no-verify", "-m", message, date=date, env=env)
+    skip = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false")
+    git(root, *skip, "commit", "-q", "--no-verify", "-m", message, date=date, env=env)
 
 
 def generated(repo: Path | None, scratch: Path, commits: int, seed: int = 1) -> Path:
