@@ -360,4 +360,9 @@ def table(header: Sequence[str], rows: Iterable[Sequence[object]], right: int = 
     marks = ["---"] * (len(header) - right) + ["---:"] * right
     print("|" + "|".join(marks) + "|")
     for row in rows:
-        print("| " + " | ".join(str(cell) for cell in row) + " |", flush=True)
+        print(line(row), flush=True)
+
+
+def line(row: Sequence[object]) -> str:
+    """One row of a :func:`table`, for a table printed as its rows are measured."""
+    return "| " + " | ".join(str(cell) for cell in row) + " |"

@@ -22,7 +22,7 @@ times it and reads its peak memory; medians of ``--runs`` rounds):
    a run with a tenth of the moves: flat, not growing with the moves.
 
 A ratio against a yardstick is the median of the per-round ratios
-(``bench/paired.py``), each round's maintain and git commits run back to back.
+(``bench/harness.py``), each round's maintain and git commits run back to back.
 
 Benchmarks are not tests: nothing here fails.
 """
@@ -158,7 +158,7 @@ def history_moves(scratch: Path, history: int, moves: int, runs: int) -> list[tu
 
 def maintain_against_commits(base: Path, scratch: Path, now: str, runs: int) -> tuple[Paired, float, int]:
     """The real ``maintain`` on a copy of ``base`` against as many ``git commit`` processes as it makes
-    commits, round by round (``bench.paired``): the medians, its median peak MB, and the commits."""
+    commits, round by round (``bench.harness``): the medians, its median peak MB, and the commits."""
     made = _count_commits(base, now)
     peaks: list[float] = []
 
