@@ -13,7 +13,7 @@ status and the end of stderr, unless ``check=False``. squadmem runs as
 ``python -m squadmem`` under this interpreter (:data:`SQUADMEM`), so the
 checkout on ``PYTHONPATH`` is the one measured.
 
-Timing is not done here: a benchmark times a process with ``bench.paired``.
+Timing is not done here: a benchmark times a process with ``bench.harness``.
 """
 
 from __future__ import annotations

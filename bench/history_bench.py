@@ -9,7 +9,7 @@ in a team that has not run ``maintain`` for a while, and ``report`` (run a
 day after the last commit) works out for each the ``--cold-ttl-days`` that
 brings it under (``--cold-kb 12`` keeps them within, as ``maintain``
 would). It then measures, each candidate paired round by round with its
-yardstick (``bench/paired.py``: alternating, medians of the per-round
+yardstick (``bench/harness.py``: alternating, medians of the per-round
 ratios; ``--fast``: the rows with a target only, no peak memory; ``--cold``: the
 empty-cache rows only, row 1 and its CPU time):
 
@@ -49,11 +49,9 @@ Benchmarks are not tests: nothing here fails.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import datetime as dt
 import json
-import shutil
 import statistics
 import subprocess
 import sys
@@ -61,8 +59,23 @@ import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench import generate
-from bench.paired import Chain, Command, Paired, compare, compare_both, environment
+from bench import generate, gitrun
+from bench.harness import (
+    AUTHOR,
+    PEAK,
+    PYCACHE,
+    Chain,
+    Command,
+    Paired,
+    commit,
+    compare,
+    compare_both,
+    environment,
+    generated,
+    measure,
+    options,
+    scratch_repo,
+)
 from squadmem.gitio.commits import LOG_OPTIONS, memory_log
 from squadmem.gitio.formats import log_format
 from squadmem.gitio.repo import Repo
@@ -74,8 +87,7 @@ DAY = 86400
 CACHE = Path(".git/squadmem/history-cache")
 # ``--now``: a day after the history's last commit, a team running ``report`` that day (:func:`now_of`).
 REPORT = (sys.executable, "-m", "squadmem", "report", "--json", "--now")
-# Python's bytecode cache on (an installed squadmem has its .pyc files), kept outside the source tree.
-ENV = environment(PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache"))
+ENV = environment(PYTHONPYCACHEPREFIX=PYCACHE)
 NULL = "0" * 40
 # The log squadmem's history engine runs for an empty cache: its options, its format, its paths.
 PATHS = (MEMORY_DIR, squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR)
@@ -99,35 +111,15 @@ _READER = (
     "read = sum(len(data) for _, data in blobs(repo, open(sys.argv[1]).read().split()))\n"
     "print(commits, read)\n"
 )
-_WRAPPER = """
-import resource, subprocess, sys, time
-stdin = open(sys.argv[1], 'rb') if sys.argv[1] != '-' else subprocess.DEVNULL
-start = time.perf_counter()
-done = subprocess.run(sys.argv[2:], stdin=stdin, stdout=subprocess.DEVNULL)
-took = time.perf_counter() - start
-print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode)
-"""
 
 
 def peak(cmd: Sequence[str], cwd: Path, stdin: Path | None = None) -> float:
     """Peak MB of one run of ``cmd`` (the largest process of its tree)."""
-    out = subprocess.run(
-        [sys.executable, "-c", _WRAPPER, str(stdin) if stdin else "-", *cmd],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=True,
-        env=ENV,
-    ).stdout.split()
-    if out[2] != "0":
-        raise SystemExit(f"{' '.join(cmd)} failed in {cwd}")
-    return int(out[1]) / 1024
+    return measure(cmd, cwd, ENV, stdin, ok=("0",))[1]
 
 
-def git(cwd: Path, *args: str, env: dict[str, str] | None = None) -> str:
-    return subprocess.run(
-        ["git", *args], cwd=cwd, capture_output=True, text=True, check=True, env={**ENV, **(env or {})}
-    ).stdout
+def git(cwd: Path, *args: str) -> str:
+    return gitrun.git(cwd, *args, env=ENV).out
 
 
 def read_order(root: Path) -> list[str]:
@@ -173,35 +165,17 @@ def iso(epoch: int) -> str:
 
 
 def one_new_commit(root: Path, when: int) -> None:
-    hot = root / ".squad/memory/hot/picard.md"
-    hot.write_text(hot.read_text() + "\n## Bench note\n\nOne more commit.\n")
-    git(root, "add", "-A")
-    stamp = f"{when} +0000"
-    env = {"GIT_AUTHOR_DATE": stamp, "GIT_COMMITTER_DATE": stamp, "GIT_AUTHOR_NAME": "bench"}
-    env |= {"GIT_AUTHOR_EMAIL": "bench@example.com", "GIT_COMMITTER_NAME": "bench"}
-    env |= {"GIT_COMMITTER_EMAIL": "bench@example.com"}
-    git(
-        root,
-        "-c",
-        "core.hooksPath=/dev/null",
-        "commit",
-        "-q",
-        "--no-gpg-sign",
-        "-m",
-        "bench: one more",
-        env=env,
-    )
+    hot = ".squad/memory/hot/picard.md"
+    text = (root / hot).read_text() + "\n## Bench note\n\nOne more commit.\n"
+    commit(root, {hot: text}, "bench: one more", f"{when} +0000", ENV | AUTHOR)
 
 
-def one_commit_copy(root: Path, dest: Path) -> None:
-    """A repository of one commit holding the same files as ``root``'s HEAD."""
-    subprocess.run(["git", "init", "-q", "-b", "main", str(dest)], check=True)
-    archive = subprocess.run(["git", "archive", "HEAD"], cwd=root, capture_output=True, check=True).stdout
+def one_commit_copy(root: Path, dest: Path, when: int) -> None:
+    """A repository of one commit, made at ``when``, holding the same files as ``root``'s HEAD."""
+    scratch_repo(dest)
+    archive = gitrun.git(root, "archive", "HEAD").stdout
     subprocess.run(["tar", "-x", "-m", "-C", str(dest)], input=archive, check=True)
-    git(dest, "add", "-A")
-    env = {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com"}
-    env |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
-    git(dest, "-c", "core.hooksPath=/dev/null", "commit", "-q", "--no-gpg-sign", "-m", "all at once", env=env)
+    commit(dest, {}, "all at once", f"{when} +0000", ENV)
 
 
 def drop_cache(root: Path) -> Callable[[], None]:
@@ -219,10 +193,8 @@ def restore_cache(root: Path, saved: bytes) -> Callable[[], None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__, rounds=11, seed=1)
     parser.add_argument("--commits", type=int, default=20000)
-    parser.add_argument("--rounds", type=int, default=11, help="paired rounds of each comparison")
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
         "--cold-kb",
         type=int,
@@ -239,17 +211,10 @@ def main(argv: list[str] | None = None) -> int:
         "--repo", type=Path, help="generate into (or reuse) this folder; default: a temporary one"
     )
     args = parser.parse_args(argv)
-    scratch = Path(tempfile.mkdtemp(prefix="squadmem-bench-"))
-    try:
-        root = args.repo or scratch / "history"
-        if not (root / ".git").exists():
-            print(f"generating {args.commits} commits into {root} ...", file=sys.stderr)
-            generate.COLD_MAX_BYTES = args.cold_kb * 1024  # the generator's cap, not squadmem's budget
-            generate.generate(root, args.commits, args.seed)
-            git(root, "repack", "-adq")
-        run(root, scratch, args.rounds, args.fast or args.cold, args.cold)
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    with tempfile.TemporaryDirectory(prefix="squadmem-bench-") as tmp:
+        generate.COLD_MAX_BYTES = args.cold_kb * 1024  # the generator's cap, not squadmem's budget
+        root = generated(args.repo, Path(tmp), args.commits, args.seed)
+        run(root, Path(tmp), args.rounds, args.fast or args.cold, args.cold)
     return 0
 
 
@@ -316,7 +281,7 @@ def measure_peaks(root: Path, report: Sequence[str], names: Path) -> tuple[float
     for _ in range(3):
         drop_cache(root)()
         own = subprocess.run(  # through the small wrapper: a child counts its parent's size as its own
-            [sys.executable, "-c", _WRAPPER, "-", sys.executable, "-c", _SELF_PEAK, *report[3:]],
+            [sys.executable, "-c", PEAK, "-", sys.executable, "-c", _SELF_PEAK, *report[3:]],
             cwd=root,
             capture_output=True,
             text=True,
@@ -339,7 +304,7 @@ def measure_warm(
     (work / CACHE).write_bytes(saved)
     one_new_commit(work, now - 3600)
     single = scratch / "single"
-    one_commit_copy(work, single)
+    one_commit_copy(work, single, now - 3600)
     report_warm = Command(report, cwd=work, env=ENV, before=restore_cache(work, saved))
     warm = compare(report_warm, Command(report, cwd=single, env=ENV, before=drop_cache(single)), rounds)
     return warm, compare(report_warm, Command(report, cwd=single, env=ENV), rounds)

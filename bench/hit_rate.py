@@ -46,7 +46,7 @@ from pathlib import Path
 
 from bench import nightly, replay, yardsticks
 from bench import workload as wl
-from bench.paired import Stopwatch
+from bench.harness import Stopwatch
 from squadmem.model.settings import Settings
 
 SQUADMEM = "squadmem"

@@ -51,7 +51,7 @@ Each run starts from the same HEAD and index. Two more rows set squadmem's
 commit against the same commit with no hook at all (``core.hooksPath`` an
 empty folder; ``--no-verify`` would still run prepare-commit-msg).
 
-Paired whole-process runs (``bench/paired.py``): the two alternate, bytecode is
+Paired whole-process runs (``bench/harness.py``): the two alternate, bytecode is
 written for both (a warm-up compiles it), and the figures are the medians of
 each side and of the per-round ratios, of wall time and of CPU time (user +
 system of the whole process tree: the steadier figure on a loaded machine).
@@ -64,7 +64,6 @@ beside it.
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import shutil
 import subprocess
@@ -73,7 +72,7 @@ import tempfile
 import zoneinfo
 from pathlib import Path
 
-from bench.paired import HEADER, Command, Paired, compare, compare_both, environment
+from bench.harness import COLUMNS, Command, Paired, compare, compare_both, environment, options, table
 
 TARGET = 1.0
 
@@ -203,8 +202,7 @@ CASES = (
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=41, help="paired rounds per case (default 41)")
+    parser = options(__doc__, rounds=41)
     parser.add_argument(
         "--venv", help="a virtualenv with pre-commit-hooks (default: made as pre-commit makes one)"
     )
@@ -222,16 +220,14 @@ def main() -> None:
         wholes, verdicts = whole_rows(Path(tmp), env, venv, args.rounds)
     print("The installed pre-commit hook (what git commit runs) against check-added-large-files, paired")
     print()
-    print(HEADER)
-    for row in hooks + wholes:
-        print(row)
+    table(COLUMNS, hooks + wholes)
     print()
     for label, result in verdicts:
         verdict = "ok" if result.ratio <= TARGET else "over target"
         print(f"{label}: {result.ratio:.2f}x (target <= {TARGET}x: {verdict})")
 
 
-def hook_rows(tmp: Path, env: dict[str, str], yardstick: str, rounds: int) -> list[str]:
+def hook_rows(tmp: Path, env: dict[str, str], yardstick: str, rounds: int) -> list[tuple[str, ...]]:
     """The pre-commit shim alone, in each case, against the yardstick's console script given the
     staged file, and, without a memory file, against ``sh`` starting Python with nothing to do."""
     rows = []
@@ -242,19 +238,21 @@ def hook_rows(tmp: Path, env: dict[str, str], yardstick: str, rounds: int) -> li
         hook = Command([str(root / ".git/hooks/pre-commit")], cwd=root, env=hook_env)
         large = Command([yardstick, rel], cwd=root, env=hook_env)
         rows.append(
-            compare(hook, large, rounds=rounds).row(
+            compare(hook, large, rounds=rounds).cells(
                 f"installed pre-commit hook, {label}", "`check-added-large-files`"
             )
         )
     start = Command(["sh", "-c", f'"{sys.executable}" -I -S -c pass'], cwd=root, env=hook_env)
     bare = compare(hook, start, rounds=rounds)
-    rows.append(bare.row("installed pre-commit hook, no memory file", "`sh` starting `python -I -S -c pass`"))
+    rows.append(
+        bare.cells("installed pre-commit hook, no memory file", "`sh` starting `python -I -S -c pass`")
+    )
     return rows
 
 
 def whole_rows(
     tmp: Path, env: dict[str, str], venv: Path | None, rounds: int
-) -> tuple[list[str], list[tuple[str, Paired]]]:
+) -> tuple[list[tuple[str, ...]], list[tuple[str, Paired]]]:
     """Whole commits of the log append and of the README append: squadmem's three hooks against the
     yardstick's hook (as users run it, and started as squadmem's shim starts its checks), and
     against no hook; wall and CPU rows, and the wall figures the verdicts are drawn from."""
@@ -269,21 +267,21 @@ def whole_rows(
     sides.append(
         (hook_folder(tmp / "same-start-hooks", same_start()), "`check-added-large-files` started `-I -S`")
     )
-    rows: list[str] = []
+    rows: list[tuple[str, ...]] = []
     verdicts: list[tuple[str, Paired]] = []
     for hooks, against in sides:
         for root, what in ((log, "log append"), (plain, "README append")):
             wall, cpu = whole_commit(root, env, rounds, hooks, bases[root])
             name = f"`git commit` of the {what}, squadmem's hooks"
             rows += [
-                wall.row(name, f"the same, {against}"),
-                cpu.row(f"{name} (CPU)", f"the same (CPU), {against}"),
+                wall.cells(name, f"the same, {against}"),
+                cpu.cells(f"{name} (CPU)", f"the same (CPU), {against}"),
             ]
             verdicts.append((f"whole commit, {what}, against {against}", wall))
     no_hooks = hook_folder(tmp / "no-hooks", None)
     for root, what in ((log, "log append"), (plain, "README append")):
         wall, _ = whole_commit(root, env, rounds, no_hooks, bases[root])
-        rows.append(wall.row(f"`git commit` of the {what}, squadmem's hooks", "`git commit`, no hook"))
+        rows.append(wall.cells(f"`git commit` of the {what}, squadmem's hooks", "`git commit`, no hook"))
     return rows, verdicts
 
 

@@ -9,7 +9,7 @@ with git's line merge (``merge=text`` in ``.git/info/attributes``), each
 undone with ``git reset --hard`` before the next. The table gives, for each,
 the sections after the merge (distinct titles, lost, doubled) and the median
 time of the whole ``git merge`` process; the driver's merge is paired round
-by round with git's line merge (``bench/paired.py``), and its ratio is the
+by round with git's line merge (``bench/harness.py``), and its ratio is the
 median of the per-round ratios.
 
     python -m bench.merge_bench [--rounds 11] [--notes 10]
@@ -17,12 +17,11 @@ median of the per-round ratios.
 
 from __future__ import annotations
 
-import argparse
 import tempfile
 from pathlib import Path
 
 from bench.gitrun import git, squadmem
-from bench.paired import Command, compare, environment
+from bench.harness import Command, commit, compare, environment, options, scratch_repo, table
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
 
@@ -30,26 +29,16 @@ HOT = f"{MEMORY_DIR}/hot/picard.md"
 COLD = f"{MEMORY_DIR}/cold/picard.md"
 
 
-def _commit(root: Path, files: dict[str, str], message: str, date: str) -> None:
-    for rel, text in files.items():
-        (root / rel).write_text(text, "utf-8")
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-verify", "-m", message, date=date)
-
-
 def build(root: Path, notes: int) -> None:
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.name", "Bench")
-    git(root, "config", "user.email", "bench@example.com")
-    squadmem(root, "init", "--agent", "picard", "--no-hooks")
+    scratch_repo(root, "picard")
     early = "".join(f"## Note {n}\nnote {n}\n\n" for n in range(notes))
     facts = "".join(f"## Fact {n}\n<!-- squadmem: kind=fact -->\nfact {n}\n\n" for n in range(notes))
-    _commit(root, {HOT: f"# Hot\n\n{early}", COLD: f"# Cold\n\n{facts}"}, "setup", "2026-01-01T10:00:00Z")
+    commit(root, {HOT: f"# Hot\n\n{early}", COLD: f"# Cold\n\n{facts}"}, "setup", "2026-01-01T10:00:00Z")
     later = "".join(f"## Later {n}\nlater {n}\n\n" for n in range(notes // 2))
-    _commit(root, {HOT: f"# Hot\n\n{early}{later}"}, "more", "2026-01-20T10:00:00Z")
+    commit(root, {HOT: f"# Hot\n\n{early}{later}"}, "more", "2026-01-20T10:00:00Z")
     git(root, "checkout", "-q", "-b", "side")
     side = (root / HOT).read_text("utf-8") + "## Side 1\ns1\n\n## Side 2\ns2\n"
-    _commit(root, {HOT: side}, "side notes", "2026-02-05T10:00:00Z")
+    commit(root, {HOT: side}, "side notes", "2026-02-05T10:00:00Z")
     squadmem(root, "maintain", "--now", "2026-02-06T12:00:00Z")
     git(root, "checkout", "-q", "main")
     squadmem(root, "maintain", "--now", "2026-01-25T12:00:00Z")
@@ -90,8 +79,7 @@ def merged_titles(root: Path, strategy: str, driver: bool, tip: str) -> list[str
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=11)
+    parser = options(__doc__, rounds=11)
     parser.add_argument("--notes", type=int, default=10)
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="squadmem-merge-bench-") as folder:
@@ -114,15 +102,19 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"two maintained branches, {len(expected)} distinct sections; {args.rounds} paired rounds, medians\n"
     )
-    print("| merge | tier files merged by | sections | distinct | lost | doubled | time | paired ratio |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
-    for strategy, uses_driver, found, median, ratio in rows:
-        lost = len(expected - set(found))
-        doubled = len(found) - len(set(found))
-        how = "squadmem's driver" if uses_driver else "git's line merge"
-        counts = f"{len(found)} | {len(set(found))} | {lost} | {doubled}"
-        print(f"| `-X {strategy}` | {how} | {counts} | {median * 1000:.0f} ms | {ratio} |")
+    header = ("merge", "tier files merged by", "sections", "distinct", "lost", "doubled", "time")
+    table((*header, "paired ratio"), (cells(expected, *row) for row in rows), right=6)
     return 0
+
+
+def cells(
+    expected: set[str], strategy: str, driver: bool, found: list[str], median: float, ratio: str
+) -> tuple[object, ...]:
+    """A table row: the merge, how tier files merged, the sections counted, its time and ratio."""
+    how = "squadmem's driver" if driver else "git's line merge"
+    distinct = len(set(found))
+    lost, doubled = len(expected - set(found)), len(found) - distinct
+    return f"`-X {strategy}`", how, len(found), distinct, lost, doubled, f"{median * 1000:.0f} ms", ratio
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ checked out; one hot section is moved to cold and back, again and again:
   identity (``git var -l``), the rehearsal of the plan against HEAD.
 
 The move commit and the git commit are paired round by round, taking turns
-at going first (``bench/paired.py``); the table gives the medians and the
+at going first (``bench/harness.py``); the table gives the medians and the
 median of the per-round ratios (target: a move commit at most 1.3x a git
 commit). The overhead and the whole command have no yardstick: medians.
 
@@ -25,18 +25,14 @@ commit). The overhead and the whole command have no yardstick: medians.
 
 from __future__ import annotations
 
-import argparse
 import os
 import statistics
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from bench import generate
-from bench.gitrun import git
-from bench.paired import Stopwatch, compare_timings
+from bench.gitrun import SQUADMEM, git
+from bench.harness import AUTHOR, Command, Stopwatch, compare_timings, generated, options, table
 from squadmem.engine import catalog, index
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import writer
@@ -81,7 +77,7 @@ def time_git_commit(repo: Repo, hot: str, cold: str, section: str, there: bool) 
         (repo.root / rel).write_text(text, "utf-8")
     git(repo.root, "add", hot, cold)
     watch = Stopwatch()
-    subprocess.run(["git", "commit", "-q", "--no-verify", "-m", "by hand"], cwd=repo.root, check=True)
+    git(repo.root, "commit", "-q", "--no-verify", "-m", "by hand")
     return watch.seconds()
 
 
@@ -105,27 +101,19 @@ def maintain_now() -> policy.dt.datetime:
 def time_command(root: Path, section_id: str, there: bool) -> float:
     """The whole ``squadmem demote``/``promote`` process: start, history, plan, move and Index commits."""
     verb = "promote" if there else "demote"
-    watch = Stopwatch()
-    subprocess.run(
-        [sys.executable, "-m", "squadmem", verb, section_id], cwd=root, check=True, capture_output=True
-    )
-    return watch.seconds()
+    return Command((*SQUADMEM, verb, section_id), cwd=root).run()
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=41, help="paired moves and commits (default 41)")
+    parser = options(__doc__, rounds=41)
     parser.add_argument(
         "--commits", type=int, default=2000, help="commits of generated history (default 2000)"
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "repo"
-        os.environ.setdefault("GIT_AUTHOR_NAME", "Bench")
-        os.environ.setdefault("GIT_AUTHOR_EMAIL", "bench@example.com")
-        os.environ.setdefault("GIT_COMMITTER_NAME", "Bench")
-        os.environ.setdefault("GIT_COMMITTER_EMAIL", "bench@example.com")
-        generate.generate(root, args.commits)
+        for key, value in AUTHOR.items():
+            os.environ.setdefault(key, value)
+        root = generated(None, Path(tmp), args.commits)
         git(root, "config", "commit.gpgsign", "false")
         with Repo(root) as repo:
             hot, cold, section = _pick(repo)
@@ -153,16 +141,23 @@ def main() -> None:
             "medians)"
         )
         print()
-        print("| what | median |")
-        print("|---|---|")
-        print(f"| one move commit during maintain (`writer.Writer.commit`) | {m:.1f} ms |")
-        print(f"| one `git commit -q --no-verify` of the same change | {c:.1f} ms |")
         mark = "✓" if paired.ratio <= TARGET else "✗"
-        print(f"| paired ratio, median of the rounds' (target ≤ {TARGET:g}×) | {paired.ratio:.2f}× {mark} |")
-        print(
-            f"| a maintain run's fixed overhead, paid once (lock, status, identity, rehearsal) | {o:.1f} ms |"
+        table(
+            ("what", "median"),
+            (
+                ("one move commit during maintain (`writer.Writer.commit`)", f"{m:.1f} ms"),
+                ("one `git commit -q --no-verify` of the same change", f"{c:.1f} ms"),
+                (
+                    f"paired ratio, median of the rounds' (target ≤ {TARGET:g}×)",
+                    f"{paired.ratio:.2f}× {mark}",
+                ),
+                (
+                    "a maintain run's fixed overhead, paid once (lock, status, identity, rehearsal)",
+                    f"{o:.1f} ms",
+                ),
+                ("a whole `squadmem demote ID` process (start, history, plan, two commits)", f"{w:.1f} ms"),
+            ),
         )
-        print(f"| a whole `squadmem demote ID` process (start, history, plan, two commits) | {w:.1f} ms |")
 
 
 if __name__ == "__main__":

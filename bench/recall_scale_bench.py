@@ -6,7 +6,7 @@ each body names its reference, ``ref0x`` and five hex digits), is committed
 once. Then, as whole processes started as users start them (the
 ``squadmem`` console script pip writes for the checkout's entry point: the
 fast lane, ``squadmem.cli.lane:run``), paired and alternating
-(``bench/paired.py``), each median of ``--rounds`` rounds:
+(``bench/harness.py``), each median of ``--rounds`` rounds:
 
 1. the first ``recall`` (the search index is built): one run, timed alone;
 2. a warm ``recall QUERY --no-record`` against ``git grep -i`` over
@@ -27,7 +27,6 @@ own index): every query of step 2 timed for both, and one against the other.
 
 from __future__ import annotations
 
-import argparse
 import random
 import string
 import sys
@@ -36,7 +35,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.gitrun import git, squadmem
-from bench.paired import HEADER, Command, compare_both, compile_bytecode, environment
+from bench.harness import COLUMNS, Command, compare_both, compile_bytecode, environment, line, options, table
 from bench.startup_bench import console_script
 from squadmem.engine.search import index as search_index
 
@@ -114,18 +113,14 @@ def grep(root: Path, words: Sequence[str]) -> Command:
 
 def rows(name: str, candidate: Command, yardstick: Command, against: str, rounds: int) -> None:
     wall, cpu = compare_both(candidate, yardstick, rounds=rounds)
-    print(wall.row(f"{name} (wall)", against))
-    print(cpu.row(f"{name} (CPU)", against))
+    print(line(wall.cells(f"{name} (wall)", against)))
+    print(line(cpu.cells(f"{name} (CPU)", against)))
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = options(__doc__, rounds=21, seed=5)
     parser.add_argument("--agents", type=int, default=100)
     parser.add_argument("--per-agent", type=int, default=1000)
-    parser.add_argument("--rounds", type=int, default=21)
-    parser.add_argument("--seed", type=int, default=5)
     parser.add_argument("--checkout", type=Path, default=ROOT)
     parser.add_argument("--before", type=Path, help="a source folder of squadmem to time beside it")
     args = parser.parse_args()
@@ -151,7 +146,8 @@ def main() -> None:
             print(f"\n{kind}, {query!r}:")
             for label, side in sides.items():
                 print(f"  {label}: {side.found(query)}")
-        print("\n" + HEADER)
+        print()
+        table(COLUMNS, ())
         for kind, (query, words) in queries.items():
             for label, side in sides.items():
                 rows(

@@ -27,7 +27,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.gitrun import SQUADMEM, git, squadmem
-from bench.paired import Stopwatch
+from bench.harness import Stopwatch
 from squadmem.engine import catalog
 from squadmem.engine.writing import writer
 from squadmem.model.layout import MEMORY_DIR

@@ -22,14 +22,13 @@ times it and reads its peak memory; medians of ``--runs`` rounds):
    a run with a tenth of the moves: flat, not growing with the moves.
 
 A ratio against a yardstick is the median of the per-round ratios
-(``bench/paired.py``), each round's maintain and git commits run back to back.
+(``bench/harness.py``), each round's maintain and git commits run back to back.
 
 Benchmarks are not tests: nothing here fails.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -37,17 +36,26 @@ import statistics
 import tempfile
 from pathlib import Path
 
-from bench import generate
 from bench.gitrun import SQUADMEM, git, squadmem
-from bench.paired import Command, Paired, compare_timings, measure
+from bench.harness import (
+    AUTHOR,
+    PYCACHE,
+    Command,
+    Paired,
+    commit,
+    compare_timings,
+    generated,
+    measure,
+    options,
+    scratch_repo,
+    table,
+)
 
 TARGET = 2.0
 SEEDED = "2026-01-01T00:00:00Z"
 NOW = "2026-01-03T00:00:00Z"
 ENV = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "SQUADMEM_"))}
-ENV |= {"GIT_AUTHOR_NAME": "bench", "GIT_AUTHOR_EMAIL": "bench@example.com"}
-ENV |= {"GIT_COMMITTER_NAME": "bench", "GIT_COMMITTER_EMAIL": "bench@example.com"}
-ENV["PYTHONPYCACHEPREFIX"] = str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache")
+ENV |= AUTHOR | {"PYTHONPYCACHEPREFIX": PYCACHE}
 
 
 def sections(agent: str, count: int) -> str:
@@ -58,14 +66,13 @@ def sections(agent: str, count: int) -> str:
 
 def seed(root: Path, hot: dict[str, int]) -> None:
     """A repository made by ``squadmem init``, then one commit of hot files of these many sections."""
-    git(root.parent, "init", "-q", "-b", "main", str(root), env=ENV)
-    squadmem(root, "init", "--agent", next(iter(hot)), env=ENV)
-    for agent, count in hot.items():
-        path = root / f".squad/memory/hot/{agent}.md"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(f"# Hot memory: {agent}\n\n## Session\n\n- task: bench\n\n" + sections(agent, count))
-    git(root, "add", "-A", env=ENV)
-    git(root, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "seed", date=SEEDED, env=ENV)
+    scratch_repo(root, next(iter(hot)), env=ENV, hooks=True)
+    files = {
+        f".squad/memory/hot/{agent}.md": f"# Hot memory: {agent}\n\n## Session\n\n- task: bench\n\n"
+        + sections(agent, count)
+        for agent, count in hot.items()
+    }
+    commit(root, files, "seed", SEEDED, ENV)
 
 
 def commits(root: Path) -> int:
@@ -95,11 +102,11 @@ def copy(src: Path, dest: Path) -> Path:
     return dest
 
 
-def row(name: str, seconds: float, peak: float, extra: str = "") -> str:
-    return f"| {name} | {seconds:.2f} s | {peak:.0f} MB | {extra} |"
+def row(name: str, seconds: float, peak: float, extra: str = "") -> tuple[str, ...]:
+    return name, f"{seconds:.2f} s", f"{peak:.0f} MB", extra
 
 
-def big_file(scratch: Path, count: int, runs: int, real_runs: int, real_count: int) -> list[str]:
+def big_file(scratch: Path, count: int, runs: int, real_runs: int, real_count: int) -> list[tuple[str, ...]]:
     base = scratch / "big"
     seed(base, {"picard": count})
     dry = [measure([*SQUADMEM, "maintain", "--dry-run", "--now", NOW], base, ENV) for _ in range(runs)]
@@ -119,27 +126,24 @@ def big_file(scratch: Path, count: int, runs: int, real_runs: int, real_count: i
     return out
 
 
-def many_agents(scratch: Path, agents: int, per_agent: int, runs: int) -> list[str]:
+def many_agents(scratch: Path, agents: int, per_agent: int, runs: int) -> list[tuple[str, ...]]:
     base = scratch / "agents"
     seed(base, {f"agent{n:03d}": per_agent for n in range(agents)})
     dry = [measure([*SQUADMEM, "maintain", "--dry-run", "--now", NOW], base, ENV) for _ in range(runs)]
     return [row(f"{agents} agents x {per_agent} sections: maintain --dry-run", *_median(dry))]
 
 
-def history_moves(scratch: Path, history: int, moves: int, runs: int) -> list[str]:
+def history_moves(scratch: Path, history: int, moves: int, runs: int) -> list[tuple[str, ...]]:
     base = scratch / "history"
-    generate.generate(base, history)
-    git(base, "repack", "-adq", env=ENV)
+    generated(base, scratch, history)
     last = git(base, "log", "-1", "--format=%cI", env=ENV).out.strip()
     now = f"{last[:10]}T23:00:00Z"
     squadmem(base, "report", "--json", "--now", now, env=ENV, check=False)
     out = []
     for count in (max(moves // 10, 1), moves):
         added = copy(base, scratch / f"history-{count}")
-        hot = added / ".squad/memory/hot/picard.md"
-        hot.write_text(hot.read_text() + sections("bulk", count))
-        git(added, "add", "-A", env=ENV)
-        git(added, "commit", "-q", "--no-verify", "--no-gpg-sign", "-m", "bulk notes", date=last, env=ENV)
+        hot = ".squad/memory/hot/picard.md"
+        commit(added, {hot: (added / hot).read_text() + sections("bulk", count)}, "bulk notes", last, ENV)
         paired, peak, made = maintain_against_commits(added, scratch, now, runs)
         out.append(
             row(
@@ -154,7 +158,7 @@ def history_moves(scratch: Path, history: int, moves: int, runs: int) -> list[st
 
 def maintain_against_commits(base: Path, scratch: Path, now: str, runs: int) -> tuple[Paired, float, int]:
     """The real ``maintain`` on a copy of ``base`` against as many ``git commit`` processes as it makes
-    commits, round by round (``bench.paired``): the medians, its median peak MB, and the commits."""
+    commits, round by round (``bench.harness``): the medians, its median peak MB, and the commits."""
     made = _count_commits(base, now)
     peaks: list[float] = []
 
@@ -185,7 +189,7 @@ def _median(found: list[tuple[float, float]]) -> tuple[float, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__)
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--real-runs", type=int, default=1)
     parser.add_argument("--sections", type=int, default=10000)
@@ -206,9 +210,7 @@ def main(argv: list[str] | None = None) -> int:
         rows += history_moves(scratch, args.commits, args.moves, args.history_runs or args.runs)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    print("| run | time (median) | peak memory | against the yardstick (paired ratio) |")
-    print("|---|---:|---:|---|")
-    print("\n".join(rows))
+    table(("run", "time (median)", "peak memory", "against the yardstick (paired ratio)"), rows)
     return 0
 
 

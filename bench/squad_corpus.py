@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.gitrun import Done, git, squadmem
-from bench.paired import Stopwatch
+from bench.harness import Stopwatch
 from squadmem.commands import intake
 from squadmem.model import sections, squad
 from squadmem.model.layout import MEMORY_DIR

@@ -48,7 +48,7 @@ from typing import Any
 
 from bench import squad_spawns
 from bench.gitrun import git, squadmem
-from bench.paired import Stopwatch
+from bench.harness import Stopwatch
 from bench.squad_corpus import (
     BUDGET,
     carries,

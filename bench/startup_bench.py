@@ -25,23 +25,29 @@ holding squadmem's dependencies, as users install it); `--version` within 100 ms
 
 from __future__ import annotations
 
-import argparse
 import importlib.util
-import subprocess
 import sys
 import tempfile
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
-from bench.paired import Command, Paired, compare_both, compile_bytecode, environment
+from bench.gitrun import squadmem
+from bench.harness import (
+    COLUMNS,
+    Command,
+    commit,
+    compare_both,
+    compile_bytecode,
+    environment,
+    options,
+    scratch_repo,
+    table,
+)
 
 HERE = Path(__file__).resolve().parent.parent
 TARGET = 4.0  # context against python -c pass
 AGENTS = ("picard", "worf")
-HEADER = (
-    "| command | median | python -c pass | paired ratio (median) | above python (median) | rounds |\n"
-    "|---|---:|---:|---:|---:|---:|"
-)
 HOT = """
 ## Deploy checklist
 Run the migrations first, then flip the flag; roll back by flag only.
@@ -81,28 +87,16 @@ def console_script(checkout: Path, folder: Path) -> list[str]:
     return [sys.executable, str(script)]
 
 
-def run(root: Path, env: dict[str, str], *args: str, input: str | None = None) -> None:
-    subprocess.run(args, cwd=root, env=env, input=input, text=True, check=True, capture_output=True)
-
-
 def small_repository(root: Path, env: dict[str, str]) -> None:
     """`squadmem init` with two agents, a few sections in each tier, a wiki page: all committed."""
-    run(root, env, "git", "init", "-q", "-b", "main")
-    for key, value in (
-        ("user.name", "Bench"),
-        ("user.email", "bench@example.com"),
-        ("commit.gpgsign", "false"),
-    ):
-        run(root, env, "git", "config", key, value)
-    squadmem = [sys.executable, "-m", "squadmem"]
-    run(root, env, *squadmem, "init", *(f"--agent={a}" for a in AGENTS), "--no-hooks")
+    scratch_repo(root, *AGENTS, env=env)
+    files = {}
     for agent in AGENTS:
         for tier, text in (("hot", HOT), ("cold", COLD)):
-            path = root / ".squad" / "memory" / tier / f"{agent}.md"
-            path.write_text(path.read_text("utf-8") + text, "utf-8")
-    run(root, env, "git", "add", "-A")
-    run(root, env, "git", "commit", "-q", "-m", "memory: a small team")
-    run(root, env, *squadmem, "wiki", "write", "security", "--title", "Key rotation", input=WIKI)
+            rel = f".squad/memory/{tier}/{agent}.md"
+            files[rel] = (root / rel).read_text("utf-8") + text
+    commit(root, files, "memory: a small team", env=env)
+    squadmem(root, "wiki", "write", "security", "--title", "Key rotation", input=WIKI.encode(), env=env)
 
 
 def commands(root: Path, env: dict[str, str], script: list[str]) -> list[tuple[str, Command]]:
@@ -126,8 +120,7 @@ def commands(root: Path, env: dict[str, str], script: list[str]) -> list[tuple[s
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=41)
+    parser = options(__doc__, rounds=41)
     parser.add_argument("--checkout", type=Path, default=HERE, help="source folder whose squadmem to time")
     args = parser.parse_args()
     checkout = args.checkout.resolve()
@@ -135,7 +128,6 @@ def main() -> None:
     env = environment(PYTHONPATH=str(checkout))
     with tempfile.TemporaryDirectory(prefix="squadmem-startup-") as tmp:
         root = Path(tmp) / "repo"
-        root.mkdir()
         small_repository(root, env)
         script = console_script(checkout, Path(tmp))
         yardstick = Command([sys.executable, "-c", "pass"], env=env)
@@ -143,24 +135,23 @@ def main() -> None:
         print(f"squadmem from {where}; {args.rounds} paired rounds each\n")
         cpu_rows = []
         verdicts = []
-        print("wall time\n\n" + HEADER)
-        for name, command in commands(root, env, script):
-            wall, cpu = compare_both(command, yardstick, rounds=args.rounds)
-            print(row(name, wall), flush=True)
-            cpu_rows.append(row(name, cpu))
-            if " context " in name:
-                verdict = "ok" if wall.ratio <= TARGET else "over target"
-                verdicts.append(f"{name}: {wall.ratio:.2f}x python -c pass (target <= {TARGET}x: {verdict})")
-        print("\nCPU time (user + system, git's included), from the same rounds\n\n" + HEADER)
-        print("\n".join(cpu_rows))
+        print("wall time\n")
+
+        def wall_rows() -> Iterator[tuple[str, ...]]:
+            for name, command in commands(root, env, script):
+                wall, cpu = compare_both(command, yardstick, rounds=args.rounds)
+                cpu_rows.append(cpu.cells(name, "python -c pass"))
+                if " context " in name:
+                    verdict = "ok" if wall.ratio <= TARGET else "over target"
+                    verdicts.append(
+                        f"{name}: {wall.ratio:.2f}x python -c pass (target <= {TARGET}x: {verdict})"
+                    )
+                yield wall.cells(name, "python -c pass")
+
+        table(COLUMNS, wall_rows())
+        print("\nCPU time (user + system, git's included), from the same rounds\n")
+        table(COLUMNS, cpu_rows)
         print("\n" + "\n".join(verdicts))
-
-
-def row(name: str, result: Paired) -> str:
-    return (
-        f"| {name} | {result.candidate * 1000:.1f} ms | {result.yardstick * 1000:.1f} ms "
-        f"| {result.ratio:.2f}x | +{result.excess * 1000:.1f} ms | {result.rounds} |"
-    )
 
 
 if __name__ == "__main__":

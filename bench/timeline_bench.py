@@ -5,7 +5,7 @@
 Generates a history with ``bench/generate.py`` (or reuses ``--repo``), fills
 the caches once (``report``, ``history``, ``recall --history``), then times
 whole processes, each paired round by round with the yardstick, ``report
---json`` with its cache up to date (``bench/paired.py``: taking turns at
+--json`` with its cache up to date (``bench/harness.py``: taking turns at
 going first; medians, the ratios the medians of the per-round ratios; the
 target for ``history ID``: at most 1.5x): ``history ID`` for a hot section
 edited at every session (the longest walk), a hot note, a cold section and a
@@ -18,18 +18,17 @@ Benchmarks are not tests: nothing here fails.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
-from bench import generate
 from bench.gitrun import SQUADMEM, git, squadmem
-from bench.paired import Command, compare_both, environment
+from bench.harness import PYCACHE, Command, compare_both, environment, generated, options, table
 
 NOW = "2026-01-01T00:00:00Z"
-ENV = environment(PYTHONPYCACHEPREFIX=str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache"))
+ENV = environment(PYTHONPYCACHEPREFIX=PYCACHE)
 
 
 def command(repo: Path, *args: str) -> Command:
@@ -54,15 +53,12 @@ def pick(repo: Path) -> dict[str, str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__, rounds=11)
     parser.add_argument("--commits", type=int, default=20000)
-    parser.add_argument("--rounds", type=int, default=11)
     parser.add_argument("--repo", type=Path, help="reuse a repository bench/generate.py made")
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
-        repo = args.repo or Path(tmp) / "repo"
-        if args.repo is None:
-            generate.main([str(repo), "--commits", str(args.commits)])
+        repo = generated(args.repo, Path(tmp), args.commits)
         ids = pick(repo)
         commands: dict[str, tuple[str, ...]] = {
             "report --json (warm cache)": ("report", "--json", "--now", NOW)
@@ -81,11 +77,6 @@ def main(argv: list[str] | None = None) -> int:
         report = command(repo, *commands[yard])
         count = git(repo, "rev-list", "--count", "HEAD").out.strip()
         print(f"\n{count} commits; whole processes, each paired with a warm `report`, {args.rounds} rounds\n")
-        print(
-            "| command | first run (fills its cache) | warm | warm `report` | paired ratio "
-            "| CPU | CPU of `report` | paired CPU ratio | target |"
-        )
-        print("|---|---|---|---|---|---|---|---|---|")
         longest = next(iter(ids.values()))
         walks = repo / ".git" / "squadmem" / "timeline-walks"
         rows = {name: command(repo, *words) for name, words in commands.items() if name != yard}
@@ -93,16 +84,28 @@ def main(argv: list[str] | None = None) -> int:
             command(repo, "history", "--json", longest), before=lambda: walks.unlink(missing_ok=True)
         )
         whole = first[next(n for n in commands if n.startswith(f"history {longest} "))]  # a whole walk too
-        for name, candidate in rows.items():
-            wall, cpu = compare_both(candidate, report, rounds=args.rounds, warmup=1)
-            target = "≤ 1.5×" if name.startswith("history") and "removed" not in name else ""
-            print(
-                f"| `{name}` | {first.get(name, whole):.2f} s | {wall.candidate:.2f} s "
-                f"| {wall.yardstick:.2f} s "
-                f"| {wall.ratio:.2f}× | {cpu.candidate:.2f} s | {cpu.yardstick:.2f} s | {cpu.ratio:.2f}× "
-                f"| {target} |",
-                flush=True,
-            )
+
+        def cells() -> Iterator[tuple[str, ...]]:
+            for name, candidate in rows.items():
+                wall, cpu = compare_both(candidate, report, rounds=args.rounds, warmup=1)
+                target = "≤ 1.5×" if name.startswith("history") and "removed" not in name else ""
+                first_run = f"{first.get(name, whole):.2f} s"
+                times = (wall.candidate, wall.yardstick, cpu.candidate, cpu.yardstick)
+                warm, yard, mine, theirs = (f"{t:.2f} s" for t in times)
+                yield (
+                    f"`{name}`",
+                    first_run,
+                    warm,
+                    yard,
+                    f"{wall.ratio:.2f}×",
+                    mine,
+                    theirs,
+                    f"{cpu.ratio:.2f}×",
+                    target,
+                )
+
+        header = ("command", "first run (fills its cache)", "warm", "warm `report`", "paired ratio", "CPU")
+        table((*header, "CPU of `report`", "paired CPU ratio", "target"), cells())
     return 0
 
 

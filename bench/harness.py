@@ -1,4 +1,11 @@
-"""Paired whole-process timing: the one method every squadmem benchmark uses.
+"""The benchmarks' one harness: scratch repositories, paired whole-process timing, tables, options.
+
+A timing bench builds (or reuses) a scratch git repository with dated
+commits (:func:`scratch_repo`, :func:`commit`, :func:`generated`), runs
+squadmem and git as whole processes (:class:`Command`, over
+``bench.gitrun``), pairs them round by round (below), prints one kind of
+table (:func:`table`) and takes its options from one parser
+(:func:`options`: ``--rounds``, ``--json``, ``--seed``).
 
 A candidate and its yardstick run alternately (A B, B A, A B, …, so neither
 always goes first) for the same number of rounds, each as a whole process; a
@@ -12,22 +19,26 @@ whole process tree's time and peak memory (:func:`measure`), the CPU time of
 in-process work (:func:`best_cpu`), and a stopwatch for how long a run took
 (:class:`Stopwatch`: a duration to report, compared with nothing).
 
-    from bench.paired import Command, compare
+    from bench.harness import Command, compare
     result = compare(Command(["squadmem", "context"]), Command([sys.executable, "-c", "pass"]), rounds=41)
-    print(result.row("context", "python -c pass"))
+    table(COLUMNS, [result.cells("context", "python -c pass")])
 """
 
 from __future__ import annotations
 
+import argparse
 import os
 import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from bench.gitrun import git, squadmem
 
 
 @dataclass(frozen=True)
@@ -112,17 +123,27 @@ class Paired:
             statistics.median(a - b for a, b in pairs),
         )
 
-    def row(self, name: str, against: str) -> str:
-        """One Markdown table row: name, ms, yardstick, ms, ratio, rounds."""
+    def cells(self, name: str, against: str) -> tuple[str, ...]:
+        """One row of a :data:`COLUMNS` table: name, ms, yardstick, ms, ratio, ms above, rounds."""
         return (
-            f"| {name} | {self.candidate * 1000:.1f} ms | {against} | {self.yardstick * 1000:.1f} ms "
-            f"| {self.ratio:.2f}x | {self.rounds} |"
+            name,
+            f"{self.candidate * 1000:.1f} ms",
+            against,
+            f"{self.yardstick * 1000:.1f} ms",
+            f"{self.ratio:.2f}x",
+            f"{self.excess * 1000:+.1f} ms",
+            str(self.rounds),
         )
 
 
-HEADER = (
-    "| candidate | median | yardstick | median | paired ratio (median) | rounds |\n"
-    "|---|---:|---|---:|---:|---:|"
+COLUMNS = (
+    "candidate",
+    "median",
+    "yardstick",
+    "median",
+    "paired ratio (median)",
+    "above it (median)",
+    "rounds",
 )
 
 
@@ -203,27 +224,35 @@ class Stopwatch:
         return time.perf_counter() - self.started
 
 
-_PEAK = """
+PEAK = """
 import resource, subprocess, sys, time
+stdin = open(sys.argv[1], 'rb') if sys.argv[1] != '-' else subprocess.DEVNULL
 start = time.perf_counter()
-done = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+done = subprocess.run(sys.argv[2:], stdin=stdin, stdout=subprocess.DEVNULL)
 took = time.perf_counter() - start
 print(took, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, done.returncode)
-"""
+"""  # argv: a file for stdin (or -), then the command; a child reports its parent's size as its own
 
 
-def measure(argv: Sequence[str], cwd: Path, env: Mapping[str, str] | None = None) -> tuple[float, float]:
+def measure(
+    argv: Sequence[str],
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    stdin: Path | None = None,
+    ok: tuple[str, ...] = ("0", "1"),
+) -> tuple[float, float]:
     """Seconds and peak MB of one run of ``argv`` (its whole process tree), taken by a small wrapper
-    process so this one's memory is left out. A status other than 0 or 1 stops the benchmark."""
+    process (:data:`PEAK`) so this one's memory is left out. A status outside ``ok`` stops the
+    benchmark."""
     out = subprocess.run(
-        [sys.executable, "-c", _PEAK, *argv],
+        [sys.executable, "-c", PEAK, str(stdin) if stdin else "-", *argv],
         cwd=cwd,
         capture_output=True,
         text=True,
         check=True,
         env=None if env is None else dict(env),
     ).stdout.split()
-    if out[2] not in ("0", "1"):
+    if out[2] not in ok:
         raise SystemExit(f"{' '.join(argv)} failed in {cwd}")
     return float(out[0]), int(out[1]) / 1024
 
@@ -252,3 +281,88 @@ def compile_bytecode(*folders: Path) -> None:
 
     for folder in folders:
         compileall.compile_dir(str(folder), quiet=1)
+
+
+# Python's bytecode cache on (an installed squadmem has its .pyc files), kept outside the source tree.
+PYCACHE = str(Path(tempfile.gettempdir()) / "squadmem-bench-pycache")
+IDENTITY = (("user.name", "Bench"), ("user.email", "bench@example.com"), ("commit.gpgsign", "false"))
+# The same identity for a repository made without it (bench.generate's), through the environment.
+AUTHOR = {
+    f"GIT_{who}_{what}": value
+    for who in ("AUTHOR", "COMMITTER")
+    for what, value in (("NAME", "Bench"), ("EMAIL", "bench@example.com"))
+}
+
+
+def scratch_repo(root: Path, *agents: str, env: Mapping[str, str] | None = None, hooks: bool = False) -> Path:
+    """A new repository at ``root`` (made if missing): branch ``main``, a bench identity, no signing;
+    ``squadmem init`` for ``agents`` when named (its hooks only with ``hooks``)."""
+    root.mkdir(parents=True, exist_ok=True)
+    git(root, "init", "-q", "-b", "main", env=env)
+    for key, value in IDENTITY:
+        git(root, "config", key, value, env=env)
+    if agents:
+        squadmem(
+            root, "init", *(f"--agent={a}" for a in agents), *(() if hooks else ("--no-hooks",)), env=env
+        )
+    return root
+
+
+def commit(
+    root: Path,
+    files: Mapping[str, str],
+    message: str,
+    date: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> None:
+    """Write ``files`` (paths relative to ``root``), stage everything and commit at ``date``, every hook
+    skipped, unsigned."""
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, "utf-8")
+    git(root, "add", "-A", env=env)
+    skip = ("-c", "core.hooksPath=/dev/null", "-c", "commit.gpgsign=false")
+    git(root, *skip, "commit", "-q", "--no-verify", "-m", message, date=date, env=env)
+
+
+def generated(repo: Path | None, scratch: Path, commits: int, seed: int = 1) -> Path:
+    """``repo`` when it already holds a repository (a history kept between runs), else a history of
+    ``commits`` generated by ``bench.generate`` into ``repo`` or a folder under ``scratch``."""
+    from bench import generate
+
+    root = repo or scratch / "history"
+    if not (root / ".git").exists():
+        print(f"generating {commits} commits into {root} ...", file=sys.stderr)
+        generate.generate(root, commits, seed)
+        git(root, "repack", "-adq")
+    return root
+
+
+def options(
+    doc: str | None, rounds: int | None = None, seed: int | None = None, json: bool = False
+) -> argparse.ArgumentParser:
+    """The parser every bench starts from: its docstring's first line, and ``--rounds``, ``--seed``
+    and ``--json`` where a default (or ``json``) is given."""
+    parser = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
+    if rounds is not None:
+        parser.add_argument("--rounds", type=int, default=rounds, help=f"paired rounds (default {rounds})")
+    if seed is not None:
+        parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
+    if json:
+        parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    return parser
+
+
+def table(header: Sequence[str], rows: Iterable[Sequence[object]], right: int = 0) -> None:
+    """A Markdown table: ``header``, then one line a row; the last ``right`` columns aligned right."""
+    print("| " + " | ".join(header) + " |")
+    marks = ["---"] * (len(header) - right) + ["---:"] * right
+    print("|" + "|".join(marks) + "|")
+    for row in rows:
+        print(line(row), flush=True)
+
+
+def line(row: Sequence[object]) -> str:
+    """One row of a :func:`table`, for a table printed as its rows are measured."""
+    return "| " + " | ".join(str(cell) for cell in row) + " |"
