@@ -181,15 +181,15 @@ def tokens(text: str) -> list[str]:
 
 def query_tokens(task: str) -> list[str]:
     """A task's words for BM25: its tokens, each once (BM25's weights make common words count for
-    little; leaving out function words and short words held fewer of real spawns' entries, on the
-    study's train split)."""
+    little; leaving out function words and short words held fewer of real spawns' entries in the
+    spawn study, docs/squad.md)."""
     return list(dict.fromkeys(tokens(task)))
 
 
 def bm25(entries: Sequence[T], terms: Sequence[str]) -> list[tuple[T, float]]:
     """The entries holding any of ``terms``, each with its BM25 score, best first; of equal scores
     the shorter first, then the given order. An entry's text is its whole section, heading line
-    included (counting the title twice held fewer of real spawns' entries, on the train split)."""
+    included (counting the title twice held fewer of real spawns' entries in the spawn study)."""
     docs = [tokens(e.text) for e in entries]
     if not docs or not terms:
         return []
