@@ -15,10 +15,12 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from squadmem.commands import intake, spawn, track
+from squadmem.commands import spawn, track
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
+from squadmem.engine.intake import sources as squad_sources
+from squadmem.engine.intake import take as intake
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import settle, writer
 from squadmem.gitio import questions
@@ -115,7 +117,7 @@ def maintain(
     if agent is not None:
         agent = repo.layout.require_agent(agent)
     conf = load_settings(repo, overrides)
-    take_in = take_in and agent is None and intake.is_squad_team(repo.root)
+    take_in = take_in and agent is None and squad_sources.is_squad_team(repo.root)
     host = host_uses(repo, now)
     found = None if host is None else host.latest()
     if dry_run:

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import intake, track
+from squadmem.commands import track
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
+from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.planning import coldfix, policy
 from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
@@ -57,7 +58,7 @@ def make(repo: Repo, *, now: dt.datetime, agent: str | None = None, verbose: boo
         "logs": _logs(repo),
         "pending_uses": [{"id": k, "when": _iso(v)} for k, v in pending],
         "unknown_ages": sum(1 for row in section_rows if row["last_used"] is None),
-        "squad_entries_not_taken_in": intake.pending_count(repo),
+        "squad_entries_not_taken_in": squad_sources.pending_count(repo),
     }
     data["recommendations"] = recommendations(data)
     return data

@@ -364,7 +364,7 @@ def _spawn_blocks(repo: Repo, result: InitResult) -> None:
             f"squadmem spawn off was run here, so the blocks stay off ({spawn.TURN_ON} turns them on)"
         )
         return
-    readable = spawn.intake.backend(repo.root) not in spawn.intake.UNSUPPORTED_BACKENDS
+    readable = spawn.squad_sources.backend(repo.root) not in spawn.squad_sources.UNSUPPORTED_BACKENDS
     if result.squad_entries and readable and not (record.is_file() and spawn.load_record(repo).on):
         result.spawn_left = (
             f"spawns keep reading Squad's whole files until its {result.squad_entries} entries are taken in"

@@ -21,7 +21,7 @@ import dataclasses
 from collections.abc import Iterator
 from typing import Any
 
-from squadmem.commands import intake
+from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.writing import writer
 from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
@@ -155,7 +155,7 @@ def refuse_unsupported(repo: Repo) -> None:
             " template elsewhere)",
             hint="run `squad init` first; squadmem changed nothing",
         )
-    intake.refuse_backend(repo.root)
+    squad_sources.refuse_backend(repo.root)
 
 
 def refuse_before_intake(repo: Repo) -> None:
@@ -163,7 +163,7 @@ def refuse_before_intake(repo: Repo) -> None:
     would read squadmem's memory without them."""
     if load_record(repo).on:
         return
-    waiting = intake.pending_count(repo)
+    waiting = squad_sources.pending_count(repo)
     if waiting:
         raise SquadmemError(
             f"{waiting} entries of Squad's history.md and decisions files are not taken in yet:"
@@ -280,8 +280,8 @@ def apply_worktree(repo: Repo) -> tuple[list[str], str | None]:
     """
     if not squad_team(repo):
         return [], None
-    kind = intake.backend(repo.root)
-    if kind in intake.UNSUPPORTED_BACKENDS:
+    kind = squad_sources.backend(repo.root)
+    if kind in squad_sources.UNSUPPORTED_BACKENDS:
         return [], f"Squad's state backend is {kind!r}: spawns keep reading through Squad's state tools"
     try:
         changed = plan_on(repo)
@@ -299,8 +299,8 @@ def upkeep(repo: Repo, scribe: writer.Writer) -> tuple[writer.Made | None, str |
     write again the blocks an older squadmem worded otherwise."""
     if not squad_team(repo) or not load_record(repo).on:
         return None, None
-    kind = intake.backend(repo.root)
-    if kind in intake.UNSUPPORTED_BACKENDS:
+    kind = squad_sources.backend(repo.root)
+    if kind in squad_sources.UNSUPPORTED_BACKENDS:
         return None, (
             f"Squad's state backend is {kind!r}: spawns read history through Squad's state tools, which"
             " squadmem cannot take in; squadmem leaves the spawn lines alone (squadmem spawn off)"

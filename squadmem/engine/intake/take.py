@@ -1,5 +1,8 @@
 """Intake: what Squad's agents appended to their files since the last intake, entry by entry, one commit.
 
+Run by ``intake``, ``maintain`` (first) and ``migrate squad``; the files are read by
+:mod:`squadmem.engine.intake.sources`.
+
 Squad keeps writing ``history.md``, ``decisions.md``, their ``-archive`` files
 and ``decisions/inbox/``. Intake reads them as HEAD has them (what is committed
 is what a reviewer can check), cuts them into entries (:mod:`squadmem.model.squad`)
@@ -28,31 +31,33 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import functools
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from squadmem.engine import catalog, index
 from squadmem.engine.history import lastuse
 from squadmem.engine.history import stream as history
+from squadmem.engine.intake.sources import (
+    PLACES,
+    read_entries,
+    refuse_backend,
+    source_paths,
+    tier_paths,
+    usable,
+    was_taken,
+)
 from squadmem.engine.intake_ledger import LEDGER_HEADER, TRAILER, Row, read_ledger
 from squadmem.engine.intake_ledger import taken as _taken
 from squadmem.engine.intake_ledger import tier_of as _tier_of
 from squadmem.engine.writing import writer
-from squadmem.gitio import questions
-from squadmem.gitio.objects import Objects
 from squadmem.gitio.repo import Repo
-from squadmem.model import clock, jsontext, render, sections, squad, templates, writes
+from squadmem.model import clock, render, sections, squad, templates
 from squadmem.model.budget import hot_blob_over
 from squadmem.model.errors import SquadmemError
-from squadmem.model.layout import MAX_FILE_BYTES, check_name, classify
-from squadmem.model.places import SQUAD_PLACES, Places
+from squadmem.model.layout import MAX_FILE_BYTES, classify
+from squadmem.model.places import Places
 from squadmem.model.settings import Settings
 
-# Squad's entries are taken into the Squad layout's tier files (``.squad/memory/``) and its ledger.
-PLACES = SQUAD_PLACES
 TOPIC = "decisions"
 UNSUPPORTED_BACKENDS = ("orphan", "two-layer", "git-notes")
 
@@ -123,110 +128,6 @@ def _counts(placed: Iterable[Placed]) -> dict[str, int]:
     return counts
 
 
-# -- reading Squad's files from a commit ----------------------------------------------------------
-
-
-def backend(root: Path) -> str:
-    """Squad's state backend (``.squad/config.json``), "local" when it says nothing."""
-    try:
-        data = jsontext.loads(writes.read_state(root / ".squad" / "config.json"))  # a FIFO is never read
-    except FileNotFoundError:
-        return "local"
-    except (OSError, ValueError) as exc:
-        _unread_config(str(exc).splitlines()[0] if str(exc) else type(exc).__name__)
-        return "local"
-    value = data.get("stateBackend") if isinstance(data, dict) else None
-    return value if isinstance(value, str) and value else "local"
-
-
-@functools.cache
-def _unread_config(why: str) -> None:
-    """Say once that ``.squad/config.json`` could not be read (its backend is then taken as local)."""
-    print(
-        f"squadmem: warning: .squad/config.json: unreadable ({why}); read as the local backend",
-        file=sys.stderr,
-    )
-
-
-def has_squad_memory(root: Path) -> bool:
-    """Whether ``root`` holds Squad memory intake reads: ``.squad/agents/``, a decision file or the
-    inbox (a ``.squad/`` with decisions and no ``agents/`` is a team too: its decisions are taken in)."""
-    return any((root / rel).exists() for rel in (squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR))
-
-
-def is_squad_team(root: Path) -> bool:
-    """A Squad team whose memory intake can read: Squad memory and a backend squadmem reads."""
-    return has_squad_memory(root) and backend(root) not in UNSUPPORTED_BACKENDS
-
-
-def refuse_backend(root: Path) -> None:
-    kind = backend(root)
-    if kind in UNSUPPORTED_BACKENDS:
-        raise SquadmemError(
-            f".squad/config.json: Squad's state backend is {kind!r}: its histories and decisions live on "
-            "the squad-state branch, which squadmem does not read",
-            hint="squadmem takes in Squad's memory with the 'local' backend only; "
-            "use `squad init --state-backend local`, or keep squadmem's tiers without intake",
-        )
-
-
-def source_paths(repo: Repo, commit: str) -> list[str]:
-    """Squad's memory files in ``commit``'s tree, sorted."""
-    paths = questions.tree_paths(repo.git, commit, [squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR])
-    return sorted(p for p in paths if squad.is_source(p))
-
-
-def read_entries(repo: Repo, objects: Objects, tree: str, paths: Sequence[str]) -> list[squad.Entry]:
-    found: list[squad.Entry] = []
-    for rel in paths:
-        owner = squad.source_owner(rel)
-        if owner is None or (owner != "decisions" and not _agent_ok(owner)):
-            continue
-        data = objects.content(tree, rel)
-        if data is None:
-            continue
-        text = data.decode("utf-8", "replace")
-        try:
-            found.extend(squad.entries(rel, text))
-        except sections.FlagError as exc:
-            raise SquadmemError(
-                f"{rel}: {exc}", hint="fix the <!-- squadmem: ... --> comment in Squad's file"
-            ) from None
-    return found
-
-
-def usable(entries: Iterable[squad.Entry]) -> tuple[list[squad.Entry], list[str]]:
-    """The entries a tier file can hold, and a warning for each left out.
-
-    An entry holding a NUL byte is not text, and one whose open block no closing line
-    closes (:attr:`squad.Entry.left_open`) would swallow the sections after it. Either is left
-    out, not recorded as taken in, and taken in once fixed in Squad's file; the
-    rest of the intake goes on.
-    """
-    kept: list[squad.Entry] = []
-    warnings: list[str] = []
-    for entry in entries:
-        if "\0" in entry.text:
-            why = "holds a NUL byte"
-        elif entry.left_open:
-            why = "leaves a code fence or HTML block open"
-        else:
-            kept.append(entry)
-            continue
-        warnings.append(
-            f"{entry.source}: entry {entry.title!r} {why}; left out until it is fixed in Squad's file"
-        )
-    return kept, list(dict.fromkeys(warnings))
-
-
-def _agent_ok(name: str) -> bool:
-    try:
-        check_name(name)
-    except SquadmemError:
-        return False
-    return True
-
-
 # -- placement (pure) -----------------------------------------------------------------------------
 
 
@@ -258,33 +159,13 @@ class Projection:
 
 def _insert_many(text: str, new: Sequence[str], rel: str) -> str:
     """``text`` with ``new`` sections before its Index (or at the end), checked with one split."""
-    if not new:
-        return text
-    pieces = [s if index.ends_line(s) else s + "\n" for s in new]
-    pieces[-1] = new[-1]
-    doc = index.split(text)
-    position = next((n for n, s in enumerate(doc.sections) if index.is_index(s)), None)
-    if position is None:
-        base = text if not text or index.ends_line(text) else text + "\n"
-        joined = base + "".join(pieces)
-        expected = [*_shape(doc), *(sections.trimmed(s) for s in new)]
-    else:
-        pieces[-1] = pieces[-1] if index.ends_line(pieces[-1]) else pieces[-1] + "\n"
-        before = doc.header + "".join(s.text for s in doc.sections[:position])
-        after = "".join(s.text for s in doc.sections[position:])
-        joined = before + "".join(pieces) + after
-        shape = _shape(doc)
-        expected = [*shape[: position + 1], *(sections.trimmed(s) for s in new), *shape[position + 1 :]]
-    if _shape(sections.split(joined)) != expected:
+    try:
+        return index.insert_many(text, new)
+    except index.SpliceError:
         raise SquadmemError(
             f"{rel}: a Squad entry would not stay a section of its own there",
             hint="close the code fence or HTML block left open in the entry or the file, then run again",
-        )
-    return joined
-
-
-def _shape(doc: sections.Document) -> list[str]:
-    return [sections.trimmed(doc.header), *(sections.trimmed(s.text) for s in doc.sections)]
+        ) from None
 
 
 def place(
@@ -374,7 +255,7 @@ def _not_taken(
         if mark in seen:
             continue
         seen.add(mark)
-        if entry.taken(_known(taken, entry.owner)):
+        if entry.taken(was_taken(taken, entry.owner)):
             known += 1
             continue
         new.append(entry)
@@ -428,11 +309,6 @@ def _commit(
     return scribe.commit_files(files, subject, body, grown=grown, trailers=[(TRAILER, str(len(placed)))])
 
 
-def _known(taken: set[tuple[str, bytes]], owner: str) -> Callable[[bytes], bool]:
-    """Whether ``owner``'s entry with a key was taken in."""
-    return lambda key: (owner, key) in taken
-
-
 PAGE_BYTES = MAX_FILE_BYTES // 2  # a decisions page fills to this, then the next one starts
 
 
@@ -477,7 +353,7 @@ def _page_number(topic: str) -> int | None:
 
 def _tier_texts(repo: Repo, scribe: writer.Writer) -> dict[str, str | None]:
     """Every tier file HEAD holds, by path."""
-    return {rel: scribe.text(rel) for rel in _tier_paths(repo, scribe.head)}
+    return {rel: scribe.text(rel) for rel in tier_paths(repo, scribe.head)}
 
 
 def _last_use(repo: Repo, texts: Mapping[str, str | None], now: dt.datetime) -> Callable[[str], float]:
@@ -645,31 +521,3 @@ def _untouched_templates(repo: Repo, scribe: writer.Writer, files: Mapping[str, 
         if files[rel].startswith(current) and current.strip() == _header(*_tier_of(rel)).strip():
             grown.append(rel)
     return grown
-
-
-def pending_count(repo: Repo) -> int:
-    """How many committed Squad entries are not taken in yet (0 outside a Squad team)."""
-    head = questions.head(repo.git)
-    if head is None or not (repo.root / ".squad").is_dir() or backend(repo.root) in UNSUPPORTED_BACKENDS:
-        return 0
-    objects = Objects(repo)
-    tree = objects.tree_of(head)
-    paths = source_paths(repo, head)
-    if not paths:
-        return 0
-    entries, _ = usable(read_entries(repo, objects, tree, paths))
-
-    def text(rel: str) -> str | None:
-        data = objects.content(tree, rel)
-        return None if data is None else data.decode("utf-8", "replace")
-
-    taken = _taken(read_ledger(text(PLACES.ledger)), {rel: text(rel) for rel in _tier_paths(repo, head)})
-    waiting = {(e.owner, e.key) for e in entries if not e.taken(_known(taken, e.owner))}
-    return len(waiting)
-
-
-def _tier_paths(repo: Repo, head: str) -> list[str]:
-    """Every tier file in ``head``'s tree."""
-    return [
-        r for r in questions.tree_paths(repo.git, head, PLACES.pathspecs) if classify(r, PLACES) is not None
-    ]
