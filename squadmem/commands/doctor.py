@@ -18,9 +18,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import spawn
 from squadmem.engine import catalog, index
 from squadmem.engine.install import githooks, mergedriver
+from squadmem.engine.install import spawn_blocks as spawn
 from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.writing import settle, writer
 from squadmem.gitio import questions

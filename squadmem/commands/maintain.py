@@ -15,10 +15,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from squadmem.commands import spawn, track
+from squadmem.commands import track
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
+from squadmem.engine.install import spawn_blocks
 from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.intake import take as intake
 from squadmem.engine.planning import policy
@@ -140,7 +141,7 @@ def maintain(
         plan = make_plan(repo, conf, now, agent, found)
         host = None if host is None else track.record(repo, host)  # pending: they ride on the first commit
         made = scribe.execute(plan, templates.headers(repo.layout.places))
-        kept, warning = spawn.upkeep(repo, scribe) if agent is None else (None, None)
+        kept, warning = spawn_blocks.upkeep(repo, scribe) if agent is None else (None, None)
     first = (*edits, *(() if taken is None or taken.commit is None else (taken.commit,)))
     last = () if kept is None else (kept,)
     return Outcome(
