@@ -15,10 +15,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from squadmem.commands import track
 from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
+from squadmem.engine.hosts import uses as track
 from squadmem.engine.install import spawn_blocks
 from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.intake import take as intake

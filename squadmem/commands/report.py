@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import track
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
+from squadmem.engine.hosts import uses as track
 from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.planning import coldfix, policy
 from squadmem.gitio import questions

@@ -1,4 +1,5 @@
-"""``squadmem track``: the sections an agent read or cited, from its session transcripts, as uses.
+"""The sections an agent read or cited, from its session transcripts, as uses: ``squadmem track``,
+and, in a workspace kept in place, ``maintain`` and ``report`` reading what the host left.
 
 Transcripts of Claude Code, the Codex CLI and OpenClaw are read by
 :mod:`squadmem.engine.hosts.transcripts` into events (a file read, an edit, the
@@ -453,15 +454,3 @@ def access_uses(memory: catalog.Memory, file: str, title: str) -> list[str]:
 
 def _unique(found: Sequence[Use]) -> list[Use]:
     return list({(u.id, u.where): u for u in found}.values())
-
-
-def hook_transcript(stdin_text: str) -> Path:
-    """The ``transcript_path`` of a Claude Code hook's JSON input."""
-    try:
-        data = json.loads(stdin_text)
-        return Path(str(data["transcript_path"]))
-    except (ValueError, KeyError, TypeError):
-        raise SquadmemError(
-            "--from-hook: standard input is not a hook's JSON with a transcript_path",
-            hint="use it as a Claude Code SessionEnd or Stop hook command",
-        ) from None
