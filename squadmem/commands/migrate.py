@@ -17,7 +17,6 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from squadmem.commands import scaffold
 from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.intake import take as intake
 from squadmem.engine.intake_ledger import read_ledger
@@ -65,7 +64,7 @@ def squad_team(
             f"no {squad.AGENTS_DIR}/ or {squad.DECISIONS} here: this does not look like a Squad team",
             hint="run squadmem migrate squad at the top of a repository where `squad init` ran",
         )
-    _, refused = scaffold.discover_agents(root)
+    _, refused = squad_sources.discover_agents(root)
     with writer.session(repo) as scribe:
         result = intake.intake(repo, conf, now, dry_run=dry_run, scribe=scribe)
         replaced = () if dry_run or not remove_originals else _remove_originals(repo, scribe)

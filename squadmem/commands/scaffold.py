@@ -35,6 +35,7 @@ from squadmem.engine.install.mergedriver import (
     WORKSPACE_ATTRIBUTES,
     WORKSPACE_DRIVER_ATTRIBUTES,
 )
+from squadmem.engine.intake.sources import discover_agents
 from squadmem.gitio.repo import Repo
 from squadmem.model import openclaw, settings, squad, templates
 from squadmem.model import places as where
@@ -77,22 +78,6 @@ class InitResult:
     def written(self) -> list[str]:
         """The files init created or changed in the work tree (not git's config or hooks)."""
         return [rel for rel in (*self.created, *self.updated) if not rel.startswith("git config ")]
-
-
-def discover_agents(root: Path) -> tuple[list[str], list[str]]:
-    """Agent names from ``.squad/agents/*/``: (valid, refused)."""
-    folder = root / ".squad" / "agents"
-    if not folder.is_dir():
-        return [], []
-    valid, refused = [], []
-    for child in sorted(folder.iterdir()):
-        if not child.is_dir():
-            continue
-        try:
-            valid.append(check_name(child.name))
-        except SquadmemError:
-            refused.append(child.name)
-    return valid, refused
 
 
 def _create(layout: Layout, path: Path, text: str, result: InitResult) -> None:

@@ -73,6 +73,22 @@ def refuse_backend(root: Path) -> None:
         )
 
 
+def discover_agents(root: Path) -> tuple[list[str], list[str]]:
+    """Agent names from ``.squad/agents/*/``: (valid, refused)."""
+    folder = root / ".squad" / "agents"
+    if not folder.is_dir():
+        return [], []
+    valid, refused = [], []
+    for child in sorted(folder.iterdir()):
+        if not child.is_dir():
+            continue
+        try:
+            valid.append(check_name(child.name))
+        except SquadmemError:
+            refused.append(child.name)
+    return valid, refused
+
+
 def source_paths(repo: Repo, commit: str) -> list[str]:
     """Squad's memory files in ``commit``'s tree, sorted."""
     paths = questions.tree_paths(repo.git, commit, [squad.AGENTS_DIR, *squad.DECISION_FILES, squad.INBOX_DIR])
