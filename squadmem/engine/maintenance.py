@@ -1,11 +1,11 @@
-"""``maintain``: take in Squad's new entries, plan the tier rules' moves, then commit, under the lock.
+"""``maintain``'s run: take in Squad's new entries, plan the tier rules' moves, then commit, under the lock.
 
 It reads the memory and its ages, asks :mod:`squadmem.engine.planning.policy` for a
 plan and hands it to :mod:`squadmem.engine.writing.writer`; a dry run stops after the
 plan. The real run plans again under the writers' lock, so what it executes is
 exactly the plan for the state it commits on. ``promote`` / ``demote``
-(:mod:`squadmem.commands.move`) and ``restore`` (:mod:`squadmem.commands.restore`)
-share its settings and its first commit of uncommitted edits.
+and ``restore`` share its settings (:func:`load_settings`) and its first commit of
+uncommitted edits (:func:`edits_first`); ``demo`` runs it as ``maintain`` does.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
 from squadmem.engine.hosts import uses as track
@@ -24,6 +23,7 @@ from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.intake import take as intake
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import settle, writer
+from squadmem.engine.writing.outcome import Outcome
 from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import constants, places, settings, templates
