@@ -1,6 +1,6 @@
 """``migrate squad``: a Squad team's memory into tiers, entry by entry (an intake), one commit.
 
-The first intake of a Squad team (:mod:`squadmem.commands.intake`): every entry of the
+The first intake of a Squad team (:mod:`squadmem.engine.intake.take`): every entry of the
 agents' ``history.md`` / ``history-archive.md``, of ``decisions.md`` /
 ``decisions-archive.md`` and of ``decisions/inbox/`` lands where its age puts
 it. Running it again takes in only what is new, like ``squadmem intake`` and

@@ -1,4 +1,5 @@
-"""``squadmem report``: tier files against their budgets, every section's last use, logs, advice.
+"""The report: tier files against their budgets, every section's last use, logs, advice (``squadmem
+report``, and the first thing ``demo`` shows).
 
 :func:`make` builds one JSON-ready object (its schema is in docs/commands.md
 and is stable: keys are only ever added); :func:`text` and :func:`markdown`
