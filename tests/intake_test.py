@@ -522,7 +522,7 @@ def test_rewriting_one_of_two_core_contexts_keeps_the_other(repo: GitRepo) -> No
 
 
 def test_an_entry_no_line_closes_is_left_out_with_a_warning() -> None:
-    from squadmem.commands import intake as taking
+    from squadmem.engine.intake import sources as taking
 
     fine = squad.Entry(PICARD, "picard", "learning", "Fine", "### Fine\nx\n", "## Fine\nx\n")
     stuck = squad.Entry(PICARD, "picard", "learning", "Stuck", "### Stuck\n", "## Stuck\n", left_open=True)

@@ -20,7 +20,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import maintain, report
+from squadmem.engine import maintenance as maintain
+from squadmem.engine import report
 from squadmem.engine.verify import verifier as verify
 from squadmem.gitio import fastimport, questions
 from squadmem.gitio.repo import Repo

@@ -18,9 +18,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import intake, spawn
 from squadmem.engine import catalog, index
 from squadmem.engine.install import githooks, mergedriver
+from squadmem.engine.install import spawn_blocks as spawn
+from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.writing import settle, writer
 from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
@@ -267,12 +268,12 @@ def pending_uses(repo: Repo) -> Check:
 
 
 def squad_intake(repo: Repo) -> Check:
-    if not intake.has_squad_memory(repo.root):
+    if not squad_sources.has_squad_memory(repo.root):
         return Check("intake", OK, "not a Squad team: nothing to take in")
-    kind = intake.backend(repo.root)
-    if kind in intake.UNSUPPORTED_BACKENDS:
+    kind = squad_sources.backend(repo.root)
+    if kind in squad_sources.UNSUPPORTED_BACKENDS:
         return Check("intake", WARN, f"Squad's state backend is {kind!r}: squadmem cannot read its histories")
-    waiting = intake.pending_count(repo)
+    waiting = squad_sources.pending_count(repo)
     if waiting:
         return Check("intake", WARN, f"{waiting} Squad entries not taken in yet (run: squadmem intake)")
     return Check("intake", OK, "every committed Squad entry is taken in")

@@ -1,6 +1,6 @@
 """``migrate squad``: a Squad team's memory into tiers, entry by entry (an intake), one commit.
 
-The first intake of a Squad team (:mod:`squadmem.commands.intake`): every entry of the
+The first intake of a Squad team (:mod:`squadmem.engine.intake.take`): every entry of the
 agents' ``history.md`` / ``history-archive.md``, of ``decisions.md`` /
 ``decisions-archive.md`` and of ``decisions/inbox/`` lands where its age puts
 it. Running it again takes in only what is new, like ``squadmem intake`` and
@@ -17,7 +17,9 @@ import dataclasses
 import datetime as dt
 from typing import Any
 
-from squadmem.commands import intake, scaffold
+from squadmem.engine.intake import sources as squad_sources
+from squadmem.engine.intake import take as intake
+from squadmem.engine.intake_ledger import read_ledger
 from squadmem.engine.writing import writer
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, squad, writes
@@ -57,12 +59,12 @@ def squad_team(
 ) -> Result:
     """Take in every Squad entry not yet taken; optionally cut the histories down in the work tree."""
     root = repo.root
-    if not intake.has_squad_memory(root):
+    if not squad_sources.has_squad_memory(root):
         raise SquadmemError(
             f"no {squad.AGENTS_DIR}/ or {squad.DECISIONS} here: this does not look like a Squad team",
             hint="run squadmem migrate squad at the top of a repository where `squad init` ran",
         )
-    _, refused = scaffold.discover_agents(root)
+    _, refused = squad_sources.discover_agents(root)
     with writer.session(repo) as scribe:
         result = intake.intake(repo, conf, now, dry_run=dry_run, scribe=scribe)
         replaced = () if dry_run or not remove_originals else _remove_originals(repo, scribe)
@@ -71,9 +73,9 @@ def squad_team(
 
 def _remove_originals(repo: Repo, scribe: writer.Writer) -> tuple[str, ...]:
     """Cut each history.md whose every entry is taken in, as HEAD and the work tree agree, to its header."""
-    taken = {r.key for r in intake.read_ledger(scribe.text(intake.PLACES.ledger))}
+    taken = {r.key for r in read_ledger(scribe.text(squad_sources.PLACES.ledger))}
     done = []
-    for rel in intake.source_paths(repo, scribe.head):
+    for rel in squad_sources.source_paths(repo, scribe.head):
         if not rel.endswith("/history.md"):
             continue
         path = repo.root / rel

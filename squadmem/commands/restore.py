@@ -6,12 +6,12 @@ import dataclasses
 import datetime as dt
 from collections.abc import Iterator
 
-from squadmem.commands.maintain import load_settings
-from squadmem.commands.outcome import Outcome
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
+from squadmem.engine.maintenance import load_settings
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import writer
+from squadmem.engine.writing.outcome import Outcome
 from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, templates

@@ -27,31 +27,27 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from squadmem.engine.install import githooks, mergedriver, workflows
+from squadmem.engine.install.mergedriver import (
+    ATTRIBUTES,
+    ATTRIBUTES_HEADER,
+    DRIVER_ATTRIBUTES,
+    DRIVER_HEADER,
+    WORKSPACE_ATTRIBUTES,
+    WORKSPACE_DRIVER_ATTRIBUTES,
+)
+from squadmem.engine.intake.sources import discover_agents
 from squadmem.gitio.repo import Repo
 from squadmem.model import openclaw, settings, squad, templates
 from squadmem.model import places as where
 from squadmem.model.constants import SPAWN_FILES
 from squadmem.model.errors import SquadmemError, SquadmemWarning
-from squadmem.model.layout import LOG_DIR, MEMORY_DIR, TIERS, Layout, check_name
+from squadmem.model.layout import LOG_DIR, MEMORY_DIR, Layout, check_name
 
-ATTRIBUTES_HEADER = (
-    "# squadmem: daily logs and the intake ledger only ever grow, so a union merge keeps both sides"
-)
-ATTRIBUTES = (f"{MEMORY_DIR}/{LOG_DIR}/*.md merge=union", f"{MEMORY_DIR}/intake.tsv merge=union")
 SKILL = ".github/skills/squadmem-memory/SKILL.md"  # for a team whose spawn squadmem does not edit
 SPAWN_TEMPLATE = SPAWN_FILES[0]
-DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's merge driver; see squadmem init)"
-DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={mergedriver.NAME}" for tier in TIERS)
 KEEP_DIRS = ("wiki", "archive", LOG_DIR)
 SQUAD_LAYOUT, IN_PLACE = "squad", "in-place"  # init --layout
 ACCESS_LOGS = where.WORKSPACE_ACCESS_LOGS  # read as uses in place (track, maintain)
-# A memory-tiers workspace kept in place: its tier files merge with the driver, its logs by union.
-_DAY_GLOB = f"{where.WORKSPACE_DIR}/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"
-WORKSPACE_ATTRIBUTES = (f"{_DAY_GLOB}.md merge=union", f"{_DAY_GLOB}-*.md merge=union")
-WORKSPACE_DRIVER_ATTRIBUTES = (
-    *(f"{rel} merge={mergedriver.NAME}" for rel in where.WORKSPACE_FILES.values()),
-    f"{where.WORKSPACE_WIKI}/*.md merge={mergedriver.NAME}",
-)
 
 
 @dataclasses.dataclass
@@ -82,22 +78,6 @@ class InitResult:
     def written(self) -> list[str]:
         """The files init created or changed in the work tree (not git's config or hooks)."""
         return [rel for rel in (*self.created, *self.updated) if not rel.startswith("git config ")]
-
-
-def discover_agents(root: Path) -> tuple[list[str], list[str]]:
-    """Agent names from ``.squad/agents/*/``: (valid, refused)."""
-    folder = root / ".squad" / "agents"
-    if not folder.is_dir():
-        return [], []
-    valid, refused = [], []
-    for child in sorted(folder.iterdir()):
-        if not child.is_dir():
-            continue
-        try:
-            valid.append(check_name(child.name))
-        except SquadmemError:
-            refused.append(child.name)
-    return valid, refused
 
 
 def _create(layout: Layout, path: Path, text: str, result: InitResult) -> None:
@@ -353,7 +333,9 @@ def _spawn_blocks(repo: Repo, result: InitResult) -> None:
     turned them off here, or Squad's files hold entries not taken in yet: a spawn told to read
     squadmem's memory would miss them, so the blocks wait for the intake (``squadmem spawn on``
     after ``squadmem intake``), and Squad's own lines go on being read meanwhile."""
-    from squadmem.commands import spawn  # imported when used: it brings the intake's history reading
+    # imported when used: they read Squad's files
+    from squadmem.engine.install import spawn_blocks as spawn
+    from squadmem.engine.intake import sources
 
     if not spawn.squad_team(repo):
         return
@@ -364,7 +346,7 @@ def _spawn_blocks(repo: Repo, result: InitResult) -> None:
             f"squadmem spawn off was run here, so the blocks stay off ({spawn.TURN_ON} turns them on)"
         )
         return
-    readable = spawn.intake.backend(repo.root) not in spawn.intake.UNSUPPORTED_BACKENDS
+    readable = sources.backend(repo.root) not in sources.UNSUPPORTED_BACKENDS
     if result.squad_entries and readable and not (record.is_file() and spawn.load_record(repo).on):
         result.spawn_left = (
             f"spawns keep reading Squad's whole files until its {result.squad_entries} entries are taken in"

@@ -13,8 +13,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from squadmem.commands import scaffold, spawn
-from squadmem.engine.install import githooks, mergedriver
+from squadmem.engine.install import githooks, mergedriver, spawn_blocks
 from squadmem.engine.writing import writer
 from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
@@ -24,12 +23,12 @@ SUBJECT = "squadmem: uninstall (merge attributes and spawn blocks out; memory fi
 ATTRIBUTES = ".gitattributes"
 SQUADMEM_LINES = frozenset(
     (
-        scaffold.ATTRIBUTES_HEADER,
-        scaffold.DRIVER_HEADER,
-        *scaffold.ATTRIBUTES,
-        *scaffold.DRIVER_ATTRIBUTES,
-        *scaffold.WORKSPACE_ATTRIBUTES,
-        *scaffold.WORKSPACE_DRIVER_ATTRIBUTES,
+        mergedriver.ATTRIBUTES_HEADER,
+        mergedriver.DRIVER_HEADER,
+        *mergedriver.ATTRIBUTES,
+        *mergedriver.DRIVER_ATTRIBUTES,
+        *mergedriver.WORKSPACE_ATTRIBUTES,
+        *mergedriver.WORKSPACE_DRIVER_ATTRIBUTES,
     )
 )
 
@@ -106,7 +105,7 @@ def _tracked_changes(repo: Repo) -> tuple[dict[str, str], dict[str, str]]:
             tracked = head is not None and ATTRIBUTES in questions.tree_paths(repo.git, head, [ATTRIBUTES])
             (committed if tracked else loose)[ATTRIBUTES] = new
     if questions.head(repo.git) is not None:
-        committed.update(spawn.plan_off(repo).files)
+        committed.update(spawn_blocks.plan_off(repo).files)
     return committed, loose
 
 

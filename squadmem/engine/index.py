@@ -143,18 +143,28 @@ def remove(text: str, section_text: str) -> tuple[str, str]:
 
 def insert(text: str, section_text: str) -> str:
     """``text`` with ``section_text`` just before the Index section, or at the end."""
+    return insert_many(text, [section_text])
+
+
+def insert_many(text: str, new: Sequence[str]) -> str:
+    """``text`` with the ``new`` sections, in order, just before the Index section (or at the end),
+    checked with one split: each stays a section of its own and nothing around them changes."""
+    if not new:
+        return text
+    pieces = [s if ends_line(s) else s + "\n" for s in new]
+    pieces[-1] = new[-1]
     doc = split(text)
     position = _index_position(doc)
     expected = _shape(doc)
     if position is None:
         base = text if not text or ends_line(text) else text + "\n"
-        expected.append(trimmed(section_text))
-        return _check(base + section_text, expected, "it would not stay a section of its own there")
-    moved = section_text if ends_line(section_text) else section_text + "\n"
+        expected.extend(trimmed(s) for s in new)
+        return _check(base + "".join(pieces), expected, "it would not stay a section of its own there")
+    pieces[-1] = pieces[-1] if ends_line(pieces[-1]) else pieces[-1] + "\n"
     before = doc.header + "".join(s.text for s in doc.sections[:position])
     after = "".join(s.text for s in doc.sections[position:])
-    expected.insert(position + 1, trimmed(section_text))
-    return _check(before + moved + after, expected, "it would not stay a section of its own there")
+    expected[position + 1 : position + 1] = [trimmed(s) for s in new]
+    return _check(before + "".join(pieces) + after, expected, "it would not stay a section of its own there")
 
 
 # -- a tier file spliced section by section -------------------------------------------------------

@@ -1,8 +1,9 @@
 """Setting up the merge driver in a repository: ``git config merge.squadmem.*``, and checking it.
 
-The ``.gitattributes`` lines that route tier files to it are written by
-``scaffold``. The driver command starts the interpreter squadmem was
-installed with, by absolute path, as the hook shims do.
+The ``.gitattributes`` lines that route tier files to it (and the logs and the intake
+ledger to a union merge) are here: ``init`` writes them, ``uninstall`` takes them out. The
+driver command starts the interpreter squadmem was installed with, by absolute path, as the
+hook shims do.
 """
 
 from __future__ import annotations
@@ -13,12 +14,27 @@ import warnings
 
 from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
+from squadmem.model import places as where
 from squadmem.model.errors import SquadmemError, SquadmemWarning
-from squadmem.model.layout import MEMORY_DIR
+from squadmem.model.layout import LOG_DIR, MEMORY_DIR, TIERS
 
 NAME = "squadmem"
 DESCRIPTION = "squadmem: tier files merged section by section"
 MODULE = "squadmem.hooks.merge_driver"
+
+ATTRIBUTES_HEADER = (
+    "# squadmem: daily logs and the intake ledger only ever grow, so a union merge keeps both sides"
+)
+ATTRIBUTES = (f"{MEMORY_DIR}/{LOG_DIR}/*.md merge=union", f"{MEMORY_DIR}/intake.tsv merge=union")
+DRIVER_HEADER = "# squadmem: tier files merge section by section (squadmem's merge driver; see squadmem init)"
+DRIVER_ATTRIBUTES = tuple(f"{MEMORY_DIR}/{tier}/*.md merge={NAME}" for tier in TIERS)
+# A memory-tiers workspace kept in place: its tier files merge with the driver, its logs by union.
+_DAY_GLOB = f"{where.WORKSPACE_DIR}/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]"
+WORKSPACE_ATTRIBUTES = (f"{_DAY_GLOB}.md merge=union", f"{_DAY_GLOB}-*.md merge=union")
+WORKSPACE_DRIVER_ATTRIBUTES = (
+    *(f"{rel} merge={NAME}" for rel in where.WORKSPACE_FILES.values()),
+    f"{where.WORKSPACE_WIKI}/*.md merge={NAME}",
+)
 
 
 def command(python: str | None = None) -> str:

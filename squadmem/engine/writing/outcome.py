@@ -12,7 +12,8 @@ from squadmem.engine.writing import writer
 from squadmem.model import render
 
 if TYPE_CHECKING:
-    from squadmem.commands import intake, track
+    from squadmem.engine.hosts import uses as track
+    from squadmem.engine.intake import take as intake
 
 
 @dataclasses.dataclass(frozen=True)
