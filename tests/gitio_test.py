@@ -11,7 +11,7 @@ import pytest
 from conftest import GitRepo, run_squadmem
 
 from squadmem.gitio import catfile, commits, formats, runner
-from squadmem.gitio.objects import Objects, object_name
+from squadmem.gitio.objects import Objects, format_tree, object_name
 from squadmem.gitio.repo import Repo
 from squadmem.model.errors import Exit, SquadmemError
 
@@ -294,7 +294,7 @@ def test_trees_of_either_width_parse_and_format_back_byte_for_byte(hashed: GitRe
         tree = objects.tree_of(shas["merge"])
         data = opened.blob(tree)
         entries = formats.parse_tree(data, objects.width)
-        assert formats.format_tree(entries) == data
+        assert format_tree(entries) == data
         shown = [
             f"{e.mode.decode().zfill(6)} {'tree' if e.is_tree else 'blob'} {e.sha}\t{e.name.decode()}"
             for e in entries

@@ -1,6 +1,8 @@
 """git's ``fast-import`` stream, written: commits with their files inline, in one process.
 
-Standard library only.
+Not a hand-built stand-in for a git command: the stream is git's own input
+format for ``git fast-import``, which reads it and makes every object and
+ref; squadmem only writes the text. Standard library only.
 """
 
 from __future__ import annotations

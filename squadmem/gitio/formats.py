@@ -2,6 +2,9 @@
 
 One parser per format, each typed; object names of either width (SHA-1's
 40 hex digits, SHA-256's 64). Standard library only: the hooks use it too.
+Nothing here stands in for a git command: each parser reads what a git
+command printed (``diff --raw``, ``log``, ``ls-tree``, ``ls-files``, a tree
+object from ``cat-file``), and none writes anything git reads.
 """
 
 from __future__ import annotations
@@ -236,12 +239,6 @@ def parse_tree(data: bytes, width: int = 20) -> list[TreeEntry]:
         entries.append(TreeEntry(data[pos:space], data[space + 1 : nul], data[nul + 1 : end].hex()))
         pos = end
     return entries
-
-
-def format_tree(entries: Sequence[TreeEntry]) -> bytes:
-    """Git's tree format, in git's order (a tree's name sorts as if it ended with ``/``)."""
-    ordered = sorted(entries, key=lambda e: e.name + (b"/" if e.is_tree else b""))
-    return b"".join(e.mode + b" " + e.name + b"\0" + bytes.fromhex(e.sha) for e in ordered)
 
 
 def parse_ls_tree(out: bytes) -> dict[str, str]:

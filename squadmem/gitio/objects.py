@@ -3,7 +3,20 @@
 The one place squadmem names objects: each is hashed with the repository's
 own algorithm (SHA-1, or SHA-256 in a repository made with
 ``git init --object-format=sha256``) and written as a loose object, as
-``git hash-object -w`` would. Standard library only.
+``git hash-object -w`` would; a tree's bytes are git's tree format
+(:func:`format_tree`), a commit's its header lines and message. A commit
+to be signed or in another encoding is left to ``git commit-tree``.
+Standard library only.
+
+Why not git's commands (``git hash-object -w`` a blob, one
+``git mktree --batch`` a command for its trees, ``git commit-tree`` a
+commit: six git processes in each of the commands below): a ``demote``
+then a ``promote`` (four commits), whole processes, paired and alternating,
+medians of 21, against the same two commands making their objects with
+those git commands, on twin repositories: 0.89× the CPU time (0.71 s
+against 0.78 s, about 6 ms a git process) and 0.94× the wall time with 7
+tracked files; 0.91× the CPU time (0.86 s against 0.96 s) and 0.92× the
+wall time with 20,007; peak memory the same (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -11,11 +24,11 @@ from __future__ import annotations
 import hashlib
 import os
 import zlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from squadmem.gitio import questions
-from squadmem.gitio.formats import TreeEntry, format_tree, parse_tree
+from squadmem.gitio.formats import TreeEntry, parse_tree
 from squadmem.model.errors import Exit, SquadmemError
 
 if TYPE_CHECKING:
@@ -29,6 +42,12 @@ WIDTHS = {"sha1": 20, "sha256": 32}
 def object_name(kind: str, data: bytes, algorithm: str = "sha1") -> str:
     """The name git gives ``data`` as an object of ``kind`` (blob, tree, commit) under ``algorithm``."""
     return hashlib.new(algorithm, f"{kind} {len(data)}\0".encode() + data).hexdigest()
+
+
+def format_tree(entries: Sequence[TreeEntry]) -> bytes:
+    """Git's tree format, in git's order (a tree's name sorts as if it ended with ``/``)."""
+    ordered = sorted(entries, key=lambda e: e.name + (b"/" if e.is_tree else b""))
+    return b"".join(e.mode + b" " + e.name + b"\0" + bytes.fromhex(e.sha) for e in ordered)
 
 
 class Objects:
