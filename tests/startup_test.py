@@ -29,11 +29,11 @@ LANE = (
 )
 
 
-def lane(repo: GitRepo, *args: str) -> tuple[str, int, list[str]]:
-    """``squadmem ARGS`` through the lane: its output, its status, and which of :data:`UNUSED` it
+def lane(repo: GitRepo, *args: str, unused: tuple[str, ...] = UNUSED) -> tuple[str, int, list[str]]:
+    """``squadmem ARGS`` through the lane: its output, its status, and which of ``unused`` it
     imported."""
     done = subprocess.run(
-        [sys.executable, "-c", LANE.format(unused=UNUSED), *args],
+        [sys.executable, "-c", LANE.format(unused=unused), *args],
         cwd=repo.root,
         capture_output=True,
         text=True,
@@ -60,6 +60,17 @@ def test_context_imports_nothing_it_does_not_use(memory: GitRepo) -> None:
     text, status, imported = lane(memory, "context", "--agent", "picard")
     assert status == 0 and "Migrations first." in text
     assert imported == []
+
+
+def test_context_without_a_task_imports_neither_the_fill_nor_dataclasses(memory: GitRepo) -> None:
+    """Regression: the task's fill and the Index lines it writes (``dataclasses``, and with it
+    ``inspect``, ``ast`` and ``dis``) were imported at every spawn's ``context``, task or not."""
+    task_only = ("dataclasses", "inspect", "squadmem.engine.index", "squadmem.engine.search.spawn_fill")
+    text, status, imported = lane(memory, "context", "--agent", "picard", unused=task_only)
+    assert status == 0 and "Migrations first." in text
+    assert imported == []
+    _, status, imported = lane(memory, "context", "--agent", "picard", "--task", "deploy", unused=task_only)
+    assert status == 0 and "squadmem.engine.search.spawn_fill" in imported  # the task does need it
 
 
 def test_context_with_a_task_imports_nothing_it_does_not_use(memory: GitRepo) -> None:
