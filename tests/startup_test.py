@@ -82,6 +82,28 @@ def test_context_with_a_task_imports_nothing_it_does_not_use(memory: GitRepo) ->
     assert "typing" not in imported and "click" not in imported
 
 
+def test_context_with_a_task_reads_an_up_to_date_cache_without_git(memory: GitRepo) -> None:
+    """The history cache made at HEAD is all a task's payload reads: no git process and no history
+    engine; after a new commit the engine reads it, and the payload is the one a cold read gives."""
+    engine = ("subprocess", "squadmem.engine.history.stream")
+    args = ("context", "--agent", "picard", "--task", "deploy migrations")
+    first, status, imported = lane(memory, *args, unused=engine)
+    assert status == 0 and "squadmem.engine.history.stream" in imported  # the cache is made
+    again, status, imported = lane(memory, *args, unused=engine)
+    assert status == 0 and again == first and imported == []
+    hot = memory.read(".squad/memory/hot/picard.md")
+    memory.commit(
+        "memory: another note",
+        {".squad/memory/hot/picard.md": hot + "\n## Deploy rollback\n\nRoll back by flag.\n"},
+        date="2026-01-06T10:00:00Z",
+    )
+    after, status, imported = lane(memory, *args, unused=engine)
+    assert status == 0 and "squadmem.engine.history.stream" in imported and "Roll back by flag." in after
+    (memory.root / ".git" / "squadmem" / "history-cache").unlink()
+    cold, status, _ = lane(memory, *args, unused=engine)
+    assert status == 0 and cold == after
+
+
 def test_context_json_still_prints_json(memory: GitRepo) -> None:
     """json is imported where ``--json`` needs it."""
     text, status, imported = lane(memory, "context", "--agent", "picard", "--json")

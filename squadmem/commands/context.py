@@ -519,10 +519,16 @@ def build_for_task(
 
 def first_seen(repo: Repo, memory: catalog.Memory) -> dict[str, float]:
     """When history first holds each section's text (epoch seconds), by id; a section it does not
-    hold yet is left out. Only a task's payload reads history (its cache, then the commits after)."""
-    from squadmem.engine.history import stream as history
+    hold yet is left out. Only a task's payload reads history (its cache, then the commits after).
+    A cache made at HEAD (as git's files name it) is read alone: no git process, and the history
+    engine is imported only when there are commits to read."""
+    from squadmem.engine.history import cache
 
-    facts = history.read_facts(repo)
+    facts, _ = cache.load_cache(cache.HISTORY.path(repo), cache.cache_key(repo), repo.hash_width // 2)
+    if facts is None or not facts.tip or facts.tip != repo.head_from_files():
+        from squadmem.engine.history import stream as history
+
+        facts = history.read_facts(repo)
     found = {}
     for entry in memory.entries:
         first = facts.first.get(content_key(entry.text))
