@@ -3,8 +3,9 @@
 The real Squad CLI makes the team (``squad init``); each agent gets a charter cast from Squad's own
 ``.squad/templates/charter.md`` (as its coordinator casts one), and the generator grows the team
 (``squad_team.py``). On that grown team, the same morning's files, every path is read twice: as
-Squad installed it (*Squad alone*), and after ``squadmem init`` and ``squadmem migrate squad``
-(*squadmem on*: whatever blocks squadmem put into Squad's files, and for the SDK its session hook).
+Squad installed it (*Squad alone*), and after ``squadmem init``, ``squadmem migrate squad`` and
+``squadmem spawn on`` (*squadmem on*: whatever blocks squadmem put into Squad's files, and for the SDK
+its session hook).
 A path's text comes from Squad's own files and code:
 
 - *coordinator spawn template*: ``.squad/templates/spawn-reference.md`` with the agent's charter
@@ -178,6 +179,8 @@ def scenario(cli: Path, root: Path, agents: Sequence[str], *, days: int = 60, se
     git(root, "commit", "-q", "--no-gpg-sign", "-m", "squadmem init", date=evening)
     done = squadmem(root, "migrate", "squad", "--now", evening, date=evening, check=False)
     assert done.returncode == 0, done.err
+    done = squadmem(root, "spawn", "on", date=evening, check=False)  # init waits for the intake
+    assert done.returncode == 0, done.out + done.err
     night = team.when(days, 21).isoformat()
     done = squadmem(root, "maintain", "--now", night, date=night, check=False)
     assert done.returncode == 0, done.out + done.err
