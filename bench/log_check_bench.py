@@ -13,7 +13,12 @@ initialised by ``squadmem init``:
 - the same with an edited tiers.toml (``timezone = "Europe/Paris"``): the
   hook then parses it (``tomllib``, ``zoneinfo``); with the tiers.toml
   ``init`` writes, it knows the defaults without parsing;
-- no memory file: a README gains one line (the hook only starts and looks).
+- no memory file: a README gains one line (the hook only starts and looks);
+- a Squad team with spawn on (``squad init`` by the real Squad CLI, ``--squad``
+  or ``SQUADMEM_SQUAD_CLI``, an agent's charter cast from Squad's template, then
+  ``squadmem init``, ``intake`` and ``spawn on``, which puts squadmem's blocks in): the
+  agent's charter gains one line of Squad's, its block kept (the spawn check
+  reads the record and the charter; no memory file). Left out without the CLI.
 
 A further row sets the hook of the no-memory case against bare start-up (``sh``
 starting the same Python with ``-I -S`` and nothing to do): the shim answers
@@ -59,12 +64,13 @@ Target (issue 24): the whole commit with squadmem's hooks at most 1.0x the
 commit with the yardstick's, as users run it; the ``-I -S`` row is quoted
 beside it.
 
-    python -m bench.log_check_bench [--rounds 41] [--venv DIR]
+    python -m bench.log_check_bench [--rounds 41] [--venv DIR] [--squad CLI]
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shutil
 import subprocess
 import sys
@@ -110,6 +116,37 @@ def scratch(root: Path, env: dict[str, str], memory: bool, zone: str = "UTC") ->
     run("git", "commit", "-q", "--no-verify", "-m", "start")
     with open(path, "a", encoding="utf-8") as handle:
         handle.write("- 00:00 [picard] one more entry\n" if memory else "One more line.\n")
+    run("git", "add", rel)
+    return rel
+
+
+def squad_scratch(root: Path, env: dict[str, str], cli: Path) -> str:
+    """A Squad team (``squad init``, one agent's charter cast from Squad's template) with squadmem
+    init, intake and spawn on (its blocks in), committed; one line of Squad's appended to the charter and
+    staged. Returns the charter's path."""
+    from bench.squad_spawn_paths import cast_charters
+    from bench.squad_spawn_reads import run_squad
+
+    root.mkdir(parents=True)
+
+    def run(*args: str) -> None:
+        subprocess.run(args, cwd=root, env=env, check=True, capture_output=True)
+
+    run("git", "init", "-q", "-b", "main")
+    founded = run_squad(cli, root, "init")
+    if founded.returncode != 0:
+        raise SystemExit(f"squad init: {founded.stderr.strip()[-300:]}")
+    (rel,) = cast_charters(root, ["picard"])
+    run(sys.executable, "-m", "squadmem", "init")  # Squad's entries are taken in before spawn on
+    run("git", "add", "-A")
+    run("git", "commit", "-q", "--no-verify", "-m", "squad init, squadmem init")
+    run(sys.executable, "-m", "squadmem", "intake")
+    run(sys.executable, "-m", "squadmem", "spawn", "on")
+    record = root / ".squad/memory/squad-spawn.json"
+    if not record.exists() or '"on": true' not in record.read_text("utf-8"):
+        raise SystemExit("squadmem spawn on left spawn off in the Squad team")
+    with open(root / rel, "a", encoding="utf-8") as handle:
+        handle.write("\n- Prefers small pull requests.\n")
     run("git", "add", rel)
     return rel
 
@@ -206,6 +243,12 @@ def main() -> None:
     parser.add_argument(
         "--venv", help="a virtualenv with pre-commit-hooks (default: made as pre-commit makes one)"
     )
+    parser.add_argument(
+        "--squad",
+        type=Path,
+        default=os.environ.get("SQUADMEM_SQUAD_CLI"),
+        help="the Squad CLI for the Squad team's case (default: $SQUADMEM_SQUAD_CLI; none: left out)",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
@@ -217,7 +260,16 @@ def main() -> None:
         venv = user_venv(Path(tmp) / "venv", args.venv)
         own = str(venv / "bin" / "check-added-large-files") if venv else script("check-added-large-files")
         hooks = hook_rows(Path(tmp), env, own, args.rounds)
-        wholes, verdicts = whole_rows(Path(tmp), env, venv, args.rounds)
+        team = None
+        if args.squad is not None:
+            team = Path(tmp) / "squad"
+            rel = squad_scratch(team, env, args.squad.absolute())
+            hook_env = dict(env, GIT_INDEX_FILE=".git/index")
+            hook = Command([str(team / ".git/hooks/pre-commit")], cwd=team, env=hook_env)
+            large = Command([own, rel], cwd=team, env=hook_env)
+            label = "installed pre-commit hook, a Squad team with spawn on: a charter's line"
+            hooks.append(compare(hook, large, rounds=args.rounds).cells(label, "`check-added-large-files`"))
+        wholes, verdicts = whole_rows(Path(tmp), env, venv, args.rounds, team)
     print("The installed pre-commit hook (what git commit runs) against check-added-large-files, paired")
     print()
     table(COLUMNS, hooks + wholes)
@@ -251,13 +303,17 @@ def hook_rows(tmp: Path, env: dict[str, str], yardstick: str, rounds: int) -> li
 
 
 def whole_rows(
-    tmp: Path, env: dict[str, str], venv: Path | None, rounds: int
+    tmp: Path, env: dict[str, str], venv: Path | None, rounds: int, team: Path | None = None
 ) -> tuple[list[tuple[str, ...]], list[tuple[str, Paired]]]:
-    """Whole commits of the log append and of the README append: squadmem's three hooks against the
-    yardstick's hook (as users run it, and started as squadmem's shim starts its checks), and
-    against no hook; wall and CPU rows, and the wall figures the verdicts are drawn from."""
+    """Whole commits of the log append, of the README append and (given ``team``) of the Squad
+    team's charter line: squadmem's three hooks against the yardstick's hook (as users run it, and
+    started as squadmem's shim starts its checks), and against no hook; wall and CPU rows, and the
+    wall figures the verdicts are drawn from."""
     log, plain = tmp / "case0", tmp / f"case{len(CASES) - 1}"
-    bases = {log: head(log, env), plain: head(plain, env)}
+    cases = [(log, "log append"), (plain, "README append")]
+    if team is not None:
+        cases.append((team, "Squad team's charter line (spawn on)"))
+    bases = {root: head(root, env) for root, _ in cases}
     sides = []
     if venv is not None:
         user = hook_folder(tmp / "venv-hooks", f"'{venv / 'bin' / 'check-added-large-files'}'")
@@ -270,7 +326,7 @@ def whole_rows(
     rows: list[tuple[str, ...]] = []
     verdicts: list[tuple[str, Paired]] = []
     for hooks, against in sides:
-        for root, what in ((log, "log append"), (plain, "README append")):
+        for root, what in cases:
             wall, cpu = whole_commit(root, env, rounds, hooks, bases[root])
             name = f"`git commit` of the {what}, squadmem's hooks"
             rows += [
@@ -279,7 +335,7 @@ def whole_rows(
             ]
             verdicts.append((f"whole commit, {what}, against {against}", wall))
     no_hooks = hook_folder(tmp / "no-hooks", None)
-    for root, what in ((log, "log append"), (plain, "README append")):
+    for root, what in cases:
         wall, _ = whole_commit(root, env, rounds, no_hooks, bases[root])
         rows.append(wall.cells(f"`git commit` of the {what}, squadmem's hooks", "`git commit`, no hook"))
     return rows, verdicts

@@ -15,7 +15,9 @@ fast lane, ``squadmem.cli.lane:run``), paired and alternating
    inside longer ones are looked for too), a broad word (one that about a
    hundred sections hold) and a task sentence (``git grep`` given each of
    its words, ``-e``); and against ``python -c pass`` (what starting Python
-   costs on the same machine);
+   costs on the same machine); ``python -c pass`` and ``squadmem --version``
+   (the lane's start, no search) against the precise identifier's ``git grep``,
+   to show what part of the ratio is start-up;
 3. a warm ``recall`` after one archive file changed (that agent re-indexed).
 
 ``--checkout`` times the squadmem of another source folder; ``--before``
@@ -162,6 +164,12 @@ def main() -> None:
                 rows(f"recall {kind}, warm", after, before, "recall before", args.rounds)
         python = Command([sys.executable, "-c", "pass"], cwd=root)
         rows("recall a broad word, warm", sides["recall"].recall(word), python, "python -c pass", args.rounds)
+        # what of the ratio is starting Python, and starting squadmem's lane, before any search
+        precise = grep(root, [identifier])
+        rows("python -c pass", python, precise, "git grep -i, the precise identifier", args.rounds)
+        lane = sides["recall"]
+        version = Command([*lane.script, "--version"], cwd=root, env=lane.env)
+        rows("squadmem --version", version, precise, "git grep -i, the precise identifier", args.rounds)
         for label, side in sides.items():
             changed = side.root / ".squad" / "memory" / "archive" / "agent0.md"
 

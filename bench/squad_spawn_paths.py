@@ -178,8 +178,8 @@ def scenario(cli: Path, root: Path, agents: Sequence[str], *, days: int = 60, se
     git(root, "commit", "-q", "--no-gpg-sign", "-m", "squadmem init", date=evening)
     done = squadmem(root, "intake", "--now", evening, date=evening, check=False)
     assert done.returncode == 0, done.err
-    done = squadmem(root, "spawn", "on", date=evening, check=False)
-    assert done.returncode == 0, done.err
+    done = squadmem(root, "spawn", "on", date=evening, check=False)  # init waits for the intake
+    assert done.returncode == 0, done.out + done.err
     night = team.when(days, 21).isoformat()
     done = squadmem(root, "maintain", "--now", night, date=night, check=False)
     assert done.returncode == 0, done.out + done.err

@@ -12,6 +12,8 @@ of the per-round ratios and of the per-round differences (what squadmem
 costs above starting Python). Where GitPython is installed, the row
 `import git` shows what it costs to import alone, against the same yardstick
 (squadmem paid it at every command while its git gateway used GitPython).
+`context --task` is timed too: it reads the history cache (made by the warm-up
+runs) and asks git whether HEAD moved since.
 
     python -m bench.startup_bench [--rounds 41] [--checkout PATH]
 
@@ -106,6 +108,10 @@ def commands(root: Path, env: dict[str, str], script: list[str]) -> list[tuple[s
     rows = [
         ("squadmem --version", squadmem("--version")),
         ("squadmem context --agent picard", squadmem("context", "--agent", "picard")),
+        (
+            'squadmem context --agent picard --task "rotate the staging keys"',
+            squadmem("context", "--agent", "picard", "--task", "rotate the staging keys"),
+        ),
         ("squadmem list", squadmem("list")),
         ('squadmem recall "staging keys"', squadmem("recall", "staging keys")),
     ]

@@ -29,11 +29,11 @@ LANE = (
 )
 
 
-def lane(repo: GitRepo, *args: str) -> tuple[str, int, list[str]]:
-    """``squadmem ARGS`` through the lane: its output, its status, and which of :data:`UNUSED` it
+def lane(repo: GitRepo, *args: str, unused: tuple[str, ...] = UNUSED) -> tuple[str, int, list[str]]:
+    """``squadmem ARGS`` through the lane: its output, its status, and which of ``unused`` it
     imported."""
     done = subprocess.run(
-        [sys.executable, "-c", LANE.format(unused=UNUSED), *args],
+        [sys.executable, "-c", LANE.format(unused=unused), *args],
         cwd=repo.root,
         capture_output=True,
         text=True,
@@ -62,6 +62,17 @@ def test_context_imports_nothing_it_does_not_use(memory: GitRepo) -> None:
     assert imported == []
 
 
+def test_context_without_a_task_imports_neither_the_fill_nor_dataclasses(memory: GitRepo) -> None:
+    """Regression: the task's fill and the Index lines it writes (``dataclasses``, and with it
+    ``inspect``, ``ast`` and ``dis``) were imported at every spawn's ``context``, task or not."""
+    task_only = ("dataclasses", "inspect", "squadmem.engine.index", "squadmem.engine.search.spawn_fill")
+    text, status, imported = lane(memory, "context", "--agent", "picard", unused=task_only)
+    assert status == 0 and "Migrations first." in text
+    assert imported == []
+    _, status, imported = lane(memory, "context", "--agent", "picard", "--task", "deploy", unused=task_only)
+    assert status == 0 and "squadmem.engine.search.spawn_fill" in imported  # the task does need it
+
+
 def test_context_with_a_task_imports_nothing_it_does_not_use(memory: GitRepo) -> None:
     """The ranking a task brings (recall's) needs no typing at run time either; the history its fill
     orders the rest by (the cache, in JSON, and git for the commits after it) is all it adds."""
@@ -69,6 +80,28 @@ def test_context_with_a_task_imports_nothing_it_does_not_use(memory: GitRepo) ->
     assert status == 0 and "Migrations first." in text
     assert set(imported) <= {"json", "subprocess", "squadmem.model.jsontext"}
     assert "typing" not in imported and "click" not in imported
+
+
+def test_context_with_a_task_reads_an_up_to_date_cache_without_git(memory: GitRepo) -> None:
+    """The history cache made at HEAD is all a task's payload reads: no git process and no history
+    engine; after a new commit the engine reads it, and the payload is the one a cold read gives."""
+    engine = ("subprocess", "squadmem.engine.history.stream")
+    args = ("context", "--agent", "picard", "--task", "deploy migrations")
+    first, status, imported = lane(memory, *args, unused=engine)
+    assert status == 0 and "squadmem.engine.history.stream" in imported  # the cache is made
+    again, status, imported = lane(memory, *args, unused=engine)
+    assert status == 0 and again == first and imported == []
+    hot = memory.read(".squad/memory/hot/picard.md")
+    memory.commit(
+        "memory: another note",
+        {".squad/memory/hot/picard.md": hot + "\n## Deploy rollback\n\nRoll back by flag.\n"},
+        date="2026-01-06T10:00:00Z",
+    )
+    after, status, imported = lane(memory, *args, unused=engine)
+    assert status == 0 and "squadmem.engine.history.stream" in imported and "Roll back by flag." in after
+    (memory.root / ".git" / "squadmem" / "history-cache").unlink()
+    cold, status, _ = lane(memory, *args, unused=engine)
+    assert status == 0 and cold == after
 
 
 def test_context_json_still_prints_json(memory: GitRepo) -> None:

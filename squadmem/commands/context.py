@@ -52,8 +52,8 @@ import datetime as dt
 import warnings
 from collections.abc import Mapping, Sequence
 
-from squadmem.engine import catalog, index
-from squadmem.engine.search import ranking, spawn_fill
+from squadmem.engine import catalog
+from squadmem.engine.search import ranking
 from squadmem.gitio.repo import Repo
 from squadmem.model import render, templates, uses
 from squadmem.model.errors import SquadmemError, SquadmemWarning
@@ -61,6 +61,10 @@ from squadmem.model.layout import check_name
 from squadmem.model.sections import content_key
 from squadmem.model.settings import HotSettings
 from squadmem.model.values import Value
+
+TYPE_CHECKING = False  # the Index lines and the fill are --task's alone: without it, no dataclasses
+if TYPE_CHECKING:
+    from squadmem.engine import index
 
 
 class Context(Value):
@@ -363,6 +367,8 @@ class _Index:
     def __init__(
         self, memory: catalog.Memory, agent: str, entries: Sequence[catalog.Entry], cap: int, max_bytes: int
     ) -> None:
+        from squadmem.engine import index
+
         self.agent = agent
         self.places = memory.places
         self.entries = list({e.id: e for e in entries}.values())
@@ -389,6 +395,8 @@ class _Index:
 
     def lines(self, carried: set[str]) -> list[index.Line]:
         """The Index lines of what is not in ``carried`` (ids), in the Index's order."""
+        from squadmem.engine import index
+
         left = [e for e in self.entries if e.id not in carried]
         found = [
             index.Line(e.id, e.title, e.tier, self._day(e.title, e.file, [e.text]), e.file)
@@ -441,6 +449,8 @@ def build_for_task(
     """The context for ``task`` within ``max_bytes`` (see the module's docstring), its parts and what the
     task did (pure). Pinned sections are always in, even when they alone are over ``max_bytes`` (a
     warning says so; ``maintain`` refuses such a hot file)."""
+    from squadmem.engine.search import spawn_fill
+
     agent = memory.known_agent(check_name(agent))
     task_words(task)
     carried = pinned_in_cold(memory, agent, max_bytes)
@@ -509,10 +519,16 @@ def build_for_task(
 
 def first_seen(repo: Repo, memory: catalog.Memory) -> dict[str, float]:
     """When history first holds each section's text (epoch seconds), by id; a section it does not
-    hold yet is left out. Only a task's payload reads history (its cache, then the commits after)."""
-    from squadmem.engine.history import stream as history
+    hold yet is left out. Only a task's payload reads history (its cache, then the commits after).
+    A cache made at HEAD (as git's files name it) is read alone: no git process, and the history
+    engine is imported only when there are commits to read."""
+    from squadmem.engine.history import cache
 
-    facts = history.read_facts(repo)
+    facts, _ = cache.load_cache(cache.HISTORY.path(repo), cache.cache_key(repo), repo.hash_width // 2)
+    if facts is None or not facts.tip or facts.tip != repo.head_from_files():
+        from squadmem.engine.history import stream as history
+
+        facts = history.read_facts(repo)
     found = {}
     for entry in memory.entries:
         first = facts.first.get(content_key(entry.text))

@@ -19,14 +19,13 @@ byte for byte. Pure: text in, text out.
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import re
 from collections.abc import Callable, Mapping
 
 from squadmem.model import jsontext
 from squadmem.model.constants import CHARTERS, SPAWN_FILES, SPAWN_RECORD
 from squadmem.model.places import is_spawn_file
+from squadmem.model.values import Value
 
 FILES = SPAWN_FILES
 (
@@ -58,15 +57,24 @@ CHARTER_DECISIONS = (
 )
 
 
-@dataclasses.dataclass(frozen=True)
-class Edit:
+class Edit(Value):
     """One of Squad's lines squadmem answers for: where, how it is found, and what replaces it."""
 
-    key: str
-    files: tuple[str, ...]  # repository paths, or CHARTERS: every agent's charter
-    pattern: re.Pattern[str]
-    required: bool
-    rewrite: Callable[[str], tuple[str, ...]]  # Squad's line (no newline) -> the block's lines
+    __slots__ = ("files", "key", "pattern", "required", "rewrite")
+
+    def __init__(
+        self,
+        key: str,
+        files: tuple[str, ...],  # repository paths, or CHARTERS: every agent's charter
+        pattern: re.Pattern[str],
+        required: bool,
+        rewrite: Callable[[str], tuple[str, ...]],  # Squad's line (no newline) -> the block's lines
+    ) -> None:
+        self.key = key
+        self.files = files
+        self.pattern = pattern
+        self.required = required
+        self.rewrite = rewrite
 
     def applies(self, rel: str) -> bool:
         return rel in self.files or (CHARTERS in self.files and rel not in SPAWN_FILES and is_spawn_file(rel))
@@ -191,11 +199,13 @@ EDITS = (
 )
 
 
-@dataclasses.dataclass(frozen=True)
-class Block:
-    key: str
-    start: int  # index of the begin marker line
-    end: int  # index of the end marker line
+class Block(Value):
+    __slots__ = ("end", "key", "start")
+
+    def __init__(self, key: str, start: int, end: int) -> None:
+        self.key = key
+        self.start = start  # index of the begin marker line
+        self.end = end  # index of the end marker line
 
 
 def _split(text: str) -> list[str]:
@@ -236,11 +246,13 @@ def _base(key: str) -> str:
     return re.sub(r"-\d+$", "", key)
 
 
-@dataclasses.dataclass
-class Applied:
-    text: str
-    originals: dict[str, str]  # block key -> Squad's line it replaced (with its line ending)
-    missing: list[str]  # keys of required edits whose line this file does not have
+class Applied(Value):
+    __slots__ = ("missing", "originals", "text")
+
+    def __init__(self, text: str, originals: dict[str, str], missing: list[str]) -> None:
+        self.text = text
+        self.originals = originals  # block key -> Squad's line it replaced (with its line ending)
+        self.missing = missing  # keys of required edits whose line this file does not have
 
 
 def apply(rel: str, text: str) -> Applied:
@@ -315,12 +327,16 @@ def keys(text: str) -> list[str]:
 # -- the record: Squad's lines, kept so that `spawn off` gives them back ---------------------------
 
 
-@dataclasses.dataclass
-class Record:
-    on: bool = False
-    originals: dict[str, dict[str, str]] = dataclasses.field(default_factory=dict)  # file -> key -> line
+class Record(Value):
+    __slots__ = ("on", "originals")
+
+    def __init__(self, on: bool = False, originals: dict[str, dict[str, str]] | None = None) -> None:
+        self.on = on
+        self.originals = {} if originals is None else originals  # file -> key -> line
 
     def to_text(self) -> str:
+        import json  # only writing a record needs it: the pre-commit hook reads records
+
         data = {"version": 1, "on": self.on, "originals": self.originals}
         return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
@@ -337,15 +353,23 @@ class Record:
         return cls(bool(data.get("on")), {str(k): dict(v) for k, v in originals.items()})
 
 
-@dataclasses.dataclass
-class Planned:
+class Planned(Value):
     """What ``spawn on`` writes: each file's new text (the record's under :data:`RECORD`), the blocks
     made and reworded per file, and the required lines a file does not have."""
 
-    files: dict[str, str]
-    made: dict[str, list[str]]
-    reworded: dict[str, list[str]]
-    missing: dict[str, list[str]]
+    __slots__ = ("files", "made", "missing", "reworded")
+
+    def __init__(
+        self,
+        files: dict[str, str],
+        made: dict[str, list[str]],
+        reworded: dict[str, list[str]],
+        missing: dict[str, list[str]],
+    ) -> None:
+        self.files = files
+        self.made = made
+        self.reworded = reworded
+        self.missing = missing
 
 
 def plan(
