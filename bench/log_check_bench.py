@@ -60,7 +60,7 @@ Paired whole-process runs (``bench/harness.py``): the two alternate, bytecode is
 written for both (a warm-up compiles it), and the figures are the medians of
 each side and of the per-round ratios, of wall time and of CPU time (user +
 system of the whole process tree: the steadier figure on a loaded machine).
-Target (issue 24): the whole commit with squadmem's hooks at most 1.0x the
+Target: the whole commit with squadmem's hooks at most 1.0x the
 commit with the yardstick's, as users run it; the ``-I -S`` row is quoted
 beside it.
 

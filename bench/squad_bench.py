@@ -67,7 +67,7 @@ from squadmem.model import settings, templates, uses
 from squadmem.model.places import SQUAD_PLACES
 
 USES_PER_SPAWN = (2, 4)
-TARGET_BYTES = 4096  # issue 8: the spawn payload, every day
+TARGET_BYTES = 4096  # the spawn payload, every day
 # the spawn prompt around hot's sections (templates/spawn.md with nothing in it)
 _FRAME = templates.read("spawn.md").format(hot="", cold="", wiki="", sections="")
 REAL_SIZES: dict[str, Any] = {"learning_lines": (11, 21), "decision_lines": 5}

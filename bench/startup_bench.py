@@ -22,7 +22,7 @@ before/after comparison); the default is this one. Targets: `context` at most
 4x `python -c pass` (both started by the same interpreter, so both pay what its
 site-packages' .pth files cost: run it with a fresh virtual environment's Python
 holding squadmem's dependencies, as users install it); `--version` within 100 ms,
-`context`, `list` and `recall` within 150 ms (issue 10).
+`context`, `list` and `recall` within 150 ms.
 """
 
 from __future__ import annotations

@@ -292,7 +292,7 @@ def test_commit_staging_no_memory_file_imports_nothing_heavy(repo: GitRepo) -> N
     ("zone", "when", "day", "heavy"),
     [
         # the tiers.toml init wrote: every check runs on the staged log, yet neither tomllib, zoneinfo,
-        # dataclasses, pathlib nor typing is imported (the hook's cost, issue 11)
+        # dataclasses, pathlib nor typing is imported (the hook's cost)
         (None, D1, "2026-03-01", []),
         # init's text with the zone changed is read without tomllib and obeyed (zoneinfo): 20:00 UTC
         # is already the 2nd in Tokyo
