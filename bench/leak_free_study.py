@@ -12,17 +12,21 @@ For each team, each spawn its orchestration logs record (the last ``--max-spawns
   not scored;
 - **the team** is read at the last first-parent commit before the moment (``study_rules.state_before``)
   and replayed with squadmem's hooks from there back (``squad_study.steps_for``), the replay
-  starting on the team's own commits before its first state (so squadmem's history dates what
-  they wrote as they wrote it; later work is dated at the state that brings it): every entry,
-  decision and word any rule sees was committed before the moment; no use is recorded;
+  starting on the team's own commits before its first state; after it, each team commit that
+  touches a memory file (and each scored state) is committed with its own author and committer
+  dates (:func:`replay_commit`), so squadmem's history dates every entry as the team's history
+  does; ``maintain`` runs just before each scored state's first moment: every entry, decision and
+  word any rule sees was committed before the moment; no use is recorded;
 - **relevant**: the entries of that state the logged work names (``squad_study.relevant``); each
   stood on the default branch before the moment (checked: ``late`` counts any that did not, and
   stays 0), and its age is the moment less when it first did; ``≥ 6 h`` is the slice of entries
   at least six hours old, which the spawn's own work cannot have written;
-- **fills** at 4, 8 and 16 KB in the same room (the budget less the spawn's frame and Core Context):
-  squadmem's real ``context --agent A --task T``; **newest first** (by when each entry first stood on
-  the default branch), **BM25** on the task (``study_rules.BM25``) and **BM25, then newest**, over the
-  entries the agent sees in Squad's files;
+- **fills** at 4, 8 and 16 KB, all from one pool in one room: squadmem's real
+  ``context --agent A --task T``; **newest first** (by when history first holds each section, the
+  fill's own clock: ``spawn_fill.newest``), **BM25** on the task (``study_rules.BM25``) and **BM25,
+  then newest**, each over squadmem's pool (:func:`pool`: the sections the agent sees but the ones
+  its spawn pins, so also the versions Squad's files later cut or rewrote) in the room the pinned
+  ones leave; a relevant entry is held when a section taken holds its text;
 - **one recall of the task**: ``squadmem recall "<the task>" --agent A --limit 5`` (:func:`recall_top`,
   the one place the study ranks a recall): the agent has its task, its charter and its payload at
   spawn, and the task is the words it would type; found: held at 4 KB or in those 5. Bytes per
