@@ -72,8 +72,8 @@ from squadmem.engine import catalog
 from squadmem.engine.search import ranking, spawn_fill
 from squadmem.gitio import catfile
 from squadmem.gitio.repo import Repo
-from squadmem.model.layout import MEMORY_DIR
 from squadmem.model import squad
+from squadmem.model.layout import MEMORY_DIR
 from squadmem.model.places import SQUAD_PLACES
 
 BUDGETS = (4096, 8192, 16384)
