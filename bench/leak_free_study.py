@@ -12,17 +12,21 @@ For each team, each spawn its orchestration logs record (the last ``--max-spawns
   not scored;
 - **the team** is read at the last first-parent commit before the moment (``study_rules.state_before``)
   and replayed with squadmem's hooks from there back (``squad_study.steps_for``), the replay
-  starting on the team's own commits before its first state (so squadmem's history dates what
-  they wrote as they wrote it; later work is dated at the state that brings it): every entry,
-  decision and word any rule sees was committed before the moment; no use is recorded;
+  starting on the team's own commits before its first state; after it, each team commit that
+  touches a memory file (and each scored state) is committed with its own author and committer
+  dates (:func:`replay_commit`), so squadmem's history dates every entry as the team's history
+  does; ``maintain`` runs just before each scored state's first moment: every entry, decision and
+  word any rule sees was committed before the moment; no use is recorded;
 - **relevant**: the entries of that state the logged work names (``squad_study.relevant``); each
   stood on the default branch before the moment (checked: ``late`` counts any that did not, and
   stays 0), and its age is the moment less when it first did; ``≥ 6 h`` is the slice of entries
   at least six hours old, which the spawn's own work cannot have written;
-- **fills** at 4, 8 and 16 KB in the same room (the budget less the spawn's frame and Core Context):
-  squadmem's real ``context --agent A --task T``; **newest first** (by when each entry first stood on
-  the default branch), **BM25** on the task (``study_rules.BM25``) and **BM25, then newest**, over the
-  entries the agent sees in Squad's files;
+- **fills** at 4, 8 and 16 KB, all from one pool in one room: squadmem's real
+  ``context --agent A --task T``; **newest first** (by when history first holds each section, the
+  fill's own clock: ``spawn_fill.newest``), **BM25** on the task (``study_rules.BM25``) and **BM25,
+  then newest**, each over squadmem's pool (:func:`pool`: the sections the agent sees but the ones
+  its spawn pins, so also the versions Squad's files later cut or rewrote) in the room the pinned
+  ones leave; a relevant entry is held when a section taken holds its text;
 - **one recall of the task**: ``squadmem recall "<the task>" --agent A --limit 5`` (:func:`recall_top`,
   the one place the study ranks a recall): the agent has its task, its charter and its payload at
   spawn, and the task is the words it would type; found: held at 4 KB or in those 5. Bytes per
@@ -65,10 +69,11 @@ from bench.squad_corpus import identity, squad_entries
 from squadmem.commands import context as context_command
 from squadmem.commands import intake
 from squadmem.engine import catalog
-from squadmem.engine.search import ranking
+from squadmem.engine.search import ranking, spawn_fill
 from squadmem.gitio import catfile
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad
+from squadmem.model.layout import MEMORY_DIR
 from squadmem.model.places import SQUAD_PLACES
 
 BUDGETS = (4096, 8192, 16384)
@@ -157,22 +162,24 @@ class Tally:
 
 
 def yardsticks(
-    task: str, seen: Sequence[squad.Entry], born: dict[bytes, dt.datetime], room: int
-) -> dict[str, set[bytes]]:
-    """The keys each yardstick takes whole into ``room`` bytes."""
-    sizes = [len(e.text.encode("utf-8")) for e in seen]
-    oldest = dt.datetime.min.replace(tzinfo=dt.UTC)
-    newest = sorted(range(len(seen)), key=lambda n: (born.get(seen[n].key, oldest), n), reverse=True)
-    matches = study_rules.BM25([e.text for e in seen]).ranked(task)
+    task: str, texts: Sequence[str], cands: Sequence[spawn_fill.Candidate], room: int
+) -> dict[str, set[int]]:
+    """The candidates (of squadmem's pool) each yardstick takes whole into ``room`` bytes: newest
+    first by when history first holds each (``spawn_fill.newest``, the fill's own clock), BM25 on the
+    task, and BM25 then newest."""
+    sizes = [c.size for c in cands]
+    newest = spawn_fill.newest(cands)
+    matches = study_rules.BM25(texts).ranked(task)
     orders = {"newest": newest, "bm25": matches, "bm25_newest": matches + newest}
-    return {
-        name: {seen[n].key for n in study_rules.fill(sizes, order, room)} for name, order in orders.items()
-    }
+    return {name: study_rules.fill(sizes, order, room) for name, order in orders.items()}
 
 
-def pool(root: Path, agent: str, task: str, wanted: dict[bytes, squad.Entry]) -> dict[str, Any]:
+def pool(
+    root: Path, agent: str, task: str, wanted: dict[bytes, squad.Entry]
+) -> tuple[dict[str, Any], list[str]]:
     """squadmem's pool for ``task`` (what ``--dump`` writes): each candidate, the room at each budget
-    the pinned sections leave, and which candidates hold which relevant entry."""
+    the pinned sections leave, and which candidates hold which relevant entry; and the candidates'
+    texts. Every order scored draws from this pool."""
     with Repo(root) as repo:
         memory = catalog.load(repo.layout)
         seen = context_command.first_seen(repo, memory)
@@ -186,7 +193,7 @@ def pool(root: Path, agent: str, task: str, wanted: dict[bytes, squad.Entry]) ->
     for budget in BUDGETS:
         payload = context_command._Payload(agent, hot, budget)
         rooms[budget] = budget - payload.size({e.id for e in hot if e.pinned}, [])
-    return {
+    record = {
         "agent": agent,
         "task": task,
         "rooms": rooms,
@@ -209,6 +216,17 @@ def pool(root: Path, agent: str, task: str, wanted: dict[bytes, squad.Entry]) ->
             for entry in wanted.values()
         ],
     }
+    return record, [e.text for e in candidates]
+
+
+def as_candidates(record: dict[str, Any]) -> list[spawn_fill.Candidate]:
+    """The pool's candidates as the fill order reads them."""
+    return [
+        spawn_fill.Candidate(
+            c["score"], c["stated"], ranking.DEPTH.get(c["tier"], 4), c["position"], c["seen"], c["bytes"]
+        )
+        for c in record["candidates"]
+    ]
 
 
 def score_spawn(
@@ -231,14 +249,18 @@ def score_spawn(
     tally.late = sum(born.get(k, spawn.moment) >= spawn.moment for k in wanted)
     aged = {k for k in wanted if spawn.moment - born.get(k, spawn.moment) >= AGED}
     tally.aged = len(aged)
-    core = sum(len(e.text.encode("utf-8")) for e in entries if squad_study._core_of(e, log.agent))
+    record, texts = pool(root, log.agent, log.task, {k: by_key[k] for k in wanted})
+    cands = as_candidates(record)
+    holders = dict(zip(wanted, (set(h) for h in record["holders"]), strict=True))
     for budget in BUDGETS:
         text = ours.get(budget, ("", 0))[0]
-        held = {k for k in wanted if squad_spawns.holds(text, by_key[k].text)}
-        taken = yardsticks(log.task, seen, born, budget - squad_study.frame_bytes() - core)
-        taken["squadmem"] = held
+        taken = {
+            name: {k for k in wanted if holders[k] & chosen}
+            for name, chosen in yardsticks(log.task, texts, cands, record["rooms"][budget]).items()
+        }
+        taken["squadmem"] = {k for k in wanted if squad_spawns.holds(text, by_key[k].text)}
         for name, keys in taken.items():
-            tally.held.setdefault(name, {})[budget] = len(keys & set(wanted))
+            tally.held.setdefault(name, {})[budget] = len(keys)
             tally.held_aged.setdefault(name, {})[budget] = len(keys & aged)
     small, tally.spawn_bytes = ours[BUDGETS[0]]
     held = {k for k in wanted if squad_spawns.holds(small, by_key[k].text)}
@@ -252,12 +274,42 @@ def score_spawn(
     tally.one_away = len(held | found)
     tally.one_away_aged = len((held | found) & aged)
     if dump is not None:
-        record = pool(root, log.agent, log.task, {k: by_key[k] for k in wanted})
         record["ages_h"] = [(spawn.moment - born.get(k, spawn.moment)).total_seconds() / 3600 for k in wanted]
         record["newest_stated"] = max((c["stated"] or "" for c in record["candidates"]), default="")
         with dump.open("a", encoding="utf-8") as out:
             out.write(json.dumps(record) + "\n")
     return tally
+
+
+# -- the replay ----------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Dates:
+    of: dict[str, tuple[str, str]]  # commit -> (author date, committer date), as the team made it
+    touches: set[int]  # the first-parent commits (1-based) that add, change or remove a memory file
+
+
+def own_dates(history: Path) -> Dates:
+    """Each first-parent commit's own dates, and which of them touch Squad's memory files."""
+    out = git(history, "log", "--first-parent", "--reverse", "--format=%H %aI %cI").out.split("\n")
+    of = {sha: (authored, committed) for sha, authored, committed in (r.split(" ") for r in out if r)}
+    touches = {
+        n
+        for n, step in enumerate(squad_study.walk(history), start=1)
+        if any(squad.is_source(path) for _, path, _ in step.changed)
+    }
+    return Dates(of, touches)
+
+
+def replay_commit(root: Path, sha: str, authored: str, committed: str) -> None:
+    """The team's ``.squad/`` at ``sha`` committed into the replay with that commit's own author and
+    committer dates (squadmem's own files kept)."""
+    env = {**identity(committed), "GIT_AUTHOR_DATE": authored}
+    git(root, "rm", "-r", "-q", "--ignore-unmatch", "--", ".squad", f":(exclude){MEMORY_DIR}", env=env)
+    if git(root, "ls-tree", sha, ".squad").out.strip():
+        git(root, "checkout", sha, "--", ".squad", env=env)
+    git(root, "commit", "-q", "--allow-empty", "-m", f"squad at {sha[:12]}", env=env)
 
 
 # -- one team -------------------------------------------------------------------------------------------
@@ -283,10 +335,18 @@ def study_team(
     git(root, "fetch", "-q", str(history), "main")
     total, skipped = Tally(), 0
     steps = squad_study.steps_for(commits, chosen, warmup_days=0)  # type: ignore[arg-type]
+    dates = own_dates(history)
     # the replay starts on the team's own commits before its first state (each before every moment
     # scored), so squadmem's history dates what was written then as the team's history does
     git(root, "reset", "-q", "--hard", commits[steps[0][0] - 1][0])
+    done = steps[0][0]
     for number, (state, moment, spawns) in enumerate(steps):
+        # each commit since the last state that touches a memory file (and the state's own), at its
+        # own dates: squadmem's history dates every entry as the team's history does
+        for n in range(done + 1, state + 1):
+            if n == state or n in dates.touches:
+                replay_commit(root, commits[n - 1][0], *dates.of[commits[n - 1][0]])
+        done = state
         failed = squad_study.commit_state(
             root, history, commits[state - 1][0], moment.isoformat(), number == 0
         )

@@ -63,13 +63,14 @@ def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> N
     matched, _, recent = matched.partition("\n### Recent memory\n\n")
     assert head.startswith("## Memory Context\n\n### Hot (current session)\n\n" + CORE)
     assert "## Session\nship the release\n" in head and "## Cache keys #2" in head
-    # all three hold both words; by BM25: cold's #4 says them most often (its length weighs less than its
-    # count), then the archive entry and the decision as often, equally long, in the order the agent sees
-    # its tiers; riker's is not picard's
+    # all three hold both words; the newest (history holds them all from one commit, so the date a
+    # title states: the decision) comes first in the room's first tenth, then by BM25: cold's #4 says
+    # them most often (its length weighs less than its count), then the archive entry; riker's is not
+    # picard's
     assert matched == (
+        "## 2026-02-03: Auth tokens rule #5\n**What:** auth tokens rotate\n"
         "## Auth tokens #4 (2026-02-02)\n- fixed auth tokens: rotate weekly\n- auth tokens expire\n"
         "## Auth tokens #1 (2026-01-05)\n- measured auth tokens: 30 s  \n"
-        "## 2026-02-03: Auth tokens rule #5\n**What:** auth tokens rotate\n"
     )
     assert "Billing" not in head + matched and "riker" not in out
     # the room left holds the rest of picard's deeper tiers, newest first: the one that does not match
@@ -296,8 +297,8 @@ def test_a_match_ending_in_a_blank_line_does_not_take_the_payload_over_its_budge
 
 
 def _many_matches() -> tuple[dict[str, str], int]:
-    """Four long sections match the task and five others do not; a budget with room for one whole
-    matching section and some lines."""
+    """Four long sections match the task and five others do not; a budget with room for the newest,
+    one whole matching section and some lines."""
     long = "- " + "auth tokens detail " * 12 + "\n"
     texts = {
         HOT: "# Hot\n\n" + CORE,
@@ -309,7 +310,8 @@ def _many_matches() -> tuple[dict[str, str], int]:
     text, parts, _ = context.build_for_task(mem, "picard", "auth tokens", 10_000)
     recent = dict(parts)["recent"] + len(f"\n{context.RECENT_HEADING}\n\n".encode())  # the rest, newest first
     alone = len(text.encode()) - recent
-    return texts, alone - 3 * len(f"## Auth tokens 0\n{long}".encode()) + 200 + _index_least(10)
+    newest = len(f"\n{context.RECENT_HEADING}\n\n## Cache keys 4\n- tenant first\n".encode())  # its tenth
+    return texts, alone - 3 * len(f"## Auth tokens 0\n{long}".encode()) + 200 + newest + _index_least(10)
 
 
 def test_the_room_left_names_further_matches_a_line_each() -> None:
@@ -367,11 +369,14 @@ def test_the_room_left_takes_every_deeper_section_that_fits_newest_first(memory:
     code, out, _ = squadmem(memory, "context", "-a", "picard", "--task", "rotate the cache keys", "--json")
     done = json.loads(out)
     assert code == 0
-    # deeper, only the decision and cold's #4 say "rotate"; the room left holds the rest of picard's
-    # cold and archive (riker's hot is not picard's), by the dates their headings state, newest first
-    assert done["task"]["matched"][2:] == [
+    # hot's newest and the decision (the newest deeper) take the room's first tenth; deeper, only the
+    # decision and cold's #4 say "rotate"; the room left holds the rest of picard's cold and archive
+    # (riker's hot is not picard's), by the dates their headings state, newest first
+    assert done["task"]["matched"] == [
+        "picard/cache-keys-2-2026-02-20",
         "wiki:decisions/2026-02-03-auth-tokens-rule-5",
         "picard/auth-tokens-4-2026-02-02",
+        "picard/session",
     ]
     recent = ["picard/billing-retries-3-2026-02-01", "picard/auth-tokens-1-2026-01-05"]
     assert done["task"]["recent"] == recent
@@ -389,3 +394,20 @@ def test_the_room_left_holds_what_reached_history_last_first(repo: GitRepo) -> N
     recent = out.split("\n### Recent memory\n\n", 1)[1]
     assert recent.index("## Auth tokens #1 (2026-01-05)") < recent.index("## 2026-02-03: Auth tokens rule #5")
     assert recent.index("## 2026-02-03: Auth tokens rule #5") < recent.index("## Auth tokens #4 (2026-02-02)")
+
+
+def test_the_newest_take_the_rooms_first_tenth_under_recent_memory() -> None:
+    # a short, newest section that does not match goes in before a long match, under its own heading:
+    # the match, left without room, is named a line
+    match = "## Auth tokens (2026-01-01)\n- " + "auth tokens detail " * 30 + "\n"
+    newest = "## Deploy notes (2026-02-20)\n- ship it\n"
+    alone = catalog.from_texts({HOT: "# Hot\n\n" + CORE, COLD: "# Cold\n\n" + match}, SQUAD_PLACES)
+    text, _, done = context.build_for_task(alone, "picard", "auth tokens", 4096)
+    budget = len(text.encode()) + 40
+    assert done.matched == ("picard/auth-tokens-2026-01-01",)
+    both = catalog.from_texts({HOT: "# Hot\n\n" + CORE, COLD: "# Cold\n\n" + match + newest}, SQUAD_PLACES)
+    text, _, done = context.build_for_task(both, "picard", "auth tokens", budget)
+    assert len(text.encode()) <= budget
+    assert done.recent == ("picard/deploy-notes-2026-02-20",) and done.matched == ()
+    assert done.named == ("picard/auth-tokens-2026-01-01",)
+    assert context.TASK_HEADING not in text and f"{context.RECENT_HEADING}\n\n{newest}" in text

@@ -92,6 +92,35 @@ def test_an_entry_committed_after_the_moment_is_never_scored_nor_seen(repo: GitR
     assert when["2026-05-01: parser"] == dt.datetime(2026, 5, 1, 9, tzinfo=dt.UTC).timestamp()
 
 
+def test_entries_committed_apart_between_spawns_keep_their_own_times(repo: GitRepo, tmp_path: Path) -> None:
+    """Two entries committed hours apart between two spawns: squadmem's history dates each at its own
+    commit, not both at the later spawn's state, and the entries' yardstick ages agree."""
+    team(repo)
+    first = "### 2026-05-11: ledger\n\nThe `ledger_sync.py` job retries twice.\n"
+    second = "### 2026-05-11: invoices\n\nThe `invoice_pdf.py` renderer pins the font.\n"
+    entries = (BEFORE, AFTER)
+    repo.commit("ledger", {HISTORY: history(*entries, first)}, date="2026-05-11T09:00:00+00:00")
+    repo.commit("invoices", {HISTORY: history(*entries, first, second)}, date="2026-05-11T15:00:00+00:00")
+    log = (
+        "# Orchestration Log\n\n- **Agent:** alice\n- **Task:** reconcile the ledger with invoices\n\n"
+        "## What alice did\n\nChanged `ledger_sync.py` and `invoice_pdf.py`.\n"
+    )
+    late = ".squad/orchestration-log/2026-05-12T12-00-00Z-alice.md"
+    commit = repo.commit("log", {late: log}, date="2026-05-12T13:00:00+00:00")
+    dump = tmp_path / "pools.jsonl"
+    work = tmp_path / "work"
+    work.mkdir()
+    row = leak_free_study.study_team(
+        squad_study.Team("owner/team", commit, "new", "test"), repo.root, work, 20, dump
+    )
+    assert row["tally"]["spawns"] == 2 and row["tally"]["late"] == 0
+    pools = [json.loads(line) for line in dump.read_text(encoding="utf-8").splitlines()]
+    when = {c["title"]: c["seen"] for c in pools[-1]["candidates"]}
+    assert when["2026-05-11: ledger"] == dt.datetime(2026, 5, 11, 9, tzinfo=dt.UTC).timestamp()
+    assert when["2026-05-11: invoices"] == dt.datetime(2026, 5, 11, 15, tzinfo=dt.UTC).timestamp()
+    assert sorted(pools[-1]["ages_h"]) == [21.0, 27.0]  # the yardsticks' clock: the same commits
+
+
 def test_a_team_done_is_kept_in_the_cache_and_not_run_again(repo: GitRepo, tmp_path: Path) -> None:
     commit = team(repo)
     cache = tmp_path / "cache"

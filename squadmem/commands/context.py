@@ -21,12 +21,12 @@ With a task (``--task TEXT``, the sentence the coordinator gives the agent)
 the payload stays within ``hot.max_bytes``, the spawn's frame included: the
 pinned sections first (Core Context), then the sections of any tier the agent
 can see (its hot, cold and archive, the wiki) in :mod:`squadmem.engine.search.spawn_fill`'s
-order: the task's matches, best first (recall's ranking, :mod:`squadmem.engine.search.ranking`;
-that order can also give the newest sections a share of the room first, and raise
-a recent match: both are 0, as the study's train teams chose), whole, each one that
-fits; then the rest of hot in hot's order, each one that fits.
-Matches from hot stay in the hot block; the others follow it under
-``### Sections matching the task``, one blank line between blocks. What room
+order: the newest sections that fit in a tenth of the room, then the task's matches,
+best first (recall's ranking, :mod:`squadmem.engine.search.ranking`, a recent match
+raised; the study's train teams chose both), whole, each one that fits; then the rest
+of hot in hot's order, each one that fits. Sections from hot stay in the hot block;
+the other matches follow it under ``### Sections matching the task``, one blank line
+between blocks, and the newest that match nothing under ``### Recent memory``. What room
 is left then names further matches, best first, one line each (``- ID
 (tier): title``, as hot's Index names a section: the title only when the id
 does not say it) under ``### More matching the task``, for the agent to bring
@@ -50,7 +50,7 @@ from __future__ import annotations
 
 import datetime as dt
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 
 from squadmem.engine import catalog
 from squadmem.engine.search import ranking
@@ -309,27 +309,41 @@ class _Payload:
         return len(self.render(ids, found)[0].encode("utf-8"))
 
     def fill(
-        self, chosen: set[str], ranked: Sequence[catalog.Entry]
-    ) -> tuple[list[catalog.Entry], list[catalog.Entry]]:
-        """Into ``chosen`` (the pinned ids, grown in place): the matches, best first, each that fits,
-        then the rest of hot in its order; returns (the matches taken, the matches named a line each
-        in the room left)."""
+        self, chosen: set[str], ranked: Sequence[catalog.Entry], matching: Container[str] | None = None
+    ) -> tuple[list[catalog.Entry], list[catalog.Entry], list[catalog.Entry]]:
+        """Into ``chosen`` (the pinned ids, grown in place): ``ranked``, each that fits, then the rest
+        of hot in its order; returns (the matches taken, the matches named a line each in the room
+        left, the others taken: the newest that ``ranked`` puts first, under the recent heading).
+        ``matching``: the ids of ``ranked`` that match the task (None: all); hot's own sections
+        stay in hot's block whichever they are."""
+
         matched: list[catalog.Entry] = []
+        ahead: list[catalog.Entry] = []
         for entry in ranked:
-            if self.size(chosen | {entry.id}, [*matched, entry]) <= self.max_bytes:
+            if matching is not None and entry.id not in matching and entry.tier == "hot":
+                size = len(self.render(chosen | {entry.id}, matched, (), ahead)[0].encode("utf-8"))
+                if entry.name == self.agent and size <= self.max_bytes:
+                    chosen.add(entry.id)  # hot's own: in hot's block
+                continue
+            mine, newer = (matched, ahead) if matching is None or entry.id in matching else (ahead, matched)
+            trial = [*mine, entry]
+            found, recent = (trial, newer) if mine is matched else (newer, trial)
+            if len(self.render(chosen | {entry.id}, found, (), recent)[0].encode()) <= self.max_bytes:
                 chosen.add(entry.id)
-                matched.append(entry)
+                mine.append(entry)
         for entry in self.hot:
-            if entry.id not in chosen and self.size(chosen | {entry.id}, matched) <= self.max_bytes:
+            size = len(self.render(chosen | {entry.id}, matched, (), ahead)[0].encode("utf-8"))
+            if entry.id not in chosen and size <= self.max_bytes:
                 chosen.add(entry.id)
-        left = self.max_bytes - self.size(chosen, matched) - len(self.more_head.encode("utf-8"))
+        used = len(self.render(chosen, matched, (), ahead)[0].encode("utf-8"))
+        left = self.max_bytes - used - len(self.more_head.encode("utf-8"))
         named: list[catalog.Entry] = []
         for entry in ranked:  # the lines add up: count them instead of rendering again
             cost = len(_lines([entry]).encode("utf-8"))
-            if entry.id not in chosen and cost <= left:
+            if (matching is None or entry.id in matching) and entry.id not in chosen and cost <= left:
                 named.append(entry)
                 left -= cost
-        return matched, named
+        return matched, named, ahead
 
     def newest(
         self,
@@ -337,12 +351,15 @@ class _Payload:
         matched: Sequence[catalog.Entry],
         named: Sequence[catalog.Entry],
         rest: Sequence[catalog.Entry],
+        ahead: Sequence[catalog.Entry] = (),
     ) -> list[catalog.Entry]:
-        """The room the matches, hot and the named lines leave, filled from ``rest`` in its order
-        (newest first), each section that fits, whole."""
-        left = self.max_bytes - len(self.render(chosen, matched, named)[0].encode("utf-8"))
-        left -= len(f"\n{RECENT_HEADING}\n\n".encode())
-        taken: list[catalog.Entry] = []
+        """``ahead`` (taken already), then the room the matches, hot and the named lines leave,
+        filled from ``rest`` in its order (newest first), each section that fits, whole."""
+        left = self.max_bytes - len(self.render(chosen, matched, named, ahead)[0].encode("utf-8"))
+        if not ahead:
+            left -= len(f"\n{RECENT_HEADING}\n\n".encode())
+        taken = list(ahead)
+        chosen = chosen | {e.id for e in ahead}
         for entry in (e for e in rest if e.id not in chosen and e.id not in named):
             cost = len(_body([entry]).encode("utf-8"))  # sections add up: count them
             if cost <= left:
@@ -486,9 +503,11 @@ def build_for_task(
             stacklevel=1,
         )
     else:
-        matched, named = payload.fill(chosen, ranked)
+        matching = {candidates[n].id for n in first if pool[n].score > 0}
+        matched, named, ahead = payload.fill(chosen, ranked, matching)
         rest = [candidates[n] for n in later if candidates[n].tier != "hot"]
-        recent = payload.newest(chosen, matched, named, rest)
+        place = {candidates[n].id: k for k, n in enumerate(spawn_fill.newest(pool))}
+        recent = sorted(payload.newest(chosen, matched, named, rest, ahead), key=lambda e: place[e.id])
     text, hot_body, task_body = payload.render(chosen, matched, named, recent)
     if not warned:
         held = chosen | {e.id for e in [*matched, *named, *recent]}

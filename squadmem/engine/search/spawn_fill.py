@@ -9,9 +9,8 @@ place (:func:`squadmem.engine.search.ranking.newest`'s order). Then come the tas
 (recall's ranking, :func:`squadmem.engine.search.ranking.bm25`), each score raised for a recent section
 (``score × (1 + WEIGHT / (1 + age / HALF_DAYS))``, the age in days before the newest candidate, so
 no clock is read); then every other section newest first. The constants were chosen on the study's
-train teams (``bench/fill_tuning.py``; docs/squad.md): there any share of the room given to the
-newest before the matches, and any raise, held less than the matches first, so both are 0, and the
-newest (by history) fill what room the matches leave.
+train teams (``bench/fill_tuning.py``; docs/squad.md), with each entry dated by its own commit: a
+tenth of the room to the newest and a raise of 2 held the most there, summed over 4, 8 and 16 KB.
 
 :func:`fill` takes items whole, in an order, while they fit: what the spawn holds.
 """
@@ -25,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from squadmem.engine import catalog
 from squadmem.engine.search import ranking
 
-SHARE = 0.0  # the share of the room the newest sections take before the task's matches
-WEIGHT = 0.0  # how much a recent section raises a match's score
+SHARE = 0.1  # the share of the room the newest sections take before the task's matches
+WEIGHT = 2.0  # how much a recent section raises a match's score
 HALF_DAYS = 1.0  # the age (days) at which that raise is halved
 DAY = 86400.0
 
