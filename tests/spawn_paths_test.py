@@ -6,11 +6,11 @@ The reading rule is tested on small texts here; the whole bench runs small on a 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 from conftest import GitRepo
+from squad_cli_test import squad_cli  # noqa: F401 (the fixture)
 
 from bench import squad_spawn_paths as paths
 
@@ -61,19 +61,10 @@ def test_inside_squadmems_blocks_only_the_context_command_counts(team: GitRepo) 
     assert size == len(paths.squadmem(team.root, "context", "--agent", "picard", "--task", "fix it").stdout)
 
 
-SQUAD_CLI = os.environ.get("SQUADMEM_SQUAD_CLI", "")
-IN_CI = bool(os.environ.get("CI"))
-
-
 @pytest.mark.slow
 @pytest.mark.squad_cli
-def test_the_bench_reads_every_path_of_a_real_squad_team(tmp_path: Path) -> None:
-    cli = Path(SQUAD_CLI) if SQUAD_CLI else None
-    if cli is None or not cli.exists():
-        reason = "the real Squad CLI is not installed: set SQUADMEM_SQUAD_CLI to its `squad` command"
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
+def test_the_bench_reads_every_path_of_a_real_squad_team(squad_cli: Path, tmp_path: Path) -> None:  # noqa: F811
+    cli = squad_cli
     agents = ("picard", "data")
     rows = paths.scenario(cli, tmp_path / "team", agents, days=8)
     assert sorted((r.path, r.agent) for r in rows) == sorted((p, a) for p in paths.PATHS for a in agents)

