@@ -22,11 +22,14 @@ import hashlib
 import json
 import struct
 from pathlib import Path
-from typing import Any
 
 from squadmem.engine.history.facts import Departure, Facts
 from squadmem.gitio.repo import Repo
 from squadmem.model import jsontext, sections, writes
+
+TYPE_CHECKING = False  # typing is not imported at run time: a task's context reads this cache
+if TYPE_CHECKING:
+    from typing import Any
 
 CACHE_FILE = "history-cache"
 # 2: Squad's history.md and decisions.md date migrated sections; 3: and their entries; 4: dated uses,
