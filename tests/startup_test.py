@@ -74,18 +74,19 @@ def test_context_without_a_task_imports_neither_the_fill_nor_dataclasses(memory:
 
 
 def test_context_with_a_task_imports_nothing_it_does_not_use(memory: GitRepo) -> None:
-    """The ranking a task brings (recall's) needs no typing at run time either; the history its fill
-    orders the rest by (the cache, in JSON, and git for the commits after it) is all it adds."""
+    """A first task with no history cache yet: the history its fill orders the rest by is read once
+    (the engine, its JSON cache and git, and typing with the engine's generic helpers) and nothing
+    else; with the cache up to date none of it is (the next test)."""
     text, status, imported = lane(memory, "context", "--agent", "picard", "--task", "deploy migrations")
     assert status == 0 and "Migrations first." in text
-    assert set(imported) <= {"json", "subprocess", "squadmem.model.jsontext"}
-    assert "typing" not in imported and "click" not in imported
+    assert set(imported) <= {"json", "subprocess", "squadmem.model.jsontext", "typing"}
+    assert "click" not in imported and "shlex" not in imported
 
 
 def test_context_with_a_task_reads_an_up_to_date_cache_without_git(memory: GitRepo) -> None:
     """The history cache made at HEAD is all a task's payload reads: no git process and no history
     engine; after a new commit the engine reads it, and the payload is the one a cold read gives."""
-    engine = ("subprocess", "squadmem.engine.history.stream")
+    engine = ("subprocess", "typing", "squadmem.engine.history.stream")
     args = ("context", "--agent", "picard", "--task", "deploy migrations")
     first, status, imported = lane(memory, *args, unused=engine)
     assert status == 0 and "squadmem.engine.history.stream" in imported  # the cache is made
