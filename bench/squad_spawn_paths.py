@@ -25,10 +25,8 @@ prints for the agent's task. A file or command counts once per spawn.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
-import os
 import random
 import re
 import shlex
@@ -40,7 +38,7 @@ from pathlib import Path
 
 from bench import squad_team
 from bench.gitrun import git, squadmem
-from bench.squad_spawn_reads import FIRST, READ, TASK_SLOT, TEMPLATE, run_squad
+from bench.squad_spawn_reads import FIRST, READ, TASK_SLOT, TEMPLATE, options, run_squad
 from squadmem.model import spawnblock
 
 PATHS = ("coordinator spawn template", "charter", "SDK", "shell")
@@ -204,16 +202,7 @@ def table(rows: Sequence[Row]) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--squad", type=Path, default=os.environ.get("SQUADMEM_SQUAD_CLI"))
-    parser.add_argument("--agents", type=int, default=4)
-    parser.add_argument("--days", type=int, default=60)
-    parser.add_argument("--seed", type=int, default=3)
-    args = parser.parse_args()
-    if not args.squad or not Path(args.squad).exists():
-        parser.error("the real Squad CLI is needed: --squad PATH or SQUADMEM_SQUAD_CLI")
+    args = options(__doc__, {"days": 60})
     with tempfile.TemporaryDirectory() as tmp:
         rows = scenario(
             Path(args.squad), Path(tmp), squad_team.AGENTS[: args.agents], days=args.days, seed=args.seed

@@ -200,19 +200,23 @@ def table(rows: Sequence[Row]) -> str:
     return "\n".join(out)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--squad", type=Path, default=os.environ.get("SQUADMEM_SQUAD_CLI"))
+def options(doc: str | None, days: dict[str, int]) -> argparse.Namespace:
+    """The options of a bench that grows a real Squad team: the Squad CLI (required), the agents,
+    the ``days`` options given (name -> default), the seed."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--squad", type=Path, default=os.environ.get("SQUADMEM_SQUAD_CLI") or None)
     parser.add_argument("--agents", type=int, default=4)
-    parser.add_argument("--days-before", type=int, default=30)
-    parser.add_argument("--days", type=int, default=15)
-    parser.add_argument("--days-after", type=int, default=30)
+    for name, default in days.items():
+        parser.add_argument(f"--{name}", type=int, default=default)
     parser.add_argument("--seed", type=int, default=3)
     args = parser.parse_args()
-    if not args.squad or not Path(args.squad).exists():
+    if args.squad is None or not Path(args.squad).is_file():
         parser.error("the real Squad CLI is needed: --squad PATH or SQUADMEM_SQUAD_CLI")
+    return args
+
+
+def main() -> None:
+    args = options(__doc__, {"days-before": 30, "days": 15, "days-after": 30})
     with tempfile.TemporaryDirectory() as tmp:
         run = scenario(
             Path(args.squad),
