@@ -56,9 +56,7 @@ import dataclasses
 import datetime as dt
 import json
 import os
-import shutil
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -363,18 +361,9 @@ def study_team(
 
 def run_team(args: tuple[squad_study.Team, Path, int, Path | None]) -> dict[str, Any]:
     team, source, max_spawns, dump = args
-    work = Path(tempfile.mkdtemp(prefix="leak-free-study-"))
-    try:
-        return study_team(team, source, work, max_spawns, dump)
-    except Exception as exc:  # a bench reports and goes on
-        return {
-            "repo": team.repo,
-            "split": team.split,
-            "commit": team.commit,
-            "failed": f"{type(exc).__name__}: {exc}"[:200],
-        }
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+    return squad_study.in_scratch(
+        team, "leak-free-study-", lambda work: study_team(team, source, work, max_spawns, dump)
+    )
 
 
 # -- the tables ---------------------------------------------------------------------------------------------

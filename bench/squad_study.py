@@ -64,7 +64,7 @@ import re
 import shutil
 import sys
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -758,9 +758,14 @@ def table(name: str, teams: int, t: Tally) -> None:
 
 def run_team(args: tuple[Team, Path, int, int]) -> dict[str, Any]:
     team, source, max_spawns, warmup = args
-    work = Path(tempfile.mkdtemp(prefix="squad-study-"))
+    return in_scratch(team, "squad-study-", lambda work: study_team(team, source, work, max_spawns, warmup))
+
+
+def in_scratch(team: Team, prefix: str, study: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
+    """``study`` of ``team`` in a scratch folder removed after; a failure is the team's row."""
+    work = Path(tempfile.mkdtemp(prefix=prefix))
     try:
-        return study_team(team, source, work, max_spawns, warmup)
+        return study(work)
     except Exception as exc:  # a bench reports and goes on
         return {
             "repo": team.repo,
