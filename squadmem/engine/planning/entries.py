@@ -271,7 +271,7 @@ def refused(rel: str, exc: index.SpliceError) -> SquadmemError:
     """The error for a splice the intake cannot make: nothing is written."""
     if isinstance(exc, Unwritable):
         return SquadmemError(
-            f"{rel}: squadmem will not take the entries in: {exc}",
+            str(exc),
             hint="cut the file down by hand first, or take in fewer entries; squadmem changed nothing",
         )
     return SquadmemError(

@@ -151,9 +151,10 @@ def grown(doc: index.Doc, section_text: str) -> Size:
     the Index, or at the end), changing nothing; raises index.SpliceError where it cannot go."""
     placing = doc.check_insert(section_text)
     size, lines = doc.bytes + index.size(placing.placed), doc.lines + index.line_count(placing.placed)
-    if placing.fixed is not None and doc.tail is not None:  # a line ending added to the last section
-        size += index.size(placing.fixed) - index.size(doc.tail.text)
-        lines += index.line_count(placing.fixed) - index.line_count(doc.tail.text)
+    if placing.fixed is not None:  # a line ending added to the last section (or the header)
+        last = doc.header if doc.tail is None else doc.tail.text
+        size += index.size(placing.fixed) - index.size(last)
+        lines += index.line_count(placing.fixed) - index.line_count(last)
     return size, lines
 
 
