@@ -186,11 +186,13 @@ def _label_of(node: Node) -> int:
     return node.label
 
 
-def _bytes(text: str) -> int:
+def size(text: str) -> int:
+    """A text's bytes, as a :class:`Doc` counts them."""
     return len(text.encode("utf-8"))
 
 
-def _lines(text: str) -> int:
+def line_count(text: str) -> int:
+    """A text's lines, as a :class:`Doc` counts them (and the budget rule)."""
     return len(sections.lines(text))
 
 
@@ -233,8 +235,8 @@ class Doc:
         self.last_label = 0
         self.count = 0
         self.indexes = 0  # how many Index sections (one, unless edited by hand)
-        self.bytes = _bytes(self.header)
-        self.lines = _lines(self.header)
+        self.bytes = size(self.header)
+        self.lines = line_count(self.header)
         for number, section in enumerate(doc.sections):
             base, title = names[number] if names is not None else _names(section)
             self._link(Node(section.text, trimmed(section.text), base, title, title == INDEX_TITLE), None)
@@ -255,8 +257,8 @@ class Doc:
         self.by_key.setdefault(node.key, []).append(node)
         self._label(node, before)
         self.indexes += node.index
-        self.bytes += _bytes(node.text)
-        self.lines += _lines(node.text)
+        self.bytes += size(node.text)
+        self.lines += line_count(node.text)
 
     def _unlink(self, node: Node) -> None:
         if node.prev is None:
@@ -275,8 +277,8 @@ class Doc:
             del self.by_key[node.key]
         self.count -= 1
         self.indexes -= node.index
-        self.bytes -= _bytes(node.text)
-        self.lines -= _lines(node.text)
+        self.bytes -= size(node.text)
+        self.lines -= line_count(node.text)
 
     def _label(self, node: Node, before: Node | None) -> None:
         """Label a node just linked: after every label so far when no section of its base follows
@@ -338,8 +340,8 @@ class Doc:
     def _set_text(self, node: Node | None, text: str) -> None:
         """Give the header (``node`` None) or a section a new text with the same normalized form."""
         old = self.header if node is None else node.text
-        self.bytes += _bytes(text) - _bytes(old)
-        self.lines += _lines(text) - _lines(old)
+        self.bytes += size(text) - size(old)
+        self.lines += line_count(text) - line_count(old)
         if node is None:
             self.header = text
         else:

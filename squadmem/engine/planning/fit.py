@@ -3,16 +3,20 @@
 Pure: no git, no files. Sizes are followed as sections come and go (bytes
 and lines added or subtracted, the Index kept as ordered lines by
 :class:`squadmem.engine.planning.index_plan.IndexModel`), so a question costs what it
-moves, not the size of the file. Two questions:
+moves, not the size of the file. The questions:
 
 - :func:`admit`: which sections the promotion rule wants back fit a hot file
   once every section the budget pass may send out is out;
 - :func:`fewest_recent`: which recently used sections a hot file still over
-  budget must send out, the fewest first.
+  budget must send out, the fewest first;
+- :func:`over_with` and :func:`room`, for new sections (the intake's entries, each
+  put in before the Index as it stands, which the intake leaves for ``maintain``):
+  whether one fits a hot file, and which sections must go out so that it does.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Protocol
 
 from squadmem.engine import catalog, index
@@ -20,6 +24,7 @@ from squadmem.engine.planning.index_plan import IndexModel, IndexPlan
 from squadmem.engine.planning.projection import Projection
 from squadmem.engine.planning.rules import Facts, where_out
 from squadmem.model import budget, sections
+from squadmem.model.settings import HotSettings
 
 # The most recently used sections a budget pass checks one by one for a place back in hot: beyond
 # this many, it sends them out least recently used first without checking.
@@ -139,3 +144,33 @@ def followed(run: Planning, model: IndexModel, doc: index.Doc) -> str | None:
 def whole(run: Planning, agent: str) -> str | None:
     """How a hot file is over budget, measured whole with its Index written in."""
     return budget.hot_over(*budget.measure(run.index_plan.with_index(agent)), run.facts.settings.hot)
+
+
+def grown(doc: index.Doc, section_text: str) -> Size:
+    """The bytes and lines of ``doc`` with ``section_text`` put in (:meth:`index.Doc.insert`: before
+    the Index, or at the end), changing nothing; raises index.SpliceError where it cannot go."""
+    placing = doc.check_insert(section_text)
+    size, lines = doc.bytes + index.size(placing.placed), doc.lines + index.line_count(placing.placed)
+    if placing.fixed is not None:  # a line ending added to the last section (or the header)
+        last = doc.header if doc.tail is None else doc.tail.text
+        size += index.size(placing.fixed) - index.size(last)
+        lines += index.line_count(placing.fixed) - index.line_count(last)
+    return size, lines
+
+
+def over_with(doc: index.Doc, section_text: str, hot: HotSettings) -> str | None:
+    """How a hot file would be over budget with ``section_text`` put in; None if it fits."""
+    return budget.hot_over(*grown(doc, section_text), hot)
+
+
+def room(doc: index.Doc, wanted: str, leaving: Iterable[str], hot: HotSettings) -> list[str]:
+    """The first of ``leaving`` (texts of sections of ``doc``, in the order they may go out) that
+    must go for ``wanted`` to fit; [] if even all of them are not enough. ``doc`` is left as it was."""
+    trial = index.Doc(doc.text())
+    out: list[str] = []
+    for text in leaving:
+        trial.remove(text)
+        out.append(text)
+        if over_with(trial, wanted, hot) is None:
+            return out
+    return []

@@ -19,6 +19,10 @@ from squadmem.model.places import Places
 Header = Callable[[str, str], str]  # (tier, name) -> the text of a new tier file
 
 
+class Unwritable(index.SpliceError):
+    """A splice would leave a file squadmem refuses to read (left out, blocked, over 1 MiB)."""
+
+
 def no_header(tier: str, name: str) -> str:
     return ""
 
@@ -67,14 +71,14 @@ class Projection:
         self.left_out = memory.left_out
 
     def writable(self, rel: str, size: int) -> None:
-        """Refuse (SpliceError) a splice that would leave ``rel`` a file squadmem refuses to read."""
+        """Refuse (:class:`Unwritable`) a splice that would leave ``rel`` a file squadmem refuses to read."""
         if rel in self.left_out:
-            raise index.SpliceError(f"{rel} cannot be read: {self.left_out[rel].message}")
+            raise Unwritable(f"{rel} cannot be read: {self.left_out[rel].message}")
         tier = rel.removeprefix(MEMORY_DIR + "/").partition("/")[0]
         if tier in self.memory.blocked:
-            raise index.SpliceError(self.memory.blocked[tier].message)
+            raise Unwritable(self.memory.blocked[tier].message)
         if size > MAX_FILE_BYTES:
-            raise index.SpliceError(f"{rel} would be {size} bytes, over the 1 MiB limit for a tier file")
+            raise Unwritable(f"{rel} would be {size} bytes, over the 1 MiB limit for a tier file")
 
     # -- files -----------------------------------------------------------------------------------
     def rels(self) -> list[str]:
@@ -162,15 +166,19 @@ class Projection:
         return found
 
     # -- moves -----------------------------------------------------------------------------------
-    def move(self, source: str, tier: str, name: str, section_text: str) -> tuple[str, str]:
+    def move(
+        self, source: str, tier: str, name: str, section_text: str, *, follow_id: bool = True
+    ) -> tuple[str, str]:
         """Apply a move; return the section's id (as it is, and stays) and the exact text cut.
 
         Raises index.SpliceError, changing nothing, if the splice is unsafe or the
-        section's id would not follow it (two sections of one agent sharing a title).
+        section's id would not follow it (two sections of one agent sharing a title;
+        not checked with ``follow_id`` False: the intake relocates by content, in the commit
+        that takes entries in).
         """
         target = self.places.tier_rel(tier, name)
         src, dst = self.doc(source), self.doc(target)
-        node, section_id, placing = self.check(source, tier, name, section_text)
+        node, section_id, placing = self.check(source, tier, name, section_text, follow_id=follow_id)
         src.cut(node)
         dst.insert(node.text, like=node, placing=placing)
         self._rebase(node.base, self.owner(source), self.owner(target))
@@ -178,7 +186,7 @@ class Projection:
         return section_id, node.text
 
     def check(
-        self, source: str, tier: str, name: str, section_text: str
+        self, source: str, tier: str, name: str, section_text: str, *, follow_id: bool = True
     ) -> tuple[index.Node, str, index.Placing]:
         """What :meth:`move` would do, changing nothing: the node, its id, where it lands.
 
@@ -194,7 +202,7 @@ class Projection:
         src.check_remove(node)
         placing = dst.check_insert(node.text)
         self.writable(target, dst.bytes + len(node.text.encode("utf-8")) + 1)
-        if tier != "wiki":
+        if follow_id and tier != "wiki":
             arrived = self.id_after(node, source, target)
             if arrived != section_id:
                 raise index.SpliceError(

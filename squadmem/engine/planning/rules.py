@@ -12,6 +12,8 @@ leave them); each rule here reads one section and the facts of the run
 - :func:`promotion`: a cold or archive section used within
   ``promote.window_hours`` comes back to hot (under ``promote.rule =
   "second-use"`` only if used once before, recently enough);
+- :func:`new_tier`: where a new section of a given age lands (the intake's entries),
+  as :func:`stale` and :func:`expiry` would leave it;
 - :func:`budget_out`: where the budget pass sends a hot file's least recently
   used section, :func:`evictable`, which sections it may send, and
   :func:`evict_key`, in which order (``hot.evict``).
@@ -185,6 +187,14 @@ def stale(entry: catalog.Entry, facts: Facts) -> Target | None:
     days = budget.days_text(_days(delta), limit)
     why = f"unused {days} d > {number(limit)} d (hot.stale_days)"
     return Target("cold", entry.name, "stale", f"stale {days}d > {number(limit)}d", why)
+
+
+def new_tier(delta: dt.timedelta, settings: Settings) -> str:
+    """The tier a new section unused for ``delta`` lands in, as the rules would leave it: hot up to
+    ``hot.stale_days``, cold up to ``cold.ttl_days``, the archive after."""
+    if _days(delta) <= settings.hot.stale_days:
+        return "hot"
+    return "cold" if _days(delta) <= settings.cold.ttl_days else "archive"
 
 
 def promotion(entry: catalog.Entry, facts: Facts) -> Target | str | None:
