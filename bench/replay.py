@@ -34,6 +34,7 @@ from pathlib import Path
 
 from bench import workload as wl
 from bench.gitrun import git
+from bench.harness import commit, scratch_repo
 from squadmem.commands import context
 from squadmem.engine import catalog, index
 from squadmem.engine.planning import policy
@@ -258,18 +259,11 @@ class Real:
         return done.stdout
 
     def setup(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        git(self.root, "init", "-q", "-b", "main", env=self.env)
-        git(self.root, "config", "user.name", "Scribe", env=self.env)
-        git(self.root, "config", "user.email", "scribe@example.com", env=self.env)
-        git(self.root, "config", "commit.gpgsign", "false", env=self.env)
+        scratch_repo(self.root, env=self.env)
         agents = [f"--agent={a}" for a in self.work.agents]
         self.squadmem("init", *agents, when=at(0, 8), now=False)
         (self.root / MEMORY / "tiers.toml").write_text(settings_toml(self.settings))
-        for rel, text in initial_texts(self.work).items():
-            (self.root / rel).write_text(text)
-        git(self.root, "add", "-A", env=self.env)
-        git(self.root, "commit", "-q", "-m", "squadmem init", date=at(0, 8).isoformat(), env=self.env)
+        commit(self.root, initial_texts(self.work), "squadmem init", at(0, 8).isoformat(), env=self.env)
 
     def run(self) -> Iterator[Row]:
         self.setup()
