@@ -296,11 +296,13 @@ AUTHOR = {
 }
 
 
-def scratch_repo(root: Path, *agents: str, env: Mapping[str, str] | None = None, hooks: bool = False) -> Path:
-    """A new repository at ``root`` (made if missing): branch ``main``, a bench identity, no signing;
+def scratch_repo(
+    root: Path, *agents: str, env: Mapping[str, str] | None = None, hooks: bool = False, branch: str = "main"
+) -> Path:
+    """A new repository at ``root`` (made if missing): on ``branch``, a bench identity, no signing;
     ``squadmem init`` for ``agents`` when named (its hooks only with ``hooks``)."""
     root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main", env=env)
+    git(root, "init", "-q", "-b", branch, env=env)
     identify(root, env)
     if agents:
         squadmem(

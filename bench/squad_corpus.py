@@ -38,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.gitrun import Done, git, squadmem
-from bench.harness import Stopwatch
+from bench.harness import Stopwatch, scratch_repo
 from squadmem.commands import intake
 from squadmem.model import sections, squad
 from squadmem.model.layout import MEMORY_DIR
@@ -96,9 +96,8 @@ def export_squad_history(source: Path, root: Path) -> str | None:
     """``source``'s default branch with only ``.squad/``, into a new repository at ``root``; None, or
     why it cannot be had. Dates and messages are kept (squadmem reads no other path), so a mirror
     that lacks large blobs elsewhere still works, and the copy is small."""
-    root.mkdir()
     ref = git(source, "symbolic-ref", "-q", "HEAD").out.strip()  # refs/heads/<default branch>
-    git(root, "init", "-q", "-b", ref.removeprefix("refs/heads/"))
+    scratch_repo(root, branch=ref.removeprefix("refs/heads/"))
     export = ["fast-export", "--signed-tags=strip", "--tag-of-filtered-object=drop", ref]
     # fast-export takes the first "--" as its own: a second one ends the revisions
     exported = git(source, *export, "--", "--", ".squad").stdout

@@ -48,7 +48,7 @@ from typing import Any
 
 from bench import squad_spawns
 from bench.gitrun import git, squadmem
-from bench.harness import Stopwatch
+from bench.harness import Stopwatch, scratch_repo
 from bench.squad_corpus import (
     BUDGET,
     carries,
@@ -141,7 +141,7 @@ def replay_one(
     if max_steps is not None:
         steps = steps[-max_steps:]
     root = work / "clone"
-    git(work, "init", "-q", "-b", "main", str(root))
+    scratch_repo(root)
     git(root, "fetch", "-q", str(history), "HEAD")
     ever: dict[tuple[str, bytes], squad.Entry] = {}
     payloads = Payloads()
