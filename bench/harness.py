@@ -369,7 +369,12 @@ def options(
     ``--days`` and ``--agents`` where a default is given, ``--json`` with ``json``."""
     parser = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
     if rounds is not None:
-        parser.add_argument("--rounds", type=int, default=rounds, help=f"paired rounds (default {rounds})")
+        parser.add_argument(
+            "--rounds",
+            type=int,
+            default=rounds,
+            help=f"rounds, paired where two sides are timed (default {rounds})",
+        )
     if seed is not None:
         parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
     if days is not None:
