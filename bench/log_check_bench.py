@@ -78,7 +78,7 @@ import tempfile
 import zoneinfo
 from pathlib import Path
 
-from bench.harness import COLUMNS, Command, Paired, compare, compare_both, environment, options, table
+from bench.harness import COLUMNS, Command, Paired, compare, compare_both, options, sealed, table
 
 TARGET = 1.0
 
@@ -253,10 +253,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         home.mkdir()
-        env = {k: v for k, v in environment().items() if not k.startswith("GIT_")}
-        env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="b")
-        env.update(GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="b")
-        env.update(GIT_COMMITTER_EMAIL="b@example.com")
+        env = sealed(home, drop=("GIT_", "PYTHONDONTWRITEBYTECODE"))
         venv = user_venv(Path(tmp) / "venv", args.venv)
         own = str(venv / "bin" / "check-added-large-files") if venv else script("check-added-large-files")
         hooks = hook_rows(Path(tmp), env, own, args.rounds)
