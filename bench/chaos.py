@@ -242,15 +242,21 @@ def kill_maintain(root: Path, tally: Tally, deadline: float) -> None:
     tally.squadmem_ok += squadmem(root, "maintain", env=LOCKED, check=False).returncode == 0
 
 
-def x_merge(root: Path, tally: Tally, deadline: float) -> None:
-    """Each branch demotes a different hot section of the same agent: both append to one cold file."""
-    side = random.choice(("ours", "theirs"))
+def two_hot(root: Path) -> tuple[catalog.Entry, catalog.Entry]:
+    """Two different hot sections of one agent, drawn at random."""
     agent = random.choice(AGENTS)
     first = pick(root, ("hot",), agent)
     second = pick(root, ("hot",), agent)
-    while second is not None and first is not None and second.id == first.id:
+    while first is not None and second is not None and second.id == first.id:
         second = pick(root, ("hot",), agent)
     assert first is not None and second is not None
+    return first, second
+
+
+def x_merge(root: Path, tally: Tally, deadline: float) -> None:
+    """Each branch demotes a different hot section of the same agent: both append to one cold file."""
+    side = random.choice(("ours", "theirs"))
+    first, second = two_hot(root)
     git(root, "checkout", "-q", "-b", "side")
     tally.squadmem_ok += squadmem(root, "demote", first.id, env=LOCKED, check=False).returncode == 0
     git(root, "checkout", "-q", "main")
@@ -326,12 +332,7 @@ def clone_without_driver(root: Path, tally: Tally, deadline: float) -> None:
     git(root.parent, "clone", "-q", str(root), str(clone))
     identify(clone)
     driver = git(clone, "config", "--get", "merge.squadmem.driver", check=False).returncode == 0
-    agent = random.choice(AGENTS)
-    first = pick(clone, ("hot",), agent)
-    second = pick(clone, ("hot",), agent)
-    while first is not None and second is not None and second.id == first.id:
-        second = pick(clone, ("hot",), agent)
-    assert first is not None and second is not None
+    first, second = two_hot(clone)
     git(clone, "checkout", "-q", "-b", "side")
     tally.squadmem_ok += squadmem(clone, "demote", first.id, env=LOCKED, check=False).returncode == 0
     git(clone, "checkout", "-q", "main")
@@ -396,7 +397,6 @@ def main() -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         template = Path(tmp) / "template"
-        template.mkdir()
         seed(template)
         expected = tree_sections(template, "HEAD")
         for number, (name, case) in enumerate(CASES.items()):

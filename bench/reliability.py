@@ -147,7 +147,6 @@ def main() -> None:
     clock = Stopwatch()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
-        base.mkdir()
         seed(base)
         rows = crashes(base, Path(tmp))
         processes, failed, lost, doubled = concurrent(base, Path(tmp), args.rounds)

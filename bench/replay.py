@@ -174,14 +174,7 @@ class Model:
         return found
 
     def run(self) -> Iterator[Row]:
-        for day in range(1, self.work.days + 1):
-            spawned = {a: self.session(day, i, a) for i, a in enumerate(self.work.agents)}
-            moved = self.maintain(day)
-            for agent in self.work.agents:
-                row, moves = spawned[agent], moved.get(agent, [])
-                yield dataclasses.replace(
-                    row, moves=len(moves), pingpong=self.pingpong.count(moves, night(day))
-                )
+        return days(self)
 
     def session(self, day: int, i: int, agent: str) -> Row:
         memory = self.memory(agent)
@@ -267,14 +260,7 @@ class Real:
 
     def run(self) -> Iterator[Row]:
         self.setup()
-        for day in range(1, self.work.days + 1):
-            spawned = {a: self.session(day, i, a) for i, a in enumerate(self.work.agents)}
-            moved = self.maintain(day)
-            for agent in self.work.agents:
-                row, moves = spawned[agent], moved.get(agent, [])
-                yield dataclasses.replace(
-                    row, moves=len(moves), pingpong=self.pingpong.count(moves, night(day))
-                )
+        return days(self)
 
     def session(self, day: int, i: int, agent: str) -> Row:
         payload = self.squadmem("context", "--agent", agent, when=spawn_time(day, i))
@@ -326,6 +312,18 @@ class Real:
             if (base / tier).is_dir()
             for p in sorted((base / tier).glob("*.md"))
         }
+
+
+def days(runner: Model | Real) -> Iterator[Row]:
+    """Each day: every agent's spawn, then the night's maintain; a row per agent with its moves."""
+    for day in range(1, runner.work.days + 1):
+        spawned = {a: runner.session(day, i, a) for i, a in enumerate(runner.work.agents)}
+        moved = runner.maintain(day)
+        for agent in runner.work.agents:
+            row, moves = spawned[agent], moved.get(agent, [])
+            yield dataclasses.replace(
+                row, moves=len(moves), pingpong=runner.pingpong.count(moves, night(day))
+            )
 
 
 def model(work: wl.Workload, settings: Settings) -> tuple[list[Row], dict[str, str]]:
