@@ -140,15 +140,9 @@ def main() -> None:
     args = options(__doc__, days=180).parse_args()
     rows = simulate(args.days)
     print(f"spawn payload over {args.days} simulated days (one agent, maintain every evening)\n")
-    head = (
-        "day",
-        "hot file B",
-        "`context` payload B",
-        "Squad today: history.md + decisions.md B",
-        "smaller by",
-    )
+    head = ("day", "hot file B", "`context` payload B", "Squad today: history.md + decisions.md B")
     shown = [r for r in rows if r[0] in (1, 7, 30, 60, 90, 120, 150) or r[0] == args.days]
-    table(head, [(*r, f"{r[3] / r[2]:.1f}×") for r in shown], right=len(head))
+    table((*head, "smaller by"), [(*r, f"{r[3] / r[2]:.1f}×") for r in shown], right=5)
     worst = max(rows, key=lambda r: r[2])
     last = rows[-1]
     verdict = "ok" if worst[2] <= 4096 else "MISSED"

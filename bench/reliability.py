@@ -156,14 +156,8 @@ def main() -> None:
     print()
     cells = [(s, f"{n} ({u} not reached)" if u else n, b, w, d) for s, n, b, w, d, u in rows]
     total, bad, wrong, differs = (sum(int(r[k]) for r in rows) for k in (1, 2, 3, 4))
-    head = (
-        "step",
-        "runs",
-        "sections lost or doubled",
-        "work tree/index ≠ HEAD, recovered",
-        "end ≠ clean run",
-    )
-    table(head, [*cells, ("all", total, bad, wrong, differs)])
+    head = ("step", "runs", "sections lost or doubled", "work tree/index ≠ HEAD, recovered")
+    table((*head, "end ≠ clean run"), [*cells, ("all", total, bad, wrong, differs)])
     print()
     print(f"concurrent writers: {args.rounds} rounds of 8 processes")
     print()

@@ -348,13 +348,8 @@ def _cells(r: dict[str, Any]) -> tuple[object, ...]:
     if "failed" in r:
         return (r["repo"], f"**failed:** {r['failed']}", *[""] * 12)
     return (
-        *(
-            r["repo"],
-            r["days"],
-            r["steps"],
-            f"{r['entries_ever']} ({r['entries_last']})",
-            r["squadmem_commits"],
-        ),
+        *(r["repo"], r["days"], r["steps"], f"{r['entries_ever']} ({r['entries_last']})"),
+        *(r["squadmem_commits"],),
         *(r["verify"], r["rerun_new_commits"], len(r["lost"]), len(r["twice"]), r["spawns"]),
         *(f"{r['payload_max']} B", f"{r['over']} ({r['over_by_core']})", r["core_missing"], r["seconds"]),
     )

@@ -713,18 +713,8 @@ def _team_cells(r: dict[str, Any]) -> tuple[object, ...]:
 
 def report(rows: Sequence[dict[str, Any]], split: str) -> None:
     ok = [r for r in rows if "tally" in r]
-    head = (
-        "team",
-        "split",
-        "commit",
-        "logged spawns",
-        "scored",
-        "relevant",
-        "squadmem 4 KB",
-        "BM25 4 KB",
-        "Squad",
-    )
-    harness.table(head, [_team_cells(r) for r in rows], right=6)
+    head = ("team", "split", "commit", "logged spawns", "scored", "relevant")
+    harness.table((*head, "squadmem 4 KB", "BM25 4 KB", "Squad"), [_team_cells(r) for r in rows], right=6)
     splits = ["train", "held-out"] if split == "all" else [split]
     for name in splits:
         total = Tally()
