@@ -273,8 +273,8 @@ def spawn_payloads(
 
 def _cells(r: dict[str, Any]) -> tuple[object, ...]:
     """A repository's row, or as much of it as was had before a step failed."""
-    named = (r["repo"], r.get("commits", ""), f"{r.get('squad_kb', '')} KB")
-    named += (r.get("entries", ""), r.get("agents", ""))
+    kb = f"{r.get('squad_kb', '')} KB"
+    named = (r["repo"], r.get("commits", ""), kb, r.get("entries", ""), r.get("agents", ""))
     if "failed" in r:
         return (*named, f"**failed:** {r['failed']}", *[""] * 10)
     return (

@@ -181,8 +181,15 @@ def scenario(
 
 
 def table(rows: Sequence[Row]) -> str:
-    head = ("phase", "agent-days", "Squad's load, median", "max", "the spawn, median", "max")
-    head += ("days over 4 KB",)
+    head = (
+        "phase",
+        "agent-days",
+        "Squad's load, median",
+        "max",
+        "the spawn, median",
+        "max",
+        "days over 4 KB",
+    )
     phases = ("before squadmem", "squadmem", "after squad upgrade")
     held = [[r for r in rows if r.phase == phase] for phase in phases]
     return markdown(
