@@ -182,27 +182,10 @@ def compare_both(
     return wall, cpu
 
 
-def compare_calls(
-    candidate: Callable[[], object], yardstick: Callable[[], object], rounds: int = 21
-) -> Paired:
-    """The same pairing for in-process work (a whole command run through a function), for benchmarks
-    whose unit is bigger than a process start."""
-
-    def timed(call: Callable[[], object]) -> Callable[[], float]:
-        def run() -> float:
-            start = time.perf_counter()
-            call()
-            return time.perf_counter() - start
-
-        return run
-
-    return compare_timings(timed(candidate), timed(yardstick), rounds)
-
-
 def compare_timings(
     candidate: Callable[[], float], yardstick: Callable[[], float], rounds: int = 21
 ) -> Paired:
-    """The same pairing for work that times itself: each call returns the seconds of the part that
+    """The pairing for in-process work that times itself: each call returns the seconds of the part that
     counts (its setup left out), such as one commit written in-process against one ``git commit``."""
     mine: list[float] = []
     theirs: list[float] = []

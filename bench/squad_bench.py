@@ -52,7 +52,7 @@ import math
 import os
 import random
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -166,8 +166,15 @@ class Task:
 def ceiling(pool: Sequence[Written], pop: Popularity, day: int, size: dict[str, int], room: int) -> set[str]:
     """The marks of the entries an informed rule loads in ``room`` bytes: best odds per byte first."""
     known = [e for e in pool if e.mark in size]
+    return best_fit(known, lambda e: pop.weight(e, day) / size[e.mark], size, room)
+
+
+def best_fit(
+    pool: Iterable[Written], value: Callable[[Written], float], size: Mapping[str, int], room: int
+) -> set[str]:
+    """The marks of ``pool``'s entries taken best ``value`` first, each that still fits ``room``."""
     chosen: set[str] = set()
-    for entry in sorted(known, key=lambda e: pop.weight(e, day) / size[e.mark], reverse=True):
+    for entry in sorted(pool, key=value, reverse=True):
         if size[entry.mark] <= room:
             chosen.add(entry.mark)
             room -= size[entry.mark]

@@ -129,7 +129,9 @@ class Replay:
     # -- rules -----------------------------------------------------------------------------------
     def informed(self, agent: str, room: int, own: bool = False) -> set[str]:
         pool = [e for e in self.pool(agent) if not own or e.owner == agent]
-        return _best(pool, lambda e: self.pop.weight(e, self.day) / self.size[e.mark], self.size, room)
+        return squad_bench.best_fit(
+            pool, lambda e: self.pop.weight(e, self.day) / self.size[e.mark], self.size, room
+        )
 
     def newest(self, agent: str, room: int) -> set[str]:
         return _fill(sorted(self.pool(agent), key=lambda e: e.day, reverse=True), self.size, room)
@@ -165,7 +167,7 @@ class Replay:
     def sized(self, agent: str, room: int) -> set[str]:
         own = [e for e in self.pool(agent) if e.owner == agent]
         cost = {e.mark: (self.day - self.recency(agent, e) + 0.5) * self.size[e.mark] for e in own}
-        return _best(own, lambda e: -cost[e.mark], self.size, room)
+        return squad_bench.best_fit(own, lambda e: -cost[e.mark], self.size, room)
 
     def topical(self, agent: str, room: int) -> set[str]:
         own = [e for e in self.pool(agent) if e.owner == agent]
@@ -192,7 +194,7 @@ class Replay:
                 p += focus * weight[e.mark] / on_topic
             return p / self.size[e.mark]
 
-        return _best(pool, odds, self.size, room)
+        return squad_bench.best_fit(pool, odds, self.size, room)
 
     def task_matches(
         self, agent: str, room: int, task: squad_bench.Task, order: Order, reserve: float = 0.0
@@ -318,17 +320,6 @@ def _words(title: str) -> str:
     """A title's words, without numbers, dates and the update marker: what entries of one topic share."""
     words = re.findall(r"[^\W\d_]+", title.lower())
     return " ".join(w for w in words if w not in ("team", "update", "t", "z"))
-
-
-def _best(
-    pool: Iterable[Written], value: Callable[[Written], float], size: Mapping[str, int], room: int
-) -> set[str]:
-    chosen: set[str] = set()
-    for entry in sorted(pool, key=value, reverse=True):
-        if size[entry.mark] <= room:
-            chosen.add(entry.mark)
-            room -= size[entry.mark]
-    return chosen
 
 
 def _fill(order: Iterable[Written], size: Mapping[str, int], room: int) -> set[str]:

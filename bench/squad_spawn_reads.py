@@ -28,6 +28,7 @@ import dataclasses
 import os
 import random
 import re
+import shlex
 import statistics
 import subprocess
 import tempfile
@@ -60,7 +61,7 @@ def spawn_reads(root: Path, template: str, agent: str, task: str, now: str) -> l
         run = RUN.match(line)
         if run:
             command = run["command"].replace("{name}", agent).replace(TASK_SLOT, task)
-            words = _split(command)
+            words = shlex.split(command)
             assert words[0] == "squadmem", command
             out = squadmem(root, *words[1:], "--now", now).stdout
             reads.append(Read("command", command, len(out)))
@@ -71,12 +72,6 @@ def spawn_reads(root: Path, template: str, agent: str, task: str, now: str) -> l
             path = root / target
             reads.append(Read("file", target, path.stat().st_size if path.is_file() else 0))
     return reads
-
-
-def _split(command: str) -> list[str]:
-    import shlex
-
-    return shlex.split(command)
 
 
 # -- the scenario with the real Squad CLI ----------------------------------------------------------
