@@ -38,6 +38,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bench.gitrun import Done, git, squadmem
+from bench.harness import commit, identify, options, scratch_repo, sealed
 
 DAY = "2026-01-01T10:00:00+00:00"
 LATER = "2026-01-05T10:00:00+00:00"
@@ -66,18 +67,7 @@ class Lab:
         self.base = base
         home = base / "home"
         home.mkdir(parents=True, exist_ok=True)
-        env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "SQUADMEM_"))}
-        env.update(
-            HOME=str(home),
-            XDG_CONFIG_HOME=str(home / ".config"),
-            GIT_CONFIG_NOSYSTEM="1",
-            GIT_AUTHOR_NAME="Attacker",
-            GIT_AUTHOR_EMAIL="a@example.com",
-            GIT_COMMITTER_NAME="Attacker",
-            GIT_COMMITTER_EMAIL="a@example.com",
-            PRE_COMMIT_HOME=str(base / "pre-commit"),
-        )
-        self.env = env
+        self.env = sealed(home, PRE_COMMIT_HOME=str(base / "pre-commit"))
 
     def git(self, root: Path, *args: str, date: str | None = None, check: bool = True, **kw: bytes) -> Done:
         return git(root, *args, date=date, env=self.env, check=check, input=kw.get("input"))
@@ -87,19 +77,18 @@ class Lab:
     ) -> Done:
         return squadmem(root, *args, env=env or self.env, input=input, check=False)
 
+    def commit(self, root: Path, message: str, date: str) -> None:
+        """Everything in the work tree committed at ``date``, every hook skipped."""
+        commit(root, {}, message, date, env=self.env)
+
     def repo(self, name: str = "repo", hooks: bool = False) -> Path:
         """A Squad-layout repository: picard's hot and cold sections, a log of 2026-01-01 (committed
         on its day), squadmem's files from ``init`` (its hooks with ``hooks``)."""
-        root = self.base / name
-        root.mkdir()
-        self.git(root, "init", "-q", "-b", "main")
-        self.git(root, "config", "commit.gpgsign", "false")
-        self.sq(root, "init", "--agent", "picard", *([] if hooks else ["--no-hooks"]))
+        root = scratch_repo(self.base / name, "picard", env=self.env, hooks=hooks)
         write(root, HOT, "# Hot\n\n## Auth tokens\n\nrotate weekly\n\n## Deploy\n\nblue green\n")
         write(root, COLD, "# Cold\n\n## Old plan\n\nwas fine\n")
         write(root, LOG, "# Daily log 2026-01-01\n\n- started\n")
-        self.git(root, "add", "-A")
-        self.git(root, "commit", "-q", "--no-verify", "-m", "memory", date=DAY)
+        self.commit(root, "memory", DAY)
         return root
 
     def remote(self, root: Path) -> Path:
@@ -199,8 +188,7 @@ def _deep_file(lab: Lab, rel: str, commands: list[tuple[str, ...]]) -> Verdict:
         "# Picard\n\n## Learnings\n\n### Tokens (2026-01-01)\nrotate\n",
     )
     write(root, rel, DEEP)
-    lab.git(root, "add", "-A")
-    lab.git(root, "commit", "-q", "--no-verify", "-m", "deep json", date=DAY)
+    lab.commit(root, "deep json", DAY)
     found = answered(lab, root, commands)
     if found.kind != "held":
         return found
@@ -328,8 +316,7 @@ def _committed(
     root = lab.repo()
     for rel, text in files.items():
         write(root, rel, text)
-    lab.git(root, "add", "-A")
-    lab.git(root, "commit", "-q", "--no-verify", "-m", "odd", date=LATER)
+    lab.commit(root, "odd", LATER)
     return answered(lab, root, commands)
 
 
@@ -339,8 +326,7 @@ def tiers_dev_zero(lab: Lab) -> Verdict:
     root = lab.repo()
     (root / MEMORY / "tiers.toml").unlink()
     (root / MEMORY / "tiers.toml").symlink_to("/dev/zero")
-    lab.git(root, "add", "-A")
-    lab.git(root, "commit", "-q", "--no-verify", "-m", "zero", date=LATER)
+    lab.commit(root, "zero", LATER)
     return answered(lab, root, READERS, allowed=(1, 2))
 
 
@@ -348,8 +334,7 @@ def squad_config_fifo(lab: Lab) -> Verdict:
     """.squad/config.json a FIFO no one writes: ``doctor``, ``report`` and ``maintain`` waited on it."""
     root = lab.repo()
     write(root, ".squad/agents/picard/history.md", "# Picard\n\n## Learnings\n\n### T (2026-01-01)\nx\n")
-    lab.git(root, "add", "-A")
-    lab.git(root, "commit", "-q", "--no-verify", "-m", "team", date=DAY)
+    lab.commit(root, "team", DAY)
     os.mkfifo(root / ".squad" / "config.json")
     return answered(
         lab, root, [("doctor",), ("report", "--now", NOW), ("maintain", "--dry-run", "--now", NOW)]
@@ -383,8 +368,7 @@ def tier_folder(lab: Lab) -> Verdict:
     root = lab.repo()
     lab.git(root, "rm", "-q", COLD)
     write(root, f"{COLD}/x.md", "# x\n")
-    lab.git(root, "add", "-A")
-    lab.git(root, "commit", "-q", "--no-verify", "-m", "folder", date=LATER)
+    lab.commit(root, "folder", LATER)
     return answered(lab, root, READERS)
 
 
@@ -432,8 +416,7 @@ def octopus(lab: Lab) -> Verdict:
         write(root, f"f{n}.txt", "x")
         if n % 5 == 0:
             write(root, HOT, (root / HOT).read_text() + f"\n## Branch {n}\n\nb\n")
-        lab.git(root, "add", "-A")
-        lab.git(root, "commit", "-q", "--no-verify", "-m", f"b{n}", date=LATER)
+        lab.commit(root, f"b{n}", LATER)
     lab.git(root, "checkout", "-q", "main")
     lab.git(
         root, "merge", "-q", "--no-verify", "-m", "octopus", *[f"b{n}" for n in range(1, 20, 5)], date=LATER
@@ -445,19 +428,15 @@ def octopus(lab: Lab) -> Verdict:
 def workspace_layout_forge(lab: Lab) -> Verdict:
     """A memory-tiers workspace: a closed log rewritten in a commit that also adds a file under
     .squad/memory/ (the layout the tree seems to have switches): verify must still refuse."""
-    root = lab.base / "ws"
-    root.mkdir()
-    lab.git(root, "init", "-q", "-b", "main")
+    root = scratch_repo(lab.base / "ws", env=lab.env)
     write(root, "MEMORY.md", "# Memory\n\n## Auth tokens\n\nrotate\n")
     write(root, "memory/2026-01-01.md", "# 2026-01-01\n\n- started\n")
     lab.sq(root, "init", "--no-hooks")
-    lab.git(root, "add", "-A")
-    lab.git(root, "commit", "-q", "--no-verify", "-m", "workspace", date=DAY)
+    lab.commit(root, "workspace", DAY)
     base = lab.git(root, "rev-parse", "HEAD").out.strip()
     write(root, "memory/2026-01-01.md", "# 2026-01-01\n\n- forged\n")
     write(root, f"{MEMORY}/hot/x.md", "# x\n")
-    lab.git(root, "add", "-A")
-    lab.git(root, "commit", "-q", "--no-verify", "-m", "switch", date=LATER)
+    lab.commit(root, "switch", LATER)
     return _verify_refuses(lab, root, base, "a closed log rewritten through a layout switch")
 
 
@@ -478,8 +457,7 @@ def layout_removed(lab: Lab) -> Verdict:
     base = lab.git(root, "rev-parse", "HEAD").out.strip()
     lab.git(root, "rm", "-r", "-q", MEMORY)
     write(root, "memory/tiers.toml", "")
-    lab.git(root, "add", "-A")
-    lab.git(root, "commit", "-q", "--no-verify", "-m", "gone", date=LATER)
+    lab.commit(root, "gone", LATER)
     return _verify_refuses(lab, root, base, "the memory removed behind a new tiers.toml")
 
 
@@ -587,7 +565,7 @@ def shallow_index_churn(lab: Lab) -> Verdict:
         lab.git(root, "commit", "-q", "--allow-empty", "-m", f"unrelated {n}", date=LATER)
     clone = lab.base / "shallow"
     lab.git(lab.base, "clone", "-q", "--depth", "2", f"file://{root}", str(clone))
-    lab.git(clone, "config", "commit.gpgsign", "false")
+    identify(clone, lab.env)
     head = lab.git(clone, "rev-parse", "HEAD").out.strip()
     done = lab.sq(clone, "maintain", "--now", NOW)
     bad = failed(done)
@@ -682,7 +660,7 @@ def run(name: str, folder: Path, timeout: float = 120) -> Verdict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m bench.attack", description=__doc__.split("\n\n")[0])
+    parser = options(__doc__)
     parser.add_argument("names", nargs="*", help="cases to run (default: all)")
     parser.add_argument("--timeout", type=float, default=120, help="seconds each case may take")
     parser.add_argument("--list", action="store_true", help="list the cases and what each attacks")

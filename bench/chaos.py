@@ -41,7 +41,6 @@ the way (merge conflicts, what ``doctor --fix`` did, why a push was refused).
 
 from __future__ import annotations
 
-import argparse
 import os
 import random
 import re
@@ -56,6 +55,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bench.gitrun import SQUADMEM, Done, git, squadmem
+from bench.harness import commit, identify, options, scratch_repo, table
 from squadmem.engine import catalog
 from squadmem.model import sections
 from squadmem.model.layout import MEMORY_DIR
@@ -78,9 +78,7 @@ def spawn(root: Path, *args: str) -> subprocess.Popen[bytes]:
 
 
 def seed(root: Path) -> None:
-    git(root, "init", "-q", "-b", "main")
-    for key, value in (("user.name", "Chaos"), ("user.email", "c@example.com"), ("commit.gpgsign", "false")):
-        git(root, "config", key, value)
+    scratch_repo(root)
     for agent in AGENTS:
         hot = "".join(f"## {agent} note {n}\n{agent} detail {n}\n\n" for n in range(8))
         cold = "".join(f"## {agent} old {n}\n{agent} old detail {n}\n\n" for n in range(3))
@@ -94,8 +92,7 @@ def seed(root: Path) -> None:
     squadmem(
         root, "init", "--no-hooks", env=LOCKED, check=False
     )  # as a team sets up: attributes and the merge driver
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "memory", date=OLD)
+    commit(root, {}, "memory", OLD)
 
 
 def sections_of(files: dict[str, bytes]) -> Counter[str]:
@@ -245,15 +242,21 @@ def kill_maintain(root: Path, tally: Tally, deadline: float) -> None:
     tally.squadmem_ok += squadmem(root, "maintain", env=LOCKED, check=False).returncode == 0
 
 
-def x_merge(root: Path, tally: Tally, deadline: float) -> None:
-    """Each branch demotes a different hot section of the same agent: both append to one cold file."""
-    side = random.choice(("ours", "theirs"))
+def two_hot(root: Path) -> tuple[catalog.Entry, catalog.Entry]:
+    """Two different hot sections of one agent, drawn at random."""
     agent = random.choice(AGENTS)
     first = pick(root, ("hot",), agent)
     second = pick(root, ("hot",), agent)
-    while second is not None and first is not None and second.id == first.id:
+    while first is not None and second is not None and second.id == first.id:
         second = pick(root, ("hot",), agent)
     assert first is not None and second is not None
+    return first, second
+
+
+def x_merge(root: Path, tally: Tally, deadline: float) -> None:
+    """Each branch demotes a different hot section of the same agent: both append to one cold file."""
+    side = random.choice(("ours", "theirs"))
+    first, second = two_hot(root)
     git(root, "checkout", "-q", "-b", "side")
     tally.squadmem_ok += squadmem(root, "demote", first.id, env=LOCKED, check=False).returncode == 0
     git(root, "checkout", "-q", "main")
@@ -327,15 +330,9 @@ def clone_without_driver(root: Path, tally: Tally, deadline: float) -> None:
     """In a clone (no merge driver, no hooks), two branches each demote a section; a plain merge."""
     clone = root.parent / f"{root.name}-clone"
     git(root.parent, "clone", "-q", str(root), str(clone))
-    for key, value in (("user.name", "Clone"), ("user.email", "k@example.com"), ("commit.gpgsign", "false")):
-        git(clone, "config", key, value)
+    identify(clone)
     driver = git(clone, "config", "--get", "merge.squadmem.driver", check=False).returncode == 0
-    agent = random.choice(AGENTS)
-    first = pick(clone, ("hot",), agent)
-    second = pick(clone, ("hot",), agent)
-    while first is not None and second is not None and second.id == first.id:
-        second = pick(clone, ("hot",), agent)
-    assert first is not None and second is not None
+    first, second = two_hot(clone)
     git(clone, "checkout", "-q", "-b", "side")
     tally.squadmem_ok += squadmem(clone, "demote", first.id, env=LOCKED, check=False).returncode == 0
     git(clone, "checkout", "-q", "main")
@@ -367,17 +364,30 @@ CASES: dict[str, Callable[[Path, Tally, float], None]] = {
 }
 
 
+HEAD = (
+    *("case", "runs", "user commits", "squadmem commands ok", "sections lost", "duplicated"),
+    *("forged logs passed", "verify missed", "verify ok", "pushes accepted", "notes"),
+)
+
+
+def _cells(name: str, t: Tally) -> tuple[object, ...]:
+    pushes = f"{t.pushed}/{t.pushes}" if t.pushes else "-"
+    notes = "; ".join(f"{note} ({n})" for note, n in sorted(t.notes.items())) or "-"
+    return (
+        *(name, t.runs, t.user_commits, t.squadmem_ok, t.lost, t.duplicated, t.forged_passed),
+        *(t.verify_missed, f"{t.verify_ok}/{t.runs}", pushes, notes),
+    )
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser = options(__doc__, seed=1)
     parser.add_argument("--seconds", type=float, default=60.0, help="total running time (default 60)")
-    parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     args = parser.parse_args()
     random.seed(args.seed)
     share = args.seconds / len(CASES)
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         template = Path(tmp) / "template"
-        template.mkdir()
         seed(template)
         expected = tree_sections(template, "HEAD")
         for number, (name, case) in enumerate(CASES.items()):
@@ -395,18 +405,7 @@ def main() -> None:
             rows.append((name, tally))
     print(f"chaos: {args.seconds:g} s, seed {args.seed}")
     print()
-    print(
-        "| case | runs | user commits | squadmem commands ok | sections lost | duplicated "
-        "| forged logs passed | verify missed | verify ok | pushes accepted | notes |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    for name, t in rows:
-        pushes = f"{t.pushed}/{t.pushes}" if t.pushes else "-"
-        notes = "; ".join(f"{note} ({n})" for note, n in sorted(t.notes.items())) or "-"
-        print(
-            f"| {name} | {t.runs} | {t.user_commits} | {t.squadmem_ok} | {t.lost} | {t.duplicated} "
-            f"| {t.forged_passed} | {t.verify_missed} | {t.verify_ok}/{t.runs} | {pushes} | {notes} |"
-        )
+    table(HEAD, [_cells(name, t) for name, t in rows])
     totals = [sum(getattr(t, k) for _, t in rows) for k in ("lost", "duplicated", "forged_passed")]
     print()
     print(f"total: {totals[0]} lost, {totals[1]} duplicated, {totals[2]} forged logs passed")

@@ -17,14 +17,13 @@ Prints a table; asserts nothing. Target: the payload stays within
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import os
 import random
 import tempfile
 from pathlib import Path
 
-from bench.gitrun import git
+from bench.harness import commit, options, scratch_repo, table
 from squadmem.commands import context, maintain
 from squadmem.engine import catalog
 from squadmem.gitio.repo import Repo
@@ -111,10 +110,7 @@ def simulate(days: int) -> list[tuple[int, int, int, int]]:
     rng = random.Random(180)
     rows = []
     with tempfile.TemporaryDirectory(prefix="squadmem-context-") as tmp:
-        root = Path(tmp)
-        git(root, "init", "-q", "-b", "main")
-        git(root, "config", "user.name", "Scribe")
-        git(root, "config", "user.email", "scribe@example.com")
+        root = scratch_repo(Path(tmp))
         (root / ".squad/memory/hot").mkdir(parents=True)
         (root / ".squad/memory/cold").mkdir(parents=True)
         (root / ".squad/memory/hot" / f"{AGENT}.md").write_text(f"# Hot memory: {AGENT}\n")
@@ -123,14 +119,13 @@ def simulate(days: int) -> list[tuple[int, int, int, int]]:
         for day in range(1, days + 1):
             evening = START + dt.timedelta(days=day, hours=18)
             squad, used = day_files(root, rng, day, squad)
-            git(root, "add", "-A")
             message = f"{AGENT}: session day {day}"
             with Repo(root) as repo:
                 known = {e.id for e in catalog.load(repo.layout).entries}
             used = [u for u in used if u in known]
             if used:
                 message += "\n\nSquad-Memory-Used: " + ", ".join(used)
-            git(root, "commit", "-q", "--no-verify", "-m", message, date=evening.isoformat())
+            commit(root, {}, message, evening.isoformat())
             os.environ["GIT_AUTHOR_DATE"] = os.environ["GIT_COMMITTER_DATE"] = evening.isoformat()
             with Repo(root) as repo:
                 maintain.maintain(repo, now=evening + dt.timedelta(minutes=5))
@@ -142,20 +137,12 @@ def simulate(days: int) -> list[tuple[int, int, int, int]]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--days", type=int, default=180)
-    args = parser.parse_args()
+    args = options(__doc__, days=180).parse_args()
     rows = simulate(args.days)
     print(f"spawn payload over {args.days} simulated days (one agent, maintain every evening)\n")
-    print(
-        "| day | hot file B | `context` payload B | Squad today: history.md + decisions.md B | smaller by |"
-    )
-    print("|---:|---:|---:|---:|---:|")
-    for day, hot, payload, squad in rows:
-        if day in (1, 7, 30, 60, 90, 120, 150) or day == args.days:
-            print(f"| {day} | {hot} | {payload} | {squad} | {squad / payload:.1f}× |")
+    head = ("day", "hot file B", "`context` payload B", "Squad today: history.md + decisions.md B")
+    shown = [r for r in rows if r[0] in (1, 7, 30, 60, 90, 120, 150) or r[0] == args.days]
+    table((*head, "smaller by"), [(*r, f"{r[3] / r[2]:.1f}×") for r in shown], right=5)
     worst = max(rows, key=lambda r: r[2])
     last = rows[-1]
     verdict = "ok" if worst[2] <= 4096 else "MISSED"

@@ -18,7 +18,6 @@ entry point the benchmark uses.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import datetime as dt
 import random
@@ -29,6 +28,7 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from bench.gitrun import git
+from bench.harness import options, scratch_repo
 
 AGENTS = ("picard", "riker", "data", "worf", "troi")
 TOPICS = ("security", "architecture", "release")
@@ -372,8 +372,7 @@ def fast_import_stream(stream: Iterator[Change]) -> Iterator[bytes]:
 
 def generate(root: Path, commits: int, seed: int = 1, memory_share: float = 0.5) -> None:
     """A new repository at ``root`` holding the generated history, checked out."""
-    root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main")
+    scratch_repo(root)
     # streamed as it is generated (a 100,000-commit history is not held in memory), so not through git()
     proc = subprocess.Popen(["git", "fast-import", "--quiet", "--done"], cwd=root, stdin=subprocess.PIPE)
     assert proc.stdin is not None
@@ -388,10 +387,9 @@ def generate(root: Path, commits: int, seed: int = 1, memory_share: float = 0.5)
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__, seed=1)
     parser.add_argument("dir", type=Path, help="where to create the repository (must not exist)")
     parser.add_argument("--commits", type=int, default=20000)
-    parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--memory-share", type=float, default=0.5)
     args = parser.parse_args(argv)
     if args.dir.exists():

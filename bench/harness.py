@@ -4,8 +4,10 @@ A timing bench builds (or reuses) a scratch git repository with dated
 commits (:func:`scratch_repo`, :func:`commit`, :func:`generated`), runs
 squadmem and git as whole processes (:class:`Command`, over
 ``bench.gitrun``), pairs them round by round (below), prints one kind of
-table (:func:`table`) and takes its options from one parser
-(:func:`options`: ``--rounds``, ``--json``, ``--seed``).
+table (:func:`table`, or :func:`markdown` as text) and takes its options
+from one parser (:func:`options`: ``--rounds``, ``--json``, ``--seed``,
+``--days``, ``--agents``). A bench that runs squadmem in a home of its own
+takes :func:`sealed`'s environment.
 
 A candidate and its yardstick run alternately (A B, B A, A B, …, so neither
 always goes first) for the same number of rounds, each as a whole process; a
@@ -180,27 +182,10 @@ def compare_both(
     return wall, cpu
 
 
-def compare_calls(
-    candidate: Callable[[], object], yardstick: Callable[[], object], rounds: int = 21
-) -> Paired:
-    """The same pairing for in-process work (a whole command run through a function), for benchmarks
-    whose unit is bigger than a process start."""
-
-    def timed(call: Callable[[], object]) -> Callable[[], float]:
-        def run() -> float:
-            start = time.perf_counter()
-            call()
-            return time.perf_counter() - start
-
-        return run
-
-    return compare_timings(timed(candidate), timed(yardstick), rounds)
-
-
 def compare_timings(
     candidate: Callable[[], float], yardstick: Callable[[], float], rounds: int = 21
 ) -> Paired:
-    """The same pairing for work that times itself: each call returns the seconds of the part that
+    """The pairing for in-process work that times itself: each call returns the seconds of the part that
     counts (its setup left out), such as one commit written in-process against one ``git commit``."""
     mine: list[float] = []
     theirs: list[float] = []
@@ -294,18 +279,34 @@ AUTHOR = {
 }
 
 
-def scratch_repo(root: Path, *agents: str, env: Mapping[str, str] | None = None, hooks: bool = False) -> Path:
-    """A new repository at ``root`` (made if missing): branch ``main``, a bench identity, no signing;
+def scratch_repo(
+    root: Path, *agents: str, env: Mapping[str, str] | None = None, hooks: bool = False, branch: str = "main"
+) -> Path:
+    """A new repository at ``root`` (made if missing): on ``branch``, a bench identity, no signing;
     ``squadmem init`` for ``agents`` when named (its hooks only with ``hooks``)."""
     root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main", env=env)
-    for key, value in IDENTITY:
-        git(root, "config", key, value, env=env)
+    git(root, "init", "-q", "-b", branch, env=env)
+    identify(root, env)
     if agents:
         squadmem(
             root, "init", *(f"--agent={a}" for a in agents), *(() if hooks else ("--no-hooks",)), env=env
         )
     return root
+
+
+def identify(root: Path, env: Mapping[str, str] | None = None) -> None:
+    """The bench identity and no signing in the repository at ``root`` (a clone, or one made here)."""
+    for key, value in IDENTITY:
+        git(root, "config", key, value, env=env)
+
+
+def sealed(home: Path, drop: tuple[str, ...] = ("GIT_", "SQUADMEM_"), **extra: str) -> dict[str, str]:
+    """The current environment sealed at ``home``: no inherited variable starting with ``drop``, no
+    system git config, the bench identity, and ``extra`` set over it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(drop)}
+    env.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"), GIT_CONFIG_NOSYSTEM="1", **AUTHOR)
+    env.update(extra)
+    return env
 
 
 def commit(
@@ -340,27 +341,53 @@ def generated(repo: Path | None, scratch: Path, commits: int, seed: int = 1) -> 
 
 
 def options(
-    doc: str | None, rounds: int | None = None, seed: int | None = None, json: bool = False
+    doc: str | None,
+    rounds: int | None = None,
+    seed: int | None = None,
+    json: bool = False,
+    days: int | None = None,
+    agents: int | None = None,
 ) -> argparse.ArgumentParser:
-    """The parser every bench starts from: its docstring's first line, and ``--rounds``, ``--seed``
-    and ``--json`` where a default (or ``json``) is given."""
+    """The parser every bench starts from: its docstring's first line, and ``--rounds``, ``--seed``,
+    ``--days`` and ``--agents`` where a default is given, ``--json`` with ``json``."""
     parser = argparse.ArgumentParser(description=(doc or "").strip().splitlines()[0])
     if rounds is not None:
-        parser.add_argument("--rounds", type=int, default=rounds, help=f"paired rounds (default {rounds})")
+        parser.add_argument(
+            "--rounds",
+            type=int,
+            default=rounds,
+            help=f"rounds, paired where two sides are timed (default {rounds})",
+        )
     if seed is not None:
         parser.add_argument("--seed", type=int, default=seed, help=f"random seed (default {seed})")
+    if days is not None:
+        parser.add_argument("--days", type=int, default=days, help=f"days simulated (default {days})")
+    if agents is not None:
+        parser.add_argument(
+            "--agents", type=int, default=agents, help=f"agents in the team (default {agents})"
+        )
     if json:
         parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     return parser
 
 
 def table(header: Sequence[str], rows: Iterable[Sequence[object]], right: int = 0) -> None:
-    """A Markdown table: ``header``, then one line a row; the last ``right`` columns aligned right."""
-    print("| " + " | ".join(header) + " |")
-    marks = ["---"] * (len(header) - right) + ["---:"] * right
-    print("|" + "|".join(marks) + "|")
+    """A Markdown table printed: ``header``, then one line a row as it comes; the last ``right``
+    columns aligned right."""
+    print(heading(header, right))
     for row in rows:
         print(line(row), flush=True)
+
+
+def markdown(header: Sequence[str], rows: Iterable[Sequence[object]], right: int = 0) -> str:
+    """The same table as text, for a bench that hands its table on."""
+    return "\n".join([heading(header, right), *(line(row) for row in rows)])
+
+
+def heading(header: Sequence[str], right: int = 0) -> str:
+    """A table's first two lines: the header and the alignment marks (the last ``right`` right)."""
+    marks = ["---"] * (len(header) - right) + ["---:"] * right
+    return "| " + " | ".join(header) + " |\n|" + "|".join(marks) + "|"
 
 
 def line(row: Sequence[object]) -> str:

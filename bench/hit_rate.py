@@ -46,7 +46,7 @@ from pathlib import Path
 
 from bench import nightly, replay, yardsticks
 from bench import workload as wl
-from bench.harness import Stopwatch
+from bench.harness import Stopwatch, heading, line, markdown, options
 from squadmem.model.settings import Settings
 
 SQUADMEM = "squadmem"
@@ -119,33 +119,35 @@ def pct(part: float, whole: float) -> str:
 def table(results: dict[str, list[replay.Row]], days: int) -> str:
     sums = {name: summarize(name, rows, days) for name, rows in results.items()}
     best = sums["belady"].rate
-    out = [
-        "| policy | hot hit rate | of Belady | cold hits | recall misses | bytes loaded, mean / max "
-        "| moves / day | ping-pong / day |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
-    ]
+    rows = []
     for s in sums.values():
         tiered = s.name.startswith(SQUADMEM) or s.name == "memory-tiers"
         cold = pct(s.cold, s.uses) if tiered else "-"
         recall = pct(s.recall, s.uses) if tiered else pct(s.uses - s.hot, s.uses)
         churn = ("-", "-") if s.name == "ceiling" else (f"{s.moves_per_day:.1f}", f"{s.pingpong_per_day:.1f}")
-        out.append(
-            f"| {s.name} | {pct(s.hot, s.uses)} | {pct(s.rate, best)} | {cold} | {recall} "
-            f"| {s.payload_mean:.0f} / {s.payload_max} | {churn[0]} | {churn[1]} |"
+        rows.append(
+            (
+                s.name,
+                pct(s.hot, s.uses),
+                pct(s.rate, best),
+                cold,
+                recall,
+                f"{s.payload_mean:.0f} / {s.payload_max}",
+                *churn,
+            )
         )
-    return "\n".join(out)
+    head = ("policy", "hot hit rate", "of Belady", "cold hits", "recall misses", "bytes loaded, mean / max")
+    return markdown((*head, "moves / day", "ping-pong / day"), rows, right=7)
 
 
 def per_agent(rows: Sequence[replay.Row], days: int) -> str:
-    out = ["| agent | uses | hot hit rate | cold hits | recall misses | max bytes | moves / day |"]
-    out.append("|---|---:|---:|---:|---:|---:|---:|")
+    out = []
     for agent in dict.fromkeys(r.agent for r in rows):
         s = summarize(agent, [r for r in rows if r.agent == agent], days)
-        out.append(
-            f"| {agent} | {s.uses} | {pct(s.hot, s.uses)} | {pct(s.cold, s.uses)} | {pct(s.recall, s.uses)} "
-            f"| {s.payload_max} | {s.moves_per_day:.1f} |"
-        )
-    return "\n".join(out)
+        hits = (pct(s.hot, s.uses), pct(s.cold, s.uses), pct(s.recall, s.uses))
+        out.append((agent, s.uses, *hits, s.payload_max, f"{s.moves_per_day:.1f}"))
+    head = ("agent", "uses", "hot hit rate", "cold hits", "recall misses", "max bytes", "moves / day")
+    return markdown(head, out, right=6)
 
 
 SWEEP: tuple[tuple[str, str, float], ...] = (
@@ -182,29 +184,31 @@ def sweep_runs(base: Settings) -> list[tuple[str, Settings]]:
 
 def sweep(work: wl.Workload, runs: Sequence[tuple[str, Settings]]) -> Iterator[str]:
     """The sweep's table, a line at a time (each line costs one replay of the workload)."""
-    yield (
-        "| setting | hot hit rate | Belady at that budget | of Belady | of informed | recall misses "
-        "| bytes loaded, mean / max | moves / day | ping-pong / day |"
-    )
-    yield "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    head = ("setting", "hot hit rate", "Belady at that budget", "of Belady", "of informed", "recall misses")
+    yield heading((*head, "bytes loaded, mean / max", "moves / day", "ping-pong / day"), right=8)
     for label, settings in runs:
         s = summarize(SQUADMEM, replay.model(work, settings)[0], work.days)
         belady = summarize("belady", list(yardsticks.run(yardsticks.Belady, work, settings)), work.days)
         informed = summarize("informed", list(yardsticks.run(yardsticks.Informed, work, settings)), work.days)
-        yield (
-            f"| {label} | {pct(s.hot, s.uses)} | {pct(belady.hot, belady.uses)} | {pct(s.rate, belady.rate)} "
-            f"| {pct(s.rate, informed.rate)} | {pct(s.recall, s.uses)} "
-            f"| {s.payload_mean:.0f} / {s.payload_max} "
-            f"| {s.moves_per_day:.1f} | {s.pingpong_per_day:.1f} |"
+        yield line(
+            (
+                *(label, pct(s.hot, s.uses), pct(belady.hot, belady.uses), pct(s.rate, belady.rate)),
+                *(
+                    pct(s.rate, informed.rate),
+                    pct(s.recall, s.uses),
+                    f"{s.payload_mean:.0f} / {s.payload_max}",
+                ),
+                *(f"{s.moves_per_day:.1f}", f"{s.pingpong_per_day:.1f}"),
+            )
         )
 
 
 def candidates(work: wl.Workload, settings: Settings) -> str:
-    out = ["| rule | hot hit rate | moves / day | ping-pong / day |", "|---|---:|---:|---:|"]
+    out = []
     for kind in yardsticks.CANDIDATES:
         s = summarize(kind.name, list(yardsticks.run(kind, work, settings)), work.days)
-        out.append(f"| {s.name} | {pct(s.hot, s.uses)} | {s.moves_per_day:.1f} | {s.pingpong_per_day:.1f} |")
-    return "\n".join(out)
+        out.append((s.name, pct(s.hot, s.uses), f"{s.moves_per_day:.1f}", f"{s.pingpong_per_day:.1f}"))
+    return markdown(("rule", "hot hit rate", "moves / day", "ping-pong / day"), out, right=3)
 
 
 def compare(work: wl.Workload, settings: Settings) -> str:
@@ -285,23 +289,18 @@ def print_nightly(split: str, settings: Settings, picked: Sequence[str]) -> None
     seeds = nightly.TRAIN_SEEDS if split == "train" else nightly.HELD_OUT_SEEDS
     print(f"{split} seeds {', '.join(map(str, seeds))}: {nightly.AGENTS} agents x 180 days each\n")
     if split == "train":
-        for line in nightly.sketch_table(seeds, settings):
-            print(line, flush=True)
+        for text in nightly.sketch_table(seeds, settings):
+            print(text, flush=True)
         print()
     rules = [(v, changed_all(settings, v)) for v in picked] or [
         (label, changed_all(settings, v)) for label, v in nightly.RULES
     ]
-    for line in nightly.rule_table(seeds, settings, rules):
-        print(line, flush=True)
+    for text in nightly.rule_table(seeds, settings, rules):
+        print(text, flush=True)
 
 
 def arguments() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--agents", type=int, default=8)
-    parser.add_argument("--days", type=int, default=180)
-    parser.add_argument("--seed", type=int, default=13)
+    parser = options(__doc__, seed=13, days=180, agents=8)
     parser.add_argument("--sweep", action="store_true", help="sweep squadmem's thresholds")
     parser.add_argument("--sweep-agents", type=int, default=4, help="agents in the sweep (default 4)")
     parser.add_argument(
@@ -386,13 +385,13 @@ def sweeps(args: argparse.Namespace, params: wl.Params, settings: Settings) -> N
         base = settings
         for assignment in args.sweep_base:
             base = changed(base, assignment)
-        for line in sweep(small, sweep_runs(base)):
-            print(line, flush=True)
+        for text in sweep(small, sweep_runs(base)):
+            print(text, flush=True)
     if args.sweep_second_use:
         small = wl.build(dataclasses.replace(params, agents=min(args.sweep_agents, args.agents)))
         print(f"\nsecond-use promotion ({wl.summary(small)}):\n")
-        for line in sweep(small, second_use_runs(settings)):
-            print(line, flush=True)
+        for text in sweep(small, second_use_runs(settings)):
+            print(text, flush=True)
 
 
 if __name__ == "__main__":

@@ -78,7 +78,19 @@ import tempfile
 import zoneinfo
 from pathlib import Path
 
-from bench.harness import COLUMNS, Command, Paired, compare, compare_both, environment, options, table
+from bench.gitrun import git, squadmem
+from bench.harness import (
+    COLUMNS,
+    Command,
+    Paired,
+    commit,
+    compare,
+    compare_both,
+    options,
+    scratch_repo,
+    sealed,
+    table,
+)
 
 TARGET = 1.0
 
@@ -94,29 +106,16 @@ def script(name: str) -> str:
 def scratch(root: Path, env: dict[str, str], memory: bool, zone: str = "UTC") -> str:
     """A repository set up by ``squadmem init`` with one append staged; returns the staged path."""
     day = dt.datetime.now(zoneinfo.ZoneInfo(zone)).date().isoformat()
-    root.mkdir(parents=True)
-
-    def run(*args: str) -> None:
-        subprocess.run(args, cwd=root, env=env, check=True, capture_output=True)
-
-    run("git", "init", "-q", "-b", "main")
-    run(sys.executable, "-m", "squadmem", "init", "--agent", "picard")
+    scratch_repo(root, "picard", env=env, hooks=True)
     if zone != "UTC":
         tiers = root / ".squad/memory/tiers.toml"
         tiers.write_text(tiers.read_text("utf-8").replace('timezone = "UTC"', f'timezone = "{zone}"'))
     rel = f".squad/memory/log/{day}.md" if memory else "README.md"
-    path = root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(
-        f"# Daily log {day}\n\n" + "".join(f"- 00:{n % 60:02d} [picard] entry {n}\n" for n in range(200))
-        if memory
-        else "# A project\n"
-    )
-    run("git", "add", "-A")
-    run("git", "commit", "-q", "--no-verify", "-m", "start")
-    with open(path, "a", encoding="utf-8") as handle:
+    log = f"# Daily log {day}\n\n" + "".join(f"- 00:{n % 60:02d} [picard] entry {n}\n" for n in range(200))
+    commit(root, {rel: log if memory else "# A project\n"}, "start", env=env)
+    with open(root / rel, "a", encoding="utf-8") as handle:
         handle.write("- 00:00 [picard] one more entry\n" if memory else "One more line.\n")
-    run("git", "add", rel)
+    git(root, "add", rel, env=env)
     return rel
 
 
@@ -127,27 +126,21 @@ def squad_scratch(root: Path, env: dict[str, str], cli: Path) -> str:
     from bench.squad_spawn_paths import cast_charters
     from bench.squad_spawn_reads import run_squad
 
-    root.mkdir(parents=True)
-
-    def run(*args: str) -> None:
-        subprocess.run(args, cwd=root, env=env, check=True, capture_output=True)
-
-    run("git", "init", "-q", "-b", "main")
+    scratch_repo(root, env=env)
     founded = run_squad(cli, root, "init")
     if founded.returncode != 0:
         raise SystemExit(f"squad init: {founded.stderr.strip()[-300:]}")
     (rel,) = cast_charters(root, ["picard"])
-    run(sys.executable, "-m", "squadmem", "init")  # Squad's entries are taken in before spawn on
-    run("git", "add", "-A")
-    run("git", "commit", "-q", "--no-verify", "-m", "squad init, squadmem init")
-    run(sys.executable, "-m", "squadmem", "intake")
-    run(sys.executable, "-m", "squadmem", "spawn", "on")
+    squadmem(root, "init", env=env)  # Squad's entries are taken in before spawn on
+    commit(root, {}, "squad init, squadmem init", env=env)
+    squadmem(root, "intake", env=env)
+    squadmem(root, "spawn", "on", env=env)
     record = root / ".squad/memory/squad-spawn.json"
     if not record.exists() or '"on": true' not in record.read_text("utf-8"):
         raise SystemExit("squadmem spawn on left spawn off in the Squad team")
     with open(root / rel, "a", encoding="utf-8") as handle:
         handle.write("\n- Prefers small pull requests.\n")
-    run("git", "add", rel)
+    git(root, "add", rel, env=env)
     return rel
 
 
@@ -253,10 +246,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
         home.mkdir()
-        env = {k: v for k, v in environment().items() if not k.startswith("GIT_")}
-        env.update(HOME=str(home), GIT_CONFIG_NOSYSTEM="1", GIT_AUTHOR_NAME="b")
-        env.update(GIT_AUTHOR_EMAIL="b@example.com", GIT_COMMITTER_NAME="b")
-        env.update(GIT_COMMITTER_EMAIL="b@example.com")
+        env = sealed(home, drop=("GIT_", "PYTHONDONTWRITEBYTECODE"))
         venv = user_venv(Path(tmp) / "venv", args.venv)
         own = str(venv / "bin" / "check-added-large-files") if venv else script("check-added-large-files")
         hooks = hook_rows(Path(tmp), env, own, args.rounds)

@@ -25,14 +25,13 @@ commit). The overhead and the whole command have no yardstick: medians.
 
 from __future__ import annotations
 
-import os
 import statistics
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
 from bench.gitrun import SQUADMEM, git
-from bench.harness import AUTHOR, Command, Stopwatch, compare_timings, generated, options, table
+from bench.harness import Command, Stopwatch, compare_timings, generated, options, table
 from squadmem.engine import catalog, index
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import writer
@@ -111,10 +110,7 @@ def main() -> None:
     )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        for key, value in AUTHOR.items():
-            os.environ.setdefault(key, value)
         root = generated(None, Path(tmp), args.commits)
-        git(root, "config", "commit.gpgsign", "false")
         with Repo(root) as repo:
             hot, cold, section = _pick(repo)
             where = {"there": False}  # the section is in cold after an odd number of moves

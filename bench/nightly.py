@@ -36,6 +36,7 @@ from collections.abc import Iterator, Sequence
 
 from bench import replay, yardsticks
 from bench import workload as wl
+from bench.harness import heading, line
 from squadmem.model.settings import Settings
 
 TRAIN_SEEDS = (13, 5, 8)
@@ -191,13 +192,12 @@ def row(label: str, scores: Sequence[Score], base: Sequence[Score]) -> str:
     moves = sum(s.hot_moves for s in scores) / len(scores)
     gap = 100 * (rate - sum(b.rate for b in base) / len(base))
     share = moves / (sum(b.hot_moves for b in base) / len(base))
-    return f"| {label} | {' | '.join(cells)} | {100 * rate:.1f} % | {gap:+.1f} | {100 * share:.0f} % |"
+    return line((label, *cells, f"{100 * rate:.1f} %", f"{gap:+.1f}", f"{100 * share:.0f} %"))
 
 
 def header(seeds: Sequence[int], first: str) -> Iterator[str]:
-    names = " | ".join(f"seed {s}" for s in seeds)
-    yield f"| {first} | {names} | mean hit rate | vs LRU, points | hot moves, of LRU's |"
-    yield "|---|" + "---:|" * (len(seeds) + 3)
+    head = (first, *(f"seed {s}" for s in seeds), "mean hit rate", "vs LRU, points", "hot moves, of LRU's")
+    yield heading(head, right=len(seeds) + 3)
 
 
 def sketch_table(seeds: Sequence[int], settings: Settings) -> Iterator[str]:

@@ -54,7 +54,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.gitrun import dated, git, squadmem
+from bench.gitrun import git, squadmem
+from bench.harness import commit, options, scratch_repo, sealed, table
 
 AGENT = "main"
 START = dt.datetime(2026, 3, 1, 9, 0, tzinfo=dt.UTC)  # day 0: the workspace and squadmem init
@@ -147,38 +148,23 @@ class Workspace:
         return self.home / ".openclaw" / "agents" / AGENT / "sessions"
 
     def env(self) -> dict[str, str]:
-        env = dated(None)
-        for name in [n for n in env if n.startswith(("GIT_", "SQUADMEM_", "OPENCLAW_"))]:
-            del env[name]
-        env.update(
-            HOME=str(self.home),
-            GIT_CONFIG_NOSYSTEM="1",
-            GIT_AUTHOR_NAME="Workshop Agent",
-            GIT_AUTHOR_EMAIL="agent@example.com",
-            GIT_COMMITTER_NAME="Workshop Agent",
-            GIT_COMMITTER_EMAIL="agent@example.com",
-        )
-        return env
+        return sealed(self.home, drop=("GIT_", "SQUADMEM_", "OPENCLAW_"))
 
 
 def create(where: Path) -> Workspace:
     """Day 0: the workspace and its 15 sections, then ``squadmem init``, each committed."""
     ws = Workspace(where / "workspace", where / "home")
-    ws.root.mkdir(parents=True)
     ws.sessions.mkdir(parents=True)
     env = ws.env()
     when = iso(START)
-    git(ws.root, "init", "-q", "-b", "main", env=env)
-    (ws.root / "MEMORY.md").write_text(memory_md(), "utf-8")
-    (ws.root / "memory").mkdir()
-    (ws.root / "memory" / f"{START.date()}.md").write_text(
-        f"# {START.date()}\n\n- workspace set up\n", "utf-8"
-    )
-    git(ws.root, "add", "-A", env=env)
-    git(ws.root, "commit", "-q", "--no-gpg-sign", "-m", "workspace", date=when, env=env)
+    scratch_repo(ws.root, env=env)
+    day_zero = {
+        "MEMORY.md": memory_md(),
+        f"memory/{START.date()}.md": f"# {START.date()}\n\n- workspace set up\n",
+    }
+    commit(ws.root, day_zero, "workspace", when, env=env)
     squadmem(ws.root, "init", "--agent", AGENT, env=env)
-    git(ws.root, "add", "-A", env=env)
-    git(ws.root, "commit", "-q", "--no-gpg-sign", "-m", "squadmem init", date=when, env=env)
+    commit(ws.root, {}, "squadmem init", when, env=env)
     return ws
 
 
@@ -440,11 +426,7 @@ def run(where: Path, days: int, tool_search: bool = True) -> Iterator[Row]:
         yield live_day(ws, day, tool_search)
 
 
-def table(rows: Sequence[Row]) -> str:
-    head = ("day", "MEMORY.md bytes", "lines", "sections hot", "of the 5 in use", "moves")
-    lines = ["| " + " | ".join(head) + " |", "|" + "|".join("---:" for _ in head) + "|"]
-    lines += ["| " + " | ".join(row.cells()) + " |" for row in rows]
-    return "\n".join(lines)
+HEAD = ("day", "MEMORY.md bytes", "lines", "sections hot", "of the 5 in use", "moves")
 
 
 def plot(rows: Sequence[Row], path: Path) -> None:
@@ -476,10 +458,7 @@ def plot(rows: Sequence[Row], path: Path) -> None:
 
 
 def arguments() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m bench.openclaw_days", description=__doc__.split("\n\n")[0]
-    )
-    parser.add_argument("--days", type=int, default=60)
+    parser = options(__doc__, days=60)
     parser.add_argument(
         "--direct-tools", action="store_true", help="memory tools called by name (Tool Search off)"
     )
@@ -497,7 +476,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             rows.append(row)
             print(" ".join(row.cells()), flush=True)
     print()
-    print(table(rows))
+    table(HEAD, [row.cells() for row in rows], right=len(HEAD))
     if args.plot:
         plot(rows, args.plot)
         print(f"\nplot: {args.plot}")

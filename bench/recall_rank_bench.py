@@ -25,13 +25,13 @@ first five; by kind of task (naming a file, an issue or an ID; not).
 
 from __future__ import annotations
 
-import argparse
 import collections
 import math
 import random
 import re
 from collections.abc import Callable, Sequence
 
+from bench.harness import options, table
 from bench.recall_scale_bench import vocabulary
 from squadmem.engine.search import index as search_index
 
@@ -168,13 +168,10 @@ def okapi(entries: Sequence[tuple[str, str]]) -> Callable[[str, int], list[str]]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = options(__doc__, seed=3)
     parser.add_argument("--entries", type=int, default=2000)
     parser.add_argument("--topics", type=int, default=120)
     parser.add_argument("--queries", type=int, default=400)
-    parser.add_argument("--seed", type=int, default=3)
     parser.add_argument("--one-form", action="store_true", help="every word in one form only (no deploys)")
     args = parser.parse_args(argv)
     corpus = Corpus(args.entries, args.topics, args.seed, ("",) if args.one_form else SUFFIXES)
@@ -190,16 +187,17 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"{args.entries:,} sections in {args.topics} topics, {args.queries} task sentences (seed {args.seed})"
     )
     print(f"e.g. {tasks[0][1]!r} -> e{tasks[0][0]}\n")
-    print("| ranking | tasks | first | in the first 5 |\n|---|---|---:|---:|")
+    rows = []
     for kind, keep in kinds.items():
         chosen = [(n, task) for n, task, named in tasks if named in keep]
         for name, ranked in rankers.items():
             lists = [ranked(task, 5) for _, task in chosen]
             first = sum(1 for (n, _), top in zip(chosen, lists, strict=True) if top[:1] == [f"e{n}"])
             five = sum(1 for (n, _), top in zip(chosen, lists, strict=True) if f"e{n}" in top)
-            print(
-                f"| {name} | {kind} ({len(chosen)}) | {first / len(chosen):.1%} | {five / len(chosen):.1%} |"
+            rows.append(
+                (name, f"{kind} ({len(chosen)})", f"{first / len(chosen):.1%}", f"{five / len(chosen):.1%}")
             )
+    table(("ranking", "tasks", "first", "in the first 5"), rows, right=2)
 
 
 if __name__ == "__main__":

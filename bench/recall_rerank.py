@@ -23,13 +23,13 @@ best 100.
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.harness import options, table
 from squadmem.engine.search import ranking
 from squadmem.engine.search.index import literal_key, names
 
@@ -210,15 +210,17 @@ def misses(rows: Sequence[dict[str, Any]], top: int) -> tuple[dict[str, int], li
 def _print_misses(rows: Sequence[dict[str, Any]], top: int) -> None:
     kinds, ties = misses(rows, top)
     total = sum(kinds.values())
-    print(f"\n| why a relevant entry is not in today's first {top} | pairs | share of the misses |")
-    print("|---|---:|---:|")
     why = {
         "outranked": f"the first {top} name the words more plainly",
         "tied": f"sections naming them exactly as plainly fill the first {top}",
         "absent": "not in the best 100",
     }
-    for kind, text in why.items():
-        print(f"| {text} | {kinds[kind]} | {100 * kinds[kind] / max(1, total):.0f}% |")
+    print()
+    table(
+        (f"why a relevant entry is not in today's first {top}", "pairs", "share of the misses"),
+        [(text, kinds[kind], f"{100 * kinds[kind] / max(1, total):.0f}%") for kind, text in why.items()],
+        right=2,
+    )
     if ties:
         low, mid, high = statistics.quantiles(ties, n=4) if len(ties) > 1 else (ties[0],) * 3
         spread = f"median {mid:g}, quartiles {low:g} and {high:g}"
@@ -226,24 +228,22 @@ def _print_misses(rows: Sequence[dict[str, Any]], top: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__)
     parser.add_argument("dump", type=Path, help="the file squad_study.py --dump-recalls wrote")
     parser.add_argument("--top", type=int, default=5)
     args = parser.parse_args(argv)
     rows = list(read(args.dump))
     print(f"{len(rows)} recalls from {args.dump.name}\n")
-    print(f"| order | relevant in the first {args.top} | share |")
-    print("|---|---:|---:|")
-    for name, key in KEYS.items():
-        hits, asked = score(rows, key, args.top)
-        print(f"| {name} | {hits} of {asked} | {100 * hits / max(1, asked):.1f}% |")
+    scored = [(name, *score(rows, key, args.top)) for name, key in KEYS.items()]
     if all("task" in row for row in rows):
-        for name, row_key in TASK_KEYS.items():
-            hits, asked = score_rows(rows, row_key, args.top)
-            print(f"| {name} | {hits} of {asked} | {100 * hits / max(1, asked):.1f}% |")
-    hits, asked = score(rows, KEYS["today (recall's own order)"], 100)
-    bound = f"{100 * hits / max(1, asked):.1f}%"
-    print(f"| (the bound: anywhere in the best 100) | {hits} of {asked} | {bound} |")
+        scored += [(name, *score_rows(rows, row_key, args.top)) for name, row_key in TASK_KEYS.items()]
+    scored.append(
+        ("(the bound: anywhere in the best 100)", *score(rows, KEYS["today (recall's own order)"], 100))
+    )
+    cells = [
+        (name, f"{hits} of {asked}", f"{100 * hits / max(1, asked):.1f}%") for name, hits, asked in scored
+    ]
+    table(("order", f"relevant in the first {args.top}", "share"), cells, right=2)
     _print_misses(rows, args.top)
 
 

@@ -37,7 +37,17 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench.gitrun import git, squadmem
-from bench.harness import COLUMNS, Command, compare_both, compile_bytecode, environment, line, options, table
+from bench.harness import (
+    COLUMNS,
+    Command,
+    compare_both,
+    compile_bytecode,
+    environment,
+    line,
+    options,
+    scratch_repo,
+    table,
+)
 from bench.startup_bench import console_script
 from squadmem.engine.search import index as search_index
 
@@ -127,9 +137,7 @@ def main() -> None:
     parser.add_argument("--before", type=Path, help="a source folder of squadmem to time beside it")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
-        root = Path(tmp) / "repo"
-        root.mkdir()
-        git(root, "init", "-q", "-b", "main")
+        root = scratch_repo(Path(tmp) / "repo")
         identifier, word, task = build(root, args.agents, args.per_agent, args.seed)
         sides = {"recall": Side(args.checkout, root, Path(tmp) / "after")}
         if args.before is not None:

@@ -17,7 +17,6 @@
 
 from __future__ import annotations
 
-import argparse
 import os
 import shutil
 import subprocess
@@ -27,7 +26,7 @@ from collections import Counter
 from pathlib import Path
 
 from bench.gitrun import SQUADMEM, git, squadmem
-from bench.harness import Stopwatch
+from bench.harness import Stopwatch, commit, options, scratch_repo, table
 from squadmem.engine import catalog
 from squadmem.engine.writing import writer
 from squadmem.model.layout import MEMORY_DIR
@@ -49,18 +48,14 @@ def locked(fault: str | None = None) -> dict[str, str]:
 
 def seed(root: Path) -> None:
     """Three agents; stale, expired, used and over-budget sections; an unrelated staged file."""
-    git(root, "init", "-q", "-b", "main")
-    for key, value in (("user.name", "Bench"), ("user.email", "b@example.com"), ("commit.gpgsign", "false")):
-        git(root, "config", key, value)
+    scratch_repo(root)
+    files = {}
     for agent in ("picard", "worf", "data"):
         hot = "".join(f"## {agent} note {n}\n{'detail ' * 40}\n\n" for n in range(12))
         cold = f"## {agent} decision\n<!-- squadmem: kind=decision -->\nchose\n\n## {agent} old\nold\n\n"
-        for tier, text in (("hot", f"# Hot\n\n## Session\n- task\n\n{hot}"), ("cold", f"# Cold\n\n{cold}")):
-            path = root / MEMORY_DIR / tier / f"{agent}.md"
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "memory", date=OLD)
+        files[f"{MEMORY_DIR}/hot/{agent}.md"] = f"# Hot\n\n## Session\n- task\n\n{hot}"
+        files[f"{MEMORY_DIR}/cold/{agent}.md"] = f"# Cold\n\n{cold}"
+    commit(root, files, "memory", OLD)
     git(root, "commit", "-q", "--allow-empty", "-m", "use\n\nSquad-Memory-Used: worf/worf-old", date=NOW)
     (root / "mine.txt").write_text("staged\n")
     git(root, "add", "mine.txt")
@@ -148,15 +143,10 @@ def concurrent(base: Path, work: Path, rounds: int) -> tuple[int, int, int, int]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
-    parser.add_argument(
-        "--rounds", type=int, default=5, help="rounds of eight concurrent writers (default 5)"
-    )
-    args = parser.parse_args()
+    args = options(__doc__, rounds=5).parse_args()
     clock = Stopwatch()
     with tempfile.TemporaryDirectory() as tmp:
         base = Path(tmp) / "base"
-        base.mkdir()
         seed(base)
         rows = crashes(base, Path(tmp))
         processes, failed, lost, doubled = concurrent(base, Path(tmp), args.rounds)
@@ -164,19 +154,14 @@ def main() -> None:
         "crash injected at every step of the n-th commit of a maintain run (n = 1, 2, 3), then doctor --fix"
     )
     print()
-    print("| step | runs | sections lost or doubled | work tree/index ≠ HEAD, recovered | end ≠ clean run |")
-    print("|---|---|---|---|---|")
-    for step, runs, bad, wrong, differs, unreached in rows:
-        note = f" ({unreached} not reached)" if unreached else ""
-        print(f"| {step} | {runs}{note} | {bad} | {wrong} | {differs} |")
+    cells = [(s, f"{n} ({u} not reached)" if u else n, b, w, d) for s, n, b, w, d, u in rows]
     total, bad, wrong, differs = (sum(int(r[k]) for r in rows) for k in (1, 2, 3, 4))
-    print(f"| all | {total} | {bad} | {wrong} | {differs} |")
+    head = ("step", "runs", "sections lost or doubled", "work tree/index ≠ HEAD, recovered")
+    table((*head, "end ≠ clean run"), [*cells, ("all", total, bad, wrong, differs)])
     print()
     print(f"concurrent writers: {args.rounds} rounds of 8 processes")
     print()
-    print("| processes | failed | sections lost | sections doubled |")
-    print("|---|---|---|---|")
-    print(f"| {processes} | {failed} | {lost} | {doubled} |")
+    table(("processes", "failed", "sections lost", "sections doubled"), [(processes, failed, lost, doubled)])
     print()
     print(f"({clock.seconds():.0f} s)")
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from bench import workload as wl
 from bench.gitrun import git
+from bench.harness import commit, scratch_repo
 from squadmem.commands import context
 from squadmem.engine import catalog, index
 from squadmem.engine.planning import policy
@@ -173,14 +174,7 @@ class Model:
         return found
 
     def run(self) -> Iterator[Row]:
-        for day in range(1, self.work.days + 1):
-            spawned = {a: self.session(day, i, a) for i, a in enumerate(self.work.agents)}
-            moved = self.maintain(day)
-            for agent in self.work.agents:
-                row, moves = spawned[agent], moved.get(agent, [])
-                yield dataclasses.replace(
-                    row, moves=len(moves), pingpong=self.pingpong.count(moves, night(day))
-                )
+        return days(self)
 
     def session(self, day: int, i: int, agent: str) -> Row:
         memory = self.memory(agent)
@@ -258,29 +252,15 @@ class Real:
         return done.stdout
 
     def setup(self) -> None:
-        self.root.mkdir(parents=True, exist_ok=True)
-        git(self.root, "init", "-q", "-b", "main", env=self.env)
-        git(self.root, "config", "user.name", "Scribe", env=self.env)
-        git(self.root, "config", "user.email", "scribe@example.com", env=self.env)
-        git(self.root, "config", "commit.gpgsign", "false", env=self.env)
+        scratch_repo(self.root, env=self.env)
         agents = [f"--agent={a}" for a in self.work.agents]
         self.squadmem("init", *agents, when=at(0, 8), now=False)
         (self.root / MEMORY / "tiers.toml").write_text(settings_toml(self.settings))
-        for rel, text in initial_texts(self.work).items():
-            (self.root / rel).write_text(text)
-        git(self.root, "add", "-A", env=self.env)
-        git(self.root, "commit", "-q", "-m", "squadmem init", date=at(0, 8).isoformat(), env=self.env)
+        commit(self.root, initial_texts(self.work), "squadmem init", at(0, 8).isoformat(), env=self.env)
 
     def run(self) -> Iterator[Row]:
         self.setup()
-        for day in range(1, self.work.days + 1):
-            spawned = {a: self.session(day, i, a) for i, a in enumerate(self.work.agents)}
-            moved = self.maintain(day)
-            for agent in self.work.agents:
-                row, moves = spawned[agent], moved.get(agent, [])
-                yield dataclasses.replace(
-                    row, moves=len(moves), pingpong=self.pingpong.count(moves, night(day))
-                )
+        return days(self)
 
     def session(self, day: int, i: int, agent: str) -> Row:
         payload = self.squadmem("context", "--agent", agent, when=spawn_time(day, i))
@@ -332,6 +312,18 @@ class Real:
             if (base / tier).is_dir()
             for p in sorted((base / tier).glob("*.md"))
         }
+
+
+def days(runner: Model | Real) -> Iterator[Row]:
+    """Each day: every agent's spawn, then the night's maintain; a row per agent with its moves."""
+    for day in range(1, runner.work.days + 1):
+        spawned = {a: runner.session(day, i, a) for i, a in enumerate(runner.work.agents)}
+        moved = runner.maintain(day)
+        for agent in runner.work.agents:
+            row, moves = spawned[agent], moved.get(agent, [])
+            yield dataclasses.replace(
+                row, moves=len(moves), pingpong=runner.pingpong.count(moves, night(day))
+            )
 
 
 def model(work: wl.Workload, settings: Settings) -> tuple[list[Row], dict[str, str]]:

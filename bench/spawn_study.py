@@ -33,13 +33,13 @@ on the other; with ``--pointers``, a row per reserve. Asserts nothing.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import math
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
+from bench.harness import options, table
 from squadmem.commands.context import MORE_HEADING, MORE_NOTE, TASK_HEADING
 from squadmem.engine.search import ranking
 from squadmem.model import render, sections, templates
@@ -194,7 +194,7 @@ def pointed(spawn: Spawn, budget: int, reserve: int) -> tuple[set[str], set[str]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__)
     parser.add_argument("dump", type=Path, help="the folder squad_replay.py --dump wrote")
     parser.add_argument("--budget", type=int, nargs="+", default=[4096], help="payload budgets (4096)")
     parser.add_argument(
@@ -212,9 +212,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     total = sum(uses)
     print(f"{len(found)} spawns of {len(repos)} repositories, {total} relevant entries", end=" ")
     print(f"({uses[0]} / {uses[1]})\n")
-    head = ["order", *(f"{b:,} B (half A / half B)" for b in args.budget)]
-    print("| " + " | ".join(head) + " |")
-    print("|" + "---|" * len(head))
+    rows = []
     for name, order in ORDERS.items():
         cells = []
         for budget in args.budget:
@@ -224,11 +222,11 @@ def main(argv: Sequence[str] | None = None) -> None:
                 hits[spawn.repo in halves[1]] += len(spawn.relevant & taken)
             a, b = (hits[n] / max(1, uses[n]) for n in (0, 1))
             cells.append(f"{sum(hits) / max(1, total):.1%} ({a:.1%} / {b:.1%})")
-        print(f"| {name} | " + " | ".join(cells) + " |")
+        rows.append((name, *cells))
+    table(("order", *(f"{b:,} B (half A / half B)" for b in args.budget)), rows)
     if args.pointers:
         print("\nsquadmem's order, then a line naming each further match: held + named = either\n")
-        print("| reserved for lines | " + " | ".join(f"{b:,} B" for b in args.budget) + " |")
-        print("|" + "---|" * (1 + len(args.budget)))
+        rows = []
         for reserve in args.pointers:
             cells = []
             for budget in args.budget:
@@ -239,7 +237,8 @@ def main(argv: Sequence[str] | None = None) -> None:
                     named += len(spawn.relevant & lines)
                 n = max(1, total)
                 cells.append(f"{held / n:.1%} + {named / n:.1%} = {(held + named) / n:.1%}")
-            print(f"| {reserve:,} B | " + " | ".join(cells) + " |")
+            rows.append((f"{reserve:,} B", *cells))
+        table(("reserved for lines", *(f"{b:,} B" for b in args.budget)), rows)
 
 
 if __name__ == "__main__":

@@ -46,18 +46,18 @@ in every payload, a hit rate above Squad's own.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import datetime as dt
 import math
 import os
 import random
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench.gitrun import git, squadmem
+from bench.gitrun import squadmem
+from bench.harness import commit, options, scratch_repo, table
 from bench.squad_team import AGENTS, TOPICS, SquadTeam, Written
 from squadmem.commands import context, maintain, scaffold
 from squadmem.commands import migrate as migrating
@@ -166,8 +166,15 @@ class Task:
 def ceiling(pool: Sequence[Written], pop: Popularity, day: int, size: dict[str, int], room: int) -> set[str]:
     """The marks of the entries an informed rule loads in ``room`` bytes: best odds per byte first."""
     known = [e for e in pool if e.mark in size]
+    return best_fit(known, lambda e: pop.weight(e, day) / size[e.mark], size, room)
+
+
+def best_fit(
+    pool: Iterable[Written], value: Callable[[Written], float], size: Mapping[str, int], room: int
+) -> set[str]:
+    """The marks of ``pool``'s entries taken best ``value`` first, each that still fits ``room``."""
     chosen: set[str] = set()
-    for entry in sorted(known, key=lambda e: pop.weight(e, day) / size[e.mark], reverse=True):
+    for entry in sorted(pool, key=value, reverse=True):
         if size[entry.mark] <= room:
             chosen.add(entry.mark)
             room -= size[entry.mark]
@@ -279,10 +286,7 @@ def _set_up(
 ) -> tuple[SquadTeam, int]:
     """A Squad team founded at ``root``, then squadmem set up (hooks, the Squad skill, ``overrides``)
     and the team's entries taken in: the team, and the hot budget."""
-    os.environ["GIT_AUTHOR_NAME"] = os.environ["GIT_COMMITTER_NAME"] = "Scribe"
-    os.environ["GIT_AUTHOR_EMAIL"] = os.environ["GIT_COMMITTER_EMAIL"] = "scribe@example.com"
-    root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main")
+    scratch_repo(root)
     # real teams' entries (bench/squad_corpus.py): learnings about 1.1 KB, decisions about 535 B
     team = SquadTeam(root, agents, **(REAL_SIZES if real_sizes else {}))
     team.found()
@@ -292,8 +296,7 @@ def _set_up(
         configure(repo.layout.memory / "tiers.toml", overrides)
         budget = settings.load(repo.layout.memory).hot.max_bytes
     _env(start)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "squadmem init")
+    commit(root, {}, "squadmem init", start.isoformat())
     with Repo(root) as repo:
         migrating.squad_team(repo, maintain.load_settings(repo), start)
     return team, budget
@@ -361,36 +364,40 @@ def _totals(rows: Sequence[Row]) -> tuple[int, int, int, int]:
     )
 
 
-def report(rows: Sequence[Row], every: int, verdict: str, budget: int) -> None:
-    print(
-        "| day | squadmem payload B (max / mean) | Squad load B (max / mean) | Core Context "
-        f"| uses | hit rate squadmem | hit rate Squad | ceiling in {budget} B |"
+def _day_cells(r: Row) -> tuple[object, ...]:
+    return (
+        *(r.day, f"{r.payload_max} / {r.payload_mean:.0f}", f"{r.squad_max} / {r.squad_mean:.0f}"),
+        *("yes" if r.core else "NO", r.uses, _rate(r.hits, r.uses), _rate(r.squad_hits, r.uses)),
+        _rate(r.ceiling_hits, r.uses),
     )
-    print("|---:|---:|---:|:---:|---:|---:|---:|---:|")
+
+
+def _upto_cells(rows: Sequence[Row], r: Row, kinds: Sequence[str]) -> tuple[object, ...]:
+    """The hit rates of every day up to ``r``'s: overall, then per kind."""
+    upto = rows[: rows.index(r) + 1]
+    total, hits, squad_hits, top = _totals(upto)
+    per = _kinds(upto)
+    cells = [
+        f"{_rate(per[k][1], per[k][0])} / {_rate(per[k][2], per[k][0])} / {_rate(per[k][3], per[k][0])}"
+        f" of {per[k][0]}"
+        if k in per
+        else "-"
+        for k in kinds
+    ]
+    overall = f"{_rate(hits, total)} / {_rate(squad_hits, total)} / {_rate(top, total)}"
+    return (r.day, total, overall, *cells)
+
+
+def report(rows: Sequence[Row], every: int, verdict: str, budget: int) -> None:
+    head = (
+        *("day", "squadmem payload B (max / mean)", "Squad load B (max / mean)", "Core Context", "uses"),
+        *("hit rate squadmem", "hit rate Squad", f"ceiling in {budget} B"),
+    )
     shown = [r for r in rows if r.day % every == 0 or r.day in (1, 30, 90) or r is rows[-1]]
-    for r in shown:
-        print(
-            f"| {r.day} | {r.payload_max} / {r.payload_mean:.0f} | {r.squad_max} / {r.squad_mean:.0f} "
-            f"| {'yes' if r.core else 'NO'} | {r.uses} | {_rate(r.hits, r.uses)} "
-            f"| {_rate(r.squad_hits, r.uses)} | {_rate(r.ceiling_hits, r.uses)} |"
-        )
+    table(head, [_day_cells(r) for r in shown], right=len(head))
     print(f"\nhit rates from day 1 to the day named (squadmem / Squad / ceiling in {budget} B):\n")
     kinds = sorted(_kinds(rows))
-    print("| to day | uses | all | " + " | ".join(kinds) + " |")
-    print("|---:|---:|---|" + "---|" * len(kinds))
-    for r in shown:
-        upto = rows[: rows.index(r) + 1]
-        total, hits, squad_hits, top = _totals(upto)
-        per = _kinds(upto)
-        cells = [
-            f"{_rate(per[k][1], per[k][0])} / {_rate(per[k][2], per[k][0])} / {_rate(per[k][3], per[k][0])}"
-            f" of {per[k][0]}"
-            if k in per
-            else "-"
-            for k in kinds
-        ]
-        overall = f"{_rate(hits, total)} / {_rate(squad_hits, total)} / {_rate(top, total)}"
-        print(f"| {r.day} | {total} | {overall} | " + " | ".join(cells) + " |")
+    table(("to day", "uses", "all", *kinds), [_upto_cells(rows, r, kinds) for r in shown])
     worst = max(rows, key=lambda r: r.payload_max)
     total, hits, squad_hits, top = _totals(rows)
     print(f"\nsummary over {len(rows)} days, {total} uses:")
@@ -428,27 +435,24 @@ def report(rows: Sequence[Row], every: int, verdict: str, budget: int) -> None:
 def sweep(results: Sequence[tuple[float, Sequence[Row]]], budget: int) -> None:
     """One row per task focus: the hit rates of the same uses, and the largest payloads."""
     print(f"\nhit rate by task focus (share of uses drawn from the spawn's task topic), {budget} B budget:\n")
-    print(
-        "| task focus | uses | squadmem | squadmem --task | Squad (its own load) | ceiling without the task "
-        "| largest payload / with --task |"
+    head = (
+        *("task focus", "uses", "squadmem", "squadmem --task", "Squad (its own load)"),
+        *("ceiling without the task", "largest payload / with --task"),
     )
-    print("|---:|---:|---:|---:|---:|---:|---:|")
-    for focus, rows in results:
-        total, hits, squad_hits, top = _totals(rows)
-        task_hits = sum(r.task_hits for r in rows)
-        print(
-            f"| {focus:g} | {total} | {_rate(hits, total)} | {_rate(task_hits, total)} "
-            f"| {_rate(squad_hits, total)} | {_rate(top, total)} "
-            f"| {max(r.payload_max for r in rows)} / {max(r.task_max for r in rows)} B |"
-        )
+    table(head, [_focus_cells(focus, rows) for focus, rows in results], right=len(head))
+
+
+def _focus_cells(focus: float, rows: Sequence[Row]) -> tuple[object, ...]:
+    total, hits, squad_hits, top = _totals(rows)
+    task_hits = sum(r.task_hits for r in rows)
+    return (
+        *(f"{focus:g}", total, _rate(hits, total), _rate(task_hits, total), _rate(squad_hits, total)),
+        *(_rate(top, total), f"{max(r.payload_max for r in rows)} / {max(r.task_max for r in rows)} B"),
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--days", type=int, default=180)
-    parser.add_argument("--agents", type=int, default=8)
+    parser = options(__doc__, days=180, agents=8)
     parser.add_argument("--every", type=int, default=10, help="print every Nth day")
     parser.add_argument(
         "--set", action="append", default=[], metavar="TABLE.KEY=VALUE", help="a tiers.toml setting"

@@ -53,11 +53,9 @@ each rule's hit rate per kind at the first budget. Asserts nothing.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import functools
 import math
-import os
 import random
 import re
 import tempfile
@@ -65,7 +63,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
 from bench import squad_bench
-from bench.gitrun import git
+from bench.harness import options, scratch_repo, table
 from bench.squad_team import AGENTS, SquadTeam, Written
 from squadmem.engine.search import ranking
 from squadmem.model import squad
@@ -83,8 +81,7 @@ class Replay:
     def __init__(
         self, root: Path, agents: Sequence[str], *, real_sizes: bool = False, focus: float = 0.0
     ) -> None:
-        root.mkdir(parents=True, exist_ok=True)
-        git(root, "init", "-q", "-b", "main")
+        scratch_repo(root)
         self.team = SquadTeam(root, agents, **(squad_bench.REAL_SIZES if real_sizes else {}))
         self.team.found()
         self.agents = tuple(agents)
@@ -132,7 +129,9 @@ class Replay:
     # -- rules -----------------------------------------------------------------------------------
     def informed(self, agent: str, room: int, own: bool = False) -> set[str]:
         pool = [e for e in self.pool(agent) if not own or e.owner == agent]
-        return _best(pool, lambda e: self.pop.weight(e, self.day) / self.size[e.mark], self.size, room)
+        return squad_bench.best_fit(
+            pool, lambda e: self.pop.weight(e, self.day) / self.size[e.mark], self.size, room
+        )
 
     def newest(self, agent: str, room: int) -> set[str]:
         return _fill(sorted(self.pool(agent), key=lambda e: e.day, reverse=True), self.size, room)
@@ -168,7 +167,7 @@ class Replay:
     def sized(self, agent: str, room: int) -> set[str]:
         own = [e for e in self.pool(agent) if e.owner == agent]
         cost = {e.mark: (self.day - self.recency(agent, e) + 0.5) * self.size[e.mark] for e in own}
-        return _best(own, lambda e: -cost[e.mark], self.size, room)
+        return squad_bench.best_fit(own, lambda e: -cost[e.mark], self.size, room)
 
     def topical(self, agent: str, room: int) -> set[str]:
         own = [e for e in self.pool(agent) if e.owner == agent]
@@ -195,7 +194,7 @@ class Replay:
                 p += focus * weight[e.mark] / on_topic
             return p / self.size[e.mark]
 
-        return _best(pool, odds, self.size, room)
+        return squad_bench.best_fit(pool, odds, self.size, room)
 
     def task_matches(
         self, agent: str, room: int, task: squad_bench.Task, order: Order, reserve: float = 0.0
@@ -323,17 +322,6 @@ def _words(title: str) -> str:
     return " ".join(w for w in words if w not in ("team", "update", "t", "z"))
 
 
-def _best(
-    pool: Iterable[Written], value: Callable[[Written], float], size: Mapping[str, int], room: int
-) -> set[str]:
-    chosen: set[str] = set()
-    for entry in sorted(pool, key=value, reverse=True):
-        if size[entry.mark] <= room:
-            chosen.add(entry.mark)
-            room -= size[entry.mark]
-    return chosen
-
-
 def _fill(order: Iterable[Written], size: Mapping[str, int], room: int) -> set[str]:
     """Entries in ``order`` while they fit (the first that does not stops the fill, as a budget pass)."""
     chosen: set[str] = set()
@@ -345,26 +333,14 @@ def _fill(order: Iterable[Written], size: Mapping[str, int], room: int) -> set[s
     return chosen
 
 
-def _rate(hits: int, total: int) -> str:
-    return f"{100 * hits / total:.0f}%" if total else "-"
-
-
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--days", type=int, default=180)
-    parser.add_argument("--agents", type=int, default=8)
+    parser = options(__doc__, days=180, agents=8)
     parser.add_argument("--budgets", type=int, nargs="+", default=list(DEFAULT_BUDGETS))
     parser.add_argument(
         "--task-focus", type=float, default=0.0, metavar="F", help="share of uses drawn from the task's topic"
     )
     parser.add_argument("--real-sizes", action="store_true", help="entries as large as real teams'")
     args = parser.parse_args()
-    for name in ("NAME", "EMAIL"):
-        os.environ[f"GIT_AUTHOR_{name}"] = os.environ[f"GIT_COMMITTER_{name}"] = (
-            "Scribe" if name == "NAME" else "scribe@example.com"
-        )
     counts: dict[tuple[str, int], dict[str, list[int]]] = {}
 
     def tally(rule: str, budget: int, kind: str, hit: bool) -> None:
@@ -381,13 +357,10 @@ def main() -> None:
             replay.step(args.budgets, tally)
     squad_rate = counts[("Squad (its own load)", 0)]["all"]
     print(f"a Squad team of {args.agents} agents over {args.days} days, {squad_rate[0]} uses")
-    print(f"Squad's own rule (its whole gated load): {_rate(squad_rate[1], squad_rate[0])}\n")
-    print("| rule | " + " | ".join(f"{b:,} B" for b in args.budgets) + " |")
-    print("|---|" + "---:|" * len(args.budgets))
+    print(f"Squad's own rule (its whole gated load): {_rate(squad_rate)}\n")
     rules = list(dict.fromkeys(rule for rule, budget in counts if budget))
-    for rule in rules:
-        cells = [_rate(counts[(rule, b)]["all"][1], counts[(rule, b)]["all"][0]) for b in args.budgets]
-        print(f"| {rule} | " + " | ".join(cells) + " |")
+    rows = [(rule, *(_rate(counts[(rule, b)]["all"]) for b in args.budgets)) for rule in rules]
+    table(("rule", *(f"{b:,} B" for b in args.budgets)), rows, len(args.budgets))
     first = args.budgets[0]
     kinds = sorted(k for k in counts[("Squad (its own load)", 0)] if k != "all")
     print(
@@ -395,15 +368,14 @@ def main() -> None:
         + ", ".join(f"{k} {counts[('Squad (its own load)', 0)][k][0]}" for k in kinds)
         + "):\n"
     )
-    print("| rule | " + " | ".join(kinds) + " |")
-    print("|---|" + "---:|" * len(kinds))
-    for rule, budget in [("Squad (its own load)", 0), *((r, first) for r in rules)]:
-        per = counts[(rule, budget)]
-        print(
-            f"| {rule} | "
-            + " | ".join(_rate(per[k][1], per[k][0]) if k in per else "-" for k in kinds)
-            + " |"
-        )
+    shown = [("Squad (its own load)", 0), *((r, first) for r in rules)]
+    rows = [(rule, *(_rate(counts[(rule, b)].get(k)) for k in kinds)) for rule, b in shown]
+    table(("rule", *kinds), rows, len(kinds))
+
+
+def _rate(count: list[int] | None) -> str:
+    """A [uses, hits] count as a share; "-" where there were no uses."""
+    return squad_bench._rate(count[1], count[0]) if count else "-"
 
 
 if __name__ == "__main__":

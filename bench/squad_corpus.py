@@ -24,7 +24,6 @@ Prints one row per repository and a summary. Asserts nothing; exit 0.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import datetime as dt
 import json
@@ -38,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.gitrun import Done, git, squadmem
-from bench.harness import Stopwatch
+from bench.harness import Stopwatch, options, scratch_repo, table
 from squadmem.commands import intake
 from squadmem.model import sections, squad
 from squadmem.model.layout import MEMORY_DIR
@@ -96,9 +95,8 @@ def export_squad_history(source: Path, root: Path) -> str | None:
     """``source``'s default branch with only ``.squad/``, into a new repository at ``root``; None, or
     why it cannot be had. Dates and messages are kept (squadmem reads no other path), so a mirror
     that lacks large blobs elsewhere still works, and the copy is small."""
-    root.mkdir()
     ref = git(source, "symbolic-ref", "-q", "HEAD").out.strip()  # refs/heads/<default branch>
-    git(root, "init", "-q", "-b", ref.removeprefix("refs/heads/"))
+    scratch_repo(root, branch=ref.removeprefix("refs/heads/"))
     export = ["fast-export", "--signed-tags=strip", "--tag-of-filtered-object=drop", ref]
     # fast-export takes the first "--" as its own: a second one ends the revisions
     exported = git(source, *export, "--", "--", ".squad").stdout
@@ -273,32 +271,31 @@ def spawn_payloads(
     return payloads
 
 
-def table_head(*columns: str) -> None:
-    """A Markdown table's heading and rule."""
-    print("| " + " | ".join(columns) + " |")
-    print("|" + "---|" * len(columns))
+def _cells(r: dict[str, Any]) -> tuple[object, ...]:
+    """A repository's row, or as much of it as was had before a step failed."""
+    kb = f"{r.get('squad_kb', '')} KB"
+    named = (r["repo"], r.get("commits", ""), kb, r.get("entries", ""), r.get("agents", ""))
+    if "failed" in r:
+        return (*named, f"**failed:** {r['failed']}", *[""] * 10)
+    return (
+        *(*named, r["squadmem_commits"], r["rerun_new_commits"], r["verify"], len(r["left_out"])),
+        *(
+            len(r["lost"]),
+            len(r["twice"]),
+            "yes" if r["squad_files_unchanged"] else "NO",
+            f"{r['payload_max']} B",
+        ),
+        *(f"{r['over_budget']} ({r['over_by_core']})", r["core_missing"], f"{r['squad_load_max']} B"),
+    )
 
 
 def report(rows: Sequence[dict[str, Any]]) -> None:
-    table_head(
+    head = (
         *("repository", "commits", "Squad files", "entries", "agents", "squadmem commits", "re-run"),
         *("verify", "left out (warned)", "lost", "twice", "Squad files same", "payload max"),
         *("over 4 KB (by Core Context)", "Core missing", "Squad's load max"),
     )
-    for r in rows:
-        if "failed" in r:
-            print(
-                f"| {r['repo']} | {r.get('commits', '')} | {r.get('squad_kb', '')} KB "
-                f"| {r.get('entries', '')} | {r.get('agents', '')} | **failed:** {r['failed']} ||||||||||"
-            )
-            continue
-        print(
-            f"| {r['repo']} | {r['commits']} | {r['squad_kb']} KB | {r['entries']} | {r['agents']} "
-            f"| {r['squadmem_commits']} | {r['rerun_new_commits']} | {r['verify']} | {len(r['left_out'])} "
-            f"| {len(r['lost'])} "
-            f"| {len(r['twice'])} | {'yes' if r['squad_files_unchanged'] else 'NO'} | {r['payload_max']} B "
-            f"| {r['over_budget']} ({r['over_by_core']}) | {r['core_missing']} | {r['squad_load_max']} B |"
-        )
+    table(head, [_cells(r) for r in rows])
     ok = [r for r in rows if "failed" not in r]
     print()
     print(f"{len(rows)} repositories, {len(rows) - len(ok)} failed a step;", end=" ")
@@ -347,9 +344,8 @@ def report(rows: Sequence[dict[str, Any]]) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__, json=True)
     parser.add_argument("repos", nargs="+", type=Path, help="git repositories with a Squad team's .squad/")
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--keep", type=Path, help="keep each worked clone under this folder")
     args = parser.parse_args(argv)
     run_all(args.repos, lambda source, work: run_one(source, work), args.json, report, keep=args.keep)
@@ -359,7 +355,7 @@ def run_all(
     sources: Sequence[Path],
     one: Callable[[Path, Path], dict[str, Any]],
     as_json: bool,
-    table: Callable[[Sequence[dict[str, Any]]], None],
+    report: Callable[[Sequence[dict[str, Any]]], None],
     keep: Path | None = None,
 ) -> None:
     """``one(source, work folder)`` for each repository, a failure reported as its row, then the rows."""
@@ -379,7 +375,7 @@ def run_all(
     if as_json:
         print(json.dumps(rows, indent=2))
     else:
-        table(rows)
+        report(rows)
 
 
 if __name__ == "__main__":

@@ -34,7 +34,6 @@ Asserts nothing; exit 0.
 
 from __future__ import annotations
 
-import argparse
 import collections
 import dataclasses
 import datetime as dt
@@ -48,7 +47,7 @@ from typing import Any
 
 from bench import squad_spawns
 from bench.gitrun import git, squadmem
-from bench.harness import Stopwatch
+from bench.harness import Stopwatch, options, scratch_repo, table
 from bench.squad_corpus import (
     BUDGET,
     carries,
@@ -59,7 +58,6 @@ from bench.squad_corpus import (
     identity,
     run_all,
     squad_entries,
-    table_head,
     tier_sections,
 )
 from squadmem.commands import context, intake
@@ -141,7 +139,7 @@ def replay_one(
     if max_steps is not None:
         steps = steps[-max_steps:]
     root = work / "clone"
-    git(work, "init", "-q", "-b", "main", str(root))
+    scratch_repo(root)
     git(root, "fetch", "-q", str(history), "HEAD")
     ever: dict[tuple[str, bytes], squad.Entry] = {}
     payloads = Payloads()
@@ -346,23 +344,24 @@ def _show(
         print(f"  {held} {'' if beyond else '(named) '}{entry.title[:90]}", file=sys.stderr)
 
 
+def _cells(r: dict[str, Any]) -> tuple[object, ...]:
+    if "failed" in r:
+        return (r["repo"], f"**failed:** {r['failed']}", *[""] * 12)
+    return (
+        *(r["repo"], r["days"], r["steps"], f"{r['entries_ever']} ({r['entries_last']})"),
+        *(r["squadmem_commits"],),
+        *(r["verify"], r["rerun_new_commits"], len(r["lost"]), len(r["twice"]), r["spawns"]),
+        *(f"{r['payload_max']} B", f"{r['over']} ({r['over_by_core']})", r["core_missing"], r["seconds"]),
+    )
+
+
 def report(rows: Sequence[dict[str, Any]]) -> None:
-    table_head(
+    head = (
         *("repository", "days", "steps", "entries ever (at the end)", "squadmem commits", "verify"),
         *("re-run", "lost", "twice", "spawns", "payload max", "over 4 KB (by Core Context)"),
         *("Core missing", "seconds"),
     )
-    for r in rows:
-        if "failed" in r:
-            print(f"| {r['repo']} | **failed:** {r['failed']} ||||||||||||")
-            continue
-        print(
-            f"| {r['repo']} | {r['days']} | {r['steps']} | {r['entries_ever']} ({r['entries_last']}) "
-            f"| {r['squadmem_commits']} "
-            f"| {r['verify']} | {r['rerun_new_commits']} | {len(r['lost'])} | {len(r['twice'])} "
-            f"| {r['spawns']} | {r['payload_max']} B | {r['over']} ({r['over_by_core']}) "
-            f"| {r['core_missing']} | {r['seconds']} |"
-        )
+    table(head, [_cells(r) for r in rows])
     ok = [r for r in rows if "failed" not in r]
     print()
     print(
@@ -399,21 +398,22 @@ def report_logs(rows: Sequence[dict[str, Any]]) -> None:
         "name make relevant; + named: not held, but named in a line under the spawn's "
         '"More matching the task"\n'
     )
-    table_head(
+    head = (
         *("repository", "spawns", "relevant (beyond the task)", "Squad", "Squad's rule", "squadmem"),
         *(f"squadmem --task in {int(b):,} B" for b in budgets),
         *("bytes: Squad", "Squad's rule", "squadmem --task"),
     )
     total = squad_spawns.Score()
+    cells = []
     for r in rows:
         one = squad_spawns.Score()
         one.add(squad_spawns.Score(**r["logs"]))  # keys as numbers again
         total.add(one)
-        _log_row(r["repo"], one, budgets)
-    _log_row("**all**", total, budgets)
+        cells.append(_log_cells(r["repo"], one, budgets))
+    table(head, [*cells, _log_cells("**all**", total, budgets)])
 
 
-def _log_row(name: str, s: squad_spawns.Score, budgets: Sequence[Any]) -> None:
+def _log_cells(name: str, s: squad_spawns.Score, budgets: Sequence[Any]) -> tuple[object, ...]:
     def both(hits: int, beyond: int) -> str:
         return f"{_share(hits, s.uses)} ({_share(beyond, s.unnamed)})"
 
@@ -422,20 +422,18 @@ def _log_row(name: str, s: squad_spawns.Score, budgets: Sequence[Any]) -> None:
         for b in budgets
     ]
     first = s.task_bytes.get(budgets[0], [])
-    print(
-        f"| {name} | {s.spawns} | {s.uses} ({s.unnamed}) | {both(s.squad, s.unnamed_squad)} "
-        f"| {both(s.rule, s.unnamed_rule)} | {both(s.plain, s.unnamed_plain)} | "
-        + " | ".join(tasks)
-        + f" | {_median(s.squad_bytes)} | {_median(s.rule_bytes)} | {_median(first)} |"
+    return (
+        *(name, s.spawns, f"{s.uses} ({s.unnamed})", both(s.squad, s.unnamed_squad)),
+        *(both(s.rule, s.unnamed_rule), both(s.plain, s.unnamed_plain), *tasks),
+        *(_median(s.squad_bytes), _median(s.rule_bytes), _median(first)),
     )
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__, json=True)
     parser.add_argument("repos", nargs="+", type=Path, help="git repositories with a Squad team's .squad/")
     parser.add_argument("--step-days", type=int, default=1, help="days between two replayed states (1)")
     parser.add_argument("--max-steps", type=int, help="replay only the last N steps")
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--keep", type=Path, help="keep each replayed repository under this folder")
     parser.add_argument(
         "--task-budgets",

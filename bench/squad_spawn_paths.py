@@ -37,7 +37,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from bench import squad_team
-from bench.gitrun import git, squadmem
+from bench.gitrun import squadmem
+from bench.harness import commit, markdown, scratch_repo
 from bench.squad_spawn_reads import FIRST, READ, TASK_SLOT, TEMPLATE, options, run_squad
 from squadmem.model import spawnblock
 
@@ -155,13 +156,11 @@ def measure(
 
 def scenario(cli: Path, root: Path, agents: Sequence[str], *, days: int = 60, seed: int = 3) -> list[Row]:
     """Grow a real ``squad init`` team ``days`` days, then read every path before and after squadmem."""
-    root.mkdir(parents=True, exist_ok=True)
-    git(root, "init", "-q", "-b", "main")
+    scratch_repo(root)
     founded = run_squad(cli, root, "init")
     assert founded.returncode == 0, founded.stdout + founded.stderr
     cast_charters(root, agents)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-gpg-sign", "-m", "squad init", date="2026-01-05T08:00:00+00:00")
+    commit(root, {}, "squad init", "2026-01-05T08:00:00+00:00")
     team = squad_team.SquadTeam(root, agents, seed=seed, decision_rate=0.8)
     team.found()
     for day in range(1, days + 1):
@@ -172,8 +171,7 @@ def scenario(cli: Path, root: Path, agents: Sequence[str], *, days: int = 60, se
     evening = team.when(days, 20).isoformat()
     done = squadmem(root, "init", date=evening, check=False)
     assert done.returncode == 0, done.err
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-gpg-sign", "-m", "squadmem init", date=evening)
+    commit(root, {}, "squadmem init", evening)
     done = squadmem(root, "intake", "--now", evening, date=evening, check=False)
     assert done.returncode == 0, done.err
     done = squadmem(root, "spawn", "on", date=evening, check=False)  # init waits for the intake
@@ -186,19 +184,18 @@ def scenario(cli: Path, root: Path, agents: Sequence[str], *, days: int = 60, se
 
 
 def table(rows: Sequence[Row]) -> str:
-    out = [
-        "| path | agents | Squad alone, median | max | squadmem on, median | max | over 4 KB (on) |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for path in PATHS:
-        these = [r for r in rows if r.path == path]
-        before, after = [r.before for r in these], [r.after for r in these]
-        over = sum(1 for r in these if r.after > 4096)
-        out.append(
-            f"| {path} | {len(these)} | {statistics.median(before):,.0f} B | {max(before):,} B |"
-            f" {statistics.median(after):,.0f} B | {max(after):,} B | {over} |"
-        )
-    return "\n".join(out)
+    head = ("path", "agents", "Squad alone, median", "max", "squadmem on, median", "max", "over 4 KB (on)")
+    return markdown(head, [_cells(path, [r for r in rows if r.path == path]) for path in PATHS], right=6)
+
+
+def _cells(path: str, these: Sequence[Row]) -> tuple[object, ...]:
+    before, after = [r.before for r in these], [r.after for r in these]
+    over = sum(1 for r in these if r.after > 4096)
+    median = statistics.median
+    return (
+        *(path, len(these), f"{median(before):,.0f} B", f"{max(before):,} B"),
+        *(f"{median(after):,.0f} B", f"{max(after):,} B", over),
+    )
 
 
 def main() -> None:

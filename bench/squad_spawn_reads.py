@@ -28,14 +28,16 @@ import dataclasses
 import os
 import random
 import re
+import shlex
 import statistics
 import subprocess
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench import squad_team
+from bench import harness, squad_team
 from bench.gitrun import git, squadmem
+from bench.harness import commit, markdown, scratch_repo
 from squadmem.model.constants import SPAWN_FILES
 
 TEMPLATE = ".squad/templates/spawn-reference.md"
@@ -59,7 +61,7 @@ def spawn_reads(root: Path, template: str, agent: str, task: str, now: str) -> l
         run = RUN.match(line)
         if run:
             command = run["command"].replace("{name}", agent).replace(TASK_SLOT, task)
-            words = _split(command)
+            words = shlex.split(command)
             assert words[0] == "squadmem", command
             out = squadmem(root, *words[1:], "--now", now).stdout
             reads.append(Read("command", command, len(out)))
@@ -70,12 +72,6 @@ def spawn_reads(root: Path, template: str, agent: str, task: str, now: str) -> l
             path = root / target
             reads.append(Read("file", target, path.stat().st_size if path.is_file() else 0))
     return reads
-
-
-def _split(command: str) -> list[str]:
-    import shlex
-
-    return shlex.split(command)
 
 
 # -- the scenario with the real Squad CLI ----------------------------------------------------------
@@ -123,11 +119,10 @@ def scenario(
     seed: int = 3,
 ) -> Scenario:
     """Grow a real ``squad init`` team, take it in, upgrade Squad midway; measure every spawn's reads."""
-    git(root, "init", "-q", "-b", "main")
+    scratch_repo(root)
     founded = run_squad(cli, root, "init")
     assert founded.returncode == 0, founded.stdout + founded.stderr
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-gpg-sign", "-m", "squad init", date="2026-01-05T08:00:00+00:00")
+    commit(root, {}, "squad init", "2026-01-05T08:00:00+00:00")
     squad_template = (root / TEMPLATE).read_text("utf-8")
     team = squad_team.SquadTeam(root, agents, seed=seed, decision_rate=0.8)
     team.found()
@@ -149,8 +144,7 @@ def scenario(
     evening = team.when(days_before, 20).isoformat()
     done = squadmem(root, "init", date=evening, check=False)
     assert done.returncode == 0, done.err
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "--no-gpg-sign", "-m", "squadmem init", date=evening)
+    commit(root, {}, "squadmem init", evening)
     done = squadmem(root, "migrate", "squad", "--now", evening, date=evening, check=False)
     assert done.returncode == 0, done.err
     done = squadmem(root, "spawn", "on", date=evening, check=False)  # init waits for the intake
@@ -182,33 +176,39 @@ def scenario(
 
 
 def table(rows: Sequence[Row]) -> str:
-    out = [
-        "| phase | agent-days | Squad's load, median | max | the spawn, median | max | days over 4 KB |",
-        "|---|---:|---:|---:|---:|---:|---:|",
-    ]
-    for phase in ("before squadmem", "squadmem", "after squad upgrade"):
-        these = [r for r in rows if r.phase == phase]
-        if not these:
-            continue
-        squad = [r.squad for r in these]
-        spawn = [r.spawn for r in these]
-        over = sum(1 for r in these if r.spawn > 4096)
-        out.append(
-            f"| {phase} | {len(these)} | {statistics.median(squad):,.0f} B | {max(squad):,} B |"
-            f" {statistics.median(spawn):,.0f} B | {max(spawn):,} B | {over} |"
-        )
-    return "\n".join(out)
+    head = (
+        "phase",
+        "agent-days",
+        "Squad's load, median",
+        "max",
+        "the spawn, median",
+        "max",
+        "days over 4 KB",
+    )
+    phases = ("before squadmem", "squadmem", "after squad upgrade")
+    held = [[r for r in rows if r.phase == phase] for phase in phases]
+    return markdown(
+        head, [_cells(phase, these) for phase, these in zip(phases, held, strict=True) if these], 6
+    )
+
+
+def _cells(phase: str, these: Sequence[Row]) -> tuple[object, ...]:
+    squad, spawn = [r.squad for r in these], [r.spawn for r in these]
+    over = sum(1 for r in these if r.spawn > 4096)
+    median = statistics.median
+    return (
+        *(phase, len(these), f"{median(squad):,.0f} B", f"{max(squad):,} B"),
+        *(f"{median(spawn):,.0f} B", f"{max(spawn):,} B", over),
+    )
 
 
 def options(doc: str | None, days: dict[str, int]) -> argparse.Namespace:
     """The options of a bench that grows a real Squad team: the Squad CLI (required), the agents,
     the ``days`` options given (name -> default), the seed."""
-    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = harness.options(doc, seed=3, agents=4)
     parser.add_argument("--squad", type=Path, default=os.environ.get("SQUADMEM_SQUAD_CLI") or None)
-    parser.add_argument("--agents", type=int, default=4)
     for name, default in days.items():
-        parser.add_argument(f"--{name}", type=int, default=default)
-    parser.add_argument("--seed", type=int, default=3)
+        parser.add_argument(f"--{name}", type=int, default=default, help=f"(default {default})")
     args = parser.parse_args()
     if args.squad is None or not Path(args.squad).is_file():
         parser.error("the real Squad CLI is needed: --squad PATH or SQUADMEM_SQUAD_CLI")

@@ -52,7 +52,6 @@ Prints a row per team and the table per split. Asserts nothing; exit 0.
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import csv
 import dataclasses
@@ -68,8 +67,9 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from bench import squad_replay, squad_spawns, study_rules
+from bench import harness, squad_replay, squad_spawns, study_rules
 from bench.gitrun import git, squadmem
+from bench.harness import scratch_repo
 from bench.squad_corpus import committed, identity, squad_entries
 from squadmem.commands import intake
 from squadmem.commands.context import TASK_HEADING
@@ -143,8 +143,7 @@ def export_at(source: Path, commit: str, root: Path) -> str | None:
     """The history of ``.squad/`` up to ``commit`` into a new repository at ``root``; None, or why not."""
     if git(source, "cat-file", "-t", commit, check=False).out.strip() != "commit":
         return f"commit {commit[:12]} is not in the clone"
-    root.mkdir()
-    git(root, "init", "-q", "-b", "main")
+    scratch_repo(root)
     export = ["fast-export", "--signed-tags=strip", "--tag-of-filtered-object=drop", commit]
     stream = _renamed(git(source, *export, "--", "--", ".squad").stdout, commit, b"refs/heads/main")
     git(root, "fast-import", "--quiet", input=stream)
@@ -663,7 +662,7 @@ def study_team(team: Team, source: Path, work: Path, max_spawns: int, warmup_day
         return {**row, "failed": why_none}
     ever = written(history, max(s.state for s in chosen))
     root = work / "replay"
-    git(work, "init", "-q", "-b", "main", str(root))
+    scratch_repo(root)
     git(root, "fetch", "-q", str(history), "main")
     total, skipped = Tally(), 0
     for number, (state, moment, spawns) in enumerate(steps_for(commits, chosen, warmup_days)):
@@ -699,24 +698,23 @@ NAMES = {
 }
 
 
+def _team_cells(r: dict[str, Any]) -> tuple[object, ...]:
+    """A team's row: what it logged and held at 4 KB, or why it was not scored."""
+    named = (r["repo"], r["split"], r["commit"][:12])
+    if "tally" not in r:
+        return (*named, f"**not scored:** {r['failed']}", "", "", "", "", "")
+    t = Tally()
+    t.add(Tally(**r["tally"]))  # budgets as numbers again, read back from JSON or not
+    cells = [
+        share(t.held.get(order, {}).get(BUDGETS[0], 0), t.relevant) for order in ("squadmem", "bm25", "squad")
+    ]
+    return (*named, r["logged"], t.spawns, t.relevant, *cells)
+
+
 def report(rows: Sequence[dict[str, Any]], split: str) -> None:
     ok = [r for r in rows if "tally" in r]
-    print("| team | split | commit | logged spawns | scored | relevant | squadmem 4 KB | BM25 4 KB | Squad |")
-    print("|---|---|---|---:|---:|---:|---:|---:|---:|")
-    for r in rows:
-        if "tally" not in r:
-            print(f"| {r['repo']} | {r['split']} | {r['commit'][:12]} | **not scored:** {r['failed']} |||||")
-            continue
-        t = Tally()
-        t.add(Tally(**r["tally"]))  # budgets as numbers again, read back from JSON or not
-        cells = [
-            share(t.held.get(order, {}).get(BUDGETS[0], 0), t.relevant)
-            for order in ("squadmem", "bm25", "squad")
-        ]
-        print(
-            f"| {r['repo']} | {r['split']} | {r['commit'][:12]} | {r['logged']} | {t.spawns} | {t.relevant} "
-            f"| " + " | ".join(cells) + " |"
-        )
+    head = ("team", "split", "commit", "logged spawns", "scored", "relevant")
+    harness.table((*head, "squadmem 4 KB", "BM25 4 KB", "Squad"), [_team_cells(r) for r in rows], right=6)
     splits = ["train", "held-out"] if split == "all" else [split]
     for name in splits:
         total = Tally()
@@ -732,13 +730,13 @@ def table(name: str, teams: int, t: Tally) -> None:
         f"({t.uncleaned} before the generic references were removed; "
         f"{t.late} first committed at or after their spawn)\n"
     )
-    print("| relevant entries held | " + " | ".join(f"{b // 1024} KB" for b in BUDGETS) + " |")
-    print("|---|" + "---:|" * len(BUDGETS))
+    rows = []
     for order in ORDERS:
         cells = [share(t.held.get(order, {}).get(b, 0), t.relevant) for b in BUDGETS]
         if order in ("squad", "rule"):
             cells = [cells[0]] + [""] * (len(BUDGETS) - 1)
-        print(f"| {NAMES[order]} | " + " | ".join(cells) + " |")
+        rows.append((NAMES[order], *cells))
+    harness.table(("relevant entries held", *(f"{b // 1024} KB" for b in BUDGETS)), rows, len(BUDGETS))
     found = max(1, t.one_away)
     print(
         f"\nheld at 4 KB or in the top 5 of one recall: {share(t.one_away, t.relevant)} "
@@ -787,7 +785,7 @@ def jobs_for(
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = harness.options(__doc__, json=True)
     parser.add_argument(
         "--clones", type=Path, required=True, help="folder of the corpus' clones or bare git dirs"
     )
@@ -798,7 +796,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     )
     parser.add_argument("--warmup-days", type=int, default=7, help="daily states replayed before them (7)")
     parser.add_argument("--jobs", type=int, default=1, help="teams replayed at once (1)")
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--rows", type=Path, help="print the tables of rows an earlier --json run wrote")
     parser.add_argument(
         "--dump-recalls",

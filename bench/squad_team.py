@@ -34,7 +34,6 @@ Squad's own load smaller, never larger.
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import datetime as dt
 import os
@@ -44,6 +43,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.gitrun import git
+from bench.harness import options, scratch_repo
 
 AGENTS = ("picard", "riker", "data", "worf", "troi", "crusher", "laforge", "obrien")
 TOPICS = (
@@ -458,17 +458,11 @@ def _archive_decisions(text: str, today: dt.date, *, scribe: bool) -> tuple[str,
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = options(__doc__, seed=8, days=180, agents=8)
     parser.add_argument("dir", type=Path)
-    parser.add_argument("--agents", type=int, default=8)
-    parser.add_argument("--days", type=int, default=180)
-    parser.add_argument("--seed", type=int, default=8)
     args = parser.parse_args()
-    args.dir.mkdir(parents=True, exist_ok=True)
     if not (args.dir / ".git").exists():
-        git(args.dir, "init", "-q", "-b", "main")
+        scratch_repo(args.dir)
     team = SquadTeam(args.dir, AGENTS[: args.agents], seed=args.seed)
     team.found()
     for day in range(1, args.days + 1):

@@ -12,11 +12,12 @@ changes it, and ``tests/study_split_test.py`` recomputes it.
 
 from __future__ import annotations
 
-import argparse
 import csv
 import hashlib
 from collections.abc import Sequence
 from pathlib import Path
+
+from bench.harness import options
 
 CORPUS = Path(__file__).resolve().parent / "corpus"
 FILES = (CORPUS / "squad-teams.tsv", CORPUS / "squad-teams-new.tsv")
@@ -45,7 +46,7 @@ def digest(paths: Sequence[Path] = FILES) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__)
     parser.add_argument("--listing", action="store_true", help="print the listing, not its hash")
     args = parser.parse_args(argv)
     if args.listing:
