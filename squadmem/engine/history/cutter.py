@@ -220,7 +220,7 @@ class _Old:
         start = self.base.starts[index]
         if not self.movable(start, pos):
             return False
-        return len(text) - pos == len(self.base.text) - start and text[pos:] == self.base.text[start:]
+        return len(text) - pos == len(self.base.text) - start and text.startswith(self.base.text[start:], pos)
 
     def movable(self, start: int, pos: int) -> bool:
         """May the old text at ``start`` be read the same at ``pos``? Not a U+FEFF between top and middle."""
