@@ -53,14 +53,36 @@ def _scan(text: str, offset: int = 0) -> tuple[list[int], list[int]]:
 # A line :func:`_quick` leaves to the scanner: one that could open a fence (but at the margin), an HTML
 # block (a comment closed on its own line is fine) or a block quote, make a setext underline, or hold a
 # level-2 heading anywhere but at the margin (indented, or in a list item); list markers are looked through.
-_UNSURE = re.compile(
-    r"^(?!##(?:[ \t]|$)|`{3}|~{3})(?:[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$))*[ \t]*"
-    r"(?:<(?!!--.*-->)|>|##(?:[ \t]|$)|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$)",
-    re.MULTILINE,
+class _AtLines:
+    """A pattern looked for at the start of each line, as ``^pattern`` in MULTILINE mode finds it.
+
+    ``^`` gives the regex engine no first character to skip to, so it tries
+    every position of the text; here the line starts are found through the
+    newline before them (a literal it skips to), and the pattern is matched
+    there. ``pos`` must be the start of a line.
+    """
+
+    def __init__(self, pattern: str) -> None:
+        self._here = re.compile(pattern, re.MULTILINE)
+        self._next = re.compile(f"\n(?:{pattern})", re.MULTILINE)
+
+    def search(self, text: str, pos: int = 0, end: int | None = None) -> re.Match[str] | None:
+        """The first match at a line start from ``pos`` on, ending by ``end``."""
+        end = len(text) if end is None else end
+        found = self._here.match(text, pos, end)
+        if found is None:
+            ahead = self._next.search(text, pos, end)
+            found = self._here.match(text, ahead.start() + 1, end) if ahead is not None else None
+        return found
+
+
+_UNSURE = _AtLines(
+    r"(?!##(?:[ \t]|$)|`{3}|~{3})(?:[ \t]*(?:[-+*]|[0-9]{1,9}[.)])(?=[ \t]|$))*[ \t]*"
+    r"(?:<(?!!--.*-->)|>|##(?:[ \t]|$)|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$)"
 )
-_MARGIN_H2 = re.compile(r"^##(?:[ \t][^\n]*)?(?:\n|\Z)", re.MULTILINE)
-_MARGIN_FENCE = re.compile(r"^(`{3,}|~{3,})([^\n]*)", re.MULTILINE)
-_INDENTED_FENCE = re.compile(r"^[ \t]+(?:`{3}|~{3})", re.MULTILINE)
+_MARGIN_H2 = _AtLines(r"##(?:[ \t][^\n]*)?(?:\n|\Z)")  # a match ends where the next line starts
+_MARGIN_FENCE = _AtLines(r"(`{3,}|~{3,})([^\n]*)")
+_INDENTED_FENCE = _AtLines(r"[ \t]+(?:`{3}|~{3})")
 
 
 def _quick(text: str, offset: int) -> tuple[list[int], list[int]] | None:
@@ -85,9 +107,11 @@ def _quick(text: str, offset: int) -> tuple[list[int], list[int]] | None:
         stop = fence.start() if fence is not None else len(text)
         if _UNSURE.search(text, pos, stop):
             return None
-        for m in _MARGIN_H2.finditer(text, pos, stop):
-            starts.append(m.start() + offset)
-            heads.append(m.end() + offset)
+        heading = _MARGIN_H2.search(text, pos, stop)
+        while heading is not None:
+            starts.append(heading.start() + offset)
+            heads.append(heading.end() + offset)
+            heading = _MARGIN_H2.search(text, heading.end(), stop)
         if fence is None:
             return starts, heads
         marker, info = fence.groups()
@@ -103,9 +127,9 @@ def _quick(text: str, offset: int) -> tuple[list[int], list[int]] | None:
 
 
 @functools.lru_cache(maxsize=64)
-def _closer(marker: str) -> re.Pattern[str]:
+def _closer(marker: str) -> _AtLines:
     """The closing line at the margin of a fence opened with ``marker``."""
-    return re.compile(rf"^{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$", re.MULTILINE)
+    return _AtLines(rf"{re.escape(marker[0])}{{{len(marker)},}}[ \t]*$")
 
 
 def _keys(text: str, starts: Sequence[int], end: int) -> list[bytes]:
@@ -196,7 +220,7 @@ class _Old:
         start = self.base.starts[index]
         if not self.movable(start, pos):
             return False
-        return len(text) - pos == len(self.base.text) - start and text[pos:] == self.base.text[start:]
+        return len(text) - pos == len(self.base.text) - start and text.startswith(self.base.text[start:], pos)
 
     def movable(self, start: int, pos: int) -> bool:
         """May the old text at ``start`` be read the same at ``pos``? Not a U+FEFF between top and middle."""
@@ -264,7 +288,7 @@ class _Old:
 
 # A line that could be a level-2 heading or a setext underline, or open a fence, an HTML block (a
 # comment closed on its own line is fine: the block ends there) or a block quote.
-_RISKY = re.compile(r"^[ \t]*(?:##(?:[ \t]|$)|<(?!!--.*-->)|>|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$)", re.MULTILINE)
+_RISKY = _AtLines(r"[ \t]*(?:##(?:[ \t]|$)|<(?!!--.*-->)|>|`{3}|~{3}|=+[ \t]*$|-+[ \t]*$)")
 
 
 _ATX = re.compile(r"##(?:[ \t\r\n]|$)")
