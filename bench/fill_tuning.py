@@ -2,48 +2,57 @@
 
 Each spawn's pool (every candidate's BM25 score on the task, stated date, when history first holds
 it, tier, place and bytes, the room each budget leaves, which candidates hold which relevant entry)
-is filled as ``context --task`` fills it: ``squadmem.engine.search.spawn_fill.order``'s first part (the
-newest in a share of the room, then the matches) while each fits, then the rest of hot in its
-order, then a line naming each further one, then every other deeper section newest first. Each
-setting of the order (the newest's share of the room, how much a recent section raises a match) is
-scored at 4, 8 and 16 KB: the share of relevant entries held, of all and of those at least 6 hours
-old. Run it on the train teams' pools only; the held-out figures come from the real command.
+is filled as ``context --task`` fills it: ``squadmem.engine.search.spawn_fill.order``'s first part
+while each fits, then the rest of hot in its order, then a line naming each further match, then
+every other deeper section newest first. Each setting of the order (``WEIGHT``: what being the
+newest adds to a score scaled to the best match's 1; ``HOURS``: how fast that fades) is scored at
+4, 8 and 16 KB: the share of relevant entries held, of all and of those at least 6 hours old, and
+its least margin over the best of the three yardsticks filled from the same pool in the same room
+(newest first; BM25 on the task, here squadmem's own BM25 scores; BM25 then newest). The rule kept
+is the one with the largest least margin, all entries. Run it on the train teams' pools only; the
+held-out figures come from the real command.
 
     python -m bench.leak_free_study --clones DIR --split train --cache TRAIN
     python -m bench.fill_tuning TRAIN/*.pools.jsonl
 
-Prints one row per setting, best (summed over the budgets) first. Asserts nothing."""
+Prints the yardsticks, then one row per setting, best least margin first. Asserts nothing."""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from squadmem.engine.search import ranking, spawn_fill
 
 BUDGETS = (4096, 8192, 16384)
-SHARES = (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 1.0)
-WEIGHTS = (0.0, 0.5, 1.0, 2.0)
-HALF_DAYS = spawn_fill.HALF_DAYS
+WEIGHTS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
+HOURS = (0.5, 1.0, 2.0, 3.0, 6.0, 12.0, 24.0)
 MORE_HEAD = 150  # the named lines' heading and note, about
 RECENT_HEAD = 20
+YARDSTICKS = ("newest", "bm25", "bm25_newest")
+Scores = dict[int, tuple[float, float]]  # budget -> (share of all relevant held, of those >= 6 h)
 
 
-def held(record: dict[str, Any], budget: int, share: float, weight: float) -> set[int]:
-    """The candidates the spawn holds at ``budget`` with that order (see the module's docstring)."""
-    listed = record["candidates"]
-    cands = [
+def candidates(record: dict[str, Any]) -> list[spawn_fill.Candidate]:
+    return [
         spawn_fill.Candidate(
             c["score"], c["stated"], ranking.DEPTH.get(c["tier"], 4), c["position"], c.get("seen"), c["bytes"]
         )
-        for c in listed
+        for c in record["candidates"]
     ]
+
+
+def held(record: dict[str, Any], budget: int, weight: float, hours: float) -> set[int]:
+    """The candidates the spawn holds at ``budget`` with that order (see the module's docstring)."""
+    listed = record["candidates"]
+    cands = candidates(record)
     room = record["rooms"][str(budget)]
-    first, later = spawn_fill.order(cands, room, share=share, weight=weight, half_days=HALF_DAYS)
+    first, later = spawn_fill.order(cands, weight=weight, hours=hours)
     sizes = [c["bytes"] for c in listed]
     taken = spawn_fill.fill(sizes, first, room)
     left = room - sum(sizes[n] for n in taken)
@@ -57,7 +66,7 @@ def held(record: dict[str, Any], budget: int, share: float, weight: float) -> se
     named: set[int] = set()
     left -= MORE_HEAD
     for n in first:
-        if n not in chosen and listed[n]["line"] <= left:
+        if cands[n].score > 0 and n not in chosen and listed[n]["line"] <= left:
             named.add(n)
             left -= listed[n]["line"]
     rest = [n for n in later if not listed[n]["hot"] and n not in chosen and n not in named]
@@ -65,12 +74,21 @@ def held(record: dict[str, Any], budget: int, share: float, weight: float) -> se
     return chosen
 
 
-def score(records: Sequence[dict[str, Any]], share: float, weight: float) -> dict[int, tuple[float, float]]:
+def yardstick(record: dict[str, Any], budget: int, name: str) -> set[int]:
+    """What newest first, BM25 or BM25 then newest takes whole from the pool into the same room."""
+    cands = candidates(record)
+    latest = spawn_fill.newest(cands)
+    matches = sorted((n for n, c in enumerate(cands) if c.score > 0), key=lambda n: (-cands[n].score, n))
+    order = {"newest": latest, "bm25": matches, "bm25_newest": matches + latest}[name]
+    return set(spawn_fill.fill([c.size for c in cands], order, record["rooms"][str(budget)]))
+
+
+def score(records: Sequence[dict[str, Any]], chooser: Callable[[dict[str, Any], int], set[int]]) -> Scores:
     out = {}
     for budget in BUDGETS:
         hits = aged_hits = total = aged = 0
         for record in records:
-            chosen = held(record, budget, share, weight)
+            chosen = chooser(record, budget)
             for holders, age in zip(record["holders"], record["ages_h"], strict=True):
                 hit = bool(chosen & set(holders))
                 total += 1
@@ -82,6 +100,10 @@ def score(records: Sequence[dict[str, Any]], share: float, weight: float) -> dic
     return out
 
 
+def cells(found: Scores) -> str:
+    return " | ".join(f"{a:.1%} / {g:.1%}" for a, g in found.values())
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dump", type=Path, nargs="+", help="the pools leak_free_study.py --dump wrote")
@@ -89,16 +111,19 @@ def main(argv: Sequence[str] | None = None) -> None:
     records = [
         json.loads(line) for path in args.dump for line in path.read_text(encoding="utf-8").splitlines()
     ]
+    yards = {name: score(records, functools.partial(yardstick, name=name)) for name in YARDSTICKS}
+    best = {b: max(found[b][0] for found in yards.values()) for b in BUDGETS}
     rows = []
-    for share, weight in itertools.product(SHARES, WEIGHTS):
-        found = score(records, share, weight)
-        rows.append((sum(a for a, _ in found.values()), share, weight, found))
+    for weight, hours in itertools.product(WEIGHTS, HOURS):
+        found = score(records, functools.partial(held, weight=weight, hours=hours))
+        rows.append((min(found[b][0] - best[b] for b in BUDGETS), weight, hours, found))
     print(f"{len(records)} spawns\n")
-    print("| newest share | weight | " + " | ".join(f"{b // 1024} KB (all / ≥ 6 h)" for b in BUDGETS) + " |")
-    print("|---:|---:|" + "---:|" * len(BUDGETS))
-    for _, share, weight, found in sorted(rows, key=lambda r: -r[0]):
-        cells = [f"{a:.1%} / {g:.1%}" for a, g in found.values()]
-        print(f"| {share:g} | {weight:g} | " + " | ".join(cells) + " |")
+    print("| order | " + " | ".join(f"{b // 1024} KB (all / ≥ 6 h)" for b in BUDGETS) + " | least margin |")
+    print("|---|" + "---:|" * (len(BUDGETS) + 1))
+    for name, found in yards.items():
+        print(f"| {name} | {cells(found)} | |")
+    for margin, weight, hours, found in sorted(rows, key=lambda r: -r[0]):
+        print(f"| weight {weight:g}, {hours:g} h | {cells(found)} | {margin * 100:+.1f} |")
 
 
 if __name__ == "__main__":

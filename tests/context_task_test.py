@@ -63,13 +63,13 @@ def test_task_brings_matching_sections_of_every_tier_whole(memory: GitRepo) -> N
     matched, _, recent = matched.partition("\n### Recent memory\n\n")
     assert head.startswith("## Memory Context\n\n### Hot (current session)\n\n" + CORE)
     assert "## Session\nship the release\n" in head and "## Cache keys #2" in head
-    # all three hold both words; the newest (history holds them all from one commit, so the date a
-    # title states: the decision) comes first in the room's first tenth, then by BM25: cold's #4 says
-    # them most often (its length weighs less than its count), then the archive entry; riker's is not
-    # picard's
+    # all three hold both words, and history holds them all from one commit (as new as each other):
+    # by BM25, cold's #4 says them most often (its length weighs less than its count), then the
+    # decision and the archive entry score alike, the newer (by the date its title states) first;
+    # riker's is not picard's
     assert matched == (
-        "## 2026-02-03: Auth tokens rule #5\n**What:** auth tokens rotate\n"
         "## Auth tokens #4 (2026-02-02)\n- fixed auth tokens: rotate weekly\n- auth tokens expire\n"
+        "## 2026-02-03: Auth tokens rule #5\n**What:** auth tokens rotate\n"
         "## Auth tokens #1 (2026-01-05)\n- measured auth tokens: 30 s  \n"
     )
     assert "Billing" not in head + matched and "riker" not in out
@@ -95,12 +95,12 @@ def test_task_json_lists_the_matches_and_what_was_left_out(memory: GitRepo) -> N
     assert data["used"] == []
     assert data["task"]["text"] == TASK
     assert data["task"]["words"] == ["work", "on", "the", "auth", "tokens", "issue", "reported", "today"]
-    # the best match by BM25 (cold's #4) and then the archive's #1 (as good as the decision, seen
-    # before it) fit in 330 B; the Session block (it holds "the") fits, hot's longer Cache keys
+    # the best match by BM25 (cold's #4) and then the decision (as good as the archive's #1, and
+    # newer) fit in 330 B; the Session block (it holds "the") fits, hot's longer Cache keys
     # section does not
     matched = [
         "picard/auth-tokens-4-2026-02-02",
-        "picard/auth-tokens-1-2026-01-05",
+        "wiki:decisions/2026-02-03-auth-tokens-rule-5",
         "picard/session",
     ]
     assert data["task"]["matched"] == matched
@@ -297,8 +297,8 @@ def test_a_match_ending_in_a_blank_line_does_not_take_the_payload_over_its_budge
 
 
 def _many_matches() -> tuple[dict[str, str], int]:
-    """Four long sections match the task and five others do not; a budget with room for the newest,
-    one whole matching section and some lines."""
+    """Four long sections match the task and five others do not (nothing dates them: nothing but a
+    match recommends a section); a budget with room for one whole matching section and some lines."""
     long = "- " + "auth tokens detail " * 12 + "\n"
     texts = {
         HOT: "# Hot\n\n" + CORE,
@@ -310,8 +310,7 @@ def _many_matches() -> tuple[dict[str, str], int]:
     text, parts, _ = context.build_for_task(mem, "picard", "auth tokens", 10_000)
     recent = dict(parts)["recent"] + len(f"\n{context.RECENT_HEADING}\n\n".encode())  # the rest, newest first
     alone = len(text.encode()) - recent
-    newest = len(f"\n{context.RECENT_HEADING}\n\n## Cache keys 4\n- tenant first\n".encode())  # its tenth
-    return texts, alone - 3 * len(f"## Auth tokens 0\n{long}".encode()) + 200 + newest + _index_least(10)
+    return texts, alone - 3 * len(f"## Auth tokens 0\n{long}".encode()) + 200 + _index_least(10)
 
 
 def test_the_room_left_names_further_matches_a_line_each() -> None:
@@ -336,6 +335,9 @@ def test_the_room_left_names_further_matches_a_line_each() -> None:
 
 def test_task_json_and_summary_count_the_named(repo: GitRepo) -> None:
     texts, budget = _many_matches()
+    # the sections that match nothing were written days before: nothing recommends them
+    older = {COLD: "# Cold\n\n" + "".join(f"## Cache keys {n}\n- tenant first\n" for n in range(5))}
+    repo.commit("older", older, date="2026-02-25T12:00:00+00:00")
     repo.commit("memory", texts, date="2026-03-01T12:00:00+00:00")
     _budget(repo, budget, index_lines=1)
     code, out, err = squadmem(repo, "context", "--agent", "picard", "--task", "auth tokens", "--json")
@@ -369,14 +371,15 @@ def test_the_room_left_takes_every_deeper_section_that_fits_newest_first(memory:
     code, out, _ = squadmem(memory, "context", "-a", "picard", "--task", "rotate the cache keys", "--json")
     done = json.loads(out)
     assert code == 0
-    # hot's newest and the decision (the newest deeper) take the room's first tenth; deeper, only the
-    # decision and cold's #4 say "rotate"; the room left holds the rest of picard's cold and archive
-    # (riker's hot is not picard's), by the dates their headings state, newest first
+    # all from one commit, so by BM25: hot's Cache keys says "cache keys", the short Session block
+    # holds "the" (few sections do), and deeper only the decision and cold's #4 say "rotate"; the
+    # room left holds the rest of picard's cold and archive (riker's hot is not picard's), by the
+    # dates their headings state, newest first
     assert done["task"]["matched"] == [
         "picard/cache-keys-2-2026-02-20",
+        "picard/session",
         "wiki:decisions/2026-02-03-auth-tokens-rule-5",
         "picard/auth-tokens-4-2026-02-02",
-        "picard/session",
     ]
     recent = ["picard/billing-retries-3-2026-02-01", "picard/auth-tokens-1-2026-01-05"]
     assert done["task"]["recent"] == recent

@@ -44,6 +44,22 @@ def test_recall_ranks_the_sections_holding_more_words_first_and_titles_double(me
     assert json.loads(out)["sections"] == []
 
 
+def test_a_task_named_by_a_slug_finds_the_sections_holding_its_parts(memory: GitRepo) -> None:
+    """Squad names a task ``picard-key-vault``: no section holds the three words in a row, nor inside
+    a longer word; its parts then find the sections about keys and the vault."""
+    args = ("--json", "--no-record", "--no-logs")
+    code, out, _ = squadmem(memory, "recall", "picard-key-vault", *args)
+    ids = [h["id"] for h in json.loads(out)["sections"]]
+    assert code == 0 and ids[0] == "picard/key-rotation"
+    assert set(ids) >= {"picard/auth-tokens", "worf/old-vpn"}
+    # a joined word held whole is found whole, its parts not asked for
+    code, out, _ = squadmem(memory, "recall", "key-rotation", *args)
+    assert [h["id"] for h in json.loads(out)["sections"]] == ["picard/key-rotation"]
+    # parts that are stop words alone still find nothing
+    code, out, _ = squadmem(memory, "recall", "to-the", *args)
+    assert json.loads(out)["sections"] == []
+
+
 def test_recall_skips_the_index(repo: GitRepo) -> None:
     """The Index lists other sections' titles; matching it would only echo them."""
     repo.commit("m", {".squad/memory/hot/picard.md": "## Index → Deeper Tiers\n- key rotation\n"}, date=DAY)

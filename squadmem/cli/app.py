@@ -390,12 +390,11 @@ def context_command(ctx: click.Context, **values: Any) -> None:
 
     --task TEXT (the task the coordinator gives the agent) keeps the whole
     context within hot.max_bytes: pinned sections (Core Context) first, then
-    the newest sections that fit in a tenth of the room (by when history
-    first holds each), then the sections of any tier the agent sees that
-    match the task, best first by BM25 over the task's words (letters and
-    digits, as recall cuts them: document-indexer is document and indexer,
-    #302 is 302; a recent match raised), then the rest
-    of hot, each whole while it fits; the room left names further matches,
+    the sections of any tier the agent sees, best first by their BM25 score
+    over the task's words (letters and digits, as recall cuts them:
+    document-indexer is document and indexer, #302 is 302) plus a lift for
+    what the team wrote in its last hours (by when history first holds
+    each), then the rest of hot, each whole while it fits; the room left names further matches,
     a line each ("- ID (tier)", then ": title" when the id does not say
     it), for the agent to bring with --include ID; what room is still left
     holds the agent's

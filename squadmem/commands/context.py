@@ -21,9 +21,9 @@ With a task (``--task TEXT``, the sentence the coordinator gives the agent)
 the payload stays within ``hot.max_bytes``, the spawn's frame included: the
 pinned sections first (Core Context), then the sections of any tier the agent
 can see (its hot, cold and archive, the wiki) in :mod:`squadmem.engine.search.spawn_fill`'s
-order: the newest sections that fit in a tenth of the room, then the task's matches,
-best first (recall's ranking, :mod:`squadmem.engine.search.ranking`, a recent match
-raised; the study's train teams chose both), whole, each one that fits; then the rest
+order: the task's matches by their BM25 score (recall's ranking,
+:mod:`squadmem.engine.search.ranking`) with what the team wrote in its last hours raised (the
+study's train teams chose how much), whole, each one that fits; then the rest
 of hot in hot's order, each one that fits. Sections from hot stay in the hot block;
 the other matches follow it under ``### Sections matching the task``, one blank line
 between blocks, and the newest that match nothing under ``### Recent memory``. What room
@@ -485,7 +485,7 @@ def build_for_task(
     payload = _Payload(agent, hot, max_bytes - deeper.reserve)
     sizes = [len(_body([e]).encode("utf-8")) for e in candidates]
     pool = spawn_fill.candidates_of(candidates, terms, sizes, seen)
-    first, later = spawn_fill.order(pool, max_bytes - deeper.reserve - payload.size(chosen, []))
+    first, later = spawn_fill.order(pool)
     ranked = [candidates[n] for n in first]
     matched: list[catalog.Entry] = []
     named: list[catalog.Entry] = []
@@ -503,7 +503,7 @@ def build_for_task(
             stacklevel=1,
         )
     else:
-        matching = {candidates[n].id for n in first if pool[n].score > 0}
+        matching = {e.id for e, c in zip(candidates, pool, strict=True) if c.score > 0}
         matched, named, ahead = payload.fill(chosen, ranked, matching)
         rest = [candidates[n] for n in later if candidates[n].tier != "hot"]
         place = {candidates[n].id: k for k, n in enumerate(spawn_fill.newest(pool))}

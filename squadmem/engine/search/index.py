@@ -31,7 +31,9 @@ When fewer sections than asked hold the words whole, those holding a word
 inside a longer one follow (``token`` in ``accessTokenCache``): a second FTS5
 table indexes every section's case-folded text with SQLite's ``trigram``
 tokenizer, so such a word is looked up, not scanned for (a word of at least
-three characters that is not a number).
+three characters that is not a number). When nothing holds the words, not
+even inside longer ones, the parts of the joined words are asked for (a task
+named ``tank-signalr-doorscan`` finds the sections about SignalR).
 An index SQLite cannot open or write (a read-only git dir, another process
 creating it at the same moment) is replaced, for that run, by one in memory.
 """
@@ -105,6 +107,15 @@ def match_expression(words: Sequence[str]) -> str | None:
         prefix = "" if parts[-1].isdigit() else " *"
         phrases.append('"' + " ".join(parts) + '"' + prefix)
     return " OR ".join(dict.fromkeys(phrases)) if phrases else None
+
+
+def joined_parts(words: Sequence[str]) -> list[str]:
+    """The parts of the words joined by other characters (``tank-signalr-doorscan``,
+    ``src/auth.py``), each once, but the stop words and the parts the query gives as words of
+    their own: what is looked for when no section holds the words."""
+    alone = {w.casefold() for w in words if len(ranking.tokens(w)) == 1}
+    parts = (t for w in words if len(ranking.tokens(w)) > 1 for t in ranking.tokens(w))
+    return [t for t in dict.fromkeys(parts) if t not in STOP_WORDS and t not in alone]
 
 
 def inside_words(words: Sequence[str]) -> list[str]:
@@ -411,26 +422,42 @@ class SearchIndex:
         :func:`literal_first` by :func:`literal_words`); when they are fewer than ``limit``,
         sections holding a word inside a longer one follow (``token`` in ``accessTokenCache``;
         case folded; :func:`inside_words`), those holding more of the words, then more often, first.
+        When neither finds a section, those holding a part of a joined word (``tank-signalr-doorscan``:
+        ``tank``, ``signalr``, ``doorscan``; :func:`joined_parts`), by BM25.
         Hot's Index is never found; with ``agent``, only its own sections and the wiki's."""
         filters, args = self._filters(agent, tier)
         asked = content_words(words)
-        expression = match_expression(asked)
-        found: list[Found] = []
-        total = 0
-        if expression is not None:
-            clause = " WHERE sections MATCH ? AND " + filters
-            total = self.db.execute("SELECT count(*) FROM sections" + clause, [expression, *args]).fetchone()[
-                0
-            ]
-            order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
-            rows = self.db.execute(_SELECT + clause + order, [expression, *args, max(limit, RERANK)])
-            found = literal_first([Found(*row) for row in rows], literal_words(asked))[:limit]
+        found, total = self._whole(match_expression(asked), filters, args, limit, literal_words(asked), set())
         inner = inside_words(asked)
         if len(found) < limit and inner:
             more, count = self._inside(inner, filters, args, {f.id for f in found})
             found += more[: limit - len(found)]
             total = max(total, count, len(found))
+        parts = joined_parts(asked)
+        if not found and parts:
+            found, total = self._whole(match_expression(parts), filters, args, limit, [], set())
         return found, total
+
+    def _whole(
+        self,
+        expression: str | None,
+        filters: str,
+        args: list[str | int],
+        limit: int,
+        literal: Sequence[str],
+        seen: set[str],
+    ) -> tuple[list[Found], int]:
+        """The first ``limit`` sections (not in ``seen``) holding whole words of ``expression``, by
+        BM25, those naming or quoting ``literal`` first among the best :data:`RERANK`; and how many
+        hold one."""
+        if expression is None:
+            return [], 0
+        clause = " WHERE sections MATCH ? AND " + filters
+        total = self.db.execute("SELECT count(*) FROM sections" + clause, [expression, *args]).fetchone()[0]
+        order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
+        rows = self.db.execute(_SELECT + clause + order, [expression, *args, max(limit, RERANK) + len(seen)])
+        fresh = [f for f in (Found(*row) for row in rows) if f.id not in seen]
+        return literal_first(fresh, literal)[:limit], total
 
     @staticmethod
     def _filters(agent: str | None, tier: str | None) -> tuple[str, list[str | int]]:

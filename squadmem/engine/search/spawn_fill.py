@@ -1,16 +1,20 @@
 """The order ``context --task`` fills a spawn in (pure: no git, no files).
 
-Recent work continues: what a team wrote last is often what the next spawn needs, whatever its
-task says, so the newest sections take the first :data:`SHARE` of the room. Newest is when a
+One order over every section the agent may be given: each section's BM25 score on the task
+(recall's ranking, :func:`squadmem.engine.search.ranking.bm25`) over the best section's, plus
+``WEIGHT × e^(−age / HOURS)``, its age in hours before the newest candidate (no clock is read), best
+first. A section that holds the task's words comes first; among sections that hold them about as
+well, the newer does; and what the team wrote in its last hours comes before an old section that
+matches a word in passing: recent work continues, whatever the task says. A section that matches
+nothing and is older than ``FADED × HOURS`` (a day) is recommended by nothing: it comes after
+the lines naming further matches, newest first. Newest is when a
 section's text first reached history (the commit time ``history`` dates it by, as ``report`` and
-``intake`` do); a section history does not hold yet (written since the last commit) is newer than
-any, and without history the date its first line states decides, then the nearer tier and the later
-place (:func:`squadmem.engine.search.ranking.newest`'s order). Then come the task's matches: BM25 on the task
-(recall's ranking, :func:`squadmem.engine.search.ranking.bm25`), each score raised for a recent section
-(``score × (1 + WEIGHT / (1 + age / HALF_DAYS))``, the age in days before the newest candidate, so
-no clock is read); then every other section newest first. The constants were chosen on the study's
-train teams (``bench/fill_tuning.py``; docs/squad.md), with each entry dated by its own commit: a
-tenth of the room to the newest and a raise of 2 held the most there, summed over 4, 8 and 16 KB.
+``intake`` do); a section history does not hold yet (written since the last commit) is as new as
+any, and without history the date its first line states decides (:func:`newest` orders ties and
+the sections nothing matches and nothing dates). The constants were chosen on the study's train
+teams (``bench/fill_tuning.py``; docs/squad.md): the setting whose least margin over the best of
+newest first, BM25 and BM25 then newest, at 4, 8 and 16 KB, was largest, in the middle of the
+settings that did as well.
 
 :func:`fill` takes items whole, in an order, while they fit: what the spawn holds.
 """
@@ -19,15 +23,16 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from squadmem.engine import catalog
 from squadmem.engine.search import ranking
 
-SHARE = 0.1  # the share of the room the newest sections take before the task's matches
-WEIGHT = 2.0  # how much a recent section raises a match's score
-HALF_DAYS = 1.0  # the age (days) at which that raise is halved
-DAY = 86400.0
+WEIGHT = 0.25  # what being the newest adds to a score scaled to the best match's 1
+HOURS = 3.0  # how fast that fades: e^(−age / HOURS), the age in hours before the newest candidate
+FADED = 8.0  # past this many HOURS the lift (under WEIGHT × e^-8) counts for nothing
+HOUR = 3600.0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,40 +81,29 @@ def newest(candidates: Sequence[Candidate], among: Iterable[int] | None = None) 
     )
 
 
-def matches(
-    candidates: Sequence[Candidate], *, weight: float = WEIGHT, half_days: float = HALF_DAYS
-) -> list[int]:
-    """Indexes of the task's matches, best first (ties: the given order)."""
-    moments = [_moment(c) for c in candidates]
-    latest = max((m for m in moments if m is not None), default=None)
-    scored = []
-    for n, c in enumerate(candidates):
-        if c.score > 0:
-            when = moments[n]
-            age = None if when is None or latest is None else max(0.0, latest - when) / DAY
-            lift = 0.0 if age is None else weight / (1 + age / half_days)
-            scored.append((-c.score * (1 + lift), n))
-    return [n for _, n in sorted(scored)]
-
-
 def order(
-    candidates: Sequence[Candidate],
-    room: int,
-    *,
-    share: float = SHARE,
-    weight: float = WEIGHT,
-    half_days: float = HALF_DAYS,
+    candidates: Sequence[Candidate], *, weight: float = WEIGHT, hours: float = HOURS
 ) -> tuple[list[int], list[int]]:
-    """(what goes first: the newest candidates that fit whole in ``share`` of ``room`` bytes, then the
-    task's matches; every other candidate newest first): together a permutation of the indexes."""
-    latest = newest(candidates)
-    sizes = [c.size for c in candidates]
-    cap = int(max(0.0, min(1.0, share)) * max(0, room))
-    reserved = fill(sizes, latest, cap) if cap > 0 else []
-    taken = set(reserved)
-    first = reserved + [n for n in matches(candidates, weight=weight, half_days=half_days) if n not in taken]
-    taken.update(first)
-    return first, [n for n in latest if n not in taken]
+    """(the indexes of ``candidates`` something recommends, best first: score over the best score,
+    plus ``weight`` × e^(−age / ``hours``) while the age is at most ``FADED × hours``, ties newest
+    first; the others, which match nothing and are older than that or have no known age, newest
+    first (:func:`newest`)): together a permutation of the indexes."""
+    dated = any(c.seen is not None for c in candidates)
+    moments = [c.seen if dated else _moment(c) for c in candidates]
+    latest = max((m for m in moments if m is not None), default=None)
+    if dated:  # a section history does not hold yet was written since: as new as any
+        moments = [latest if m is None else m for m in moments]
+    best = max((c.score for c in candidates), default=0.0) or 1.0
+
+    def value(n: int) -> float:
+        when = moments[n]
+        age = math.inf if when is None or latest is None else max(0.0, latest - when) / HOUR / hours
+        return candidates[n].score / best + (weight * math.exp(-age) if age <= FADED else 0.0)
+
+    latest_first = newest(candidates)
+    values = {n: value(n) for n in latest_first}
+    first = sorted((n for n in latest_first if values[n] > 0), key=lambda n: -values[n])
+    return first, [n for n in latest_first if values[n] <= 0]
 
 
 def candidates_of(
