@@ -15,7 +15,10 @@ held-out figures come from the real command.
     python -m bench.leak_free_study --clones DIR --split train --cache TRAIN
     python -m bench.fill_tuning TRAIN/*.pools.jsonl
 
-Prints the yardsticks, then one row per setting, best least margin first. Asserts nothing."""
+Prints the yardsticks, then one row per setting, best least margin first. ``--slices`` prints the
+yardsticks again for the spawns sliced by how long before the spawn the team last wrote (the newest
+candidate's time in history; the moment read back from a relevant entry's time and age). Asserts
+nothing."""
 
 from __future__ import annotations
 
@@ -100,6 +103,34 @@ def score(records: Sequence[dict[str, Any]], chooser: Callable[[dict[str, Any], 
     return out
 
 
+SLICES = ((0.0, 0.5), (0.5, 2.0), (2.0, 6.0), (6.0, 24.0), (24.0, float("inf")))  # hours
+
+
+def quiet_hours(record: dict[str, Any]) -> float | None:
+    """How long before the spawn the team last wrote: the moment (a relevant entry's time in history
+    plus its age) less the newest candidate's time; None without a dated relevant entry."""
+    listed = record["candidates"]
+    moments = [
+        min(seen) + age * 3600
+        for holders, age in zip(record["holders"], record["ages_h"], strict=True)
+        if (seen := [listed[n]["seen"] for n in holders if listed[n].get("seen")])
+    ]
+    newest = max((c.get("seen") or 0.0 for c in listed), default=0.0)
+    return (max(moments) - newest) / 3600 if moments and newest else None
+
+
+def slices(records: Sequence[dict[str, Any]]) -> None:
+    heads = " | ".join(f"{name}: 4 / 8 / 16 KB" for name in YARDSTICKS)
+    print(f"\n| team last wrote before the spawn | spawns | relevant | {heads} |")
+    print("|---|---:|---:|" + "---:|" * len(YARDSTICKS))
+    for low, high in SLICES:
+        chosen = [r for r in records if (q := quiet_hours(r)) is not None and low <= max(0.0, q) < high]
+        found = [score(chosen, functools.partial(yardstick, name=name)) for name in YARDSTICKS]
+        held = [" / ".join(f"{a:.1%}" for a, _ in f.values()) for f in found]
+        rel = sum(len(r["holders"]) for r in chosen)
+        print(f"| {low:g}–{high:g} h | {len(chosen)} | {rel} | " + " | ".join(held) + " |")
+
+
 def cells(found: Scores) -> str:
     return " | ".join(f"{a:.1%} / {g:.1%}" for a, g in found.values())
 
@@ -107,6 +138,7 @@ def cells(found: Scores) -> str:
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dump", type=Path, nargs="+", help="the pools leak_free_study.py --dump wrote")
+    parser.add_argument("--slices", action="store_true", help="the yardsticks by how long the team was quiet")
     args = parser.parse_args(argv)
     records = [
         json.loads(line) for path in args.dump for line in path.read_text(encoding="utf-8").splitlines()
@@ -124,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> None:
         print(f"| {name} | {cells(found)} | |")
     for margin, weight, hours, found in sorted(rows, key=lambda r: -r[0]):
         print(f"| weight {weight:g}, {hours:g} h | {cells(found)} | {margin * 100:+.1f} |")
+    if args.slices:
+        slices(records)
 
 
 if __name__ == "__main__":
