@@ -22,7 +22,6 @@ nothing."""
 
 from __future__ import annotations
 
-import argparse
 import functools
 import itertools
 import json
@@ -30,6 +29,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from bench.harness import options, table
 from squadmem.engine.search import ranking, spawn_fill
 
 BUDGETS = (4096, 8192, 16384)
@@ -120,23 +120,23 @@ def quiet_hours(record: dict[str, Any]) -> float | None:
 
 
 def slices(records: Sequence[dict[str, Any]]) -> None:
-    heads = " | ".join(f"{name}: 4 / 8 / 16 KB" for name in YARDSTICKS)
-    print(f"\n| team last wrote before the spawn | spawns | relevant | {heads} |")
-    print("|---|---:|---:|" + "---:|" * len(YARDSTICKS))
+    rows = []
     for low, high in SLICES:
         chosen = [r for r in records if (q := quiet_hours(r)) is not None and low <= max(0.0, q) < high]
         found = [score(chosen, functools.partial(yardstick, name=name)) for name in YARDSTICKS]
         held = [" / ".join(f"{a:.1%}" for a, _ in f.values()) for f in found]
-        rel = sum(len(r["holders"]) for r in chosen)
-        print(f"| {low:g}–{high:g} h | {len(chosen)} | {rel} | " + " | ".join(held) + " |")
+        rows.append([f"{low:g}–{high:g} h", len(chosen), sum(len(r["holders"]) for r in chosen), *held])
+    print()
+    heads = [f"{name}: 4 / 8 / 16 KB" for name in YARDSTICKS]
+    table(["team last wrote before the spawn", "spawns", "relevant", *heads], rows, right=2 + len(heads))
 
 
-def cells(found: Scores) -> str:
-    return " | ".join(f"{a:.1%} / {g:.1%}" for a, g in found.values())
+def cells(found: Scores) -> list[str]:
+    return [f"{a:.1%} / {g:.1%}" for a, g in found.values()]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__)
     parser.add_argument("dump", type=Path, nargs="+", help="the pools leak_free_study.py --dump wrote")
     parser.add_argument("--slices", action="store_true", help="the yardsticks by how long the team was quiet")
     args = parser.parse_args(argv)
@@ -150,12 +150,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         found = score(records, functools.partial(held, weight=weight, hours=hours))
         rows.append((min(found[b][0] - best[b] for b in BUDGETS), weight, hours, found))
     print(f"{len(records)} spawns\n")
-    print("| order | " + " | ".join(f"{b // 1024} KB (all / ≥ 6 h)" for b in BUDGETS) + " | least margin |")
-    print("|---|" + "---:|" * (len(BUDGETS) + 1))
-    for name, found in yards.items():
-        print(f"| {name} | {cells(found)} | |")
-    for margin, weight, hours, found in sorted(rows, key=lambda r: -r[0]):
-        print(f"| weight {weight:g}, {hours:g} h | {cells(found)} | {margin * 100:+.1f} |")
+    head = ["order", *(f"{b // 1024} KB (all / ≥ 6 h)" for b in BUDGETS), "least margin"]
+    lines = [[name, *cells(found), ""] for name, found in yards.items()]
+    lines += [
+        [f"weight {weight:g}, {hours:g} h", *cells(found), f"{margin * 100:+.1f}"]
+        for margin, weight, hours, found in sorted(rows, key=lambda r: -r[0])
+    ]
+    table(head, lines, right=len(BUDGETS) + 1)
     if args.slices:
         slices(records)
 

@@ -51,7 +51,6 @@ Prints a row per team and a table per split. Asserts nothing; exit 0.
 
 from __future__ import annotations
 
-import argparse
 import concurrent.futures
 import dataclasses
 import datetime as dt
@@ -64,6 +63,7 @@ from typing import Any
 
 from bench import squad_spawns, squad_study, study_rules, study_split
 from bench.gitrun import git, squadmem
+from bench.harness import options, table
 from bench.squad_corpus import identity, squad_entries
 from squadmem.commands import context as context_command
 from squadmem.commands import intake
@@ -393,33 +393,32 @@ def totals(rows: Sequence[dict[str, Any]], split: str) -> tuple[int, Tally]:
 
 
 def report(rows: Sequence[dict[str, Any]], splits: Sequence[str]) -> None:
-    print("| team | split | commit | spawns stating a moment | scored | relevant | ≥ 6 h old |")
-    print("|---|---|---|---:|---:|---:|---:|")
-    for r in rows:
+    def team(r: dict[str, Any]) -> list[object]:
         if "tally" not in r:
-            print(f"| {r['repo']} | {r['split']} | {r['commit'][:12]} | **not scored:** {r['failed']} |||")
-            continue
+            return [r["repo"], r["split"], r["commit"][:12], f"**not scored:** {r['failed']}", "", "", ""]
         t = r["tally"]
-        print(
-            f"| {r['repo']} | {r['split']} | {r['commit'][:12]} | {r['logged']} "
-            f"| {t['spawns']} | {t['relevant']} | {t['aged']} |"
-        )
+        return [r["repo"], r["split"], r["commit"][:12], r["logged"], t["spawns"], t["relevant"], t["aged"]]
+
+    head = ["team", "split", "commit", "spawns stating a moment", "scored", "relevant", "≥ 6 h old"]
+    table(head, (team(r) for r in rows), right=4)
     for split in splits:
         teams, t = totals(rows, split)
         print(
             f"\n**{split}**: {teams} teams, {t.spawns} spawns, {t.relevant} relevant entries, "
             f"{t.aged} of them ≥ 6 h old ({t.late} first committed at or after their spawn)\n"
         )
-        head = [f"{b // 1024} KB" for b in BUDGETS]
-        print("| relevant entries held (all / ≥ 6 h) | " + " | ".join(head) + " |")
-        print("|---|" + "---:|" * len(BUDGETS))
-        for order in ORDERS:
-            cells = [
-                f"{share(t.held.get(order, {}).get(b, 0), t.relevant)} / "
-                f"{share(t.held_aged.get(order, {}).get(b, 0), t.aged)}"
-                for b in BUDGETS
+        held = [
+            [
+                NAMES[order],
+                *(
+                    f"{share(t.held.get(order, {}).get(b, 0), t.relevant)} / "
+                    f"{share(t.held_aged.get(order, {}).get(b, 0), t.aged)}"
+                    for b in BUDGETS
+                ),
             ]
-            print(f"| {NAMES[order]} | " + " | ".join(cells) + " |")
+            for order in ORDERS
+        ]
+        table(["relevant entries held (all / ≥ 6 h)", *(f"{b // 1024} KB" for b in BUDGETS)], held, right=3)
         found = max(1, t.one_away)
         print(
             f"\none recall of the task ({t.recalls} recalls): its top 5 hold "
@@ -490,7 +489,7 @@ def read_teams() -> list[squad_study.Team]:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = options(__doc__, json=True)
     parser.add_argument("--clones", type=Path, help="folder of the teams' clones or bare git dirs")
     parser.add_argument("--split", choices=(*SPLITS, "all"), default="held-out")
     parser.add_argument("--team", action="append", default=[], help="only this team (owner/name; repeatable)")
@@ -498,7 +497,6 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--max-spawns", type=int, default=20, help="score each team's last N logged spawns (20)"
     )
     parser.add_argument("--jobs", type=int, default=1, help="teams replayed at once (1)")
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--rows", type=Path, help="print the tables of rows an earlier --json run wrote")
     parser.add_argument("--dump", type=Path, help="append each spawn's squadmem pool (JSON lines)")
     parser.add_argument("--plot", type=Path, help="also draw the tables' shares into this PNG (matplotlib)")

@@ -119,7 +119,10 @@ def concurrent(base: Path, work: Path, rounds: int) -> tuple[int, int, int, int]
         commands = [["demote", f"picard/picard-note-{n}"] for n in range(3)]
         commands += [["promote", "worf/worf-old"], ["demote", "data/data-old"], ["maintain", "--now", NOW]]
         commands += [["demote", "worf/worf-note-1", "--to", "archive"], ["maintain", "--now", NOW]]
-        env = dict(os.environ, **{writer.LOCK_TIMEOUT_ENV: "300"})
+        # every writer's commit dated NOW, so a maintain --now NOW never goes back before one
+        env = dict(
+            os.environ, **{writer.LOCK_TIMEOUT_ENV: "300", "GIT_AUTHOR_DATE": NOW, "GIT_COMMITTER_DATE": NOW}
+        )
         procs = [
             subprocess.Popen(
                 [*SQUADMEM, *c],

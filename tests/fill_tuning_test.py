@@ -58,7 +58,7 @@ def test_main_prints_the_yardsticks_the_settings_and_the_slices(
     fill_tuning.main([str(dump), "--slices"])
     out = capsys.readouterr().out
     assert out.startswith("1 spawns\n")
-    assert "| newest | 100.0% / 0.0% | 100.0% / 0.0% | 100.0% / 0.0% | |" in out
+    assert "| newest | 100.0% / 0.0% | 100.0% / 0.0% | 100.0% / 0.0% |  |" in out
     assert "| bm25 | 0.0% / 0.0% |" in out
     assert "| weight 0.25, 3 h | 0.0% / 0.0% |" in out and "| weight 1, 3 h | 100.0% / 0.0% |" in out
     assert "| 0.5–2 h | 1 | 1 | 100.0% / 100.0% / 100.0% | 0.0% / 0.0% / 0.0% |" in out
