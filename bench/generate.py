@@ -386,6 +386,17 @@ def generate(root: Path, commits: int, seed: int = 1, memory_share: float = 0.5)
     git(root, "checkout", "-q", "-f", "main")
 
 
+def generated(repo: Path | None, scratch: Path, commits: int, seed: int = 1) -> Path:
+    """``repo`` when it already holds a repository (a history kept between runs), else a history of
+    ``commits`` generated (:func:`generate`) into ``repo`` or a folder under ``scratch``."""
+    root = repo or scratch / "history"
+    if not (root / ".git").exists():
+        print(f"generating {commits} commits into {root} ...", file=sys.stderr)
+        generate(root, commits, seed)
+        git(root, "repack", "-adq")
+    return root
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = options(__doc__, seed=1)
     parser.add_argument("dir", type=Path, help="where to create the repository (must not exist)")

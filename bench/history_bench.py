@@ -60,6 +60,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from bench import generate, gitrun
+from bench.generate import generated
 from bench.harness import (
     AUTHOR,
     PEAK,
@@ -71,7 +72,6 @@ from bench.harness import (
     compare,
     compare_both,
     environment,
-    generated,
     measure,
     options,
     scratch_repo,

@@ -30,8 +30,9 @@ import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
+from bench.generate import generated
 from bench.gitrun import SQUADMEM, git
-from bench.harness import Command, Stopwatch, compare_timings, generated, options, table
+from bench.harness import Command, Stopwatch, compare_timings, options, table
 from squadmem.engine import catalog, index
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import writer

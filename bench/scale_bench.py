@@ -36,6 +36,7 @@ import statistics
 import tempfile
 from pathlib import Path
 
+from bench.generate import generated
 from bench.gitrun import SQUADMEM, git, squadmem
 from bench.harness import (
     AUTHOR,
@@ -44,7 +45,6 @@ from bench.harness import (
     Paired,
     commit,
     compare_timings,
-    generated,
     measure,
     options,
     scratch_repo,

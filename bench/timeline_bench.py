@@ -24,8 +24,9 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from bench.generate import generated
 from bench.gitrun import SQUADMEM, git, squadmem
-from bench.harness import PYCACHE, Command, compare_both, environment, generated, options, table
+from bench.harness import PYCACHE, Command, compare_both, environment, options, table
 
 NOW = "2026-01-01T00:00:00Z"
 ENV = environment(PYTHONPYCACHEPREFIX=PYCACHE)
