@@ -7,9 +7,9 @@ import datetime as dt
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
 from squadmem.engine.maintenance import edits_first, load_settings
+from squadmem.engine.outcome import Outcome
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import writer
-from squadmem.engine.writing.outcome import Outcome
 from squadmem.gitio.repo import Repo
 from squadmem.model import templates
 from squadmem.model.errors import SquadmemError

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from squadmem.engine import catalog
 from squadmem.engine.history import lastuse
 from squadmem.engine.maintenance import load_settings
+from squadmem.engine.outcome import Outcome
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import writer
-from squadmem.engine.writing.outcome import Outcome
 from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import sections, templates

@@ -21,9 +21,9 @@ from squadmem.engine.hosts import uses as track
 from squadmem.engine.install import spawn_blocks
 from squadmem.engine.intake import sources as squad_sources
 from squadmem.engine.intake import take as intake
+from squadmem.engine.outcome import Outcome
 from squadmem.engine.planning import policy
 from squadmem.engine.writing import settle, writer
-from squadmem.engine.writing.outcome import Outcome
 from squadmem.gitio import questions
 from squadmem.gitio.repo import Repo
 from squadmem.model import constants, places, settings, templates
