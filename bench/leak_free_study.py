@@ -134,7 +134,7 @@ def recall_top(root: Path, agent: str, query: str, when: str, limit: int = 5) ->
 
 
 @dataclasses.dataclass
-class Tally:
+class Tally(squad_study.Counts):
     spawns: int = 0
     relevant: int = 0
     aged: int = 0  # relevant entries at least AGED old at the moment
@@ -148,17 +148,6 @@ class Tally:
     bm25_found: int = 0  # relevant entries in BM25's top 5 of the pool, the same query
     one_away: int = 0  # held at 4 KB or in the top 5 of the task's recall
     one_away_aged: int = 0
-
-    def add(self, other: Tally) -> None:
-        for field in dataclasses.fields(self):
-            mine, theirs = getattr(self, field.name), getattr(other, field.name)
-            if isinstance(mine, dict):
-                for order, budgets in theirs.items():
-                    row = mine.setdefault(order, {})
-                    for budget, hits in budgets.items():
-                        row[int(budget)] = row.get(int(budget), 0) + hits
-            else:
-                setattr(self, field.name, mine + theirs)
 
 
 def yardsticks(

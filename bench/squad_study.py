@@ -437,8 +437,24 @@ def _dump_candidates(
         out.write(json.dumps(line) + "\n")
 
 
+class Counts:
+    """A study's tally of counts: ``add`` sums another's field by field (a dict of order -> budget ->
+    hits summed cell by cell, budgets as numbers again, read back from JSON or not)."""
+
+    def add(self, other: Counts) -> None:
+        for field in dataclasses.fields(self):  # type: ignore[arg-type]
+            mine, theirs = getattr(self, field.name), getattr(other, field.name)
+            if isinstance(mine, dict):
+                for order, budgets in theirs.items():
+                    row = mine.setdefault(order, {})
+                    for budget, hits in budgets.items():
+                        row[int(budget)] = row.get(int(budget), 0) + hits
+            else:
+                setattr(self, field.name, mine + theirs)
+
+
 @dataclasses.dataclass
-class Tally:
+class Tally(Counts):
     spawns: int = 0
     relevant: int = 0
     uncleaned: int = 0  # relevant by the proxy before its generic references were removed
@@ -456,17 +472,6 @@ class Tally:
     hook_useless: int = 0  # of those, not relevant
     hook_found: int = 0  # relevant entries it added that the 4 KB spawn does not hold
     held_or_hook: int = 0  # relevant entries held at 4 KB or added by the hook
-
-    def add(self, other: Tally) -> None:
-        for field in dataclasses.fields(self):
-            mine, theirs = getattr(self, field.name), getattr(other, field.name)
-            if isinstance(mine, dict):
-                for order, budgets in theirs.items():
-                    row = mine.setdefault(order, {})
-                    for budget, hits in budgets.items():
-                        row[int(budget)] = row.get(int(budget), 0) + hits
-            else:
-                setattr(self, field.name, mine + theirs)
 
 
 def squad_loads(root: Path, agent: str, today: dt.date) -> tuple[str, str]:
