@@ -443,7 +443,9 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
     token.py for token), from an index in .git/squadmem/ kept current by
     file; when fewer than --limit hold the words whole, sections holding
     them inside longer words follow (token in accessTokenCache, looked up
-    by trigrams). The sections shown are
+    by trigrams); when none holds them at all, the parts of a joined word
+    are asked for (a task named tank-signalr-doorscan finds the sections
+    about SignalR). The sections shown are
     recorded as used, so one recalled from cold or the archive comes back to
     hot at the next maintain if it fits the hot budget (else it stays, with a
     warning); --no-record only looks. --history also finds sections no tier
