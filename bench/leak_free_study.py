@@ -55,7 +55,6 @@ import concurrent.futures
 import dataclasses
 import datetime as dt
 import json
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -69,7 +68,6 @@ from squadmem.commands import context as context_command
 from squadmem.commands import intake
 from squadmem.engine import catalog
 from squadmem.engine.search import ranking, spawn_fill
-from squadmem.gitio import catfile
 from squadmem.gitio.repo import Repo
 from squadmem.model import squad
 from squadmem.model.layout import MEMORY_DIR
@@ -94,25 +92,12 @@ def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> 
     moments = [m for _, m in commits]
     found: list[Logged] = []
     unstated = 0
-    files: set[str] = set()
-    with catfile.CatFile(dict(os.environ), cwd=history) as objects:
-        for step in squad_study.walk(history):
-            files.update(p for s, p, _ in step.changed if s != "D")
-            files.difference_update(p for s, p, _ in step.changed if s == "D")
-            agents = sorted(
-                {p.split("/")[2] for p in files if p.startswith(".squad/agents/") and p.count("/") > 2}
-            )
-            for status, rel, blob in step.changed:
-                if status == "A" and rel.startswith(squad_spawns.LOG_DIR) and rel.endswith(".md"):
-                    text = (objects.read(blob) or b"").decode("utf-8", "replace")
-                    log = squad_spawns.parse(rel, text, agents)
-                    if log is None:
-                        continue
-                    moment = study_rules.stated_moment(rel, text, step.when.astimezone(step.zone))
-                    if moment is None:
-                        unstated += 1
-                        continue
-                    found.append(Logged(log, moment, study_rules.state_before(moments, moment)))
+    for step, rel, text, log in squad_study.added_logs(history):
+        moment = study_rules.stated_moment(rel, text, step.when.astimezone(step.zone))
+        if moment is None:
+            unstated += 1
+            continue
+        found.append(Logged(log, moment, study_rules.state_before(moments, moment)))
     return sorted(found, key=lambda s: (s.moment, s.log.path)), unstated
 
 

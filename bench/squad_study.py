@@ -196,10 +196,9 @@ def walk(history: Path) -> Iterator[Step]:
             changed.append((status[0], path, blob))
 
 
-def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> list[Logged]:
-    """Every spawn a log added on the first-parent line records, oldest first."""
-    moments = [m for _, m in commits]
-    found: list[Logged] = []
+def added_logs(history: Path) -> Iterator[tuple[Step, str, str, squad_spawns.Log]]:
+    """Each orchestration log a first-parent commit adds that names a known agent, oldest first:
+    (its step, its path, its text, the spawn it records)."""
     files: set[str] = set()
     with catfile.CatFile(dict(os.environ), cwd=history) as objects:
         for step in walk(history):
@@ -213,8 +212,16 @@ def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> 
                     text = (objects.read(blob) or b"").decode("utf-8", "replace")
                     log = squad_spawns.parse(rel, text, agents)
                     if log is not None:
-                        moment = study_rules.spawn_moment(rel, step.when.astimezone(step.zone))
-                        found.append(Logged(log, moment, study_rules.state_before(moments, moment)))
+                        yield step, rel, text, log
+
+
+def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> list[Logged]:
+    """Every spawn a log added on the first-parent line records, oldest first."""
+    moments = [m for _, m in commits]
+    found = []
+    for step, rel, _, log in added_logs(history):
+        moment = study_rules.spawn_moment(rel, step.when.astimezone(step.zone))
+        found.append(Logged(log, moment, study_rules.state_before(moments, moment)))
     return sorted(found, key=lambda s: (s.moment, s.log.path))
 
 
