@@ -437,11 +437,12 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
     (src/auth/token.py), an issue (#123), an ID (FR-022) or a name (FooBar)
     matches those parts in that order, and a word also matches as a prefix
     (token finds tokens; a number does not: #12 is not #123); stop words
-    (the, to, of) are left out. The best come first (BM25, titles weighing
-    twice: more of the words, and rarer ones, first; of the best hundred,
-    those naming a word as a file, a path part or in a code span first:
-    token.py for token), from an index in .git/squadmem/ kept current by
-    file; when fewer than --limit hold the words whole, sections holding
+    (the, to, of) are left out. The best come first: for one word (a name),
+    BM25 with titles weighing twice, and of the best hundred those naming
+    it as a file, a path part or in a code span first (token.py for token);
+    for more words (a task's sentence), BM25 on their tokens, as context
+    --task ranks a task (more of the words, and rarer ones, first). They
+    come from an index in .git/squadmem/ kept current by file; when fewer than --limit hold the words whole, sections holding
     them inside longer words follow (token in accessTokenCache, looked up
     by trigrams); when none holds them at all, the parts of a joined word
     are asked for (a task named tank-signalr-doorscan finds the sections

@@ -14,18 +14,25 @@ agent types ``src/auth/token.py``, ``#123``, ``FR-022`` or ``FooBar`` and each
 becomes a phrase of its parts that a section must hold in that order; the
 last part of a phrase also matches as a prefix (``token`` finds ``tokens``)
 unless it is a number (``#12`` does not find ``#123``). A section holding any
-of the words is found, so a sentence is a query: BM25 (SQLite's: k1 = 1.2,
-b = 0.75) over two columns, the title (weighing twice) and the whole section,
-heading included, puts first the sections holding more of the words, and the
-rarer ones. Stop words (``the``, ``to``, ``of``: :data:`STOP_WORDS`) are left
-out of a query that has other words. Of the best hundred, the sections that
-name the words as things come first (a file ``token.py`` for ``token``, a
-path part, inside a code span), then those that quote the words exactly as
-typed, then with case folded (``find_visible()`` finds the sections that name
-the function before those about finding what is visible): every word of a
-short query counts there, of a longer one (a sentence) only the words that
-look like names (``#302``, ``token.py``, ``document-indexer``), so a sentence's
-common words do not outrank BM25.
+of the words is found, so a sentence is a query. Stop words (``the``, ``to``,
+``of``: :data:`STOP_WORDS`) are left out of a query that has other words. A
+query of one word, a name an agent looks up, is ranked by BM25 (SQLite's:
+k1 = 1.2, b = 0.75) over two columns, the title (weighing twice) and the
+whole section, heading included; of the best hundred, the sections that name
+the word as a thing come first (a file ``token.py`` for ``token``, a path
+part, inside a code span), then those that quote it exactly as typed, then
+with case folded (``find_visible()`` finds the sections that name the
+function before those about finding what is visible). A query of more words
+(a task's sentence, a few words) is ranked as ``context --task`` ranks a
+task: SQLite's best two hundred are scored by Okapi BM25 on the query's
+tokens (:func:`squadmem.engine.search.ranking.okapi`) over the whole
+section, with the whole index's counts (how many sections hold each word,
+from an ``fts5vocab`` table; their mean length, kept per owner), and
+nothing else reorders them: on the real-team study's train teams, with the
+task as the query, names first and the title's double weight held fewer of
+the entries the work named than BM25 alone (``bench/leak_free_study.py``),
+while for one-word recalls of a thing's name names first held more
+(``bench/recall_rerank.py``).
 
 When fewer sections than asked hold the words whole, those holding a word
 inside a longer one follow (``token`` in ``accessTokenCache``): a second FTS5
@@ -40,6 +47,7 @@ creating it at the same moment) is replaced, for that run, by one in memory.
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import json
 import os
@@ -54,11 +62,12 @@ from squadmem.model.layout import Layout, TierFile
 from squadmem.model.values import Value
 
 FILE = "search.sqlite"
-FORMAT = 2
+FORMAT = 3
 TITLE_WEIGHT = 2.0
 RERANK = 100  # the best whole-word matches looked at for the words as typed
+WORDS_POOL = 200  # the best whole-word matches of a query of words, scored again by BM25 on them
 INSIDE_SCAN = 500  # sections holding the words inside longer ones, looked at when whole words are few
-SHORT_QUERY = 3  # up to this many words, every one is looked for as typed; past it, the names only
+NAME_QUERY = 1  # a query of this many words (stop words aside) is a name: the sections naming it first
 MIN_INSIDE = 3  # the shortest word looked for inside longer ones (a trigram)
 _SELECT = "SELECT id, tier, file, name, title, body FROM sections"
 # Words that say nothing of what a section is about; a query of these only still finds them.
@@ -66,8 +75,6 @@ STOP_WORDS = ranking.FUNCTION_WORDS | frozenset(
     {"a", "an", "as", "at", "be", "by", "do", "if", "in", "is", "it", "of", "on", "or", "so", "to", "up"}
     | {"we", "i", "me", "my", "no", "us"}
 )
-_WRAPPING = "\"'`.,;:!?()[]{}<>"  # what a sentence puts around a word
-_NAME_LIKE = re.compile(r"[^\W_]+(?:(?:[^\w\s']|_)+[^\W_]+)+|.*\d")  # parts joined (a path, FR-022), a digit
 
 
 class Found(Value):
@@ -85,16 +92,6 @@ def content_words(words: Sequence[str]) -> list[str]:
     unique = list(dict.fromkeys(words))
     kept = [w for w in unique if ranking.tokens(w) and not all(t in STOP_WORDS for t in ranking.tokens(w))]
     return kept or unique
-
-
-def literal_words(words: Sequence[str]) -> list[str]:
-    """The words :func:`literal_first` puts first by: every one of a short query, only those of a
-    sentence that look like names (parts joined by other characters, or a digit), bare of the
-    punctuation a sentence wraps words in."""
-    if len(words) <= SHORT_QUERY:
-        return list(words)
-    bare = (w.strip(_WRAPPING) for w in words)
-    return [w for w in dict.fromkeys(bare) if _NAME_LIKE.fullmatch(w)]
 
 
 def match_expression(words: Sequence[str]) -> str | None:
@@ -268,12 +265,16 @@ class SearchIndex:
             """
             BEGIN;
             CREATE TABLE meta (name TEXT PRIMARY KEY, value TEXT);
-            CREATE TABLE owners (owner TEXT PRIMARY KEY, signature TEXT, problem TEXT, hint TEXT);
+            CREATE TABLE owners (
+                owner TEXT PRIMARY KEY, signature TEXT, problem TEXT, hint TEXT,
+                sections INTEGER NOT NULL DEFAULT 0, tokens INTEGER NOT NULL DEFAULT 0
+            );
             CREATE VIRTUAL TABLE sections USING fts5(
                 title, body, id UNINDEXED, tier UNINDEXED, file UNINDEXED, name UNINDEXED,
                 owner UNINDEXED, is_index UNINDEXED, tokenize = 'unicode61'
             );
-            PRAGMA user_version = 2;
+            CREATE VIRTUAL TABLE vocab USING fts5vocab(sections, 'row');
+            PRAGMA user_version = 3;
             COMMIT;
             """
         )
@@ -369,7 +370,13 @@ class SearchIndex:
                 " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 numbered,
             )
-            self.db.executemany("INSERT INTO owners VALUES (?, ?, ?, ?)", owners)
+            held_by: dict[str, list[int]] = {}
+            for row in rows:  # each owner's sections and their tokens: BM25's average length
+                held_by.setdefault(row[6], []).append(ranking.token_count(row[1]))
+            self.db.executemany(
+                "INSERT INTO owners VALUES (?, ?, ?, ?, ?, ?)",
+                [(*o, len(held_by.get(o[0], ())), sum(held_by.get(o[0], ()))) for o in owners],
+            )
             self.db.execute("COMMIT")
         except BaseException:
             self.db.execute("ROLLBACK")
@@ -417,9 +424,10 @@ class SearchIndex:
     ) -> tuple[list[Found], int]:
         """The first ``limit`` sections holding any of the words, best first, and how many hold one.
 
-        Whole words first (BM25 over the words but the stop words, :func:`content_words`; of the
-        best :data:`RERANK`, those naming or quoting the words before the others:
-        :func:`literal_first` by :func:`literal_words`); when they are fewer than ``limit``,
+        Whole words first (the words but the stop words, :func:`content_words`): of a one-word query
+        (:data:`NAME_QUERY`), SQLite's BM25 with the best :data:`RERANK` naming or quoting the word
+        first (:func:`literal_first`); of more words, Okapi BM25 on their tokens (:meth:`_words`, as
+        ``context --task`` ranks a task); when they are fewer than ``limit``,
         sections holding a word inside a longer one follow (``token`` in ``accessTokenCache``;
         case folded; :func:`inside_words`), those holding more of the words, then more often, first.
         When neither finds a section, those holding a part of a joined word (``tank-signalr-doorscan``:
@@ -427,7 +435,10 @@ class SearchIndex:
         Hot's Index is never found; with ``agent``, only its own sections and the wiki's."""
         filters, args = self._filters(agent, tier)
         asked = content_words(words)
-        found, total = self._whole(match_expression(asked), filters, args, limit, literal_words(asked), set())
+        if len(asked) > NAME_QUERY:
+            found, total = self._words(asked, filters, args, limit)
+        else:
+            found, total = self._whole(match_expression(asked), filters, args, limit, asked)
         inner = inside_words(asked)
         if len(found) < limit and inner:
             more, count = self._inside(inner, filters, args, {f.id for f in found})
@@ -435,8 +446,31 @@ class SearchIndex:
             total = max(total, count, len(found))
         parts = joined_parts(asked)
         if not found and parts:
-            found, total = self._whole(match_expression(parts), filters, args, limit, [], set())
+            found, total = self._whole(match_expression(parts), filters, args, limit, [])
         return found, total
+
+    def _words(
+        self, words: Sequence[str], filters: str, args: list[str | int], limit: int
+    ) -> tuple[list[Found], int]:
+        """The first ``limit`` sections holding whole ``words``: of SQLite's best
+        :data:`WORDS_POOL`, by Okapi BM25 on the words' tokens (:func:`ranking.bm25`'s, as
+        ``context --task`` ranks a task: the whole index's counts and mean length, a section's text
+        heading included), SQLite's order for ties; and how many hold one."""
+        found, total = self._whole(match_expression(words), filters, args, WORDS_POOL, None)
+        terms = ranking.query_tokens(" ".join(words))
+        documents, length = self.db.execute("SELECT sum(sections), sum(tokens) FROM owners").fetchone()
+        if not found or not documents:
+            return found[:limit], total
+        marks = ", ".join("?" for _ in terms)
+        holding = dict(self.db.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", terms))
+        weights = {t: ranking.idf(documents, holding.get(t, 0)) for t in terms}
+        average = length / documents
+        scored = []
+        for place, hit in enumerate(found):
+            cut = ranking.tokens(hit.text)
+            scored.append((-ranking.okapi(collections.Counter(cut), len(cut), average, weights), place))
+        scored.sort()
+        return [found[place] for _, place in scored[:limit]], total
 
     def _whole(
         self,
@@ -444,20 +478,19 @@ class SearchIndex:
         filters: str,
         args: list[str | int],
         limit: int,
-        literal: Sequence[str],
-        seen: set[str],
+        literal: Sequence[str] | None,
     ) -> tuple[list[Found], int]:
-        """The first ``limit`` sections (not in ``seen``) holding whole words of ``expression``, by
-        BM25, those naming or quoting ``literal`` first among the best :data:`RERANK`; and how many
-        hold one."""
+        """The first ``limit`` sections holding whole words of ``expression``, by SQLite's BM25, those
+        naming or quoting ``literal`` first among the best :data:`RERANK` (None: SQLite's order
+        only); and how many hold one."""
         if expression is None:
             return [], 0
         clause = " WHERE sections MATCH ? AND " + filters
         total = self.db.execute("SELECT count(*) FROM sections" + clause, [expression, *args]).fetchone()[0]
         order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
-        rows = self.db.execute(_SELECT + clause + order, [expression, *args, max(limit, RERANK) + len(seen)])
-        fresh = [f for f in (Found(*row) for row in rows) if f.id not in seen]
-        return literal_first(fresh, literal)[:limit], total
+        wanted = limit if literal is None else max(limit, RERANK)
+        fresh = [Found(*row) for row in self.db.execute(_SELECT + clause + order, [expression, *args, wanted])]
+        return (fresh if literal is None else literal_first(fresh, literal))[:limit], total
 
     @staticmethod
     def _filters(agent: str | None, tier: str | None) -> tuple[str, list[str | int]]:

@@ -179,6 +179,11 @@ def tokens(text: str) -> list[str]:
     return [t.casefold() for t in _TOKEN.findall(text)]
 
 
+def token_count(text: str) -> int:
+    """How many :func:`tokens` ``text`` has."""
+    return len(_TOKEN.findall(text))
+
+
 def query_tokens(task: str) -> list[str]:
     """A task's words for BM25: its tokens, each once (BM25's weights make common words count for
     little; leaving out function words and short words held fewer of real spawns' entries in the
@@ -195,16 +200,26 @@ def bm25(entries: Sequence[T], terms: Sequence[str]) -> list[tuple[T, float]]:
         return []
     average = sum(len(d) for d in docs) / len(docs) or 1.0
     counts = [collections.Counter(d) for d in docs]
-    holders = {t: sum(1 for c in counts if t in c) for t in terms}
-    idf = {t: math.log((len(docs) - n + 0.5) / (n + 0.5) + 1.0) for t, n in holders.items()}
+    weights = {t: idf(len(docs), sum(1 for c in counts if t in c)) for t in terms}
     scored = []
     for position, (entry, doc, count) in enumerate(zip(entries, docs, counts, strict=True)):
-        norm = K1 * (1 - B + B * len(doc) / average)
-        value = sum(idf[t] * count[t] * (K1 + 1) / (count[t] + norm) for t in terms if t in count)
+        value = okapi(count, len(doc), average, weights)
         if value > 0:
             scored.append((-value, len(doc), position, entry, value))
     scored.sort(key=lambda item: item[:3])
     return [(entry, value) for *_, entry, value in scored]
+
+
+def idf(documents: int, holding: int) -> float:
+    """A term's weight when ``holding`` of ``documents`` hold it: the fewer, the more (never below 0)."""
+    return math.log((documents - holding + 0.5) / (holding + 0.5) + 1.0)
+
+
+def okapi(count: collections.Counter[str], length: int, average: float, weights: dict[str, float]) -> float:
+    """One document's BM25 score: ``count`` its terms' occurrences, ``length`` its tokens,
+    ``average`` the documents' mean length, ``weights`` each query term's :func:`idf`."""
+    norm = K1 * (1 - B + B * length / (average or 1.0))
+    return sum(w * count[t] * (K1 + 1) / (count[t] + norm) for t, w in weights.items() if t in count)
 
 
 _STATED = re.compile(r"(?<!\d)(?:19|20)\d\d-[01]\d-[0-3]\d(?!\d)")
