@@ -30,7 +30,8 @@ For each team, each spawn its orchestration logs record (the last ``--max-spawns
 - **one recall of the task**: ``squadmem recall "<the task>" --agent A --limit 5`` (:func:`recall_top`,
   the one place the study ranks a recall): the agent has its task, its charter and its payload at
   spawn, and the task is the words it would type; found: held at 4 KB or in those 5. Bytes per
-  relevant entry found: the 4 KB spawns and every recall's output, over the entries found. Beside
+  relevant entry found: the 4 KB spawns and every recall's output as the agent reads it (the
+  table and lines it prints, warnings included; not ``--json``), over the entries found. Beside
   it, the yardstick: BM25's top 5 (``study_rules.BM25``) of the same pool for the same query.
 
 ``--dump FILE`` writes each spawn's squadmem pool (JSON lines: each candidate's BM25 score on the
@@ -105,11 +106,13 @@ def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> 
 
 
 def recall_top(root: Path, agent: str, query: str, when: str, limit: int = 5) -> tuple[list[str], int]:
-    """(the ids ``squadmem recall`` lists first for ``query``, the bytes it printed): recall's own
-    ranking, whatever it is, through the command an agent types."""
-    args = ("recall", "--agent", agent, query, "--limit", str(limit), "--no-record", "--json", "--now", when)
-    done = squadmem(root, *args, env=identity(when), check=False)
-    spent = len(done.out.encode("utf-8"))
+    """(the ids ``squadmem recall`` lists first for ``query``, the bytes it prints for the agent to
+    read): recall's own ranking, whatever it is, through the command an agent types; the ids from
+    the same command with ``--json``, which an agent does not read."""
+    args = ("recall", "--agent", agent, query, "--limit", str(limit), "--no-record", "--now", when)
+    shown = squadmem(root, *args, env=identity(when), check=False)
+    spent = len((shown.out + shown.err).encode("utf-8"))
+    done = squadmem(root, *args, "--json", env=identity(when), check=False)
     if done.returncode:
         return [], spent
     return [h["id"] for h in json.loads(done.out)["sections"]], spent
