@@ -17,7 +17,9 @@ fast lane, ``squadmem.cli.lane:run``), paired and alternating
    its words, ``-e``); and against ``python -c pass`` (what starting Python
    costs on the same machine); ``python -c pass`` and ``squadmem --version``
    (the lane's start, no search) against the precise identifier's ``git grep``,
-   to show what part of the ratio is start-up;
+   to show what part of the ratio is start-up, and ``python -c 'import re,
+   sqlite3'`` (the least a Python recall over SQLite imports: no search, no
+   output) against it, the floor of any such recall;
 3. a warm ``recall`` after one archive file changed (that agent re-indexed).
 
 ``--checkout`` times the squadmem of another source folder; ``--before``
@@ -175,6 +177,8 @@ def main() -> None:
         # what of the ratio is starting Python, and starting squadmem's lane, before any search
         precise = grep(root, [identifier])
         rows("python -c pass", python, precise, "git grep -i, the precise identifier", args.rounds)
+        floor = Command([sys.executable, "-c", "import re, sqlite3"], cwd=root)
+        rows("python -c 'import re, sqlite3'", floor, precise, "git grep -i, the precise identifier", args.rounds)
         lane = sides["recall"]
         version = Command([*lane.script, "--version"], cwd=root, env=lane.env)
         rows("squadmem --version", version, precise, "git grep -i, the precise identifier", args.rounds)
