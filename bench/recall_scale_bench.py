@@ -178,7 +178,8 @@ def main() -> None:
         precise = grep(root, [identifier])
         rows("python -c pass", python, precise, "git grep -i, the precise identifier", args.rounds)
         floor = Command([sys.executable, "-c", "import re, sqlite3"], cwd=root)
-        rows("python -c 'import re, sqlite3'", floor, precise, "git grep -i, the precise identifier", args.rounds)
+        against = "git grep -i, the precise identifier"
+        rows("python -c 'import re, sqlite3'", floor, precise, against, args.rounds)
         lane = sides["recall"]
         version = Command([*lane.script, "--version"], cwd=root, env=lane.env)
         rows("squadmem --version", version, precise, "git grep -i, the precise identifier", args.rounds)

@@ -1,4 +1,4 @@
-"""recall ranks by any of the query's words: a task sentence is a query, ranked by BM25; a name by names first."""
+"""recall ranks by any of the query's words: a sentence by BM25 on its words; one word, naming it first."""
 
 from __future__ import annotations
 

@@ -8,12 +8,15 @@ from hypothesis import strategies as st
 from squadmem.engine.search import index as search_index
 from squadmem.engine.search import ranking
 
-VOCABULARY = ["token", "cache", "retry", "login", "vault", "keys", "deploy", "notes", "release", "crash", "the"]
+VOCABULARY = [
+    *("token", "cache", "retry", "login", "vault", "keys", "deploy", "notes", "release", "crash", "the")
+]
 
 
 class Section:
     def __init__(self, text: str) -> None:
         self.text = text
+        self.title = text.split("\n", 1)[0].lstrip("# ")
 
 
 def scores(entries: list[tuple[str, str]], query: str) -> dict[str, float]:
@@ -34,7 +37,9 @@ body = st.lists(st.sampled_from(VOCABULARY), min_size=1, max_size=20).map(" ".jo
     st.lists(st.sampled_from(VOCABULARY[:-1]), min_size=2, max_size=6, unique=True),
     st.integers(min_value=1, max_value=8),
 )
-def test_recall_lists_the_best_bm25_scores_best_first(sections: list[str], words: list[str], limit: int) -> None:
+def test_recall_lists_the_best_bm25_scores_best_first(
+    sections: list[str], words: list[str], limit: int
+) -> None:
     entries = [(f"e{n}", f"## Entry {n}\n{text}\n") for n, text in enumerate(sections)]
     query = " ".join(words)
     found = search_index.rank(query, entries, limit)
@@ -53,3 +58,15 @@ def test_an_example_by_hand() -> None:
     ]
     assert search_index.rank("vault keys", entries) == ["b", "a"]  # vault: only b holds it
     assert search_index.rank("deploy keys", entries) == ["a", "b"]
+
+
+def test_a_word_with_diacritics_weighs_as_the_sections_holding_it() -> None:
+    """SQLite stores ``décision`` as ``decision``; its count is SQLite's, so a word every section
+    holds weighs as little as any such word."""
+    entries = [
+        ("a", "## Una\ndécision décision décision décision\n"),
+        ("b", "## Dos\nla décision y el despliegue\n"),
+        ("c", "## Tres\nla décision sobre claves\n"),
+    ]
+    assert search_index.rank("décision despliegue", entries)[0] == "b"  # the rare word decides
+    assert search_index.rank("décision claves", entries)[0] == "c"

@@ -442,7 +442,8 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
     it as a file, a path part or in a code span first (token.py for token);
     for more words (a task's sentence), BM25 on their tokens, as context
     --task ranks a task (more of the words, and rarer ones, first). They
-    come from an index in .git/squadmem/ kept current by file; when fewer than --limit hold the words whole, sections holding
+    come from an index in .git/squadmem/ kept current by file; when fewer
+    than --limit hold the words whole, sections holding
     them inside longer words follow (token in accessTokenCache, looked up
     by trigrams); when none holds them at all, the parts of a joined word
     are asked for (a task named tank-signalr-doorscan finds the sections

@@ -24,7 +24,7 @@ part, inside a code span), then those that quote it exactly as typed, then
 with case folded (``find_visible()`` finds the sections that name the
 function before those about finding what is visible). A query of more words
 (a task's sentence, a few words) is ranked as ``context --task`` ranks a
-task: SQLite's best two hundred are scored by Okapi BM25 on the query's
+task: SQLite's best hundred are scored by Okapi BM25 on the query's
 tokens (:func:`squadmem.engine.search.ranking.okapi`) over the whole
 section, with the whole index's counts (how many sections hold each word,
 from an ``fts5vocab`` table; their mean length, kept per owner), and
@@ -64,8 +64,7 @@ from squadmem.model.values import Value
 FILE = "search.sqlite"
 FORMAT = 3
 TITLE_WEIGHT = 2.0
-RERANK = 100  # the best whole-word matches looked at for the words as typed
-WORDS_POOL = 200  # the best whole-word matches of a query of words, scored again by BM25 on them
+RERANK = 100  # the best whole-word matches looked at again: for a name as typed, for words by BM25
 INSIDE_SCAN = 500  # sections holding the words inside longer ones, looked at when whole words are few
 NAME_QUERY = 1  # a query of this many words (stop words aside) is a name: the sections naming it first
 MIN_INSIDE = 3  # the shortest word looked for inside longer ones (a trigram)
@@ -453,17 +452,15 @@ class SearchIndex:
         self, words: Sequence[str], filters: str, args: list[str | int], limit: int
     ) -> tuple[list[Found], int]:
         """The first ``limit`` sections holding whole ``words``: of SQLite's best
-        :data:`WORDS_POOL`, by Okapi BM25 on the words' tokens (:func:`ranking.bm25`'s, as
+        :data:`RERANK`, by Okapi BM25 on the words' tokens (:func:`ranking.bm25`'s, as
         ``context --task`` ranks a task: the whole index's counts and mean length, a section's text
         heading included), SQLite's order for ties; and how many hold one."""
-        found, total = self._whole(match_expression(words), filters, args, WORDS_POOL, None)
+        found, total = self._whole(match_expression(words), filters, args, RERANK, None)
         terms = ranking.query_tokens(" ".join(words))
         documents, length = self.db.execute("SELECT sum(sections), sum(tokens) FROM owners").fetchone()
         if not found or not documents:
             return found[:limit], total
-        marks = ", ".join("?" for _ in terms)
-        holding = dict(self.db.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", terms))
-        weights = {t: ranking.idf(documents, holding.get(t, 0)) for t in terms}
+        weights = {t: ranking.idf(documents, n) for t, n in self._holding(terms).items()}
         average = length / documents
         scored = []
         for place, hit in enumerate(found):
@@ -471,6 +468,19 @@ class SearchIndex:
             scored.append((-ranking.okapi(collections.Counter(cut), len(cut), average, weights), place))
         scored.sort()
         return [found[place] for _, place in scored[:limit]], total
+
+    def _holding(self, terms: Sequence[str]) -> dict[str, int]:
+        """How many sections hold each term: from the index's vocabulary for a term of ASCII letters
+        and digits; for another, counted by SQLite's own match (its tokenizer folds diacritics:
+        ``décision`` is stored as ``decision``)."""
+        plain = [t for t in terms if t.isascii()]
+        marks = ", ".join("?" for _ in plain)
+        held = dict(self.db.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", plain))
+        for term in terms:
+            if not term.isascii():
+                query = "SELECT count(*) FROM sections WHERE sections MATCH ?"
+                held[term] = self.db.execute(query, ['"' + term.replace('"', '""') + '"']).fetchone()[0]
+        return {t: held.get(t, 0) for t in terms}
 
     def _whole(
         self,
@@ -489,7 +499,8 @@ class SearchIndex:
         total = self.db.execute("SELECT count(*) FROM sections" + clause, [expression, *args]).fetchone()[0]
         order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
         wanted = limit if literal is None else max(limit, RERANK)
-        fresh = [Found(*row) for row in self.db.execute(_SELECT + clause + order, [expression, *args, wanted])]
+        rows = self.db.execute(_SELECT + clause + order, [expression, *args, wanted])
+        fresh = [Found(*row) for row in rows]
         return (fresh if literal is None else literal_first(fresh, literal))[:limit], total
 
     @staticmethod

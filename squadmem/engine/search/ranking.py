@@ -176,7 +176,7 @@ def weights(entries: Sequence[Titled], terms: Sequence[str]) -> dict[str, float]
 def tokens(text: str) -> list[str]:
     """Words as SQLite FTS5's ``unicode61`` tokenizer cuts them: runs of letters and digits, case
     folded; everything else separates (``src/auth.py`` -> ``src``, ``auth``, ``py``)."""
-    return [t.casefold() for t in _TOKEN.findall(text)]
+    return _TOKEN.findall(text.casefold())
 
 
 def token_count(text: str) -> int:
