@@ -32,7 +32,8 @@ For each team, each spawn its orchestration logs record (the last ``--max-spawns
   spawn, and the task is the words it would type; found: held at 4 KB or in those 5. Bytes per
   relevant entry found: the 4 KB spawns and every recall's output as the agent reads it (the
   table and lines it prints, warnings included; not ``--json``), over the entries found. Beside
-  it, the yardstick: BM25's top 5 (``study_rules.BM25``) of the same pool for the same query.
+  it, the yardstick: BM25's top 5 (``study_rules.BM25``) of the same pool for the same query, and
+  of every section ``recall`` searches (the agent's and the wiki's, the ones its spawn pins too).
 
 ``--dump FILE`` writes each spawn's squadmem pool (JSON lines: each candidate's BM25 score on the
 task, stated date, tier, place, bytes, hot or not; the room; which candidates hold which relevant
@@ -134,6 +135,7 @@ class Tally(squad_study.Counts):
     spawn_bytes: int = 0  # the 4 KB spawns
     recall_found: int = 0  # relevant entries in the top 5 of the task's recall
     bm25_found: int = 0  # relevant entries in BM25's top 5 of the pool, the same query
+    bm25_searched: int = 0  # relevant entries in BM25's top 5 of every section recall searches
     one_away: int = 0  # held at 4 KB or in the top 5 of the task's recall
     one_away_aged: int = 0
 
@@ -244,12 +246,16 @@ def score_spawn(
     ids, tally.recall_bytes = recall_top(root, log.agent, log.task, when)
     tally.recalls = 1
     with Repo(root) as repo:
-        by_id = catalog.load(repo.layout).by_id()
+        memory = catalog.load(repo.layout)
+    by_id = memory.by_id()
     listed = [by_id[i].text for i in ids if i in by_id]
     found = {k for k in wanted if any(squad_spawns.holds(t, by_key[k].text) for t in listed)}
     tally.recall_found = len(found)
     top = set(study_rules.BM25(texts).ranked(log.task)[:5])
     tally.bm25_found = sum(bool(holders[k] & top) for k in wanted)
+    searched = [e.text for e in memory.visible_to(log.agent)]
+    best = [searched[n] for n in study_rules.BM25(searched).ranked(log.task)[:5]]
+    tally.bm25_searched = sum(any(squad_spawns.holds(t, by_key[k].text) for t in best) for k in wanted)
     tally.one_away = len(held | found)
     tally.one_away_aged = len((held | found) & aged)
     if dump is not None:
@@ -400,7 +406,9 @@ def report(rows: Sequence[dict[str, Any]], splits: Sequence[str]) -> None:
         print(
             f"\none recall of the task ({t.recalls} recalls): its top 5 hold "
             f"{share(t.recall_found, t.relevant)} (BM25's top 5 of the pool, the same query: "
-            f"{share(t.bm25_found, t.relevant)}); held at 4 KB or in them {share(t.one_away, t.relevant)} "
+            f"{share(t.bm25_found, t.relevant)}; of every section recall searches, the spawn's pinned "
+            f"ones too: {share(t.bm25_searched, t.relevant)}); "
+            f"held at 4 KB or in them {share(t.one_away, t.relevant)} "
             f"(≥ 6 h: {share(t.one_away_aged, t.aged)}); "
             f"{(t.spawn_bytes + t.recall_bytes) / found:,.0f} B per relevant entry found "
             f"(spawns {t.spawn_bytes:,} B + every recall {t.recall_bytes:,} B)"
