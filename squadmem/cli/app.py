@@ -440,8 +440,10 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
     (the, to, of) are left out. The best come first: for one word (a name),
     BM25 with titles weighing twice, and of the best hundred those naming
     it as a file, a path part or in a code span first (token.py for token);
-    for more words (a task's sentence), BM25 on their tokens, as context
-    --task ranks a task (more of the words, and rarer ones, first). They
+    for more words (a task's sentence), BM25 on their tokens, a word
+    counting its longer forms (deploy: deployed), more of the words and
+    rarer ones first, the sections naming those that look like names
+    (#302, token.py) before the others. They
     come from an index in .git/squadmem/ kept current by file; when fewer
     than --limit hold the words whole, sections holding
     them inside longer words follow (token in accessTokenCache, looked up

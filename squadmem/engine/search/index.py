@@ -23,16 +23,19 @@ the word as a thing come first (a file ``token.py`` for ``token``, a path
 part, inside a code span), then those that quote it exactly as typed, then
 with case folded (``find_visible()`` finds the sections that name the
 function before those about finding what is visible). A query of more words
-(a task's sentence, a few words) is ranked as ``context --task`` ranks a
-task: SQLite's best hundred are scored by Okapi BM25 on the query's
-tokens (:func:`squadmem.engine.search.ranking.okapi`) over the whole
-section, with the whole index's counts (how many sections hold each word,
-from an ``fts5vocab`` table; their mean length, kept per owner), and
-nothing else reorders them: on the real-team study's train teams, with the
-task as the query, names first and the title's double weight held fewer of
-the entries the work named than BM25 alone (``bench/leak_free_study.py``),
-while for one-word recalls of a thing's name names first held more
-(``bench/recall_rerank.py``).
+(a task's sentence, a few words): SQLite's best hundred are scored by Okapi
+BM25 on the query's tokens over the whole section
+(:func:`squadmem.engine.search.ranking.okapi`), a token counting the longer
+words it begins as the match does (``deploy``: ``deployed``;
+:func:`~squadmem.engine.search.ranking.forms`), with the whole index's
+counts (how many sections hold each, asked of SQLite; their mean length,
+kept per owner); of those, the sections naming or quoting the words that
+look like names (``#302``, ``token.py``, ``document-indexer``) come first.
+On the real-team study's train teams, with each spawn's task as the query,
+this held more of the entries the work named than SQLite's order with the
+title weighing twice (``bench/leak_free_study.py``), and on generated
+sections whose words come in several forms it finds the section a task was
+written from more often (``bench/recall_rank_bench.py``).
 
 When fewer sections than asked hold the words whole, those holding a word
 inside a longer one follow (``token`` in ``accessTokenCache``): a second FTS5
@@ -69,6 +72,8 @@ INSIDE_SCAN = 500  # sections holding the words inside longer ones, looked at wh
 NAME_QUERY = 1  # a query of this many words (stop words aside) is a name: the sections naming it first
 MIN_INSIDE = 3  # the shortest word looked for inside longer ones (a trigram)
 _SELECT = "SELECT id, tier, file, name, title, body FROM sections"
+_WRAPPING = "\"'`.,;:!?()[]{}<>"  # what a sentence puts around a word
+_NAME_LIKE = re.compile(r"[^\W_]+(?:(?:[^\w\s']|_)+[^\W_]+)+|.*\d")  # parts joined (a path, FR-022), a digit
 # Words that say nothing of what a section is about; a query of these only still finds them.
 STOP_WORDS = ranking.FUNCTION_WORDS | frozenset(
     {"a", "an", "as", "at", "be", "by", "do", "if", "in", "is", "it", "of", "on", "or", "so", "to", "up"}
@@ -91,6 +96,14 @@ def content_words(words: Sequence[str]) -> list[str]:
     unique = list(dict.fromkeys(words))
     kept = [w for w in unique if ranking.tokens(w) and not all(t in STOP_WORDS for t in ranking.tokens(w))]
     return kept or unique
+
+
+def name_words(words: Sequence[str]) -> list[str]:
+    """The words of a query of several that look like names (parts joined by other characters:
+    ``token.py``, ``document-indexer``; or a digit: ``#302``, ``FR-022``), bare of the punctuation a
+    sentence wraps words in: what :func:`literal_first` puts first by."""
+    bare = (w.strip(_WRAPPING) for w in words)
+    return [w for w in dict.fromkeys(bare) if _NAME_LIKE.fullmatch(w)]
 
 
 def match_expression(words: Sequence[str]) -> str | None:
@@ -272,7 +285,6 @@ class SearchIndex:
                 title, body, id UNINDEXED, tier UNINDEXED, file UNINDEXED, name UNINDEXED,
                 owner UNINDEXED, is_index UNINDEXED, tokenize = 'unicode61'
             );
-            CREATE VIRTUAL TABLE vocab USING fts5vocab(sections, 'row');
             PRAGMA user_version = 3;
             COMMIT;
             """
@@ -425,8 +437,8 @@ class SearchIndex:
 
         Whole words first (the words but the stop words, :func:`content_words`): of a one-word query
         (:data:`NAME_QUERY`), SQLite's BM25 with the best :data:`RERANK` naming or quoting the word
-        first (:func:`literal_first`); of more words, Okapi BM25 on their tokens (:meth:`_words`, as
-        ``context --task`` ranks a task); when they are fewer than ``limit``,
+        first (:func:`literal_first`); of more words, Okapi BM25 on their tokens with the names
+        among them first (:meth:`_words`); when they are fewer than ``limit``,
         sections holding a word inside a longer one follow (``token`` in ``accessTokenCache``;
         case folded; :func:`inside_words`), those holding more of the words, then more often, first.
         When neither finds a section, those holding a part of a joined word (``tank-signalr-doorscan``:
@@ -451,10 +463,12 @@ class SearchIndex:
     def _words(
         self, words: Sequence[str], filters: str, args: list[str | int], limit: int
     ) -> tuple[list[Found], int]:
-        """The first ``limit`` sections holding whole ``words``: of SQLite's best
-        :data:`RERANK`, by Okapi BM25 on the words' tokens (:func:`ranking.bm25`'s, as
-        ``context --task`` ranks a task: the whole index's counts and mean length, a section's text
-        heading included), SQLite's order for ties; and how many hold one."""
+        """The first ``limit`` sections holding whole ``words``: of SQLite's best :data:`RERANK`,
+        those naming or quoting the words that look like names first (:func:`literal_first` by
+        :func:`name_words`), then by Okapi BM25 on the words' tokens, a token counting the longer
+        words it begins as SQLite matches it (:func:`ranking.forms`; the whole index's counts and
+        mean length; a section's text heading included), SQLite's order for ties; and how many
+        hold one."""
         found, total = self._whole(match_expression(words), filters, args, RERANK, None)
         terms = ranking.query_tokens(" ".join(words))
         documents, length = self.db.execute("SELECT sum(sections), sum(tokens) FROM owners").fetchone()
@@ -465,22 +479,20 @@ class SearchIndex:
         scored = []
         for place, hit in enumerate(found):
             cut = ranking.tokens(hit.text)
-            scored.append((-ranking.okapi(collections.Counter(cut), len(cut), average, weights), place))
+            value = ranking.okapi(ranking.forms(collections.Counter(cut), terms), len(cut), average, weights)
+            scored.append((-value, place))
         scored.sort()
-        return [found[place] for _, place in scored[:limit]], total
+        return literal_first([found[place] for _, place in scored], name_words(words))[:limit], total
 
     def _holding(self, terms: Sequence[str]) -> dict[str, int]:
-        """How many sections hold each term: from the index's vocabulary for a term of ASCII letters
-        and digits; for another, counted by SQLite's own match (its tokenizer folds diacritics:
-        ``décision`` is stored as ``decision``)."""
-        plain = [t for t in terms if t.isascii()]
-        marks = ", ".join("?" for _ in plain)
-        held = dict(self.db.execute(f"SELECT term, doc FROM vocab WHERE term IN ({marks})", plain))
+        """How many sections hold each term, or a longer word it begins (a number: itself only),
+        as SQLite matches it (its tokenizer folds case and diacritics)."""
+        query = "SELECT count(*) FROM sections WHERE sections MATCH ?"
+        held = {}
         for term in terms:
-            if not term.isascii():
-                query = "SELECT count(*) FROM sections WHERE sections MATCH ?"
-                held[term] = self.db.execute(query, ['"' + term.replace('"', '""') + '"']).fetchone()[0]
-        return {t: held.get(t, 0) for t in terms}
+            phrase = '"' + term.replace('"', '""') + '"' + ("" if term.isdigit() else " *")
+            held[term] = self.db.execute(query, [phrase]).fetchone()[0]
+        return held
 
     def _whole(
         self,

@@ -210,6 +210,20 @@ def bm25(entries: Sequence[T], terms: Sequence[str]) -> list[tuple[T, float]]:
     return [(entry, value) for *_, entry, value in scored]
 
 
+def forms(count: collections.Counter[str], terms: Sequence[str]) -> collections.Counter[str]:
+    """How often each of ``terms`` occurs in a document whose tokens ``count`` counts, a term
+    counting every token it begins (``deploy``: ``deploys``, ``deployed``), as SQLite's prefix query
+    matches; a number only itself (``12`` is not ``123``)."""
+    found: collections.Counter[str] = collections.Counter()
+    starts = tuple(terms)
+    for token, n in count.items():
+        if token.startswith(starts):
+            for term in terms:
+                if token == term or (token.startswith(term) and not term.isdigit()):
+                    found[term] += n
+    return found
+
+
 def idf(documents: int, holding: int) -> float:
     """A term's weight when ``holding`` of ``documents`` hold it: the fewer, the more (never below 0)."""
     return math.log((documents - holding + 0.5) / (holding + 0.5) + 1.0)
