@@ -23,7 +23,7 @@ the word as a thing come first (a file ``token.py`` for ``token``, a path
 part, inside a code span), then those that quote it exactly as typed, then
 with case folded (``find_visible()`` finds the sections that name the
 function before those about finding what is visible). A query of more words
-(a task's sentence, a few words): SQLite's best hundred are scored by Okapi
+(a task's sentence, a few words): SQLite's best fifty are scored by Okapi
 BM25 on the query's tokens over the whole section
 (:func:`squadmem.engine.search.ranking.okapi`), a token counting the longer
 words it begins as the match does (``deploy``: ``deployed``;
@@ -50,7 +50,6 @@ creating it at the same moment) is replaced, for that run, by one in memory.
 
 from __future__ import annotations
 
-import collections
 import contextlib
 import json
 import os
@@ -65,13 +64,14 @@ from squadmem.model.layout import Layout, TierFile
 from squadmem.model.values import Value
 
 FILE = "search.sqlite"
-FORMAT = 3
+FORMAT = 4
 TITLE_WEIGHT = 2.0
-RERANK = 100  # the best whole-word matches looked at again: for a name as typed, for words by BM25
+RERANK = 100  # the best whole-word matches of a name looked at again for the name as typed
+WORDS_POOL = 50  # the best whole-word matches of words scored again by BM25 in Python
 INSIDE_SCAN = 500  # sections holding the words inside longer ones, looked at when whole words are few
 NAME_QUERY = 1  # a query of this many words (stop words aside) is a name: the sections naming it first
 MIN_INSIDE = 3  # the shortest word looked for inside longer ones (a trigram)
-_SELECT = "SELECT id, tier, file, name, title, body FROM sections"
+_SELECT = "SELECT id, tier, file, name, title, body, length FROM sections"
 _WRAPPING = "\"'`.,;:!?()[]{}<>"  # what a sentence puts around a word
 _NAME_LIKE = re.compile(r"[^\W_]+(?:(?:[^\w\s']|_)+[^\W_]+)+|.*\d")  # parts joined (a path, FR-022), a digit
 # Words that say nothing of what a section is about; a query of these only still finds them.
@@ -84,10 +84,13 @@ STOP_WORDS = ranking.FUNCTION_WORDS | frozenset(
 class Found(Value):
     """One section the index found."""
 
-    __slots__ = ("file", "id", "name", "text", "tier", "title")
+    __slots__ = ("file", "id", "length", "name", "text", "tier", "title")
 
-    def __init__(self, id: str, tier: str, file: str, name: str, title: str, text: str) -> None:
+    def __init__(
+        self, id: str, tier: str, file: str, name: str, title: str, text: str, length: int = 0
+    ) -> None:
         self.id, self.tier, self.file, self.name, self.title, self.text = id, tier, file, name, title, text
+        self.length = length  # its tokens (:func:`ranking.token_count`)
 
 
 def content_words(words: Sequence[str]) -> list[str]:
@@ -283,9 +286,9 @@ class SearchIndex:
             );
             CREATE VIRTUAL TABLE sections USING fts5(
                 title, body, id UNINDEXED, tier UNINDEXED, file UNINDEXED, name UNINDEXED,
-                owner UNINDEXED, is_index UNINDEXED, tokenize = 'unicode61'
+                owner UNINDEXED, is_index UNINDEXED, length UNINDEXED, tokenize = 'unicode61'
             );
-            PRAGMA user_version = 3;
+            PRAGMA user_version = 4;
             COMMIT;
             """
         )
@@ -375,15 +378,16 @@ class SearchIndex:
             self.db.executemany("DELETE FROM owners WHERE owner = ?", [(owner,) for owner in dropped])
             top = self.db.execute("SELECT rowid FROM sections ORDER BY rowid DESC LIMIT 1").fetchone()
             last = top[0] if top else 0
-            numbered = [(last + n, *row) for n, row in enumerate(rows, start=1)]
+            lengths = [ranking.token_count(row[1]) for row in rows]  # BM25's lengths, and their mean
+            numbered = [(last + n, *row, lengths[n - 1]) for n, row in enumerate(rows, start=1)]
             self.db.executemany(
-                "INSERT INTO sections (rowid, title, body, id, tier, file, name, owner, is_index)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO sections (rowid, title, body, id, tier, file, name, owner, is_index, length)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 numbered,
             )
             held_by: dict[str, list[int]] = {}
-            for row in rows:  # each owner's sections and their tokens: BM25's average length
-                held_by.setdefault(row[6], []).append(ranking.token_count(row[1]))
+            for row, size in zip(rows, lengths, strict=True):
+                held_by.setdefault(row[6], []).append(size)
             self.db.executemany(
                 "INSERT INTO owners VALUES (?, ?, ?, ?, ?, ?)",
                 [(*o, len(held_by.get(o[0], ())), sum(held_by.get(o[0], ()))) for o in owners],
@@ -463,24 +467,23 @@ class SearchIndex:
     def _words(
         self, words: Sequence[str], filters: str, args: list[str | int], limit: int
     ) -> tuple[list[Found], int]:
-        """The first ``limit`` sections holding whole ``words``: of SQLite's best :data:`RERANK`,
+        """The first ``limit`` sections holding whole ``words``: of SQLite's best :data:`WORDS_POOL`,
         those naming or quoting the words that look like names first (:func:`literal_first` by
         :func:`name_words`), then by Okapi BM25 on the words' tokens, a token counting the longer
         words it begins as SQLite matches it (:func:`ranking.forms`; the whole index's counts and
         mean length; a section's text heading included), SQLite's order for ties; and how many
         hold one."""
-        found, total = self._whole(match_expression(words), filters, args, RERANK, None)
+        found, total = self._whole(match_expression(words), filters, args, WORDS_POOL, None)
         terms = ranking.query_tokens(" ".join(words))
         documents, length = self.db.execute("SELECT sum(sections), sum(tokens) FROM owners").fetchone()
         if not found or not documents:
             return found[:limit], total
         weights = {t: ranking.idf(documents, n) for t, n in self._holding(terms).items()}
         average = length / documents
+        count = ranking.counter(terms)
         scored = []
         for place, hit in enumerate(found):
-            cut = ranking.tokens(hit.text)
-            value = ranking.okapi(ranking.forms(collections.Counter(cut), terms), len(cut), average, weights)
-            scored.append((-value, place))
+            scored.append((-ranking.okapi(count(hit.text), hit.length, average, weights), place))
         scored.sort()
         return literal_first([found[place] for _, place in scored], name_words(words))[:limit], total
 
@@ -508,11 +511,13 @@ class SearchIndex:
         if expression is None:
             return [], 0
         clause = " WHERE sections MATCH ? AND " + filters
-        total = self.db.execute("SELECT count(*) FROM sections" + clause, [expression, *args]).fetchone()[0]
         order = f" ORDER BY bm25(sections, {TITLE_WEIGHT}, 1.0), rowid LIMIT ?"
         wanted = limit if literal is None else max(limit, RERANK)
-        rows = self.db.execute(_SELECT + clause + order, [expression, *args, wanted])
-        fresh = [Found(*row) for row in rows]
+        given = [expression, *args]
+        fresh = [Found(*row) for row in self.db.execute(_SELECT + clause + order, [*given, wanted])]
+        total = len(fresh)  # all of them, unless as many as asked for came back
+        if total == wanted:
+            total = self.db.execute("SELECT count(*) FROM sections" + clause, given).fetchone()[0]
         return (fresh if literal is None else literal_first(fresh, literal))[:limit], total
 
     @staticmethod
