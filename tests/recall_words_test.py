@@ -100,3 +100,16 @@ def test_a_word_with_diacritics_weighs_as_the_sections_holding_it() -> None:
 def test_forms_counts_what_a_term_begins() -> None:
     count = collections.Counter(["deploy", "deploys", "deployed", "12", "123", "key"])
     assert ranking.forms(count, ["deploy", "12", "keys"]) == {"deploy": 3, "12": 1}
+
+
+def test_how_many_hold_a_word_is_counted_past_what_is_looked_at() -> None:
+    """The count of sections holding a word is every one of them, whether fewer or more came back
+    than the search looks at (a name: the best hundred; words: the best fifty)."""
+    rows = [(f"Entry {n}", f"## Entry {n}\nthe vault{' keys' if n < 3 else ''}\n") for n in range(130)]
+    index = search_index.SearchIndex(None)
+    entries = [(t, x, f"e{n}", "archive", "", "", "", "0") for n, (t, x) in enumerate(rows)]
+    index._replace([], entries, [("", "", None, None)])
+    assert index.search(["vault"], limit=5)[1] == 130  # past the hundred a name looks at
+    assert index.search(["vault", "keys"], limit=5)[1] == 130  # past the fifty words look at
+    found, total = index.search(["keys", "lock"], limit=5)
+    assert total == 3 and [f.id for f in found] == ["e0", "e1", "e2"]  # fewer than asked for
