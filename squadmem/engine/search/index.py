@@ -64,7 +64,7 @@ from squadmem.model.layout import Layout, TierFile
 from squadmem.model.values import Value
 
 FILE = "search.sqlite"
-FORMAT = 4
+FORMAT = 5
 TITLE_WEIGHT = 2.0
 RERANK = 100  # the best whole-word matches of a name looked at again for the name as typed
 WORDS_POOL = 50  # the best whole-word matches of words scored again by BM25 in Python
@@ -288,7 +288,7 @@ class SearchIndex:
                 title, body, id UNINDEXED, tier UNINDEXED, file UNINDEXED, name UNINDEXED,
                 owner UNINDEXED, is_index UNINDEXED, length UNINDEXED, tokenize = 'unicode61'
             );
-            PRAGMA user_version = 4;
+            PRAGMA user_version = 5;
             COMMIT;
             """
         )

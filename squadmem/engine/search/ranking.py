@@ -1,8 +1,10 @@
 """How well a section matches words: ``recall``'s counts and ``context --task``'s BM25.
 
-``recall`` ranks in SQLite FTS5 (:mod:`squadmem.engine.search.index`, BM25);
-:func:`counts` gives the score it shows: how often the query's words occur
-in a section, its title's occurrences counting again.
+``recall`` ranks in SQLite FTS5 (:mod:`squadmem.engine.search.index`, BM25),
+a query of several words scored again here (:func:`okapi` over
+:func:`forms`: a word counting the longer words it begins, as the match
+does); :func:`counts` gives the score it shows: how often the query's words
+occur in a section, its title's occurrences counting again.
 
 ``context --task`` is given a sentence a coordinator wrote ("Fix the
 document-indexer logging (Issue #302)"), which no section holds whole. Its
@@ -181,7 +183,7 @@ def tokens(text: str) -> list[str]:
 
 def token_count(text: str) -> int:
     """How many :func:`tokens` ``text`` has."""
-    return len(_TOKEN.findall(text))
+    return len(_TOKEN.findall(text.casefold()))
 
 
 def query_tokens(task: str) -> list[str]:
