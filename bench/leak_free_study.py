@@ -74,11 +74,13 @@ from squadmem.gitio.repo import Repo
 from squadmem.model import squad
 from squadmem.model.layout import MEMORY_DIR
 from squadmem.model.places import SQUAD_PLACES
+from squadmem.model.settings import HotSettings
 
 BUDGETS = (4096, 8192, 16384)
 ORDERS = ("squadmem", "newest", "bm25", "bm25_newest")
 AGED = dt.timedelta(hours=6)
 SPLITS = ("train", "held-out", "new")
+INDEX_CAP = HotSettings().index_max_entries
 
 
 @dataclasses.dataclass(frozen=True)
@@ -168,14 +170,22 @@ def pool(
         e for e in memory.visible_to(agent) if not e.pinned or (e.tier != "hot" and e not in carried)
     ]
     scores = {id(e): s for e, s in ranking.bm25(candidates, ranking.query_tokens(task))}
-    rooms = {}
+    pinned = {e.id for e in hot if e.pinned}
+    own = [e for e in hot if not e.is_index]  # the payload carries its own Index, not hot's
+    rooms, reserves = {}, {}
     for budget in BUDGETS:
         payload = context_command._Payload(agent, hot, budget)
-        rooms[budget] = budget - payload.size({e.id for e in hot if e.pinned}, [])
+        rooms[budget] = budget - payload.size(pinned, [])
+        index = context_command._Index(memory, agent, [*own, *candidates], INDEX_CAP, budget)
+        reserves[budget] = index.reserve
+    newest = context_command._Index(memory, agent, [*own, *candidates], INDEX_CAP, BUDGETS[-1])
     record = {
         "agent": agent,
         "task": task,
         "rooms": rooms,
+        "reserves": reserves,
+        "index_least": newest.least,
+        "index_lines": [len(x.render().encode("utf-8")) + 1 for x in newest.lines(pinned)[:INDEX_CAP]],
         "candidates": [
             {
                 "title": e.title,

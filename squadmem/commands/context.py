@@ -393,9 +393,9 @@ class _Index:
         self.days = index.listed_days(own.text) if own is not None else {}
         self.head = f"\n{INDEX_HEADING}\n\n"
         newest = self.lines({e.id for e in self.entries if e.pinned})[: max(cap - 1, 0)]
-        least = len((self.head + self._more(len(self.entries))).encode("utf-8"))
+        self.least = len((self.head + self._more(len(self.entries))).encode("utf-8"))
         lines = len("".join(x.render() + "\n" for x in newest).encode("utf-8"))
-        self.reserve = max(least, min(least + lines, max_bytes // 10)) if self.entries else 0
+        self.reserve = max(self.least, min(self.least + lines, max_bytes // 10)) if self.entries else 0
 
     def _more(self, count: int) -> str:
         return f"- and {count} more: squadmem list --agent {self.agent}\n"
