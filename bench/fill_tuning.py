@@ -2,8 +2,9 @@
 
 Each spawn's pool (every candidate's BM25 score on the task, stated date, when history first holds
 it, tier, place and bytes, the room each budget leaves, which candidates hold which relevant entry)
-is filled as ``context --task`` fills it: ``squadmem.engine.search.spawn_fill.order``'s first part
-while each fits, then the rest of hot in its order, then a line naming each further match, then
+is filled as ``context --task`` fills it, in the room its Index of what it left out leaves (the room
+kept for it before the fill, as the pool records it): ``squadmem.engine.search.spawn_fill.order``'s
+first part while each fits, then the rest of hot in its order, then a line naming each further match, then
 every other deeper section newest first. Each setting of the order (``WEIGHT``: what being the
 newest adds to a score scaled to the best match's 1; ``HOURS``: how fast that fades) is scored at
 4, 8 and 16 KB: the share of relevant entries held, of all and of those at least 6 hours old, and
@@ -13,9 +14,11 @@ is the one with the largest least margin, all entries. Run it on the train teams
 held-out figures come from the real command.
 
     python -m bench.leak_free_study --clones DIR --split train --cache TRAIN
-    python -m bench.fill_tuning TRAIN/*.pools.jsonl
+    python -m bench.fill_tuning TRAIN/*.pools.jsonl [--index-lines] [--slices]
 
-Prints the yardsticks, then one row per setting, best least margin first. ``--slices`` prints the
+Prints the yardsticks, then one row per setting, best least margin first. ``--index-lines`` prints the
+room kept for the Index scored at 0 to 4 of its newest lines (besides its heading and its last line,
+at most a tenth of the budget), with the kept order. ``--slices`` prints the
 yardsticks again for the spawns sliced by how long before the spawn the team last wrote (the newest
 candidate's time in history; the moment read back from a relevant entry's time and age). Asserts
 nothing."""
@@ -35,6 +38,8 @@ from squadmem.engine.search import ranking, spawn_fill
 BUDGETS = (4096, 8192, 16384)
 WEIGHTS = (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.4, 0.5, 1.0)
 HOURS = (0.5, 1.0, 2.0, 3.0, 6.0, 12.0, 24.0)
+INDEX_LINES = (0, 1, 2, 3, 4)  # hot.index_max_entries is 5: its last line counts the rest
+WEIGHT, HOURS_KEPT = spawn_fill.WEIGHT, spawn_fill.HOURS
 MORE_HEAD = 150  # the named lines' heading and note, about
 RECENT_HEAD = 20
 YARDSTICKS = ("newest", "bm25", "bm25_newest")
@@ -50,11 +55,26 @@ def candidates(record: dict[str, Any]) -> list[spawn_fill.Candidate]:
     ]
 
 
-def held(record: dict[str, Any], budget: int, weight: float, hours: float) -> set[int]:
-    """The candidates the spawn holds at ``budget`` with that order (see the module's docstring)."""
+def kept(record: dict[str, Any], budget: int, lines: int | None = None) -> int:
+    """The room ``context --task`` keeps for its Index before the fill: the pool's own record of it
+    (``reserves``), or with ``lines``, the heading, the last line and the newest ``lines`` lines of
+    what it would leave out, at most a tenth of ``budget``; 0 for a pool that records neither."""
+    if lines is None:
+        return int(record.get("reserves", {}).get(str(budget), 0))
+    if "index_least" not in record:
+        return 0
+    least = int(record["index_least"])
+    return max(least, min(least + sum(record["index_lines"][:lines]), budget // 10))
+
+
+def held(
+    record: dict[str, Any], budget: int, weight: float, hours: float, index_lines: int | None = None
+) -> set[int]:
+    """The candidates the spawn holds at ``budget`` with that order (see the module's docstring), in
+    the room its Index leaves (:func:`kept`)."""
     listed = record["candidates"]
     cands = candidates(record)
-    room = record["rooms"][str(budget)]
+    room = record["rooms"][str(budget)] - kept(record, budget, index_lines)
     first, later = spawn_fill.order(cands, weight=weight, hours=hours)
     sizes = [c["bytes"] for c in listed]
     taken = spawn_fill.fill(sizes, first, room)
@@ -139,6 +159,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser = options(__doc__)
     parser.add_argument("dump", type=Path, nargs="+", help="the pools leak_free_study.py --dump wrote")
     parser.add_argument("--slices", action="store_true", help="the yardsticks by how long the team was quiet")
+    parser.add_argument(
+        "--index-lines",
+        action="store_true",
+        help="the kept order with room kept for 0 to 4 of the Index's newest lines before the fill",
+    )
     args = parser.parse_args(argv)
     records = [
         json.loads(line) for path in args.dump for line in path.read_text(encoding="utf-8").splitlines()
@@ -157,6 +182,15 @@ def main(argv: Sequence[str] | None = None) -> None:
         for margin, weight, hours, found in sorted(rows, key=lambda r: -r[0])
     ]
     table(head, lines, right=len(BUDGETS) + 1)
+    if args.index_lines:
+        print()
+        index_rows = []
+        for lines in range(max(INDEX_LINES) + 1):
+            chooser = functools.partial(held, weight=WEIGHT, hours=HOURS_KEPT, index_lines=lines)
+            found = score(records, chooser)
+            margin = min(found[b][0] - best[b] for b in BUDGETS)
+            index_rows.append([f"room for {lines} Index line(s)", *cells(found), f"{margin * 100:+.1f}"])
+        table(head, index_rows, right=len(BUDGETS) + 1)
     if args.slices:
         slices(records)
 

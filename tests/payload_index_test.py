@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import pytest
 from conftest import GitRepo, squadmem
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -106,10 +107,27 @@ def test_the_index_is_cut_last_first_and_says_how_many_more() -> None:
 
 
 def test_the_index_has_its_room_whatever_the_fill_takes() -> None:
-    """The matches and recent sections fill the budget; the Index still names the newest left out."""
+    """The matches and recent sections fill the budget; the Index still names the newest left out
+    and counts the rest, and the fill takes the room the Index keeps no more of."""
     mem = catalog.from_texts({HOT: "# Hot\n\n" + CORE, COLD: _cold(30)}, SQUAD_PLACES)
-    _, _, done = context.build_for_task(mem, "picard", "vault detail words", 4096)
-    assert done.matched and len(done.indexed) >= 3  # hot.index_max_entries lines, its last the count
+    text, _, done = context.build_for_task(mem, "picard", "vault detail words", 4096)
+    held = {*done.matched, *done.recent}
+    left = [e.id for e in mem.entries if e.tier == "cold" and e.id not in held]
+    newest = max(left, key=lambda i: i[-10:])  # each note's id ends with the date it states
+    assert done.matched and done.unlisted > 0
+    assert len(done.indexed) >= context.INDEX_KEPT and done.indexed[0] == newest
+    assert text.endswith(f"- and {done.unlisted} more: squadmem list --agent picard\n")
+    assert len(text.encode()) <= 4096
+
+
+def test_the_room_kept_for_the_index_is_its_newest_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Room for one line (and the count) is kept, not for hot's whole Index: the fill holds more."""
+    mem = catalog.from_texts({HOT: "# Hot\n\n" + CORE, COLD: _cold(30)}, SQUAD_PLACES)
+    _, _, kept_one = context.build_for_task(mem, "picard", "vault detail words", 4096)
+    monkeypatch.setattr(context, "INDEX_KEPT", 4)
+    _, _, kept_four = context.build_for_task(mem, "picard", "vault detail words", 4096)
+    assert context.INDEX_KEPT == 4 and len(kept_one.matched) > len(kept_four.matched)
+    assert len(kept_four.indexed) >= 4
 
 
 def test_json_and_summary_say_what_the_index_lists(repo: GitRepo) -> None:

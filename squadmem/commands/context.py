@@ -369,6 +369,7 @@ class _Payload:
 
 
 INDEX_HEADING = f"### {catalog.INDEX_TITLE}"
+INDEX_KEPT = 1  # the Index lines (its newest) whose room is kept before the fill: bench/fill_tuning.py
 
 
 class _Index:
@@ -392,7 +393,7 @@ class _Index:
         own = next((e for e in memory.in_file(memory.places.tier_rel("hot", agent)) if e.is_index), None)
         self.days = index.listed_days(own.text) if own is not None else {}
         self.head = f"\n{INDEX_HEADING}\n\n"
-        newest = self.lines({e.id for e in self.entries if e.pinned})[: max(cap - 1, 0)]
+        newest = self.lines({e.id for e in self.entries if e.pinned})[: max(min(cap - 1, INDEX_KEPT), 0)]
         self.least = len((self.head + self._more(len(self.entries))).encode("utf-8"))
         lines = len("".join(x.render() + "\n" for x in newest).encode("utf-8"))
         self.reserve = max(self.least, min(self.least + lines, max_bytes // 10)) if self.entries else 0
