@@ -185,11 +185,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.index_lines:
         print()
         index_rows = []
-        for lines in range(max(INDEX_LINES) + 1):
-            chooser = functools.partial(held, weight=WEIGHT, hours=HOURS_KEPT, index_lines=lines)
+        for count in INDEX_LINES:
+            chooser = functools.partial(held, weight=WEIGHT, hours=HOURS_KEPT, index_lines=count)
             found = score(records, chooser)
             margin = min(found[b][0] - best[b] for b in BUDGETS)
-            index_rows.append([f"room for {lines} Index line(s)", *cells(found), f"{margin * 100:+.1f}"])
+            index_rows.append([f"room for {count} Index line(s)", *cells(found), f"{margin * 100:+.1f}"])
         table(head, index_rows, right=len(BUDGETS) + 1)
     if args.slices:
         slices(records)

@@ -62,3 +62,33 @@ def test_main_prints_the_yardsticks_the_settings_and_the_slices(
     assert "| bm25 | 0.0% / 0.0% |" in out
     assert "| weight 0.25, 3 h | 0.0% / 0.0% |" in out and "| weight 1, 3 h | 100.0% / 0.0% |" in out
     assert "| 0.5–2 h | 1 | 1 | 100.0% / 100.0% / 100.0% | 0.0% / 0.0% / 0.0% |" in out
+
+
+def test_the_fill_has_the_room_the_index_keeps() -> None:
+    """A pool that records the room its Index keeps is filled in what is left; --index-lines models it."""
+    record = _record()
+    record["reserves"] = {str(b): 200 for b in fill_tuning.BUDGETS}
+    record["index_least"] = 60
+    record["index_lines"] = [70, 80, 90, 100]
+    assert fill_tuning.kept(record, 4096) == 200
+    assert fill_tuning.kept(record, 4096, 0) == 60
+    assert fill_tuning.kept(record, 4096, 2) == 60 + 70 + 80
+    assert fill_tuning.kept(record, 1000, 4) == 100  # at most a tenth of the budget
+    # 800 B of room: the 600 B match, then the passing one (300 B) no more fits
+    assert fill_tuning.held(record, 4096, 0.25, 3.0) == {0}
+    # one line kept (130 B): 870 B, still not both
+    assert fill_tuning.held(record, 4096, 0.25, 3.0, index_lines=1) == {0}
+    assert fill_tuning.held(record, 4096, 0.25, 3.0, index_lines=0) == {0, 2}
+    del record["index_least"]
+    assert fill_tuning.kept(record, 4096, 1) == 0  # an older pool records none
+
+
+def test_index_lines_prints_a_row_for_each_room(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    record = _record()
+    record.update(index_least=60, index_lines=[70, 80, 90, 100])
+    dump = tmp_path / "team.pools.jsonl"
+    dump.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    fill_tuning.main([str(dump), "--index-lines"])
+    out = capsys.readouterr().out
+    assert "| room for 0 Index line(s) | 0.0% / 0.0% |" in out
+    assert out.count("| room for ") == len(fill_tuning.INDEX_LINES)

@@ -402,8 +402,9 @@ def context_command(ctx: click.Context, **values: Any) -> None:
     states). The payload ends with an Index of what it left out, a line each
     as hot's Index writes them (title, file, tier and date; a wiki page's in
     one line), newest first, cut last-first to fit, its last line saying how
-    many more; room for hot.index_max_entries lines (at most a tenth of the
-    budget) is kept for it before the rest is filled. Matches are not recorded
+    many more; room for its heading, its newest line and that last line
+    (at most a tenth of the budget) is kept before the rest is filled, and
+    it takes whatever room the fill leaves. Matches are not recorded
     as uses: the agent confirms one with squadmem touch.
 
     Example: squadmem context --agent picard --include-wiki security

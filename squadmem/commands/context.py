@@ -39,8 +39,9 @@ a line for each section it left out (the agent's hot, cold and archive sections,
 a wiki page's in one line), as hot's Index renders them (title, file, tier and the
 date hot's Index gives, else the one the section states), newest first, cut
 last-first to fit, its last line saying how many more (:class:`_Index`; the room
-for ``hot.index_max_entries`` lines is kept before the fill, at most a tenth of
-the budget). Hot's own Index is not carried: the payload's replaces it.
+for its heading, its newest line (``INDEX_KEPT``) and that last line is kept before
+the fill, at most a tenth of the budget; it takes whatever room the fill leaves).
+Hot's own Index is not carried: the payload's replaces it.
 A match is not recorded as a use: it is a
 candidate, not a confirmed use (recording it would bring every match back to
 hot at the next ``maintain``); the agent confirms with ``squadmem touch``.
@@ -376,11 +377,12 @@ class _Index:
     """The payload's Index: a line for each section of the agent's memory that the payload left out
     (a wiki topic's left-out sections in one line), as hot's Index renders its lines (title, file,
     tier and date), newest first, within the budget: the lines are cut last-first to fit, and the
-    last line then says how many more there are. Room for as many lines as hot's own Index holds
-    (``hot.index_max_entries``, its last saying how many more; measured on the newest lines, at most
-    a tenth of the budget, at least the heading and that last line) is kept before the fill
-    (:attr:`reserve`), so the Index is there whatever the fill takes; it also takes whatever room
-    the fill leaves."""
+    last line then says how many more there are. Room for the heading, the newest ``INDEX_KEPT``
+    lines (no more than hot's own Index holds, ``hot.index_max_entries``, less its last line) and
+    that last line, at most a tenth of the budget, is kept before the fill (:attr:`reserve`), so
+    the Index is there whatever the fill takes; it also takes whatever room the fill leaves. One
+    line, not hot's whole Index: the room its four lines took held fewer of the entries real
+    spawns needed than the fill put there (``bench/fill_tuning.py --index-lines``)."""
 
     def __init__(
         self, memory: catalog.Memory, agent: str, entries: Sequence[catalog.Entry], cap: int, max_bytes: int
