@@ -27,13 +27,16 @@ For each team, each spawn its orchestration logs record (the last ``--max-spawns
   then newest**, each over squadmem's pool (:func:`pool`: the sections the agent sees but the ones
   its spawn pins, so also the versions Squad's files later cut or rewrote) in the room the pinned
   ones leave; a relevant entry is held when a section taken holds its text;
-- **one recall of the task**: ``squadmem recall "<the task>" --agent A --limit 5`` (:func:`recall_top`,
-  the one place the study ranks a recall): the agent has its task, its charter and its payload at
-  spawn, and the task is the words it would type; found: held at 4 KB or in those 5. Bytes per
-  relevant entry found: the 4 KB spawns and every recall's output as the agent reads it (the
-  table and lines it prints, warnings included; not ``--json``), over the entries found. Beside
-  it, the yardstick: BM25's top 5 (``study_rules.BM25``) of the same pool for the same query, and
-  of every section ``recall`` searches (the agent's and the wiki's, the ones its spawn pins too).
+- **one recall of the task**: ``squadmem recall --agent A --beyond-spawn "<the task>" --limit 5``
+  (:func:`recall_top`, the one place the study ranks a recall; what the spawn block tells the
+  agent to type): the agent has its task, its charter and its payload at spawn, and the task is
+  the words it would type; ``--beyond-spawn`` leaves out what the 4 KB spawn for the task holds
+  (the team's ``hot.max_bytes``, 4 KB, after the budgets are scored); found: held at 4 KB or in
+  those 5. Bytes per relevant entry found: the 4 KB spawns and every recall's output as the agent
+  reads it (the table and lines it prints, warnings included; not ``--json``), over the entries
+  found. Beside it, the yardstick: BM25's top 5 (``study_rules.BM25``) of every section ``recall``
+  searches (the agent's and the wiki's) past those whose text the 4 KB spawn holds, and, not
+  past it, of the same pool and of every section recall searches (the ones its spawn pins too).
 
 ``--dump FILE`` writes each spawn's squadmem pool (JSON lines: each candidate's BM25 score on the
 task, stated date, tier, place, bytes, hot or not; the room; which candidates hold which relevant
@@ -110,9 +113,11 @@ def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> 
 
 def recall_top(root: Path, agent: str, query: str, when: str, limit: int = 5) -> tuple[list[str], int]:
     """(the ids ``squadmem recall`` lists first for ``query``, the bytes it prints for the agent to
-    read): recall's own ranking, whatever it is, through the command an agent types; the ids from
+    read): recall's own ranking, whatever it is, through the command the spawn block tells an agent
+    to type (``recall --agent A --beyond-spawn "<task>"``: past what its spawn holds); the ids from
     the same command with ``--json``, which an agent does not read."""
-    args = ("recall", "--agent", agent, query, "--limit", str(limit), "--no-record", "--now", when)
+    args = ("recall", "--agent", agent, query, "--beyond-spawn", "--limit", str(limit), "--no-record")
+    args += ("--now", when)
     shown = squadmem(root, *args, env=identity(when), check=False)
     spent = len((shown.out + shown.err).encode("utf-8"))
     done = squadmem(root, *args, "--json", env=identity(when), check=False)
@@ -135,9 +140,11 @@ class Tally(squad_study.Counts):
     recalls: int = 0
     recall_bytes: int = 0
     spawn_bytes: int = 0  # the 4 KB spawns
-    recall_found: int = 0  # relevant entries in the top 5 of the task's recall
+    recall_found: int = 0  # relevant entries in the top 5 of the task's recall, past what the spawn holds
     bm25_found: int = 0  # relevant entries in BM25's top 5 of the pool, the same query
     bm25_searched: int = 0  # relevant entries in BM25's top 5 of every section recall searches
+    bm25_beyond: int = 0  # the same, of those the 4 KB spawn does not hold (recall's exclusion)
+    one_away_bm25: int = 0  # held at 4 KB or in that top 5
     one_away: int = 0  # held at 4 KB or in the top 5 of the task's recall
     one_away_aged: int = 0
 
@@ -264,8 +271,12 @@ def score_spawn(
     top = set(study_rules.BM25(texts).ranked(log.task)[:5])
     tally.bm25_found = sum(bool(holders[k] & top) for k in wanted)
     searched = [e.text for e in memory.visible_to(log.agent)]
-    best = [searched[n] for n in study_rules.BM25(searched).ranked(log.task)[:5]]
-    tally.bm25_searched = sum(any(squad_spawns.holds(t, by_key[k].text) for t in best) for k in wanted)
+    ranked = [searched[n] for n in study_rules.BM25(searched).ranked(log.task)]
+    tally.bm25_searched = sum(any(squad_spawns.holds(t, by_key[k].text) for t in ranked[:5]) for k in wanted)
+    past = [t for t in ranked if not squad_spawns.holds(small, t)][:5]
+    beyond = {k for k in wanted if any(squad_spawns.holds(t, by_key[k].text) for t in past)}
+    tally.bm25_beyond = len(beyond)
+    tally.one_away_bm25 = len(held | beyond)
     tally.one_away = len(held | found)
     tally.one_away_aged = len((held | found) & aged)
     if dump is not None:
@@ -414,12 +425,13 @@ def report(rows: Sequence[dict[str, Any]], splits: Sequence[str]) -> None:
         table(["relevant entries held (all / ≥ 6 h)", *(f"{b // 1024} KB" for b in BUDGETS)], held, right=3)
         found = max(1, t.one_away)
         print(
-            f"\none recall of the task ({t.recalls} recalls): its top 5 hold "
-            f"{share(t.recall_found, t.relevant)} (BM25's top 5 of the pool, the same query: "
-            f"{share(t.bm25_found, t.relevant)}; of every section recall searches, the spawn's pinned "
-            f"ones too: {share(t.bm25_searched, t.relevant)}); "
-            f"held at 4 KB or in them {share(t.one_away, t.relevant)} "
-            f"(≥ 6 h: {share(t.one_away_aged, t.aged)}); "
+            f"\none recall of the task past what the 4 KB spawn holds ({t.recalls} recalls): its top 5 "
+            f"hold {share(t.recall_found, t.relevant)} (BM25's top 5 of what recall searches, past the "
+            f"same spawn, the same query: {share(t.bm25_beyond, t.relevant)}; not past it: of the pool "
+            f"{share(t.bm25_found, t.relevant)}, of all recall searches "
+            f"{share(t.bm25_searched, t.relevant)}); held at 4 KB or in them "
+            f"{share(t.one_away, t.relevant)} (≥ 6 h: {share(t.one_away_aged, t.aged)}; with BM25's "
+            f"five past the spawn: {share(t.one_away_bm25, t.relevant)}); "
             f"{(t.spawn_bytes + t.recall_bytes) / found:,.0f} B per relevant entry found "
             f"(spawns {t.spawn_bytes:,} B + every recall {t.recall_bytes:,} B)"
         )

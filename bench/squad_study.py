@@ -383,8 +383,9 @@ def squadmem_spawns(
 
 
 def recall_args(agent: str, query: str, limit: int, when: str) -> tuple[str, ...]:
-    """The recall the spawn tells the agent to type (``squadmem recall --agent {name} "..."``,
-    ``spawnblock.MEMORY_LINES``), its first ``limit`` sections as JSON, no use recorded."""
+    """A recall of the agent's memory (``squadmem recall --agent {name} "..."``; the spawn block now
+    asks with ``--beyond-spawn`` and the task's words, as ``leak_free_study.py`` recalls), its first
+    ``limit`` sections as JSON, no use recorded."""
     return ("recall", "--agent", agent, query, "--limit", str(limit), "--no-record", "--json", "--now", when)
 
 

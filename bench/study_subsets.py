@@ -58,11 +58,14 @@ def fill_margin(budget: str, against: str | None) -> Margin:
     return margin
 
 
-def recall_margin(key: str) -> Margin:
-    """recall's top 5 less BM25's (``bm25_found``: of the pool; ``bm25_searched``: of all it searches)."""
+def count_margin(ours: str, theirs: str) -> Margin:
+    """A count of squadmem's less the yardstick's, both from the tallies (a row without one: 0):
+    ``recall_found`` less ``bm25_beyond`` (recall's top 5 and BM25's of all it searches, both past
+    what the spawn holds, as ``--beyond-spawn`` leaves out); ``one_away`` less ``one_away_bm25``
+    (held at 4 KB or in those five)."""
 
     def margin(teams: Sequence[Tally]) -> float:
-        return points(sum(t["recall_found"] - t[key] for t in teams), teams)
+        return points(sum(t.get(ours, 0) - t.get(theirs, 0) for t in teams), teams)
 
     return margin
 
@@ -70,12 +73,9 @@ def recall_margin(key: str) -> Margin:
 MARGINS: tuple[tuple[str, Margin], ...] = (
     *((f"fill {int(b) // 1024} KB − best yardstick", fill_margin(b, None)) for b in BUDGETS),
     *((f"fill {int(b) // 1024} KB − newest first", fill_margin(b, "newest")) for b in BUDGETS),
-    ("recall top 5 − BM25 of the pool", recall_margin("bm25_found")),
-    ("recall top 5 − BM25 of all searched", recall_margin("bm25_searched")),
+    ("recall top 5 − BM25's, past the spawn", count_margin("recall_found", "bm25_beyond")),
+    ("held or recalled − held or BM25's", count_margin("one_away", "one_away_bm25")),
 )
-
-
-HEAD = ["margin (points)", "all train", "draws behind", "1st pct", "5th pct", "median", "least"]
 
 
 def percentile(values: Sequence[float], share: float) -> float:

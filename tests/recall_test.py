@@ -100,6 +100,11 @@ def test_recall_nothing_found(memory: GitRepo) -> None:
         (("keys", "--limit", "0"), "squadmem: --limit 0: must be 1 to 1000000"),
         (("keys", "--limit", str(10**23)), f"squadmem: --limit {10**23}: must be 1 to 1000000"),
         (("keys", "--agent", "../x"), "squadmem: invalid agent name '../x'"),
+        (("keys", "--beyond-spawn"), "squadmem: --beyond-spawn needs --agent: whose spawn?"),
+        (
+            ("keys", "--beyond-spawn", "--agent", "nobody"),
+            "squadmem: agent nobody: no tier file belongs to this agent",
+        ),
     ],
 )
 def test_recall_bad_input_exits_2_and_changes_nothing(

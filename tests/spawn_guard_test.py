@@ -136,7 +136,7 @@ def test_the_memory_block_says_what_a_spawn_needs() -> None:
         'squadmem context --agent {name} --task "',
         ".squad/memory/hot/{name}.md",
         "--include <id>",
-        'squadmem recall --agent {name} "',
+        'squadmem recall --agent {name} --beyond-spawn "',
         "squadmem touch <id>",
     ):
         assert needed in text

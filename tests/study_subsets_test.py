@@ -15,7 +15,7 @@ def _tally(ours: int, newest: int, recall: int, bm25: int) -> dict[str, Any]:
     held = {name: {b: 0 for b in study_subsets.BUDGETS} for name in ("squadmem", *study_subsets.YARDSTICKS)}
     held["squadmem"] = {b: ours for b in study_subsets.BUDGETS}
     held["newest"] = {b: newest for b in study_subsets.BUDGETS}
-    return {"relevant": 10, "held": held, "recall_found": recall, "bm25_found": bm25, "bm25_searched": bm25}
+    return {"relevant": 10, "held": held, "recall_found": recall, "bm25_beyond": bm25}
 
 
 def _row(split: str, repo: str, ours: int, newest: int, recall: int, bm25: int) -> dict[str, object]:
@@ -33,7 +33,8 @@ def test_margins_are_points_of_the_teams_relevant_entries() -> None:
     teams = [_tally(5, 3, 4, 2), _tally(1, 3, 2, 2)]
     assert study_subsets.fill_margin("4096", "newest")(teams) == pytest.approx(0.0)  # 6 against 6 of 20
     assert study_subsets.fill_margin("4096", None)(teams[:1]) == pytest.approx(20.0)  # best: newest, 3
-    assert study_subsets.recall_margin("bm25_found")(teams) == pytest.approx(10.0)  # 6 against 4 of 20
+    assert study_subsets.count_margin("recall_found", "bm25_beyond")(teams) == pytest.approx(10.0)  # 6 to 4
+    assert study_subsets.count_margin("one_away", "one_away_bm25")(teams) == pytest.approx(0.0)  # none
 
 
 def test_a_held_out_set_outside_every_draw_is_shown_beside_them(

@@ -422,6 +422,12 @@ def context_command(ctx: click.Context, **values: Any) -> None:
 @option("--logs/--no-logs", default=True, help="Also search the daily logs (shown, never recorded).")
 @option("--record/--no-record", default=True, help="Record the sections shown as used.")
 @option(
+    "--beyond-spawn",
+    is_flag=True,
+    help="Leave out the sections a spawn for QUERY holds (what context --agent A --task QUERY gives): "
+    "with your task's words, the rest of what it needs. Needs --agent.",
+)
+@option(
     "--history",
     "in_history",
     is_flag=True,
@@ -456,8 +462,12 @@ def recall_command(ctx: click.Context, **values: Any) -> None:
     warning); --no-record only looks. --history also finds sections no tier
     holds any more, each with `squadmem restore ID --at REV`, and log lines
     (of a day's log or a session file) no log holds any more.
+    --beyond-spawn leaves out what the agent's spawn for the query already
+    holds (its hot and pinned sections, the matches and recent ones
+    `squadmem context --agent A --task QUERY` gives), so an agent asking
+    with its task's words gets five it has not read.
 
-    Example: squadmem recall "why do the staging keys rotate" --agent worf
+    Example: squadmem recall --agent worf --beyond-spawn "rotate the staging keys"
     """
     frequent.recall(click.echo, ctx.find_root().obj, **values)
 

@@ -72,12 +72,26 @@ def recall(
     in_history: bool,
     as_json: bool,
     now: str | None,
+    beyond_spawn: bool = False,
 ) -> None:
-    """``squadmem recall``: the sections holding the query's words, best first."""
+    """``squadmem recall``: the sections holding the query's words, best first; with
+    ``--beyond-spawn``, those a spawn for the query (``context --task``) does not hold."""
     from squadmem.cli import invocation
     from squadmem.commands import recall as recalling
 
+    if beyond_spawn and agent is None:
+        from squadmem.model.errors import SquadmemError
+
+        raise SquadmemError(
+            "--beyond-spawn needs --agent: whose spawn?",
+            hint='e.g. squadmem recall --agent worf --beyond-spawn "<your task>"',
+        )
     with invocation.open_repo(directory, needs_memory=True) as repo:
+        skip = None
+        if beyond_spawn and agent is not None:
+            from squadmem.commands import context as spawning
+
+            skip = spawning.spawn_held(repo, agent, query)
         found = recalling.recall(
             repo,
             query,
@@ -88,6 +102,7 @@ def recall(
             logs=logs,
             record=record,
             history=in_history,
+            skip=skip,
         )
     echo(invocation.to_json(found.as_dict()) if as_json else found.text())
 

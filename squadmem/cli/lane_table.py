@@ -35,6 +35,7 @@ COMMANDS = {
         ("limit", False, ("--limit",), (), False, "int", 5, False, False, False),
         ("logs", False, ("--logs",), ("--no-logs",), True, "bool", True, False, False, False),
         ("record", False, ("--record",), ("--no-record",), True, "bool", True, False, False, False),
+        ("beyond_spawn", False, ("--beyond-spawn",), (), True, "bool", False, False, False, False),
         ("in_history", False, ("--history",), (), True, "bool", False, False, False, False),
         ("as_json", False, ("--json",), (), True, "bool", False, False, False, False),
         ("now", False, ("--now",), (), False, "str", None, False, False, False),

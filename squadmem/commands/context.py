@@ -115,7 +115,7 @@ class Context(Value):
 class Task(Value):
     """What ``--task`` did: the words it ranked by, the matches it brought, the hot sections left out."""
 
-    __slots__ = ("indexed", "left_out", "matched", "named", "recent", "text", "unlisted", "words")
+    __slots__ = ("held", "indexed", "left_out", "matched", "named", "recent", "text", "unlisted", "words")
 
     def __init__(
         self,
@@ -127,6 +127,7 @@ class Task(Value):
         recent: tuple[str, ...] = (),
         indexed: tuple[str, ...] = (),
         unlisted: int = 0,
+        held: tuple[str, ...] = (),
     ) -> None:
         self.text = text
         self.words = words
@@ -136,6 +137,7 @@ class Task(Value):
         self.recent = recent  # ids of deeper sections filling the room left, newest first
         self.indexed = indexed  # ids (a wiki topic: wiki:TOPIC) of what the payload left out, its Index lines
         self.unlisted = unlisted  # how many more were left out than its Index had room to list
+        self.held = held  # ids of every section the payload holds: hot's and carried, matched, recent
 
     def as_dict(self) -> dict[str, object]:
         return {
@@ -147,6 +149,7 @@ class Task(Value):
             "recent": list(self.recent),
             "indexed": list(self.indexed),
             "unlisted": self.unlisted,
+            "held": list(self.held),
         }
 
 
@@ -535,8 +538,16 @@ def build_for_task(
         tuple(e.id for e in recent),
         tuple(x.id for x in listed),
         unlisted,
+        tuple(dict.fromkeys([*(e.id for e in hot if e.id in chosen), *(e.id for e in [*matched, *recent])])),
     )
     return text, parts, done
+
+
+def spawn_held(repo: Repo, agent: str, task: str) -> tuple[str, ...]:
+    """The ids of the sections ``context --agent AGENT --task TASK`` holds, as it holds them now (what
+    ``recall --beyond-spawn`` leaves out); records nothing."""
+    done = context(repo, agent, dt.datetime.now(dt.UTC), task=task, record=False).task
+    return done.held if done is not None else ()
 
 
 def first_seen(repo: Repo, memory: catalog.Memory) -> dict[str, float]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import warnings
+from collections.abc import Collection
 
 from squadmem.engine.search import index as search_index
 from squadmem.engine.search import ranking
@@ -71,6 +72,7 @@ class Recall(Value):
         "query",
         "removed",
         "removed_lines",
+        "spawn_held",
         "used",
     )
 
@@ -85,6 +87,7 @@ class Recall(Value):
         more_removed: int = 0,
         removed_lines: tuple[removed_logs.RemovedLine, ...] | None = None,
         more_removed_lines: int = 0,
+        spawn_held: int | None = None,
     ) -> None:
         self.query = query
         self.hits = hits
@@ -95,6 +98,7 @@ class Recall(Value):
         self.more_removed = more_removed
         self.removed_lines = removed_lines  # with --history (and the logs): log lines no log holds now
         self.more_removed_lines = more_removed_lines
+        self.spawn_held = spawn_held  # with --beyond-spawn: the sections left out, as the spawn holds them
 
     def as_dict(self) -> dict[str, Any]:
         data = {
@@ -104,6 +108,8 @@ class Recall(Value):
             "logs": [h.as_dict() for h in self.log_hits],
             "used": list(self.used),
         }
+        if self.spawn_held is not None:
+            data["spawn_held"] = self.spawn_held
         if self.removed is not None:
             data["removed"] = [r.as_dict() for r in self.removed]
             data["more_removed"] = self.more_removed
@@ -115,13 +121,15 @@ class Recall(Value):
     def text(self) -> str:
         if not self.hits and not self.log_hits and not self.removed and not self.removed_lines:
             where = "memory or its history" if self.removed is not None else "memory"
-            return f"nothing in {where} matches {self.query!r}"
+            return f"nothing in {where} matches {self.query!r}{self._beyond()}"
         out = []
         if self.hits:
             rows = [(h.id, h.tier, h.score, h.line) for h in self.hits]
             out.append(render.table(("id", "tier", "score", "first matching line"), rows, right=(2,)))
             if self.more:
                 out.append(f"(+{self.more} more sections; raise --limit to see them)")
+            if self.spawn_held:
+                out.append(f"(left out: the {self.spawn_held} section(s) a spawn for these words holds)")
         if self.log_hits:
             out.append("")
             out += [f"{h.file}:{h.line_number}: {h.line}" for h in self.log_hits]
@@ -142,6 +150,11 @@ class Recall(Value):
         if self.used:
             out.append(f"\nrecorded {len(self.used)} use(s): they go into your next commit's trailer")
         return "\n".join(out).lstrip("\n")
+
+    def _beyond(self) -> str:
+        if not self.spawn_held:
+            return ""
+        return f" beyond the {self.spawn_held} section(s) a spawn for these words holds"
 
 
 MAX_WORDS = 256  # a sentence is a query; a page is not (SQLite's query tree holds about a thousand)
@@ -222,7 +235,10 @@ def recall(
     logs: bool = True,
     record: bool = True,
     history: bool = False,
+    skip: Collection[str] | None = None,
 ) -> Recall:
+    """The sections ``query`` finds (``limit`` of them, best first), and the log lines; ``skip``: the
+    ids left out (``--beyond-spawn``: what a spawn for the query holds, :func:`spawn_held`)."""
     typed = words(query)
     terms = search_index.content_words(typed)
     if tier is not None and tier not in TIERS:
@@ -238,13 +254,14 @@ def recall(
             raise problems[agent]
         if agent is not None:
             agent = known_agent(agent, index.agents())
-        found, total = index.search(typed, agent, tier, limit)
+        found, total = index.search(typed, agent, tier, limit, skip or ())
     shown = [_hit(f, terms) for f in found]
     used = tuple(h.id for h in shown) if record else ()
     if used:
         uses.record(repo.state_dir, used, now)
     log_hits = tuple(search_logs(repo, terms)) if logs else ()
-    result = Recall(query, tuple(shown), total - len(shown), log_hits, used)
+    held = None if skip is None else len(skip)
+    result = Recall(query, tuple(shown), total - len(shown), log_hits, used, spawn_held=held)
     if not history:
         return result
     from squadmem.engine import catalog

@@ -44,8 +44,8 @@ _END = re.compile(r"^[ \t]*<!-- /squadmem:(?P<key>[a-z0-9-]+) -->(?:\r?\n)?$")
 # What a spawn is told, each block at most 400 bytes for an agent name of 24 characters.
 MEMORY_LINES = (
     'MEMORY: run `squadmem context --agent {name} --task "<your task, in one line>"`, not your whole'
-    " history.md (without squadmem: `.squad/memory/hot/{name}.md`). Index: add `--include <id>`;"
-    ' older: `squadmem recall --agent {name} "<words>"`; `squadmem touch <id>` if one helped',
+    " history.md (without squadmem: `.squad/memory/hot/{name}.md`). Index: `--include <id>`;"
+    ' more: `squadmem recall --agent {name} --beyond-spawn "<task>"`; `squadmem touch <id>` if useful',
 )
 DECISION_LINES = (
     'Team decisions: your task\'s are in the MEMORY output; `squadmem recall --agent {name} "<words>"`'

@@ -55,7 +55,7 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from pathlib import Path
 
 from squadmem.engine.search import ranking
@@ -435,7 +435,12 @@ class SearchIndex:
         return sorted(row[0] for row in rows)
 
     def search(
-        self, words: Sequence[str], agent: str | None = None, tier: str | None = None, limit: int = 5
+        self,
+        words: Sequence[str],
+        agent: str | None = None,
+        tier: str | None = None,
+        limit: int = 5,
+        skip: Collection[str] = (),
     ) -> tuple[list[Found], int]:
         """The first ``limit`` sections holding any of the words, best first, and how many hold one.
 
@@ -447,8 +452,9 @@ class SearchIndex:
         case folded; :func:`inside_words`), those holding more of the words, then more often, first.
         When neither finds a section, those holding a part of a joined word (``tank-signalr-doorscan``:
         ``tank``, ``signalr``, ``doorscan``; :func:`joined_parts`), by BM25.
-        Hot's Index is never found; with ``agent``, only its own sections and the wiki's."""
-        filters, args = self._filters(agent, tier)
+        Hot's Index is never found; with ``agent``, only its own sections and the wiki's; the ids in
+        ``skip`` never (nor counted), the words' counts for BM25 still the whole index's."""
+        filters, args = self._filters(agent, tier, skip)
         asked = content_words(words)
         if len(asked) > NAME_QUERY:
             found, total = self._words(asked, filters, args, limit)
@@ -521,7 +527,9 @@ class SearchIndex:
         return (fresh if literal is None else literal_first(fresh, literal))[:limit], total
 
     @staticmethod
-    def _filters(agent: str | None, tier: str | None) -> tuple[str, list[str | int]]:
+    def _filters(
+        agent: str | None, tier: str | None, skip: Collection[str] = ()
+    ) -> tuple[str, list[str | int]]:
         where, args = ["is_index = '0'"], []
         if agent is not None:
             where.append("(name = ? OR tier = 'wiki')")
@@ -529,6 +537,9 @@ class SearchIndex:
         if tier is not None:
             where.append("tier = ?")
             args.append(tier)
+        if skip:  # one JSON list, however many: no limit on SQLite's variables to meet
+            where.append("id NOT IN (SELECT value FROM json_each(?))")
+            args.append(json.dumps(sorted(skip)))
         return " AND ".join(where), list(args)
 
     def _inside(
