@@ -111,13 +111,28 @@ def logged_spawns(history: Path, commits: Sequence[tuple[str, dt.datetime]]) -> 
 # -- the one recall ---------------------------------------------------------------------------------
 
 
+def recall_args(agent: str, query: str, limit: int, when: str) -> tuple[str, ...]:
+    """The recall the spawn block tells the agent to type (``spawnblock.MEMORY_LINES``), no use recorded."""
+    return (
+        "recall",
+        "--agent",
+        agent,
+        query,
+        "--beyond-spawn",
+        "--limit",
+        str(limit),
+        "--no-record",
+        "--now",
+        when,
+    )
+
+
 def recall_top(root: Path, agent: str, query: str, when: str, limit: int = 5) -> tuple[list[str], int]:
     """(the ids ``squadmem recall`` lists first for ``query``, the bytes it prints for the agent to
     read): recall's own ranking, whatever it is, through the command the spawn block tells an agent
     to type (``recall --agent A --beyond-spawn "<task>"``: past what its spawn holds); the ids from
     the same command with ``--json``, which an agent does not read."""
-    args = ("recall", "--agent", agent, query, "--beyond-spawn", "--limit", str(limit), "--no-record")
-    args += ("--now", when)
+    args = recall_args(agent, query, limit, when)
     shown = squadmem(root, *args, env=identity(when), check=False)
     spent = len((shown.out + shown.err).encode("utf-8"))
     done = squadmem(root, *args, "--json", env=identity(when), check=False)

@@ -13,7 +13,7 @@ from conftest import GitRepo, assert_refused, run_squadmem
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bench import squad_study
+from bench import leak_free_study
 from squadmem.model import spawnblock
 
 DATE = "2026-03-02T09:00:00+00:00"
@@ -127,17 +127,18 @@ def test_reword_writes_old_blocks_as_apply_would_and_touches_nothing_else(
 
 
 def test_the_recall_a_spawn_is_told_to_type_is_the_one_the_study_measures() -> None:
-    """The spawn tells the agent ``squadmem recall --agent {name} ...``: its own memory and the wiki, as
-    Squad's load is its own history and the decisions, and as the real-team study runs it."""
-    told = [
-        line for line in (*spawnblock.MEMORY_LINES, *spawnblock.DECISION_LINES) if "squadmem recall" in line
-    ]
-    assert len(told) == 2 and all('`squadmem recall --agent {name} "' in line for line in told)
-    assert squad_study.recall_args("picard", "auth.py", 5, DATE)[:4] == (
+    """The spawn tells the agent ``squadmem recall --agent {name} --beyond-spawn "<task>"`` for more on
+    its task (its own memory and the wiki, past what the spawn holds), as the real-team study runs it,
+    and ``squadmem recall --agent {name} "<words>"`` for other decisions."""
+    memory = " ".join(spawnblock.MEMORY_LINES)
+    assert '`squadmem recall --agent {name} --beyond-spawn "<task>"`' in memory
+    assert '`squadmem recall --agent {name} "<words>"`' in " ".join(spawnblock.DECISION_LINES)
+    assert leak_free_study.recall_args("picard", "auth.py", 5, DATE)[:5] == (
         "recall",
         "--agent",
         "picard",
         "auth.py",
+        "--beyond-spawn",
     )
 
 
