@@ -69,3 +69,19 @@ def test_recall_records_only_what_it_shows(memory: GitRepo) -> None:
     data = json.loads(out)
     assert code == 0 and data["used"] == _ids(out)
     assert memory.snapshot() == before  # uses are pending in .git/squadmem, no file of the work tree
+
+
+def test_log_lines_alone_still_say_what_was_left_out(repo: GitRepo) -> None:
+    log = ".squad/memory/log/2026-03-01.md"
+    files = {
+        HOT: "# Hot\n\n## Vault\nRotate the vault keys.\n",
+        log: "# Daily log 2026-03-01\n\n- 09:00 [picard] vault\n",
+    }
+    repo.commit("memory", files, date="2026-03-01T12:00:00Z")
+    code, out, _ = squadmem(repo, "recall", "vault", "-a", "picard", "--beyond-spawn", "--no-record")
+    assert code == 0
+    assert out.splitlines() == [
+        "(left out: the 1 section(s) a spawn for these words holds)",
+        "",
+        ".squad/memory/log/2026-03-01.md:3: - 09:00 [picard] vault",
+    ]

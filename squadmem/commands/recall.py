@@ -128,8 +128,8 @@ class Recall(Value):
             out.append(render.table(("id", "tier", "score", "first matching line"), rows, right=(2,)))
             if self.more:
                 out.append(f"(+{self.more} more sections; raise --limit to see them)")
-            if self.spawn_held:
-                out.append(f"(left out: the {self.spawn_held} section(s) a spawn for these words holds)")
+        if self.spawn_held:
+            out.append(f"(left out: the {self.spawn_held} section(s) a spawn for these words holds)")
         if self.log_hits:
             out.append("")
             out += [f"{h.file}:{h.line_number}: {h.line}" for h in self.log_hits]
@@ -238,7 +238,7 @@ def recall(
     skip: Collection[str] | None = None,
 ) -> Recall:
     """The sections ``query`` finds (``limit`` of them, best first), and the log lines; ``skip``: the
-    ids left out (``--beyond-spawn``: what a spawn for the query holds, :func:`spawn_held`)."""
+    ids left out (``--beyond-spawn``: what a spawn for the query holds, ``context.spawn_held``)."""
     typed = words(query)
     terms = search_index.content_words(typed)
     if tier is not None and tier not in TIERS:
