@@ -200,7 +200,7 @@ def pool(
         rooms[budget] = budget - payload.size(pinned, [])
         index = context_command._Index(memory, agent, [*own, *candidates], INDEX_CAP, budget)
         reserves[budget] = index.reserve
-    newest = context_command._Index(memory, agent, [*own, *candidates], INDEX_CAP, BUDGETS[-1])
+    newest = index  # its lines and least are the same at every budget
     record = {
         "agent": agent,
         "task": task,
